@@ -1,0 +1,225 @@
+//! Benchmarks that print figures (run by hand: `cargo bench --bench model`).
+//!
+//! 1. Re-bucketing 1,000,000 distinct keys after a change of bucket count or shard setting (target ≤ 20 ms).
+//! 2. `shardlens analyze` on 10,000,000 lines with 1,000,000 distinct keys against `sort | uniq -c` on the same
+//!    file in the same run (target ≥ 10× faster), with peak memory against the distinct keys' bytes
+//!    (target ≤ 3× + 64 MB). Wall time and peak RSS come from GNU time (`/usr/bin/time`).
+
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use shardlens::model::{KeySet, KeyType, Scope, ShardPlan, Strategy, ViewSettings, report};
+
+const DISTINCT: usize = 1_000_000;
+const LINES: usize = 10_000_000;
+
+fn key(i: usize) -> String {
+    format!(
+        "USER#{:08x}-{i}",
+        (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32
+    )
+}
+
+/// Zipf(s = 1) ranks over `DISTINCT` keys by inverse CDF on a fixed LCG: reproducible without a crate.
+struct Zipf {
+    cdf: Vec<f64>,
+    state: u64,
+}
+
+impl Zipf {
+    fn new(n: usize) -> Self {
+        let mut cdf = Vec::with_capacity(n);
+        let mut sum = 0.0;
+        for r in 1..=n {
+            sum += 1.0 / r as f64;
+            cdf.push(sum);
+        }
+        for c in &mut cdf {
+            *c /= sum;
+        }
+        Self { cdf, state: 42 }
+    }
+    fn next(&mut self) -> usize {
+        self.state = self
+            .state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let u = (self.state >> 11) as f64 / (1u64 << 53) as f64;
+        self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1)
+    }
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        std::hint::black_box(f());
+        samples.push(start.elapsed());
+    }
+    median(samples)
+}
+
+fn rebucketing() {
+    let mut keys = KeySet::new(KeyType::S);
+    let mut zipf = Zipf::new(DISTINCT);
+    for i in 0..DISTINCT {
+        keys.add(key(i).as_bytes(), 1);
+    }
+    for _ in 0..(LINES - DISTINCT) {
+        keys.add(key(zipf.next()).as_bytes(), 1);
+    }
+    println!(
+        "key set: {} distinct keys, {} writes, {:.1} MB of key bytes, {:.1} MB held",
+        keys.len(),
+        keys.total(),
+        keys.key_bytes_total() as f64 / 1e6,
+        keys.heap_bytes() as f64 / 1e6
+    );
+    let view = |buckets, shard: ShardPlan| ViewSettings {
+        buckets,
+        shard,
+        top_n: 10,
+    };
+    let hot = |shards, strategy| ShardPlan {
+        shards,
+        strategy,
+        scope: Scope::default(),
+        ..ShardPlan::default()
+    };
+    let cases: Vec<(&str, ViewSettings)> = vec![
+        (
+            "bucket count 8 → 16, no sharding",
+            view(16, ShardPlan::none()),
+        ),
+        ("bucket count 64, no sharding", view(64, ShardPlan::none())),
+        (
+            "shard hot keys ×10 (random)",
+            view(8, hot(10, Strategy::Random)),
+        ),
+        (
+            "shard hot keys ×10 (calculated)",
+            view(8, hot(10, Strategy::Calculated)),
+        ),
+        (
+            "shard hot keys ×1% share ×200 (round-robin)",
+            view(
+                8,
+                ShardPlan {
+                    scope: Scope::Hot { threshold: 0.001 },
+                    ..hot(200, Strategy::RoundRobin)
+                },
+            ),
+        ),
+        (
+            "shard ALL keys ×10 (random)",
+            view(
+                8,
+                ShardPlan {
+                    scope: Scope::All,
+                    ..hot(10, Strategy::Random)
+                },
+            ),
+        ),
+    ];
+    println!("\nre-bucketing {DISTINCT} distinct keys (median of 7; target ≤ 20 ms):");
+    for (name, v) in cases {
+        let d = time(7, || report(&keys, &v));
+        println!("  {name:<45} {:>8.1} ms", d.as_secs_f64() * 1e3);
+    }
+}
+
+fn write_lines(path: &Path) -> std::io::Result<usize> {
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let mut zipf = Zipf::new(DISTINCT);
+    let mut distinct_bytes = 0;
+    // Every key once (so there are exactly DISTINCT), then Zipf draws.
+    for i in 0..DISTINCT {
+        let k = key(i);
+        distinct_bytes += k.len();
+        writeln!(out, "{k}")?;
+    }
+    for _ in 0..(LINES - DISTINCT) {
+        writeln!(out, "{}", key(zipf.next()))?;
+    }
+    out.flush()?;
+    Ok(distinct_bytes)
+}
+
+/// Runs `sh -c script` under GNU time; returns (wall seconds, peak RSS in MB).
+fn timed(script: &str) -> Option<(f64, f64)> {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "TIME %e %M", "sh", "-c", script])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("failed: {script}\n{}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().rev().find(|l| l.starts_with("TIME "))?;
+    let mut parts = line.split_whitespace().skip(1);
+    let secs: f64 = parts.next()?.parse().ok()?;
+    let kb: f64 = parts.next()?.parse().ok()?;
+    Some((secs, kb / 1024.0))
+}
+
+fn analyze_vs_sort() -> std::io::Result<()> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("bench-10m-lines.txt");
+    let start = Instant::now();
+    let distinct_bytes = write_lines(&file)?;
+    let size = std::fs::metadata(&file)?.len();
+    println!(
+        "\n{LINES} lines ({:.0} MB, {DISTINCT} distinct keys, {:.1} MB of distinct key bytes) written in {:.1} s",
+        size as f64 / 1e6,
+        distinct_bytes as f64 / 1e6,
+        start.elapsed().as_secs_f64()
+    );
+    let bin = env!("CARGO_BIN_EXE_shardlens");
+    let f = file.display();
+    // Warm the page cache so both read from memory.
+    let _ = timed(&format!("cat {f} > /dev/null"));
+    let ours = timed(&format!("{bin} analyze {f} --format json > /dev/null"));
+    let sort_c = timed(&format!("LC_ALL=C sort {f} | uniq -c > /dev/null"));
+    let sort_locale = timed(&format!("sort {f} | uniq -c > /dev/null"));
+    if let Some((secs, mb)) = ours {
+        let limit = 3.0 * distinct_bytes as f64 / 1e6 / 1.048_576 + 64.0;
+        println!(
+            "  shardlens analyze             {secs:>6.2} s   peak {mb:>6.1} MB (target ≤ {limit:.0} MB)"
+        );
+        for (name, peer) in [
+            ("LC_ALL=C sort | uniq -c", sort_c),
+            ("sort | uniq -c (C.UTF-8)", sort_locale),
+        ] {
+            if let Some((p, pmb)) = peer {
+                println!(
+                    "  {name:<29} {p:>6.2} s   peak {pmb:>6.1} MB   → shardlens is {:.1}× faster",
+                    p / secs.max(0.001)
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&file);
+    Ok(())
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter word picks one part.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    if want("rebucket") {
+        rebucketing();
+    }
+    if want("analyze")
+        && let Err(e) = analyze_vs_sort()
+    {
+        eprintln!("analyze benchmark failed: {e}");
+    }
+}

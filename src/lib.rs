@@ -1,0 +1,17 @@
+//! shardlens: see how DynamoDB partition keys spread over partitions.
+//!
+//! The crate is laid out in three layers, and data flows one way through them:
+//!
+//! - [`model`] is pure logic: key canonicalisation ([`model::key`]), the compact key set
+//!   ([`model::keyset`]), the teaching hash and partition ranges ([`model::partition`]), write sharding
+//!   ([`model::shard`]), statistics ([`model::stats`]), the decision tree ([`model::decision`]) and the teaching
+//!   scenarios ([`model::scenario`]). No UI, async or AWS imports.
+//! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`].
+//! - [`cli`] prints the model's results headless (`shardlens analyze`).
+//!
+//! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
+//! how keys spread, not which partition a real table would pick.
+
+pub mod cli;
+pub mod model;
+pub mod source;

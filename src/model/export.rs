@@ -1,0 +1,162 @@
+//! The report as a document: the fields of `shardlens analyze --format json`, and the app's JSON export.
+
+use serde::Serialize;
+
+use super::decision::{Path, Step};
+use super::partition::Partitioner;
+use super::shard::Scope;
+use super::stats::TopKey;
+use super::{KeySet, Report, ViewSettings};
+
+pub const HASH_NOTE: &str =
+    "teaching hash (xxh3-64 of the key's canonical bytes), not DynamoDB's internal hash";
+
+#[derive(Debug, Serialize)]
+pub struct ReportDoc<'a> {
+    pub source: String,
+    pub key_type: &'static str,
+    pub hash: &'static str,
+    pub total: u64,
+    pub distinct: usize,
+    pub physical_distinct: usize,
+    pub buckets: &'a [u64],
+    pub bucket_ranges: Vec<[String; 2]>,
+    pub top_keys: &'a [TopKey],
+    pub stats: StatsDoc,
+    pub shard: ShardDoc,
+    pub decision: DecisionDoc<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatsDoc {
+    pub max_over_mean: f64,
+    pub gini: f64,
+    pub top_key_share: f64,
+    pub hottest_bucket: usize,
+    pub hottest_bucket_share: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ShardDoc {
+    pub count: u32,
+    pub strategy: &'static str,
+    pub scope: &'static str,
+    pub hot_share: Option<f64>,
+    pub separator: String,
+    pub seed: u64,
+    pub sharded_keys: Vec<String>,
+    pub read_fan_out: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DecisionDoc<'a> {
+    pub path: &'a [Step],
+    pub leaf: Option<&'static str>,
+    pub recommendation: &'a str,
+}
+
+/// Builds the document for a report of `keys` under `view`.
+pub fn report_doc<'a>(
+    source: String,
+    keys: &KeySet,
+    view: &ViewSettings,
+    report: &'a Report,
+    decision: &'a Path,
+) -> ReportDoc<'a> {
+    let a = &report.analysis;
+    let partitions = Partitioner::equal(view.buckets);
+    let plan = &view.shard;
+    ReportDoc {
+        source,
+        key_type: keys.key_type().as_str(),
+        hash: HASH_NOTE,
+        total: a.total,
+        distinct: a.distinct,
+        physical_distinct: a.physical_distinct,
+        buckets: &a.buckets,
+        bucket_ranges: (0..partitions.len())
+            .map(|i| {
+                let r = partitions.range(i);
+                [format!("{:#018x}", r.start()), format!("{:#018x}", r.end())]
+            })
+            .collect(),
+        top_keys: &a.top_keys,
+        stats: StatsDoc {
+            max_over_mean: a.skew.max_over_mean,
+            gini: a.skew.gini,
+            top_key_share: a.skew.top_key_share,
+            hottest_bucket: a.hottest_bucket,
+            hottest_bucket_share: a.skew.hottest_bucket_share,
+        },
+        shard: ShardDoc {
+            count: plan.shards.max(1),
+            strategy: if plan.is_active() {
+                plan.strategy.as_str()
+            } else {
+                "none"
+            },
+            scope: match plan.scope {
+                Scope::All => "all",
+                Scope::Hot { .. } => "hot",
+            },
+            hot_share: match plan.scope {
+                Scope::All => None,
+                Scope::Hot { threshold } => Some(threshold),
+            },
+            separator: plan.separator.clone(),
+            seed: plan.seed,
+            sharded_keys: report
+                .sharded_keys
+                .iter()
+                .map(|&k| keys.display(k).into_owned())
+                .collect(),
+            read_fan_out: report.read_fan_out,
+        },
+        decision: DecisionDoc {
+            path: &decision.path,
+            leaf: decision.leaf.map(super::decision::Leaf::title),
+            recommendation: &decision.recommendation,
+        },
+    }
+}
+
+/// Buckets as CSV rows: `bucket,range_start,range_end,count,share,top_key,top_key_count`.
+pub fn buckets_csv(report: &Report, buckets: usize) -> String {
+    let a = &report.analysis;
+    let partitions = Partitioner::equal(buckets);
+    let mut out = String::from("bucket,range_start,range_end,count,share,top_key,top_key_count\n");
+    for (i, &count) in a.buckets.iter().enumerate() {
+        let r = partitions.range(i);
+        let top = a.bucket_top.get(i).and_then(|t| t.first());
+        out.push_str(&format!(
+            "{i},{:#018x},{:#018x},{count},{:.6},{},{}\n",
+            r.start(),
+            r.end(),
+            super::stats::share(count, a.total),
+            csv_field(top.map_or("", |t| t.key.as_str())),
+            top.map_or(0, |t| t.count),
+        ));
+    }
+    out
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180).
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

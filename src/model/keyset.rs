@@ -1,0 +1,400 @@
+//! A set of distinct partition keys with their write counts, compact in memory.
+//!
+//! Keys live back to back in one byte arena; an index of `u32` positions (hashbrown's `HashTable`, keyed by the
+//! key's cached xxh3) finds a key again. Per key we keep its end offset, hash and count: about 28 bytes plus
+//! the key itself, against ~80 for a `HashMap<String, u64>`. Insertion order is kept, so the first key typed is
+//! key 0. The cached hash makes re-bucketing a pass over a `Vec<u64>`, never a re-hash.
+
+use std::borrow::Cow;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::HashTable;
+
+use super::key::{KeyType, compare_keys, display_key};
+use super::partition::key_hash;
+
+/// Per-key facts about sort keys, when the input had them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SortKeyFacts {
+    /// Distinct sort keys seen for this partition key: the items of its item collection.
+    pub items: u64,
+    /// Every new sort key was greater than or equal to the one before it, in input order, over at least two
+    /// distinct items: the pattern (time-ordered sort keys) that split-for-heat cannot split.
+    pub only_increasing: bool,
+}
+
+/// Sort-key bookkeeping, allocated only when some input line carries a sort key.
+#[derive(Debug, Clone)]
+struct SortKeys {
+    sk_type: KeyType,
+    /// Indexed by key; `items == 0` for keys written without a sort key.
+    facts: Vec<SortKeyFacts>,
+    /// The last sort key seen for each key (only while it is still "only increasing").
+    last: Vec<Option<Box<[u8]>>>,
+    /// Hashes of (key index, sort key) pairs seen, to count distinct items.
+    seen: std::collections::HashSet<u64, BuildHasherDefault<PassThrough>>,
+}
+
+/// A hasher for values that are already good 64-bit hashes.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct KeySet {
+    key_type: KeyType,
+    arena: Vec<u8>,
+    ends: Vec<u64>,
+    hashes: Vec<u64>,
+    counts: Vec<u64>,
+    index: HashTable<u32>,
+    total: u64,
+    sort_keys: Option<SortKeys>,
+}
+
+impl Default for KeySet {
+    fn default() -> Self {
+        Self::new(KeyType::S)
+    }
+}
+
+impl KeySet {
+    pub fn new(key_type: KeyType) -> Self {
+        Self {
+            key_type,
+            arena: Vec::new(),
+            ends: Vec::new(),
+            hashes: Vec::new(),
+            counts: Vec::new(),
+            index: HashTable::new(),
+            total: 0,
+            sort_keys: None,
+        }
+    }
+
+    pub fn key_type(&self) -> KeyType {
+        self.key_type
+    }
+
+    /// Distinct keys.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Writes: the sum of all counts.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Adds `count` writes of a key given as canonical bytes (see [`super::key::canonicalize_into`]).
+    /// Returns the key's index.
+    pub fn add(&mut self, canonical: &[u8], count: u64) -> u32 {
+        let hash = key_hash(canonical);
+        self.add_hashed(canonical, hash, count)
+    }
+
+    /// Like [`Self::add`] with the key's [`key_hash`] already computed.
+    pub fn add_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
+        let Self {
+            arena,
+            ends,
+            hashes,
+            index,
+            ..
+        } = self;
+        let found = index.find(hash, |&i| {
+            let i = i as usize;
+            hashes[i] == hash && span(arena, ends, i) == canonical
+        });
+        let idx = if let Some(&i) = found {
+            i
+        } else {
+            let i = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+            self.arena.extend_from_slice(canonical);
+            self.ends.push(self.arena.len() as u64);
+            self.hashes.push(hash);
+            self.counts.push(0);
+            let hashes = &self.hashes;
+            self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
+            i
+        };
+        self.counts[idx as usize] += count;
+        self.total += count;
+        idx
+    }
+
+    /// Adds one write of an item: partition key plus optional sort key (both canonical bytes), tracking the
+    /// per-key sort-key facts.
+    pub fn add_item(&mut self, pk: &[u8], sk: Option<(&[u8], KeyType)>, count: u64) -> u32 {
+        let idx = self.add(pk, count);
+        if let Some((sk, sk_type)) = sk {
+            self.note_sort_key(idx, sk, sk_type);
+        }
+        idx
+    }
+
+    fn note_sort_key(&mut self, idx: u32, sk: &[u8], sk_type: KeyType) {
+        let n = self.counts.len();
+        let tracker = self.sort_keys.get_or_insert_with(|| SortKeys {
+            sk_type,
+            facts: Vec::new(),
+            last: Vec::new(),
+            seen: Default::default(),
+        });
+        if tracker.facts.len() < n {
+            tracker.facts.resize(n, SortKeyFacts::default());
+            tracker.last.resize(n, None);
+        }
+        let i = idx as usize;
+        let mut pair = Vec::with_capacity(sk.len() + 4);
+        pair.extend_from_slice(&idx.to_le_bytes());
+        pair.extend_from_slice(sk);
+        let new_item = tracker.seen.insert(key_hash(&pair));
+        let facts = &mut tracker.facts[i];
+        if new_item {
+            facts.items += 1;
+        }
+        match (&tracker.last[i], facts.items) {
+            (None, 1) if new_item => {
+                facts.only_increasing = true;
+                tracker.last[i] = Some(sk.into());
+            }
+            (Some(last), _) => {
+                if compare_keys(sk, last, tracker.sk_type).is_lt() {
+                    facts.only_increasing = false;
+                    tracker.last[i] = None;
+                } else {
+                    tracker.last[i] = Some(sk.into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Sort-key facts of a key, when sort keys were loaded.
+    pub fn sort_key_facts(&self, idx: u32) -> Option<SortKeyFacts> {
+        let facts = *self.sort_keys.as_ref()?.facts.get(idx as usize)?;
+        (facts.items > 0).then_some(SortKeyFacts {
+            only_increasing: facts.only_increasing && facts.items >= 2,
+            ..facts
+        })
+    }
+
+    pub fn has_sort_keys(&self) -> bool {
+        self.sort_keys.is_some()
+    }
+
+    pub fn sort_key_type(&self) -> Option<KeyType> {
+        self.sort_keys.as_ref().map(|s| s.sk_type)
+    }
+
+    /// Canonical bytes of key `idx`.
+    pub fn key_bytes(&self, idx: u32) -> &[u8] {
+        span(&self.arena, &self.ends, idx as usize)
+    }
+
+    /// Key `idx` as text (numbers canonical, binary as base64).
+    pub fn display(&self, idx: u32) -> Cow<'_, str> {
+        display_key(self.key_bytes(idx), self.key_type)
+    }
+
+    pub fn count(&self, idx: u32) -> u64 {
+        self.counts.get(idx as usize).copied().unwrap_or(0)
+    }
+
+    pub fn hash(&self, idx: u32) -> u64 {
+        self.hashes.get(idx as usize).copied().unwrap_or(0)
+    }
+
+    /// Cached [`key_hash`] of every key, by index.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
+    /// Write count of every key, by index.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Index of a key given as canonical bytes.
+    pub fn find(&self, canonical: &[u8]) -> Option<u32> {
+        let hash = key_hash(canonical);
+        self.index
+            .find(hash, |&i| {
+                span(&self.arena, &self.ends, i as usize) == canonical
+            })
+            .copied()
+    }
+
+    /// Bytes of all distinct keys together.
+    pub fn key_bytes_total(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.arena.capacity()
+            + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
+            + self.index.capacity() * 5
+    }
+
+    /// Adds every key and count of `other` (which must be of the same key type) to this set.
+    pub fn merge(&mut self, other: &KeySet) {
+        for i in 0..other.len() as u32 {
+            let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
+            if let (Some(facts), Some(theirs)) = (other.sort_key_facts(i), other.sort_keys.as_ref())
+            {
+                let tracker = self.sort_keys.get_or_insert_with(|| SortKeys {
+                    sk_type: theirs.sk_type,
+                    facts: Vec::new(),
+                    last: Vec::new(),
+                    seen: Default::default(),
+                });
+                if tracker.facts.len() <= idx as usize {
+                    tracker
+                        .facts
+                        .resize(idx as usize + 1, SortKeyFacts::default());
+                    tracker.last.resize(idx as usize + 1, None);
+                }
+                let mine = &mut tracker.facts[idx as usize];
+                let was_empty = mine.items == 0;
+                mine.items += facts.items;
+                mine.only_increasing = was_empty && facts.only_increasing;
+            }
+        }
+    }
+
+    /// Keys in insertion order with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &[u8], u64)> + '_ {
+        (0..self.len() as u32).map(|i| (i, self.key_bytes(i), self.count(i)))
+    }
+
+    /// Key indices ordered by count, highest first (ties by insertion order), at most `n` of them.
+    pub fn top(&self, n: usize) -> Vec<u32> {
+        top_indices(&self.counts, n)
+    }
+}
+
+fn span<'a>(arena: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    let end = ends[i] as usize;
+    &arena[start..end]
+}
+
+/// Indices of the `n` largest counts, largest first, ties by index; linear time plus `n log n`.
+pub fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
+    if n == 0 || counts.is_empty() {
+        return Vec::new();
+    }
+    let mut idx: Vec<u32> = (0..counts.len() as u32).collect();
+    let by_count = |a: &u32, b: &u32| counts[*b as usize].cmp(&counts[*a as usize]).then(a.cmp(b));
+    if n < idx.len() {
+        idx.select_nth_unstable_by(n - 1, by_count);
+        idx.truncate(n);
+    }
+    idx.sort_unstable_by(by_count);
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_repeats_and_keeps_order() {
+        let mut set = KeySet::new(KeyType::S);
+        for k in ["b", "a", "b", "c", "b", "a"] {
+            set.add(k.as_bytes(), 1);
+        }
+        assert_eq!(set.len(), 3);
+        assert_eq!(set.total(), 6);
+        let keys: Vec<(String, u64)> = set
+            .iter()
+            .map(|(i, _, c)| (set.display(i).into_owned(), c))
+            .collect();
+        assert_eq!(keys, [("b".into(), 3), ("a".into(), 2), ("c".into(), 1)]);
+        assert_eq!(set.find(b"a"), Some(1));
+        assert_eq!(set.find(b"zz"), None);
+        assert_eq!(set.top(2), [0, 1]);
+        assert_eq!(set.key_bytes_total(), 3);
+    }
+
+    #[test]
+    fn top_breaks_ties_by_insertion_order() {
+        let counts = [5, 9, 5, 1, 9, 0];
+        assert_eq!(top_indices(&counts, 3), [1, 4, 0]);
+        assert_eq!(top_indices(&counts, 10), [1, 4, 0, 2, 3, 5]);
+        assert!(top_indices(&counts, 0).is_empty());
+    }
+
+    #[test]
+    fn merge_adds_counts() {
+        let mut a = KeySet::new(KeyType::S);
+        a.add(b"x", 2);
+        let mut b = KeySet::new(KeyType::S);
+        b.add(b"y", 1);
+        b.add(b"x", 3);
+        a.merge(&b);
+        assert_eq!(a.total(), 6);
+        assert_eq!(a.count(a.find(b"x").unwrap()), 5);
+        assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn sort_key_facts() {
+        let mut set = KeySet::new(KeyType::S);
+        let s = Some;
+        // A time-ordered collection.
+        for sk in ["EVT#001", "EVT#002", "EVT#002", "EVT#010"] {
+            set.add_item(b"ARENA", s((sk.as_bytes(), KeyType::S)), 1);
+        }
+        // One item written again and again.
+        for _ in 0..5 {
+            set.add_item(b"BOARD", s((b"TOP".as_slice(), KeyType::S)), 1);
+        }
+        // A collection written out of order.
+        for sk in ["b", "a", "c"] {
+            set.add_item(b"MIXED", s((sk.as_bytes(), KeyType::S)), 1);
+        }
+        set.add(b"NOSK", 1);
+        let arena = set.sort_key_facts(set.find(b"ARENA").unwrap()).unwrap();
+        assert_eq!(arena.items, 3);
+        assert!(arena.only_increasing);
+        let board = set.sort_key_facts(set.find(b"BOARD").unwrap()).unwrap();
+        assert_eq!(board.items, 1);
+        assert!(
+            !board.only_increasing,
+            "one item is not an increasing collection"
+        );
+        let mixed = set.sort_key_facts(set.find(b"MIXED").unwrap()).unwrap();
+        assert_eq!(mixed.items, 3);
+        assert!(!mixed.only_increasing);
+        assert_eq!(set.sort_key_facts(set.find(b"NOSK").unwrap()), None);
+    }
+
+    #[test]
+    fn numeric_sort_keys_compare_by_value() {
+        let mut set = KeySet::new(KeyType::S);
+        for sk in ["9", "10", "100"] {
+            set.add_item(b"K", Some((sk.as_bytes(), KeyType::N)), 1);
+        }
+        assert!(set.sort_key_facts(0).unwrap().only_increasing);
+    }
+}

@@ -1,0 +1,186 @@
+//! The plain-text key format: one partition key per line, a repeated line a repeated write.
+//!
+//! A line may carry a sort key after a tab (`pk<TAB>sk`), which gives the per-key item counts and the
+//! "sort key only increases" fact. Blank lines are ignored, `\r\n` is accepted. Parsing is pure: the source
+//! layer feeds it bytes from a file or stdin, the app feeds it the editor's text.
+
+use super::key::{
+    KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into,
+};
+use super::keyset::KeySet;
+
+/// A line that is not a valid key, by 1-based line number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {error}")]
+pub struct LineError {
+    pub line: u64,
+    pub error: KeyError,
+}
+
+/// Feeds lines into a [`KeySet`], counting line numbers.
+#[derive(Debug)]
+pub struct LineParser {
+    keys: KeySet,
+    sort_key_type: KeyType,
+    line: u64,
+    pk: Vec<u8>,
+    sk: Vec<u8>,
+}
+
+impl LineParser {
+    pub fn new(key_type: KeyType) -> Self {
+        Self {
+            keys: KeySet::new(key_type),
+            sort_key_type: KeyType::S,
+            line: 0,
+            pk: Vec::with_capacity(64),
+            sk: Vec::new(),
+        }
+    }
+
+    /// Sort keys after a tab are read as this type (default S).
+    pub fn with_sort_key_type(mut self, ty: KeyType) -> Self {
+        self.sort_key_type = ty;
+        self
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.line
+    }
+
+    pub fn keys(&self) -> &KeySet {
+        &self.keys
+    }
+
+    /// Adds one line (without its `\n`).
+    pub fn feed_line(&mut self, line: &[u8]) -> Result<(), LineError> {
+        self.line += 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let (pk_raw, sk_raw) = match memchr_tab(line) {
+            Some(tab) => (&line[..tab], Some(&line[tab + 1..])),
+            None => (line, None),
+        };
+        let at = |error| LineError {
+            line: self.line,
+            error,
+        };
+        canonicalize_into(
+            pk_raw,
+            self.keys.key_type(),
+            MAX_PARTITION_KEY_BYTES,
+            &mut self.pk,
+        )
+        .map_err(at)?;
+        match sk_raw.filter(|s| !s.is_empty()) {
+            Some(sk_raw) => {
+                canonicalize_into(sk_raw, self.sort_key_type, MAX_SORT_KEY_BYTES, &mut self.sk)
+                    .map_err(at)?;
+                self.keys
+                    .add_item(&self.pk, Some((&self.sk, self.sort_key_type)), 1);
+            }
+            None => {
+                self.keys.add(&self.pk, 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds every line of `text`; a final line without `\n` counts.
+    pub fn feed_text(&mut self, text: &[u8]) -> Result<(), LineError> {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            self.feed_line(line)?;
+            rest = next;
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> KeySet {
+        self.keys
+    }
+}
+
+fn memchr_tab(line: &[u8]) -> Option<usize> {
+    line.iter().position(|&b| b == b'\t')
+}
+
+/// Parses a whole text of keys.
+pub fn parse_text(text: &[u8], key_type: KeyType) -> Result<KeySet, LineError> {
+    let mut parser = LineParser::new(key_type);
+    parser.feed_text(text)?;
+    Ok(parser.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_blanks_and_crlf() {
+        let keys = parse_text(b"a\r\nb\n\n  \na\r\nc", KeyType::S).unwrap();
+        assert_eq!(keys.total(), 4);
+        assert_eq!(keys.len(), 3);
+        assert_eq!(keys.count(keys.find(b"a").unwrap()), 2);
+        assert_eq!(keys.count(keys.find(b"c").unwrap()), 1);
+    }
+
+    #[test]
+    fn numbers_merge_by_value() {
+        let keys = parse_text(b"1\n1.0\n01\n1E0\n10E-1\n2\n-0\n0\n", KeyType::N).unwrap();
+        assert_eq!(keys.len(), 3);
+        assert_eq!(keys.count(keys.find(b"1").unwrap()), 5);
+        assert_eq!(keys.count(keys.find(b"0").unwrap()), 2);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let err = parse_text(b"1\n2\nabc\n", KeyType::N).unwrap_err();
+        assert_eq!(err.line, 3);
+        assert_eq!(err.to_string(), "line 3: \"abc\" is not a number");
+        let err = parse_text(b"ok\n\xff\xfe\n", KeyType::S).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert_eq!(err.error, KeyError::InvalidUtf8);
+        let err = parse_text(b"AQID\n!!\n", KeyType::B).unwrap_err();
+        assert_eq!(err.line, 2);
+        let long = [b"x\n".to_vec(), vec![b'k'; 2049]].concat();
+        let err = parse_text(&long, KeyType::S).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(matches!(err.error, KeyError::TooLong { len: 2049, .. }));
+    }
+
+    #[test]
+    fn sort_keys_after_a_tab() {
+        let keys = parse_text(
+            b"ARENA\tEVT#1\nARENA\tEVT#2\nBOARD\tTOP\nBOARD\tTOP\n",
+            KeyType::S,
+        )
+        .unwrap();
+        assert_eq!(keys.len(), 2);
+        let arena = keys.sort_key_facts(keys.find(b"ARENA").unwrap()).unwrap();
+        assert_eq!(arena.items, 2);
+        assert!(arena.only_increasing);
+        assert_eq!(
+            keys.sort_key_facts(keys.find(b"BOARD").unwrap())
+                .unwrap()
+                .items,
+            1
+        );
+        let err =
+            parse_text(&[b"K\t".to_vec(), vec![b's'; 1025]].concat(), KeyType::S).unwrap_err();
+        assert!(matches!(err.error, KeyError::TooLong { max: 1024, .. }));
+    }
+
+    #[test]
+    fn empty_text_is_an_empty_set() {
+        assert!(parse_text(b"", KeyType::S).unwrap().is_empty());
+        assert!(parse_text(b"\n\n\r\n", KeyType::S).unwrap().is_empty());
+    }
+}

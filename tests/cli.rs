@@ -1,0 +1,311 @@
+//! `shardlens analyze`, run as a user runs it: the real binary, real files, exit codes and output.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shardlens"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The bucket of a key, computed here independently of the crate: xxh3-64, then `(h × n) >> 64`.
+fn bucket_of(key: &str, n: u64) -> usize {
+    let h = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
+    ((u128::from(h) * u128::from(n)) >> 64) as usize
+}
+
+/// A file whose key `k{r}` appears `floor(C / r)` times (Zipf, s = 1), shuffled deterministically.
+fn zipf_file(dir: &Path) -> (PathBuf, HashMap<String, u64>) {
+    let mut truth = HashMap::new();
+    let mut lines = Vec::new();
+    for r in 1..=500u64 {
+        let count = 2000 / r;
+        let key = format!("ITEM#{r}");
+        truth.insert(key.clone(), count);
+        for _ in 0..count {
+            lines.push(key.clone());
+        }
+    }
+    // Deterministic shuffle (LCG Fisher-Yates), so order does not help.
+    let mut state = 7u64;
+    for i in (1..lines.len()).rev() {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        let j = (state >> 33) as usize % (i + 1);
+        lines.swap(i, j);
+    }
+    let path = write(dir, "zipf.txt", (lines.join("\n") + "\n").as_bytes());
+    (path, truth)
+}
+
+#[test]
+fn exact_counts_on_a_zipf_file() {
+    let dir = temp_dir("zipf");
+    let (path, truth) = zipf_file(&dir);
+    let out = json(&run(&[
+        "analyze",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--buckets",
+        "8",
+        "--top",
+        "5",
+    ]));
+    let total: u64 = truth.values().sum();
+    assert_eq!(out["total"], total);
+    assert_eq!(out["distinct"], truth.len());
+    let mut expected = vec![0u64; 8];
+    for (k, c) in &truth {
+        expected[bucket_of(k, 8)] += c;
+    }
+    let buckets: Vec<u64> = out["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(buckets, expected);
+    let top = out["top_keys"].as_array().unwrap();
+    assert_eq!(top.len(), 5);
+    for (i, t) in top.iter().enumerate() {
+        let key = format!("ITEM#{}", i + 1);
+        assert_eq!(t["key"], key.as_str());
+        assert_eq!(t["count"], truth[&key]);
+        let share = t["share"].as_f64().unwrap();
+        assert!((share - truth[&key] as f64 / total as f64).abs() < 1e-12);
+    }
+    for field in ["max_over_mean", "gini", "top_key_share"] {
+        assert!(out["stats"][field].is_number(), "{field}");
+    }
+    assert_eq!(out["shard"]["count"], 1);
+    assert_eq!(out["shard"]["read_fan_out"], 1);
+    assert!(out["decision"]["path"].as_array().unwrap().len() >= 2);
+    assert!(out["decision"]["recommendation"].is_string());
+}
+
+fn hot_file(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for i in 0..1000 {
+        if i % 10 == 9 {
+            text.push_str(&format!("cold-{i}\n"));
+        } else {
+            text.push_str("HOT\n");
+        }
+    }
+    write(dir, "hot.txt", text.as_bytes())
+}
+
+#[test]
+fn sharding_a_ninety_percent_key_cools_its_bucket() {
+    let dir = temp_dir("hot");
+    let path = hot_file(&dir);
+    let p = path.to_str().unwrap();
+    let plain = json(&run(&["analyze", p, "--format", "json", "--buckets", "8"]));
+    let before = plain["stats"]["hottest_bucket_share"].as_f64().unwrap();
+    assert!(before >= 0.9, "{before}");
+    assert_eq!(plain["top_keys"][0]["key"], "HOT");
+
+    // Round-robin: each of HOT#0..HOT#9 takes exactly 90 writes; the buckets must be exactly what the hash
+    // says for those ten keys plus the cold ones.
+    let rr = json(&run(&[
+        "analyze",
+        p,
+        "--format",
+        "json",
+        "--buckets",
+        "8",
+        "--shards",
+        "10",
+        "--shard-strategy",
+        "round-robin",
+    ]));
+    let mut expected = vec![0u64; 8];
+    for s in 0..10 {
+        expected[bucket_of(&format!("HOT#{s}"), 8)] += 90;
+    }
+    for i in (9..1000).step_by(10) {
+        expected[bucket_of(&format!("cold-{i}"), 8)] += 1;
+    }
+    let buckets: Vec<u64> = rr["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(buckets, expected);
+    let after = rr["stats"]["hottest_bucket_share"].as_f64().unwrap();
+    let expected_share = *expected.iter().max().unwrap() as f64 / 1000.0;
+    assert!((after - expected_share).abs() < 1e-12);
+    assert!(after < before / 2.0, "{before} → {after}");
+    assert_eq!(rr["shard"]["read_fan_out"], 10);
+    assert_eq!(rr["shard"]["sharded_keys"][0], "HOT");
+    assert_eq!(rr["total"], 1000);
+
+    // Random (seeded): reproducible, and just as cool.
+    let args = [
+        "analyze",
+        p,
+        "--format",
+        "json",
+        "--buckets",
+        "8",
+        "--shards",
+        "10",
+        "--seed",
+        "3",
+    ];
+    let a = json(&run(&args));
+    let b = json(&run(&args));
+    assert_eq!(a["buckets"], b["buckets"]);
+    assert!(a["stats"]["hottest_bucket_share"].as_f64().unwrap() < 0.5);
+}
+
+#[test]
+fn reads_standard_input_and_prints_a_table() {
+    let out = run_stdin(&["analyze", "-", "--buckets", "4"], b"a\nb\na\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("3 writes, 2 distinct keys"), "{text}");
+    assert!(text.contains("teaching hash"), "{text}");
+    assert!(text.contains("top keys:"), "{text}");
+    let csv = run_stdin(
+        &["analyze", "--format", "csv", "--buckets", "4"],
+        b"a\nb\na\n",
+    );
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert_eq!(csv.lines().count(), 5);
+    assert!(csv.starts_with("bucket,range_start,range_end,count,share,top_key,top_key_count\n"));
+}
+
+#[test]
+fn number_keys_merge_by_value() {
+    let out = json(&run_stdin(
+        &["analyze", "--key-type", "N", "--format", "json"],
+        b"1\n1.0\n01\n1E0\n10E-1\n2\n",
+    ));
+    assert_eq!(out["distinct"], 2);
+    assert_eq!(out["top_keys"][0]["key"], "1");
+    assert_eq!(out["top_keys"][0]["count"], 5);
+}
+
+#[test]
+fn empty_input_is_a_clear_no_keys_result() {
+    let out = run_stdin(&["analyze"], b"");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no keys"));
+    let doc = json(&run_stdin(&["analyze", "--format", "json"], b"\n\n"));
+    assert_eq!(doc["total"], 0);
+    assert_eq!(
+        doc["decision"]["recommendation"],
+        "No keys yet: paste keys or open a file."
+    );
+}
+
+fn assert_bad_input(out: &Output, expected: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains(expected),
+        "{err:?} should contain {expected:?}"
+    );
+    assert!(out.stdout.is_empty(), "no partial result is printed");
+}
+
+#[test]
+fn bad_input_names_the_line() {
+    let dir = temp_dir("bad");
+    let utf8 = write(&dir, "utf8.txt", b"ok\nfine\n\xff\xfebad\n");
+    assert_bad_input(
+        &run(&["analyze", utf8.to_str().unwrap()]),
+        "line 3: not valid UTF-8",
+    );
+    assert_bad_input(&run(&["analyze", utf8.to_str().unwrap()]), "utf8.txt");
+    let num = write(&dir, "num.txt", b"1\n2\n3.5.1\n");
+    assert_bad_input(
+        &run(&["analyze", num.to_str().unwrap(), "--key-type", "N"]),
+        "line 3: \"3.5.1\" is not a number",
+    );
+    let b64 = write(&dir, "b64.txt", b"AQID\n%%%\n");
+    assert_bad_input(
+        &run(&["analyze", b64.to_str().unwrap(), "--key-type", "B"]),
+        "line 2: \"%%%\" is not valid base64",
+    );
+    let long = write(
+        &dir,
+        "long.txt",
+        &[b"short\n".as_slice(), &[b'k'; 2049], b"\n"].concat(),
+    );
+    assert_bad_input(
+        &run(&["analyze", long.to_str().unwrap()]),
+        "line 2: key is 2049 bytes; DynamoDB allows at most 2048 bytes",
+    );
+    let missing = dir.join("missing.txt");
+    assert_bad_input(&run(&["analyze", missing.to_str().unwrap()]), "cannot read");
+}
+
+#[test]
+fn bad_usage_exits_two() {
+    for args in [
+        vec!["analyze", "--buckets", "0"],
+        vec!["analyze", "--shards", "201"],
+        vec!["analyze", "--shard-strategy", "sideways"],
+        vec!["analyze", "--hot-share", "1.5"],
+        vec!["frobnicate"],
+    ] {
+        let out = run_stdin(&args, b"a\n");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
