@@ -7,11 +7,14 @@
 //!   ([`model::shard`]), statistics ([`model::stats`]), the decision tree ([`model::decision`]) and the teaching
 //!   scenarios ([`model::scenario`]). No UI, async or AWS imports.
 //! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`].
+//! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
 //! - [`cli`] prints the model's results headless (`shardlens analyze`).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod cli;
 pub mod model;
 pub mod source;

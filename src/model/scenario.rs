@@ -60,7 +60,7 @@ impl Scenario {
     pub fn story(self) -> &'static str {
         match self {
             Self::Leaderboard => {
-                "Every score updates one summary item, BOARD#global: one item takes 71 % of all writes, one \
+                "Every score updates one summary item, BOARD#global: one item takes about three quarters of all writes, one \
                  partition throttles while the others idle."
             }
             Self::LeaderboardSharded => {

@@ -1,4 +1,9 @@
-//! Benchmarks that print figures (run by hand: `cargo bench --bench model`).
+//! Benchmarks that print figures, run by hand:
+//!
+//! ```sh
+//! cargo build --release --no-default-features --features bench --bins
+//! target/release/shardlens-bench            # or: shardlens-bench rebucket | analyze
+//! ```
 //!
 //! 1. Re-bucketing 1,000,000 distinct keys after a change of bucket count or shard setting (target ≤ 20 ms).
 //! 2. `shardlens analyze` on 10,000,000 lines with 1,000,000 distinct keys against `sort | uniq -c` on the same
@@ -171,7 +176,11 @@ fn timed(script: &str) -> Option<(f64, f64)> {
 }
 
 fn analyze_vs_sort() -> std::io::Result<()> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir);
     let file = dir.join("bench-10m-lines.txt");
     let start = Instant::now();
     let distinct_bytes = write_lines(&file)?;
@@ -182,7 +191,8 @@ fn analyze_vs_sort() -> std::io::Result<()> {
         distinct_bytes as f64 / 1e6,
         start.elapsed().as_secs_f64()
     );
-    let bin = env!("CARGO_BIN_EXE_shardlens");
+    let bin = dir.join("shardlens");
+    let bin = bin.display();
     let f = file.display();
     // Warm the page cache so both read from memory.
     let _ = timed(&format!("cat {f} > /dev/null"));
@@ -211,7 +221,7 @@ fn analyze_vs_sort() -> std::io::Result<()> {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; a filter word picks one part.
+    // A filter word picks one part.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     if want("rebucket") {

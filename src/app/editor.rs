@@ -1,0 +1,110 @@
+//! The key editor: a text editor for small key sets, a virtualised, filterable list for large ones.
+
+use super::Command;
+use crate::model::{KeySet, KeyType};
+
+/// Above this many lines the text is held as data, not in a `TextEdit` (which slows past ~100k lines).
+pub const TEXT_LINE_LIMIT: usize = 20_000;
+
+/// Editor state that is not the keys themselves.
+#[derive(Debug, Default)]
+pub struct EditorState {
+    pub filter: String,
+    /// Key indices matching `filter`, computed when the filter or the keys change.
+    filtered: Option<(String, usize, Vec<u32>)>,
+}
+
+/// The header: "N keys · D distinct".
+pub fn header(keys: &KeySet) -> String {
+    format!("{} keys · {} distinct", keys.total(), keys.len())
+}
+
+/// The editor for text input. Returns whether the text changed.
+pub fn text_ui(ui: &mut egui::Ui, text: &mut String) -> bool {
+    let label = ui.label("Keys (one per line; a repeated line is a repeated write)");
+    egui::ScrollArea::vertical()
+        .id_salt("editor-scroll")
+        .show(ui, |ui| {
+            ui.add_sized(
+                ui.available_size(),
+                egui::TextEdit::multiline(text)
+                    .id_salt("key-editor")
+                    .code_editor()
+                    .hint_text("BOARD#global\nBOARD#chess\nUSER#42\n…")
+                    .desired_width(f32::INFINITY),
+            )
+            .labelled_by(label.id)
+            .changed()
+        })
+        .inner
+}
+
+/// The read-only list for large key sets: filter box, per-key counts, only visible rows drawn.
+pub fn list_ui(ui: &mut egui::Ui, state: &mut EditorState, keys: &KeySet) -> Option<Command> {
+    let mut command = None;
+    ui.horizontal(|ui| {
+        let label = ui.label("Filter");
+        ui.add(egui::TextEdit::singleline(&mut state.filter).desired_width(160.0))
+            .labelled_by(label.id);
+        let small = (keys.total() as usize) <= TEXT_LINE_LIMIT;
+        if ui
+            .add_enabled(small, egui::Button::new("Edit as text"))
+            .on_disabled_hover_text(format!(
+                "Only key sets up to {TEXT_LINE_LIMIT} writes can be edited as text"
+            ))
+            .clicked()
+        {
+            command = Some(Command::EditAsText);
+        }
+    });
+    let stale = state
+        .filtered
+        .as_ref()
+        .is_none_or(|(f, len, _)| *f != state.filter || *len != keys.len());
+    if stale {
+        let needle = state.filter.to_lowercase();
+        let mut matching: Vec<u32> = if needle.is_empty() {
+            keys.top(keys.len())
+        } else {
+            keys.top(keys.len())
+                .into_iter()
+                .filter(|&i| keys.display(i).to_lowercase().contains(&needle))
+                .collect()
+        };
+        matching.shrink_to_fit();
+        state.filtered = Some((state.filter.clone(), keys.len(), matching));
+    }
+    let rows: &[u32] = state
+        .filtered
+        .as_ref()
+        .map_or(&[], |(_, _, r)| r.as_slice());
+    ui.weak(format!("{} keys shown, most written first", rows.len()));
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+    egui::ScrollArea::vertical()
+        .id_salt("key-list")
+        .auto_shrink(false)
+        .show_rows(ui, row_height, rows.len(), |ui, range| {
+            for &i in &rows[range] {
+                ui.horizontal(|ui| {
+                    ui.monospace(format!("{:>10}", keys.count(i)));
+                    ui.monospace(keys.display(i));
+                });
+            }
+        });
+    command
+}
+
+/// Key type picker.
+pub fn key_type_ui(ui: &mut egui::Ui, key_type: &mut KeyType) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        ui.label("Key type");
+        for t in KeyType::ALL {
+            changed |= ui
+                .selectable_value(key_type, t, t.as_str())
+                .on_hover_text(t.describe())
+                .changed();
+        }
+    });
+    changed
+}

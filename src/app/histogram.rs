@@ -1,0 +1,146 @@
+//! The live bucket histogram: a read-only view of already-computed counts.
+
+use egui_plot::{Bar, BarChart, Plot};
+
+use super::theme;
+use crate::model::Report;
+use crate::model::partition::Partitioner;
+use crate::model::stats::{Analysis, share};
+
+pub const HASH_CAPTION: &str = "teaching hash (xxh3), not DynamoDB's internal hash";
+
+fn height(count: u64, log_scale: bool) -> f64 {
+    if log_scale {
+        (count as f64 + 1.0).log10()
+    } else {
+        count as f64
+    }
+}
+
+fn tooltip(a: &Analysis, partitions: &Partitioner, bucket: usize) -> String {
+    let count = a.buckets.get(bucket).copied().unwrap_or(0);
+    let range = partitions.range(bucket);
+    let mut text = format!(
+        "bucket {bucket}\nhash range {:#018x} – {:#018x}\n{count} writes · {:.1} % of all",
+        range.start(),
+        range.end(),
+        share(count, a.total) * 100.0
+    );
+    if let Some(top) = a.bucket_top.get(bucket) {
+        for k in top {
+            text.push_str(&format!(
+                "\n  {} — {} ({:.1} %)",
+                k.key,
+                k.count,
+                k.share * 100.0
+            ));
+        }
+    }
+    text
+}
+
+/// One-line summary above the chart.
+pub fn headline(a: &Analysis) -> String {
+    if a.total == 0 {
+        return String::new();
+    }
+    format!(
+        "hottest bucket {} = {:.0} % of writes ({:.1}× the mean) · Gini {:.2}",
+        a.hottest_bucket,
+        a.skew.hottest_bucket_share * 100.0,
+        a.skew.max_over_mean,
+        a.skew.gini
+    )
+}
+
+/// Draws the histogram of `report` (ghost bars for the unsharded distribution when sharding is on).
+pub fn plot_ui(ui: &mut egui::Ui, report: Option<&Report>, log_scale: bool) -> egui::Rect {
+    let Some(report) = report.filter(|r| r.analysis.total > 0) else {
+        let rect = ui.available_rect_before_wrap();
+        ui.centered_and_justified(|ui| {
+            ui.label(
+                egui::RichText::new(
+                    "No keys yet: paste keys into the editor, open a file (File > Open…), or pick one of the \
+                     Examples.",
+                )
+                .size(16.0),
+            );
+        });
+        return rect;
+    };
+    let a = &report.analysis;
+    let partitions = Partitioner::equal(a.buckets.len());
+    let mean = a.total as f64 / a.buckets.len().max(1) as f64;
+    let tooltips: Vec<String> = (0..a.buckets.len())
+        .map(|b| tooltip(a, &partitions, b))
+        .collect();
+    let bars: Vec<Bar> = a
+        .buckets
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let ratio = if mean > 0.0 { c as f64 / mean } else { 0.0 };
+            Bar::new(i as f64, height(c, log_scale))
+                .width(0.7)
+                .fill(theme::heat(ratio))
+                .name(format!("bucket {i}"))
+        })
+        .collect();
+    let chart =
+        BarChart::new("writes per bucket", bars).element_formatter(Box::new(move |bar, _| {
+            tooltips
+                .get(bar.argument.round().max(0.0) as usize)
+                .cloned()
+                .unwrap_or_default()
+        }));
+    let ghost = report.unsharded.as_ref().map(|u| {
+        let bars = u
+            .buckets
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                Bar::new(i as f64, height(c, log_scale))
+                    .width(0.9)
+                    .fill(theme::GHOST)
+            })
+            .collect();
+        BarChart::new("before sharding", bars).allow_hover(false)
+    });
+    let y_label = if log_scale {
+        "writes (log scale)"
+    } else {
+        "writes"
+    };
+    let response = Plot::new("histogram")
+        .allow_zoom(false)
+        .allow_drag(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .include_y(0.0)
+        .x_axis_label("bucket")
+        .y_axis_label(y_label)
+        .x_axis_formatter(|mark, _| {
+            if mark.value.fract().abs() < 1e-9 && mark.value >= 0.0 {
+                format!("{}", mark.value as u64)
+            } else {
+                String::new()
+            }
+        })
+        .y_axis_formatter(move |mark, _| {
+            if log_scale {
+                format!("{:.0}", 10f64.powf(mark.value) - 1.0)
+            } else {
+                format!("{:.0}", mark.value)
+            }
+        })
+        .height((ui.available_height() - 24.0).max(120.0))
+        .show(ui, |plot| {
+            if let Some(g) = ghost {
+                plot.add(g);
+            }
+            plot.add(chart);
+        });
+    let rect = response.response.rect;
+    ui.label(egui::RichText::new(HASH_CAPTION).small().weak());
+    rect
+}

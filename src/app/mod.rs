@@ -1,0 +1,800 @@
+//! The desktop app (eframe/egui): key editor, live bucket histogram, shard toggle, decision tree.
+//!
+//! Panels are functions over plain state; they return [`Command`]s that the app applies after drawing, so no
+//! panel reaches into another's state. Work that is not drawing (parsing, bucketing large key sets, file I/O)
+//! runs in [`jobs`]; `logic` drains its results each frame.
+
+pub mod controls;
+pub mod decision_ui;
+pub mod editor;
+pub mod histogram;
+pub mod jobs;
+pub mod settings;
+pub mod theme;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use crate::model::decision::{Action, Path, Question, UserAnswers, evaluate};
+use crate::model::export::{buckets_csv, report_doc};
+use crate::model::scenario::Scenario;
+use crate::model::shard::Scope;
+use crate::model::{KeySet, Report};
+use crate::source::Source;
+use jobs::{Computed, Input, Jobs, LoadEvent, Request};
+use settings::{SESSION_FORMAT, SESSION_VERSION, Session, Settings};
+
+pub const APP_ID: &str = "io.github.shardlens.Shardlens";
+/// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
+const INLINE_BYTES: usize = 256 * 1024;
+const PRESENTATION_ZOOM: f32 = 1.6;
+
+/// What a panel asks the app to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    LoadExample(Scenario),
+    Answer(Question, Option<bool>),
+    Apply(Action),
+    Copy(String),
+    EditAsText,
+    OpenFile,
+    CancelLoad,
+    OpenSession,
+    SaveSession,
+    ExportPng,
+    ExportCsv,
+    ExportJson,
+    TogglePresentation,
+}
+
+/// Where the keys live: as text in the editor, or as data (large sets, loaded files).
+#[derive(Debug, Clone)]
+pub enum Keys {
+    Text(String),
+    Data(Arc<KeySet>),
+}
+
+/// A message for the user in the status bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+/// Results of file dialogs and exports, which run off the UI thread.
+enum Outcome {
+    OpenKeys(PathBuf),
+    OpenSession(PathBuf, Result<Vec<u8>, String>),
+    Saved(Result<String, String>),
+    /// A file dialog closed without a choice.
+    Nothing,
+}
+
+pub struct App {
+    pub settings: Settings,
+    pub keys: Keys,
+    pub source: Source,
+    pub answers: UserAnswers,
+    /// The last good key set and report: stay on screen while newer input is invalid or computing.
+    pub current: Option<(Arc<KeySet>, Arc<Report>)>,
+    pub path: Option<Path>,
+    /// The parse error of the current input, if any.
+    pub input_error: Option<String>,
+    pub notices: Vec<Notice>,
+    editor: editor::EditorState,
+    jobs: Jobs,
+    generation: u64,
+    /// Generation of the newest request; results of older ones are dropped.
+    wanted: u64,
+    dirty: bool,
+    load_progress: Option<crate::source::Progress>,
+    outcomes: (Sender<Outcome>, Receiver<Outcome>),
+    chart_rect: Option<egui::Rect>,
+    shown_title: String,
+    ctx: egui::Context,
+}
+
+impl App {
+    /// The app as eframe creates it: settings and last keys restored, or the leaderboard example.
+    pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
+        let settings: Option<Settings> = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+        install_fallback_fonts(&cc.egui_ctx);
+        Self::with_settings(cc.egui_ctx.clone(), settings)
+    }
+
+    /// The app on a bare context (tests, benchmarks).
+    pub fn with_settings(ctx: egui::Context, settings: Option<Settings>) -> Self {
+        let restored = settings.is_some();
+        let mut settings = settings.unwrap_or_default();
+        let last = settings.last_keys.take();
+        let (keys, source) = match last {
+            Some(text) if restored && !text.trim().is_empty() => (Keys::Text(text), Source::Paste),
+            _ => (
+                Keys::Text(Scenario::Leaderboard.text()),
+                Source::Example(Scenario::Leaderboard),
+            ),
+        };
+        ctx.set_zoom_factor(if settings.presentation {
+            PRESENTATION_ZOOM
+        } else {
+            1.0
+        });
+        let mut app = Self {
+            settings,
+            keys,
+            source,
+            answers: UserAnswers::default(),
+            current: None,
+            path: None,
+            input_error: None,
+            notices: Vec::new(),
+            editor: editor::EditorState::default(),
+            jobs: Jobs::new(ctx.clone()),
+            generation: 0,
+            wanted: 0,
+            dirty: true,
+            load_progress: None,
+            outcomes: channel(),
+            chart_rect: None,
+            shown_title: String::new(),
+            ctx,
+        };
+        app.recompute();
+        app
+    }
+
+    pub fn report(&self) -> Option<&Report> {
+        self.current.as_ref().map(|(_, r)| r.as_ref())
+    }
+
+    pub fn key_set(&self) -> Option<&KeySet> {
+        self.current.as_ref().map(|(k, _)| k.as_ref())
+    }
+
+    /// Whether a computation is still under way.
+    pub fn busy(&self) -> bool {
+        self.dirty || self.wanted != self.generation
+    }
+
+    fn notify(&mut self, text: impl Into<String>, error: bool) {
+        self.notices.push(Notice {
+            text: text.into(),
+            error,
+        });
+        if self.notices.len() > 20 {
+            self.notices.remove(0);
+        }
+    }
+
+    /// Starts computing the report for the current keys and settings: inline when small, else on the worker.
+    fn recompute(&mut self) {
+        self.dirty = false;
+        self.wanted += 1;
+        let view = self.settings.view();
+        let input = match &self.keys {
+            Keys::Text(t) => {
+                let small = t.len() <= INLINE_BYTES;
+                let input = Input::Text(Arc::new(t.clone()), self.settings.key_type);
+                if small {
+                    let result = jobs::compute(input, &view);
+                    self.on_computed(Computed {
+                        generation: self.wanted,
+                        result,
+                    });
+                    return;
+                }
+                input
+            }
+            Keys::Data(k) => {
+                if k.len() <= 20_000 {
+                    let result = jobs::compute(Input::Keys(Arc::clone(k)), &view);
+                    self.on_computed(Computed {
+                        generation: self.wanted,
+                        result,
+                    });
+                    return;
+                }
+                Input::Keys(Arc::clone(k))
+            }
+        };
+        self.jobs.submit(Request {
+            generation: self.wanted,
+            input,
+            view,
+        });
+    }
+
+    /// A computed report arrives: shown if it is the newest; a parse error keeps the previous data.
+    pub fn on_computed(&mut self, computed: Computed) {
+        if computed.generation != self.wanted {
+            return;
+        }
+        self.generation = computed.generation;
+        match computed.result {
+            Ok((keys, report)) => {
+                self.input_error = None;
+                self.current = Some((keys, report));
+                self.update_path();
+            }
+            Err(e) => self.input_error = Some(e),
+        }
+    }
+
+    fn update_path(&mut self) {
+        if let Some((_, report)) = &self.current {
+            self.path = Some(evaluate(&report.evidence, &self.answers));
+        }
+    }
+
+    /// A file load finished: on success the keys replace what was there; on failure what was there stays.
+    pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
+        self.load_progress = None;
+        match result {
+            Ok(loaded) => {
+                let n = loaded.keys.total();
+                self.notify(format!("loaded {n} keys from {}", path.display()), false);
+                self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+            }
+            Err(e) => self.notify(format!("could not load {}: {e}", path.display()), true),
+        }
+    }
+
+    /// Replaces the keys with text, as a paste does.
+    pub fn set_text(&mut self, text: String) {
+        self.set_keys(Keys::Text(text), Source::Paste);
+    }
+
+    fn set_keys(&mut self, keys: Keys, source: Source) {
+        // Large text becomes data: a TextEdit cannot hold it smoothly.
+        let keys = match keys {
+            Keys::Text(t) if t.lines().count() > editor::TEXT_LINE_LIMIT => {
+                match crate::model::text::parse_text(t.as_bytes(), self.settings.key_type) {
+                    Ok(k) => Keys::Data(Arc::new(k)),
+                    Err(e) => {
+                        self.notify(format!("cannot use these keys: {e}"), true);
+                        return;
+                    }
+                }
+            }
+            other => other,
+        };
+        self.keys = keys;
+        self.source = source;
+        self.answers = UserAnswers::default();
+        self.dirty = true;
+    }
+
+    /// Applies a command from a panel or a menu.
+    pub fn apply(&mut self, command: Command) {
+        match command {
+            Command::LoadExample(s) => {
+                self.set_keys(Keys::Text(s.text()), Source::Example(s));
+                self.settings.shard_enabled = false;
+                self.settings.key_type = crate::model::KeyType::S;
+            }
+            Command::Answer(q, a) => {
+                self.answers.set(q, a);
+                self.update_path();
+            }
+            Command::Apply(action) => {
+                self.settings.shard_enabled = true;
+                self.settings.shard.shards = self.settings.shard.shards.max(2);
+                self.settings.shard.scope = match action {
+                    Action::ShardHotKeys => Scope::Hot {
+                        threshold: match self.settings.shard.scope {
+                            Scope::Hot { threshold } => threshold,
+                            Scope::All => crate::model::shard::DEFAULT_HOT_SHARE,
+                        },
+                    },
+                    Action::ShardAllKeys => Scope::All,
+                };
+                self.dirty = true;
+            }
+            Command::Copy(text) => {
+                self.ctx.copy_text(text);
+                self.notify("copied to the clipboard", false);
+            }
+            Command::EditAsText => {
+                if let Keys::Data(k) = &self.keys {
+                    let mut text = String::new();
+                    for (i, _, count) in k.iter() {
+                        let key = k.display(i);
+                        for _ in 0..count {
+                            text.push_str(&key);
+                            text.push('\n');
+                        }
+                    }
+                    self.keys = Keys::Text(text);
+                    self.dirty = true;
+                }
+            }
+            Command::OpenFile => self.dialog(|tx| {
+                let picked = rfd::FileDialog::new()
+                    .set_title("Open keys")
+                    .add_filter("Keys", &["txt", "csv", "keys", "lst"])
+                    .add_filter("All files", &["*"])
+                    .pick_file();
+                let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
+            }),
+            Command::CancelLoad => {
+                self.jobs.cancel_load();
+                self.load_progress = None;
+                self.notify("loading cancelled; the previous keys stay", false);
+            }
+            Command::OpenSession => self.dialog(|tx| {
+                let picked = rfd::FileDialog::new()
+                    .set_title("Open session")
+                    .add_filter("shardlens session", &["json"])
+                    .pick_file();
+                let _ = tx.send(match picked {
+                    Some(p) => {
+                        let bytes = std::fs::read(&p).map_err(|e| e.to_string());
+                        Outcome::OpenSession(p, bytes)
+                    }
+                    None => Outcome::Nothing,
+                });
+            }),
+            Command::SaveSession => match self.session().to_json() {
+                Ok(json) => self.save_dialog(
+                    "session.shardlens.json",
+                    "shardlens session",
+                    "json",
+                    json.into_bytes(),
+                ),
+                Err(e) => self.notify(format!("cannot write the session: {e}"), true),
+            },
+            Command::ExportCsv => {
+                if let Some((_, report)) = &self.current {
+                    let csv = buckets_csv(report, self.settings.view().buckets);
+                    self.save_dialog("buckets.csv", "CSV", "csv", csv.into_bytes());
+                }
+            }
+            Command::ExportJson => {
+                if let Some((keys, report)) = &self.current
+                    && let Some(path) = &self.path
+                {
+                    let doc = report_doc(
+                        self.source.describe(),
+                        keys,
+                        &self.settings.view(),
+                        report,
+                        path,
+                    );
+                    match serde_json::to_vec_pretty(&doc) {
+                        Ok(json) => self.save_dialog("buckets.json", "JSON", "json", json),
+                        Err(e) => self.notify(format!("cannot write JSON: {e}"), true),
+                    }
+                }
+            }
+            Command::ExportPng => self.export_png(),
+            Command::TogglePresentation => {
+                self.settings.presentation = !self.settings.presentation;
+                self.ctx.set_zoom_factor(if self.settings.presentation {
+                    PRESENTATION_ZOOM
+                } else {
+                    1.0
+                });
+            }
+        }
+    }
+
+    /// Runs a blocking file dialog on its own thread.
+    fn dialog(&self, f: impl FnOnce(Sender<Outcome>) + Send + 'static) {
+        let tx = self.outcomes.0.clone();
+        let ctx = self.ctx.clone();
+        let _ = std::thread::Builder::new()
+            .name("shardlens-dialog".into())
+            .spawn(move || {
+                f(tx);
+                ctx.request_repaint();
+            });
+    }
+
+    fn save_dialog(
+        &self,
+        name: &'static str,
+        kind: &'static str,
+        ext: &'static str,
+        bytes: Vec<u8>,
+    ) {
+        self.dialog(move |tx| {
+            let picked = rfd::FileDialog::new()
+                .set_title("Save")
+                .set_file_name(name)
+                .add_filter(kind, &[ext])
+                .save_file();
+            let outcome = match picked {
+                Some(p) => Outcome::Saved(
+                    std::fs::write(&p, bytes)
+                        .map(|()| format!("saved {}", p.display()))
+                        .map_err(|e| format!("cannot write {}: {e}", p.display())),
+                ),
+                None => Outcome::Nothing,
+            };
+            let _ = tx.send(outcome);
+        });
+    }
+
+    fn export_png(&mut self) {
+        let Some(rect) = self.chart_rect else {
+            self.notify("no chart to export", true);
+            return;
+        };
+        let tx = self.outcomes.0.clone();
+        let ctx = self.ctx.clone();
+        let ppp = self.ctx.pixels_per_point();
+        self.ctx.request_screenshot(move |image| {
+            let region = image.region(&rect, Some(ppp));
+            let _ = std::thread::Builder::new()
+                .name("shardlens-png".into())
+                .spawn(move || {
+                    let picked = rfd::FileDialog::new()
+                        .set_title("Export chart as PNG")
+                        .set_file_name("shardlens-chart.png")
+                        .add_filter("PNG image", &["png"])
+                        .save_file();
+                    let outcome = match picked {
+                        Some(p) => Outcome::Saved(write_png(&p, &region)),
+                        None => Outcome::Nothing,
+                    };
+                    let _ = tx.send(outcome);
+                    ctx.request_repaint();
+                });
+        });
+    }
+
+    /// Keys and every setting, for Save session.
+    pub fn session(&self) -> Session {
+        let (text, keys) = match &self.keys {
+            Keys::Text(t) => (Some(t.clone()), None),
+            Keys::Data(k) => (
+                None,
+                Some(
+                    k.iter()
+                        .map(|(i, _, c)| (k.display(i).into_owned(), c))
+                        .collect(),
+                ),
+            ),
+        };
+        Session {
+            format: SESSION_FORMAT.to_owned(),
+            version: SESSION_VERSION,
+            settings: Settings {
+                last_keys: None,
+                ..self.settings.clone()
+            },
+            answers: self.answers,
+            text,
+            keys,
+        }
+    }
+
+    /// Opens a session; a malformed one leaves everything as it was and says why.
+    pub fn open_session(&mut self, bytes: &[u8], name: &str) {
+        let session = match Session::parse(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                self.notify(format!("cannot open session {name}: {e}"), true);
+                return;
+            }
+        };
+        let keys = match (session.text, session.keys) {
+            (Some(t), _) => Keys::Text(t),
+            (None, Some(list)) => {
+                let mut set = KeySet::new(session.settings.key_type);
+                let mut buf = Vec::new();
+                for (i, (k, c)) in list.iter().enumerate() {
+                    if let Err(e) = crate::model::key::canonicalize_into(
+                        k.as_bytes(),
+                        session.settings.key_type,
+                        crate::model::key::MAX_PARTITION_KEY_BYTES,
+                        &mut buf,
+                    ) {
+                        self.notify(
+                            format!("cannot open session {name}: key {}: {e}", i + 1),
+                            true,
+                        );
+                        return;
+                    }
+                    set.add(&buf, *c);
+                }
+                Keys::Data(Arc::new(set))
+            }
+            (None, None) => return,
+        };
+        let presentation = self.settings.presentation;
+        self.settings = session.settings;
+        self.settings.presentation = presentation;
+        self.set_keys(keys, Source::File(PathBuf::from(name)));
+        self.answers = session.answers;
+        self.notify(format!("opened session {name}"), false);
+    }
+
+    fn title(&self) -> String {
+        format!("shardlens — {}", self.source.describe())
+    }
+
+    fn handle_shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+        let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+        let zoom = KeyboardShortcut::new(Modifiers::COMMAND, Key::Equals);
+        let mut commands = Vec::new();
+        ctx.input_mut(|i| {
+            if i.consume_shortcut(&open) {
+                commands.push(Command::OpenFile);
+            }
+            if i.consume_shortcut(&save) {
+                commands.push(Command::SaveSession);
+            }
+            if i.consume_shortcut(&zoom) || i.consume_key(Modifiers::NONE, Key::F11) {
+                commands.push(Command::TogglePresentation);
+            }
+        });
+        for c in commands {
+            self.apply(c);
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) -> Option<Command> {
+        let mut command = None;
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open keys…  (Ctrl+O)").clicked() {
+                    command = Some(Command::OpenFile);
+                }
+                ui.separator();
+                if ui.button("Open session…").clicked() {
+                    command = Some(Command::OpenSession);
+                }
+                if ui.button("Save session…  (Ctrl+S)").clicked() {
+                    command = Some(Command::SaveSession);
+                }
+                ui.separator();
+                if ui.button("Export chart as PNG…").clicked() {
+                    command = Some(Command::ExportPng);
+                }
+                if ui.button("Export buckets as CSV…").clicked() {
+                    command = Some(Command::ExportCsv);
+                }
+                if ui.button("Export buckets as JSON…").clicked() {
+                    command = Some(Command::ExportJson);
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("Examples", |ui| {
+                for s in Scenario::ALL {
+                    if ui.button(s.title()).on_hover_text(s.story()).clicked() {
+                        command = Some(Command::LoadExample(s));
+                    }
+                }
+            });
+            ui.menu_button("View", |ui| {
+                let mut on = self.settings.presentation;
+                if ui.checkbox(&mut on, "Presentation mode  (F11, Ctrl+=)").clicked() {
+                    command = Some(Command::TogglePresentation);
+                }
+                if ui.checkbox(&mut self.settings.log_scale, "Log scale").changed() {
+                    ui.close();
+                }
+                ui.separator();
+                egui::widgets::global_theme_preference_buttons(ui);
+            });
+            ui.menu_button("Help", |ui| {
+                ui.label(format!("shardlens {}", env!("CARGO_PKG_VERSION")));
+                ui.label("See how DynamoDB partition keys spread over partitions.");
+                ui.label(histogram::HASH_CAPTION);
+                ui.label("Each partition serves at most 3,000 read units and 1,000 write units per second.");
+            });
+        });
+        command
+    }
+
+    fn drain_background(&mut self) {
+        for computed in self.jobs.drain() {
+            self.on_computed(computed);
+        }
+        for event in self.jobs.drain_load() {
+            match event {
+                LoadEvent::Progress(p) => self.load_progress = Some(p),
+                LoadEvent::Done(result, path) => self.on_load_done(*result, path),
+            }
+        }
+        while let Ok(outcome) = self.outcomes.1.try_recv() {
+            match outcome {
+                Outcome::OpenKeys(path) => self.jobs.load_file(path, self.settings.key_type),
+                Outcome::OpenSession(path, Ok(bytes)) => {
+                    self.open_session(&bytes, &path.display().to_string());
+                }
+                Outcome::OpenSession(path, Err(e)) => {
+                    self.notify(format!("cannot read {}: {e}", path.display()), true);
+                }
+                Outcome::Saved(Ok(msg)) => self.notify(msg, false),
+                Outcome::Saved(Err(msg)) => self.notify(msg, true),
+                Outcome::Nothing => {}
+            }
+        }
+    }
+}
+
+fn write_png(path: &std::path::Path, image: &egui::ColorImage) -> Result<String, String> {
+    let file =
+        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let [w, h] = image.size;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let bytes: Vec<u8> = image
+        .pixels
+        .iter()
+        .flat_map(egui::Color32::to_array)
+        .collect();
+    writer
+        .write_image_data(&bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(format!("saved chart to {}", path.display()))
+}
+
+/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui).
+fn install_fallback_fonts(ctx: &egui::Context) {
+    const CANDIDATES: [&str; 6] = [
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        "/System/Library/Fonts/PingFang.ttc",
+        "C:\\Windows\\Fonts\\msyh.ttc",
+    ];
+    let Some(bytes) = CANDIDATES.iter().find_map(|p| std::fs::read(p).ok()) else {
+        return;
+    };
+    let mut fonts = egui::FontDefinitions::default();
+    fonts.font_data.insert(
+        "cjk-fallback".to_owned(),
+        Arc::new(egui::FontData::from_owned(bytes)),
+    );
+    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
+        fonts
+            .families
+            .entry(family)
+            .or_default()
+            .push("cjk-fallback".to_owned());
+    }
+    ctx.set_fonts(fonts);
+}
+
+impl eframe::App for App {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.drain_background();
+        self.handle_shortcuts(ctx);
+        if self.dirty {
+            self.recompute();
+        }
+        let title = self.title();
+        if title != self.shown_title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.shown_title = title;
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let mut commands: Vec<Command> = Vec::new();
+        egui::Panel::top("menu").show(ui, |ui| {
+            if let Some(c) = self.menu_ui(ui) {
+                commands.push(c);
+            }
+        });
+        egui::Panel::bottom("status").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                if let Some(p) = self.load_progress {
+                    let fraction = p
+                        .total_bytes
+                        .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
+                    ui.add(
+                        egui::ProgressBar::new(fraction)
+                            .desired_width(200.0)
+                            .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
+                    );
+                    if ui.button("Cancel").clicked() {
+                        commands.push(Command::CancelLoad);
+                    }
+                } else if self.busy() {
+                    ui.spinner();
+                    ui.label("computing…");
+                }
+                if let Some(n) = self.notices.last() {
+                    if n.error {
+                        ui.colored_label(theme::ERROR, &n.text);
+                    } else {
+                        ui.label(&n.text);
+                    }
+                }
+            });
+        });
+        egui::Panel::left("editor")
+            .resizable(true)
+            .default_size(300.0)
+            .show(ui, |ui| {
+                ui.add_space(4.0);
+                match self.key_set() {
+                    Some(k) => ui.heading(editor::header(k)),
+                    None => ui.heading("0 keys · 0 distinct"),
+                };
+                ui.weak(self.source.describe());
+                if editor::key_type_ui(ui, &mut self.settings.key_type) {
+                    self.dirty = true;
+                }
+                if let Some(e) = &self.input_error {
+                    ui.colored_label(theme::ERROR, format!("{e} — showing the last valid keys"));
+                }
+                match &mut self.keys {
+                    Keys::Text(text) => {
+                        if editor::text_ui(ui, text) {
+                            self.source = Source::Paste;
+                            self.dirty = true;
+                        }
+                    }
+                    Keys::Data(keys) => {
+                        let keys = Arc::clone(keys);
+                        if let Some(c) = editor::list_ui(ui, &mut self.editor, &keys) {
+                            commands.push(c);
+                        }
+                    }
+                }
+            });
+        egui::Panel::right("decision")
+            .resizable(true)
+            .default_size(380.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    if let Some(path) = &self.path
+                        && let Some(c) = decision_ui::decision_ui(ui, path, &self.answers)
+                    {
+                        commands.push(c);
+                    }
+                });
+            });
+        egui::CentralPanel::default().show(ui, |ui| {
+            if controls::controls_ui(ui, &mut self.settings) {
+                self.dirty = true;
+            }
+            if let Some((keys, report)) = &self.current {
+                if let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report) {
+                    commands.push(c);
+                }
+                ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
+            }
+            ui.separator();
+            let report = self.current.as_ref().map(|(_, r)| Arc::clone(r));
+            self.chart_rect = Some(histogram::plot_ui(
+                ui,
+                report.as_deref(),
+                self.settings.log_scale,
+            ));
+        });
+        for c in commands {
+            self.apply(c);
+        }
+        if self.dirty {
+            ui.ctx().request_repaint();
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        let mut settings = self.settings.clone();
+        settings.last_keys = match &self.keys {
+            Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
+            _ => None,
+        };
+        eframe::set_value(storage, eframe::APP_KEY, &settings);
+    }
+}

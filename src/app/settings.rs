@@ -1,0 +1,151 @@
+//! Small persisted settings, and sessions (keys + every setting) saved as one versioned JSON file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::decision::UserAnswers;
+use crate::model::{KeyType, ShardPlan, ViewSettings};
+
+pub const SETTINGS_VERSION: u32 = 1;
+pub const SESSION_FORMAT: &str = "shardlens-session";
+pub const SESSION_VERSION: u32 = 1;
+/// The last keys are remembered between runs only up to this size.
+pub const REMEMBER_KEYS_BYTES: usize = 1 << 20;
+
+/// What the app remembers between runs (never runtime state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub version: u32,
+    pub buckets: usize,
+    pub shard_enabled: bool,
+    pub shard: ShardPlan,
+    pub key_type: KeyType,
+    pub log_scale: bool,
+    pub presentation: bool,
+    pub top_n: usize,
+    /// The editor's text at exit, if small.
+    pub last_keys: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            version: SETTINGS_VERSION,
+            buckets: 8,
+            shard_enabled: false,
+            shard: ShardPlan {
+                shards: 10,
+                ..ShardPlan::default()
+            },
+            key_type: KeyType::S,
+            log_scale: false,
+            presentation: false,
+            top_n: 10,
+            last_keys: None,
+        }
+    }
+}
+
+impl Settings {
+    /// The view the model computes: sharding off unless enabled.
+    pub fn view(&self) -> ViewSettings {
+        let mut shard = self.shard.clone();
+        if !self.shard_enabled {
+            shard.shards = 1;
+        }
+        ViewSettings {
+            buckets: self.buckets.clamp(1, 64),
+            shard,
+            top_n: self.top_n.max(1),
+        }
+    }
+}
+
+/// A saved session: the keys and every setting, to reopen a prepared scenario in class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub format: String,
+    pub version: u32,
+    pub settings: Settings,
+    #[serde(default)]
+    pub answers: UserAnswers,
+    /// Keys as editor text (`pk` or `pk<TAB>sk` per line).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Keys with counts (large key sets held as data).
+    #[serde(default)]
+    pub keys: Option<Vec<(String, u64)>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("not a shardlens session: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not a shardlens session (format is {0:?})")]
+    Format(String),
+    #[error("session version {0} is newer than this shardlens understands ({SESSION_VERSION})")]
+    Version(u32),
+    #[error("the session holds no keys")]
+    Empty,
+}
+
+impl Session {
+    pub fn parse(bytes: &[u8]) -> Result<Self, SessionError> {
+        let session: Session = serde_json::from_slice(bytes)?;
+        if session.format != SESSION_FORMAT {
+            return Err(SessionError::Format(session.format));
+        }
+        if session.version > SESSION_VERSION {
+            return Err(SessionError::Version(session.version));
+        }
+        if session.text.is_none() && session.keys.is_none() {
+            return Err(SessionError::Empty);
+        }
+        Ok(session)
+    }
+
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_round_trip_and_errors() {
+        let s = Session {
+            format: SESSION_FORMAT.into(),
+            version: SESSION_VERSION,
+            settings: Settings::default(),
+            answers: UserAnswers::default(),
+            text: Some("a\nb\n".into()),
+            keys: None,
+        };
+        let json = s.to_json().unwrap();
+        assert_eq!(Session::parse(json.as_bytes()).unwrap(), s);
+        assert!(matches!(
+            Session::parse(b"{not json"),
+            Err(SessionError::Json(_))
+        ));
+        let other = json.replace(SESSION_FORMAT, "something-else");
+        assert!(matches!(
+            Session::parse(other.as_bytes()),
+            Err(SessionError::Format(_))
+        ));
+        let newer = json.replace("\"version\": 1", "\"version\": 99");
+        assert!(matches!(
+            Session::parse(newer.as_bytes()),
+            Err(SessionError::Version(99))
+        ));
+    }
+
+    #[test]
+    fn settings_tolerate_missing_fields() {
+        let s: Settings = serde_json::from_str("{\"buckets\": 16}").unwrap();
+        assert_eq!(s.buckets, 16);
+        assert_eq!(s.shard.shards, 10);
+        assert_eq!(s.view().shard.shards, 1, "sharding is off until enabled");
+    }
+}

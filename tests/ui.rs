@@ -1,0 +1,221 @@
+//! The real app, driven through AccessKit labels with egui_kittest (no display needed).
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use shardlens::app::{App, Command, Keys};
+use shardlens::model::decision::Leaf;
+use shardlens::model::scenario::Scenario;
+
+fn harness() -> Harness<'static, App> {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.run();
+    h
+}
+
+fn hottest_share(h: &Harness<'_, App>) -> f64 {
+    h.state()
+        .report()
+        .unwrap()
+        .analysis
+        .skew
+        .hottest_bucket_share
+}
+
+/// Waits for background work (large inputs) to land.
+fn settle(h: &mut Harness<'_, App>) {
+    for _ in 0..500 {
+        h.run();
+        if !h.state().busy() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the app stayed busy");
+}
+
+#[test]
+fn opens_on_the_leaderboard_with_a_hot_bucket_and_the_leaf() {
+    let h = harness();
+    let app = h.state();
+    assert!(matches!(app.keys, Keys::Text(_)));
+    assert!(hottest_share(&h) > 0.6, "a visibly hot bucket");
+    assert_eq!(app.path.as_ref().unwrap().leaf, Some(Leaf::ShardOrCache));
+    h.get_by_label("Recommendation: Shard the key or cache the reads");
+    h.get_by_label_contains("teaching hash (xxh3)");
+    h.get_by_label("1000 keys · 41 distinct");
+}
+
+#[test]
+fn typing_keys_updates_the_count_and_the_buckets() {
+    let mut h = harness();
+    // Empty the editor, then type.
+    h.state_mut().set_text(String::new());
+    h.run();
+    let editor = h.get_by_label("Keys (one per line; a repeated line is a repeated write)");
+    editor.focus();
+    editor.type_text("a\nb\na\nc\n");
+    h.run();
+    h.get_by_label("4 keys · 3 distinct");
+    let report = h.state().report().unwrap();
+    assert_eq!(report.analysis.total, 4);
+    assert_eq!(report.analysis.buckets.iter().sum::<u64>(), 4);
+    assert_eq!(report.analysis.top_keys[0].key, "a");
+}
+
+#[test]
+fn sharding_toggle_cools_the_hottest_bucket_and_shows_the_fan_out() {
+    let mut h = harness();
+    let before = hottest_share(&h);
+    h.get_by_label("Shard hot keys").click();
+    h.run();
+    let after = hottest_share(&h);
+    assert!(after < before / 2.0, "{before} → {after}");
+    assert!(
+        h.state().report().unwrap().unsharded.is_some(),
+        "ghost bars of the unsharded spread"
+    );
+    h.get_by_label_contains("reading BOARD#global back takes 10 Queries and a merge");
+    h.get_by_label_contains("with :pk = BOARD#global#0 … BOARD#global#9");
+}
+
+#[test]
+fn every_example_reaches_its_leaf() {
+    let mut h = harness();
+    for s in Scenario::ALL {
+        h.get_by_label("Examples").click();
+        h.run();
+        h.get_by_label(s.title()).click();
+        h.run();
+        let leaf = h.state().path.as_ref().unwrap().leaf;
+        assert_eq!(leaf, Some(s.expected_leaf()), "{s:?}");
+        h.get_by_label(&format!("Recommendation: {}", s.expected_leaf().title()));
+    }
+}
+
+#[test]
+fn the_bucket_count_changes_the_bars() {
+    let mut h = harness();
+    assert_eq!(h.state().report().unwrap().analysis.buckets.len(), 8);
+    h.get_by_role_and_label(Role::Slider, "Buckets")
+        .set_value_accesskit(16.0);
+    h.run();
+    let buckets = &h.state().report().unwrap().analysis.buckets;
+    assert_eq!(buckets.len(), 16);
+    assert_eq!(buckets.iter().sum::<u64>(), 1000);
+}
+
+#[test]
+fn an_unknown_answer_is_set_by_clicking() {
+    let mut h = harness();
+    // Keys without sort keys: "one item hot?" is unknown until answered.
+    h.state_mut()
+        .set_text("HOT\n".repeat(90) + "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n");
+    h.run();
+    assert_eq!(h.state().path.as_ref().unwrap().leaf, None);
+    h.get_by_label("Recommendation: answer the open question");
+    h.get_by_label("No, many items").click();
+    h.run();
+    assert_eq!(
+        h.state().path.as_ref().unwrap().leaf,
+        Some(Leaf::ItemCollection)
+    );
+    h.get_by_label("Yes, one item").click();
+    h.run();
+    assert_eq!(
+        h.state().path.as_ref().unwrap().leaf,
+        Some(Leaf::ShardOrCache)
+    );
+    // The one-click fix turns sharding on.
+    h.get_by_label("Turn on sharding for the hot key").click();
+    h.run();
+    assert!(h.state().settings.shard_enabled);
+    assert!(hottest_share(&h) < 0.5);
+}
+
+#[test]
+fn invalid_input_keeps_the_previous_data_and_says_why() {
+    let mut h = harness();
+    let before = h.state().report().unwrap().analysis.total;
+    h.get_by_label("N").click();
+    h.run();
+    let app = h.state();
+    assert!(
+        app.input_error.as_deref().unwrap().starts_with("line 1:"),
+        "{:?}",
+        app.input_error
+    );
+    assert_eq!(
+        app.report().unwrap().analysis.total,
+        before,
+        "previous data stays on screen"
+    );
+    h.get_by_label_contains("showing the last valid keys");
+}
+
+#[test]
+fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
+    let mut h = harness();
+    let mut text = String::new();
+    for i in 0..60_000 {
+        text.push_str(&format!("USER#{}\n", i % 5000));
+    }
+    let session = format!(
+        "{{\"format\":\"shardlens-session\",\"version\":1,\"settings\":{{\"buckets\":12}},\"text\":{}}}",
+        serde_json::to_string(&text).unwrap()
+    );
+    h.state_mut().open_session(session.as_bytes(), "big.json");
+    settle(&mut h);
+    let app = h.state();
+    assert!(
+        matches!(app.keys, Keys::Data(_)),
+        "held as data, not as a 60,000-line text"
+    );
+    let report = app.report().unwrap();
+    assert_eq!(report.analysis.total, 60_000);
+    assert_eq!(report.analysis.buckets.len(), 12);
+    h.get_by_label("60000 keys · 5000 distinct");
+    h.get_by_label("Filter");
+}
+
+#[test]
+fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
+    let mut h = harness();
+    let before = h.state().report().unwrap().analysis.total;
+    h.state_mut().open_session(
+        b"{\"format\":\"shardlens-session\",\"version\":1",
+        "broken.json",
+    );
+    h.run();
+    let app = h.state();
+    let notice = app.notices.last().unwrap();
+    assert!(notice.error);
+    assert!(
+        notice
+            .text
+            .starts_with("cannot open session broken.json: not a shardlens session"),
+        "{}",
+        notice.text
+    );
+    assert_eq!(app.report().unwrap().analysis.total, before);
+    // A good session round-trips keys and settings.
+    let mut saved = h.state().session();
+    saved.settings.buckets = 5;
+    let json = saved.to_json().unwrap();
+    h.state_mut().open_session(json.as_bytes(), "good.json");
+    h.run();
+    assert_eq!(h.state().report().unwrap().analysis.buckets.len(), 5);
+}
+
+#[test]
+fn presentation_mode_scales_the_ui() {
+    let mut h = harness();
+    h.state_mut().apply(Command::TogglePresentation);
+    h.run();
+    assert!(h.state().settings.presentation);
+    assert!(h.ctx.zoom_factor() > 1.2);
+}
