@@ -104,14 +104,16 @@ pub fn fan_out_ui(
         n.saturating_sub(1)
     );
     let mut command = None;
-    ui.horizontal(|ui| {
-        ui.add(egui::Label::new(egui::RichText::new(&conditions).monospace()).selectable(true));
-        if ui.button("Copy key conditions").clicked() {
-            let all: Vec<String> = (0..n)
-                .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
-                .collect();
-            command = Some(Command::Copy(all.join("\n")));
-        }
-    });
+    ui.add(
+        egui::Label::new(egui::RichText::new(&conditions).monospace())
+            .selectable(true)
+            .wrap(),
+    );
+    if ui.button("Copy key conditions").clicked() {
+        let all: Vec<String> = (0..n)
+            .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
+            .collect();
+        command = Some(Command::Copy(all.join("\n")));
+    }
     command
 }

@@ -40,11 +40,11 @@ pub fn decision_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> Opt
     let mut command = None;
     ui.heading("Decision tree");
     let width = ui.available_width().max(240.0);
-    let height = 200.0;
+    let height = 230.0;
     let (rect, _) = ui.allocate_exact_size(vec2(width, height), Sense::hover());
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
-    let box_size = vec2(width / 4.0 - 10.0, 46.0);
+    let box_size = vec2(width / 4.0 - 8.0, 60.0);
     let center = |node: Node| -> Pos2 {
         let (level, slot) = position(node);
         pos2(
