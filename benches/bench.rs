@@ -220,12 +220,87 @@ fn analyze_vs_sort() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Frame times of the real app on a bare `egui::Context` (no GPU): layout plus tessellation per frame.
+#[cfg(feature = "gui")]
+fn frames() {
+    use shardlens::app::{App, Command};
+    use shardlens::model::decision::Action;
+    const FRAME_DISTINCT: usize = 100_000;
+    const FRAME_WRITES: usize = 1_000_000;
+    let ctx = egui::Context::default();
+    let mut keys = KeySet::new(KeyType::S);
+    let mut zipf = Zipf::new(FRAME_DISTINCT);
+    for i in 0..FRAME_DISTINCT {
+        keys.add(key(i).as_bytes(), 1);
+    }
+    for _ in 0..(FRAME_WRITES - FRAME_DISTINCT) {
+        keys.add(key(zipf.next()).as_bytes(), 1);
+    }
+    let mut app = App::with_settings(ctx.clone(), None);
+    app.set_key_set(keys, shardlens::source::Source::Paste);
+    let input = || egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(1280.0, 800.0),
+        )),
+        ..Default::default()
+    };
+    let mut frame = |app: &mut App| {
+        let start = Instant::now();
+        let out = ctx.run_ui(input(), |ui| {
+            app.tick(ui.ctx());
+            app.draw(ui);
+        });
+        let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        start.elapsed()
+    };
+    let settle = |app: &mut App, frame: &mut dyn FnMut(&mut App) -> Duration| {
+        let start = Instant::now();
+        let mut frames = 0;
+        loop {
+            frame(app);
+            frames += 1;
+            if !app.busy() || start.elapsed() > Duration::from_secs(30) {
+                return (start.elapsed(), frames);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    let (first, _) = settle(&mut app, &mut frame);
+    let mut samples: Vec<Duration> = (0..400).map(|_| frame(&mut app)).collect();
+    samples.sort();
+    let pct = |p: f64| samples[((samples.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e3;
+    println!(
+        "\nframes with {FRAME_WRITES} keys ({FRAME_DISTINCT} distinct) held as data, 1280×800, 400 frames:"
+    );
+    println!(
+        "  first report ready after {:.0} ms",
+        first.as_secs_f64() * 1e3
+    );
+    println!(
+        "  frame time p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (target p99 ≤ 8 ms)",
+        pct(0.5),
+        pct(0.99),
+        pct(1.0)
+    );
+    app.apply(Command::Apply(Action::ShardHotKeys));
+    let (latency, n) = settle(&mut app, &mut frame);
+    println!(
+        "  shard toggle reflected on screen after {:.1} ms ({n} frames; target ≤ 100 ms)",
+        latency.as_secs_f64() * 1e3
+    );
+}
+
 fn main() {
     // A filter word picks one part.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
     if want("rebucket") {
         rebucketing();
+    }
+    #[cfg(feature = "gui")]
+    if want("frames") {
+        frames();
     }
     if want("analyze")
         && let Err(e) = analyze_vs_sort()

@@ -242,6 +242,11 @@ impl App {
         }
     }
 
+    /// Replaces the keys with a key set held as data (a loaded file, a benchmark).
+    pub fn set_key_set(&mut self, keys: KeySet, source: Source) {
+        self.set_keys(Keys::Data(Arc::new(keys)), source);
+    }
+
     /// Replaces the keys with text, as a paste does.
     pub fn set_text(&mut self, text: String) {
         self.set_keys(Keys::Text(text), Source::Paste);
@@ -674,6 +679,26 @@ fn install_fallback_fonts(ctx: &egui::Context) {
 
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.tick(ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.draw(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        let mut settings = self.settings.clone();
+        settings.last_keys = match &self.keys {
+            Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
+            _ => None,
+        };
+        eframe::set_value(storage, eframe::APP_KEY, &settings);
+    }
+}
+
+impl App {
+    /// Per-frame work that is not drawing: results from the background, shortcuts, recomputation.
+    pub fn tick(&mut self, ctx: &egui::Context) {
         self.drain_background();
         self.handle_shortcuts(ctx);
         if self.dirty {
@@ -686,7 +711,8 @@ impl eframe::App for App {
         }
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    /// Draws every panel; the commands they return are applied afterwards.
+    pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
         egui::Panel::top("menu").show(ui, |ui| {
             if let Some(c) = self.menu_ui(ui) {
@@ -787,14 +813,5 @@ impl eframe::App for App {
         if self.dirty {
             ui.ctx().request_repaint();
         }
-    }
-
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let mut settings = self.settings.clone();
-        settings.last_keys = match &self.keys {
-            Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
-            _ => None,
-        };
-        eframe::set_value(storage, eframe::APP_KEY, &settings);
     }
 }
