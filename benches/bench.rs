@@ -11,7 +11,7 @@
 //!    (target ≤ 3× + 64 MB). Wall time and peak RSS come from GNU time (`/usr/bin/time`).
 
 use std::io::{BufWriter, Write as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -179,8 +179,7 @@ fn analyze_vs_sort() -> std::io::Result<()> {
     let exe = std::env::current_exe()?;
     let dir = exe
         .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(std::env::temp_dir);
+        .map_or_else(std::env::temp_dir, Path::to_path_buf);
     let file = dir.join("bench-10m-lines.txt");
     let start = Instant::now();
     let distinct_bytes = write_lines(&file)?;
