@@ -219,3 +219,17 @@ fn presentation_mode_scales_the_ui() {
     assert!(h.state().settings.presentation);
     assert!(h.ctx.zoom_factor() > 1.2);
 }
+
+#[test]
+fn emoji_keys_render_real_glyphs() {
+    // kittest panics on a missing glyph, so drawing these keys proves the fonts cover them.
+    let mut h = harness();
+    h.state_mut()
+        .set_text("🔥hot\n🔥hot\n🎮game\nüñî\n".to_owned());
+    h.run();
+    h.get_by_label("4 keys · 3 distinct");
+    assert_eq!(
+        h.state().report().unwrap().analysis.top_keys[0].key,
+        "🔥hot"
+    );
+}
