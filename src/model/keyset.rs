@@ -1,14 +1,13 @@
 //! A set of distinct partition keys with their write counts, compact in memory.
 //!
-//! Keys live back to back in one byte arena; an index of `u32` positions (hashbrown's `HashTable`, keyed by the
-//! key's cached xxh3) finds a key again. Per key we keep its end offset, hash and count: about 28 bytes plus
+//! Keys live back to back in one byte arena; an open-addressing index of 8-byte slots (the upper half of the
+//! key's xxh3 beside its position) finds a key again with one probe into one array, so a lookup touches the
+//! slot, the key's end offset, its bytes and its count — and nothing else. Per key we keep its end offset, hash and count: about 28 bytes plus
 //! the key itself, against ~80 for a `HashMap<String, u64>`. Insertion order is kept, so the first key typed is
 //! key 0. The cached hash makes re-bucketing a pass over a `Vec<u64>`, never a re-hash.
 
 use std::borrow::Cow;
 use std::hash::{BuildHasherDefault, Hasher};
-
-use hashbrown::HashTable;
 
 use super::key::{KeyType, compare_keys, display_key};
 use super::partition::key_hash;
@@ -60,7 +59,7 @@ pub struct KeySet {
     ends: Vec<u64>,
     hashes: Vec<u64>,
     counts: Vec<u64>,
-    index: HashTable<u32>,
+    index: Index,
     total: u64,
     sort_keys: Option<SortKeys>,
 }
@@ -79,7 +78,7 @@ impl KeySet {
             ends: Vec::new(),
             hashes: Vec::new(),
             counts: Vec::new(),
-            index: HashTable::new(),
+            index: Index::default(),
             total: 0,
             sort_keys: None,
         }
@@ -112,28 +111,20 @@ impl KeySet {
 
     /// Like [`Self::add`] with the key's [`key_hash`] already computed.
     pub fn add_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
-        let Self {
-            arena,
-            ends,
-            hashes,
-            index,
-            ..
-        } = self;
-        let found = index.find(hash, |&i| {
-            let i = i as usize;
-            hashes[i] == hash && span(arena, ends, i) == canonical
+        let found = self.index.find(hash, |i| {
+            span(&self.arena, &self.ends, i as usize) == canonical
         });
-        let idx = if let Some(&i) = found {
-            i
-        } else {
-            let i = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
-            self.arena.extend_from_slice(canonical);
-            self.ends.push(self.arena.len() as u64);
-            self.hashes.push(hash);
-            self.counts.push(0);
-            let hashes = &self.hashes;
-            self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
-            i
+        let idx = match found {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+                self.arena.extend_from_slice(canonical);
+                self.ends.push(self.arena.len() as u64);
+                self.hashes.push(hash);
+                self.counts.push(0);
+                self.index.insert(hash, i, &self.hashes);
+                i
+            }
         };
         self.counts[idx as usize] += count;
         self.total += count;
@@ -236,11 +227,9 @@ impl KeySet {
     /// Index of a key given as canonical bytes.
     pub fn find(&self, canonical: &[u8]) -> Option<u32> {
         let hash = key_hash(canonical);
-        self.index
-            .find(hash, |&i| {
-                span(&self.arena, &self.ends, i as usize) == canonical
-            })
-            .copied()
+        self.index.find(hash, |i| {
+            span(&self.arena, &self.ends, i as usize) == canonical
+        })
     }
 
     /// Bytes of all distinct keys together.
@@ -252,7 +241,7 @@ impl KeySet {
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
             + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
-            + self.index.capacity() * 5
+            + self.index.slots.capacity() * 8
     }
 
     /// Adds every key and count of `other` (which must be of the same key type) to this set.
@@ -289,6 +278,66 @@ impl KeySet {
     /// Key indices ordered by count, highest first (ties by insertion order), at most `n` of them.
     pub fn top(&self, n: usize) -> Vec<u32> {
         top_indices(&self.counts, n)
+    }
+}
+
+/// Open addressing with linear probing over `u64` slots: `(hash >> 32) << 32 | (index + 1)`, 0 = empty.
+/// At most half full, so probes are short; the 32-bit tag makes a false match (then checked against the
+/// key's bytes) a one-in-four-billion event.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl Index {
+    const TAG: u64 = 0xffff_ffff_0000_0000;
+
+    fn find(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let tag = hash & Self::TAG;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return None;
+            }
+            if slot & Self::TAG == tag {
+                let i = (slot as u32).wrapping_sub(1);
+                if eq(i) {
+                    return Some(i);
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    /// Inserts key `i` (not present yet); `hashes` holds every key's hash for growing.
+    fn insert(&mut self, hash: u64, i: u32, hashes: &[u64]) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(16);
+            self.slots = vec![0; cap];
+            self.len = 0;
+            for (j, &h) in hashes.iter().enumerate() {
+                if j as u32 != i {
+                    self.place(h, j as u32);
+                }
+            }
+        }
+        self.place(hash, i);
+    }
+
+    fn place(&mut self, hash: u64, i: u32) {
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        while self.slots[pos] != 0 {
+            pos = (pos + 1) & mask;
+        }
+        self.slots[pos] = (hash & Self::TAG) | (u64::from(i) + 1);
+        self.len += 1;
     }
 }
 
@@ -396,5 +445,30 @@ mod tests {
             set.add_item(b"K", Some((sk.as_bytes(), KeyType::N)), 1);
         }
         assert!(set.sort_key_facts(0).unwrap().only_increasing);
+    }
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+
+    #[test]
+    fn colliding_tags_and_growth_keep_every_key() {
+        // Hashes that share their upper half (the tag) and their probe start: only the bytes tell them apart.
+        let mut set = KeySet::new(KeyType::S);
+        for i in 0..5000u64 {
+            let key = format!("k{i}");
+            set.add_hashed(key.as_bytes(), 0xabcd_0000_0000_0000 | (i % 7), 1);
+        }
+        for i in 0..5000u64 {
+            let key = format!("k{i}");
+            set.add_hashed(key.as_bytes(), 0xabcd_0000_0000_0000 | (i % 7), 2);
+        }
+        assert_eq!(set.len(), 5000);
+        assert_eq!(set.total(), 15000);
+        for i in [0u32, 1, 4999] {
+            assert_eq!(set.count(i), 3);
+            assert_eq!(set.key_bytes(i), format!("k{i}").as_bytes());
+        }
     }
 }
