@@ -18,10 +18,12 @@ use crate::source::{self, Loaded};
 ///
 /// With no command, opens the desktop app.
 #[derive(Debug, Parser)]
-#[command(name = "shardlens", version, about, long_about = None)]
+#[command(name = "shardlens", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Files of keys to open in the app.
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,19 +7,22 @@ fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Some(command) => run(command),
-        None => gui(),
+        None => gui(cli.files),
     };
     std::process::exit(code);
 }
 
 #[cfg(feature = "gui")]
-fn gui() -> i32 {
+fn gui(files: Vec<std::path::PathBuf>) -> i32 {
     use shardlens::app::{APP_ID, App};
-    let viewport = eframe::egui::ViewportBuilder::default()
+    let mut viewport = eframe::egui::ViewportBuilder::default()
         .with_title("shardlens")
         .with_app_id(APP_ID)
         .with_inner_size([1280.0, 780.0])
         .with_min_inner_size([720.0, 480.0]);
+    if let Some(icon) = shardlens::app::icon() {
+        viewport = viewport.with_icon(icon);
+    }
     let options = eframe::NativeOptions {
         viewport,
         ..Default::default()
@@ -27,7 +30,13 @@ fn gui() -> i32 {
     match eframe::run_native(
         "shardlens",
         options,
-        Box::new(|cc| Ok(Box::new(App::new(cc)))),
+        Box::new(move |cc| {
+            let mut app = App::new(cc);
+            if let Some(first) = files.into_iter().next() {
+                app.open_path(first);
+            }
+            Ok(Box::new(app))
+        }),
     ) {
         Ok(()) => 0,
         Err(e) => {
@@ -38,7 +47,7 @@ fn gui() -> i32 {
 }
 
 #[cfg(not(feature = "gui"))]
-fn gui() -> i32 {
+fn gui(_files: Vec<std::path::PathBuf>) -> i32 {
     use clap::CommandFactory as _;
     eprintln!("shardlens was built without the desktop app (feature `gui`); the commands:\n");
     let _ = Cli::command().print_help();

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# The one command that runs every test: unit, integration (CLI) and UI tests.
-# Installs what the tests need that the Rust toolchain does not bring.
+# The one command that runs every test: unit, integration (CLI, loaders), UI (egui_kittest), the real binary
+# under Xvfb (smoke), and the Linux packaging files. Installs what the tests need beyond the Rust toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo test --locked --all-features "$@"
+target_dir="${CARGO_TARGET_DIR:-target}"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+cargo test --locked --all-features "$@" 2>&1 | tee "$log"
+
+echo "== smoke test of the desktop app under Xvfb"
+tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke.png"
+
+echo "== packaging files"
+tests/packaging.sh
+
+# One closing line over every cargo test binary, for people and for CI.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -233,3 +233,45 @@ fn emoji_keys_render_real_glyphs() {
         "🔥hot"
     );
 }
+
+#[test]
+fn the_window_icon_decodes() {
+    let icon = shardlens::app::icon().expect("icon");
+    assert_eq!((icon.width, icon.height), (256, 256));
+    assert_eq!(icon.rgba.len(), 256 * 256 * 4);
+}
+
+#[test]
+fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let good = dir.join(format!("ui-open-{}.txt", std::process::id()));
+    std::fs::write(&good, "x\ny\nx\n").unwrap();
+    let mut h = harness();
+    h.state_mut().open_path(good.clone());
+    for _ in 0..500 {
+        h.run();
+        if h.state().report().unwrap().analysis.total == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(h.state().report().unwrap().analysis.total, 3);
+    h.get_by_label("3 keys · 2 distinct");
+    // A missing file: an error that names it, and the keys stay.
+    let missing = dir.join("no-such-file.txt");
+    h.state_mut().open_path(missing);
+    for _ in 0..500 {
+        h.run();
+        if h.state().notices.last().is_some_and(|n| n.error) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let notice = h.state().notices.last().unwrap();
+    assert!(
+        notice.error && notice.text.contains("no-such-file.txt"),
+        "{}",
+        notice.text
+    );
+    assert_eq!(h.state().report().unwrap().analysis.total, 3);
+}

@@ -242,6 +242,11 @@ impl App {
         }
     }
 
+    /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
+    pub fn open_path(&mut self, path: PathBuf) {
+        self.jobs.load_file(path, self.settings.key_type);
+    }
+
     /// Replaces the keys with a key set held as data (a loaded file, a benchmark).
     pub fn set_key_set(&mut self, keys: KeySet, source: Source) {
         self.set_keys(Keys::Data(Arc::new(keys)), source);
@@ -613,7 +618,7 @@ impl App {
         }
         while let Ok(outcome) = self.outcomes.1.try_recv() {
             match outcome {
-                Outcome::OpenKeys(path) => self.jobs.load_file(path, self.settings.key_type),
+                Outcome::OpenKeys(path) => self.open_path(path),
                 Outcome::OpenSession(path, Ok(bytes)) => {
                     self.open_session(&bytes, &path.display().to_string());
                 }
@@ -626,6 +631,32 @@ impl App {
             }
         }
     }
+}
+
+/// The window icon, from the 256 px render in `assets/`.
+pub fn icon() -> Option<egui::IconData> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(include_bytes!(
+        "../../assets/icon-256.png"
+    )));
+    // Palette and low bit depths expand to 8-bit RGB(A).
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().ok()?;
+    let mut buf = vec![0; reader.output_buffer_size()?];
+    let info = reader.next_frame(&mut buf).ok()?;
+    buf.truncate(info.buffer_size());
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        _ => return None,
+    };
+    Some(egui::IconData {
+        rgba,
+        width: info.width,
+        height: info.height,
+    })
 }
 
 fn write_png(path: &std::path::Path, image: &egui::ColorImage) -> Result<String, String> {
@@ -700,6 +731,16 @@ impl App {
     /// Per-frame work that is not drawing: results from the background, shortcuts, recomputation.
     pub fn tick(&mut self, ctx: &egui::Context) {
         self.drain_background();
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        if let Some(path) = dropped.into_iter().next() {
+            self.open_path(path);
+        }
         self.handle_shortcuts(ctx);
         if self.dirty {
             self.recompute();
