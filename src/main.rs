@@ -7,7 +7,17 @@ fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Some(command) => run(command),
-        None => gui(cli.files),
+        None => match cli.files.iter().find(|f| !f.exists()) {
+            // A typo of a command must not open a window on a missing file.
+            Some(missing) => {
+                eprintln!(
+                    "shardlens: {}: no such file, and not a command (see shardlens --help)",
+                    missing.display()
+                );
+                2
+            }
+            None => gui(cli.files),
+        },
     };
     std::process::exit(code);
 }
