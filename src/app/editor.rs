@@ -1,5 +1,7 @@
 //! The key editor: a text editor for small key sets, a virtualised, filterable list for large ones.
 
+use std::sync::Arc;
+
 use super::Command;
 use crate::model::{KeySet, KeyType};
 
@@ -10,8 +12,16 @@ pub const TEXT_LINE_LIMIT: usize = 20_000;
 #[derive(Debug, Default)]
 pub struct EditorState {
     pub filter: String,
-    /// Key indices matching `filter`, computed when the filter or the keys change.
-    filtered: Option<(String, usize, Vec<u32>)>,
+    /// Key indices matching `filter` (most written first), recomputed when the filter or the keys change.
+    filtered: Option<Filtered>,
+}
+
+#[derive(Debug)]
+struct Filtered {
+    filter: String,
+    /// The ordering it was filtered from (identifies the key set).
+    source: Arc<Vec<u32>>,
+    rows: Arc<Vec<u32>>,
 }
 
 /// The header: "N keys · D distinct".
@@ -40,7 +50,12 @@ pub fn text_ui(ui: &mut egui::Ui, text: &mut String) -> bool {
 }
 
 /// The read-only list for large key sets: filter box, per-key counts, only visible rows drawn.
-pub fn list_ui(ui: &mut egui::Ui, state: &mut EditorState, keys: &KeySet) -> Option<Command> {
+pub fn list_ui(
+    ui: &mut egui::Ui,
+    state: &mut EditorState,
+    keys: &KeySet,
+    by_count: &Arc<Vec<u32>>,
+) -> Option<Command> {
     let mut command = None;
     ui.horizontal(|ui| {
         let label = ui.label("Filter");
@@ -60,24 +75,27 @@ pub fn list_ui(ui: &mut egui::Ui, state: &mut EditorState, keys: &KeySet) -> Opt
     let stale = state
         .filtered
         .as_ref()
-        .is_none_or(|(f, len, _)| *f != state.filter || *len != keys.len());
+        .is_none_or(|f| f.filter != state.filter || !Arc::ptr_eq(&f.source, by_count));
     if stale {
         let needle = state.filter.to_lowercase();
-        let mut matching: Vec<u32> = if needle.is_empty() {
-            keys.top(keys.len())
+        let matching = if needle.is_empty() {
+            Arc::clone(by_count)
         } else {
-            keys.top(keys.len())
-                .into_iter()
-                .filter(|&i| keys.display(i).to_lowercase().contains(&needle))
-                .collect()
+            Arc::new(
+                by_count
+                    .iter()
+                    .copied()
+                    .filter(|&i| keys.display(i).to_lowercase().contains(&needle))
+                    .collect(),
+            )
         };
-        matching.shrink_to_fit();
-        state.filtered = Some((state.filter.clone(), keys.len(), matching));
+        state.filtered = Some(Filtered {
+            filter: state.filter.clone(),
+            source: Arc::clone(by_count),
+            rows: matching,
+        });
     }
-    let rows: &[u32] = state
-        .filtered
-        .as_ref()
-        .map_or(&[], |(_, _, r)| r.as_slice());
+    let rows: &[u32] = state.filtered.as_ref().map_or(&[], |f| f.rows.as_slice());
     ui.weak(format!("{} keys shown, most written first", rows.len()));
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
     egui::ScrollArea::vertical()

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::model::{KeySet, KeyType, Report, ViewSettings, report};
+use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
 use crate::source::{self, Loaded, Progress};
 
 /// What to compute: keys from text (parsed on the worker) or a key set already held.
@@ -24,10 +24,19 @@ pub struct Request {
     pub view: ViewSettings,
 }
 
+/// What the panels show: the keys, their report, and the keys ordered by count (the editor's list).
+#[derive(Clone)]
+pub struct Shown {
+    pub view: ViewSettings,
+    pub keys: Arc<KeySet>,
+    pub report: Arc<Report>,
+    pub by_count: Arc<Vec<u32>>,
+}
+
 /// A computed report, or the parse error of the text.
 pub struct Computed {
     pub generation: u64,
-    pub result: Result<(Arc<KeySet>, Arc<Report>), String>,
+    pub result: Result<Shown, String>,
 }
 
 /// Events of a file load.
@@ -45,16 +54,35 @@ pub struct Jobs {
     ctx: egui::Context,
 }
 
-/// Computes a report synchronously: what the worker does, also used inline for small inputs.
-pub fn compute(input: Input, view: &ViewSettings) -> Result<(Arc<KeySet>, Arc<Report>), String> {
+/// Computes a report synchronously: what the worker does, also used inline for small inputs. `previous`
+/// saves re-sorting the keys by count when only the view changed.
+pub fn compute(
+    input: Input,
+    view: &ViewSettings,
+    previous: Option<&Shown>,
+) -> Result<Shown, String> {
     let keys = match input {
         Input::Text(text, key_type) => Arc::new(
             crate::model::text::parse_text(text.as_bytes(), key_type).map_err(|e| e.to_string())?,
         ),
         Input::Keys(keys) => keys,
     };
-    let rep = Arc::new(report(&keys, view));
-    Ok((keys, rep))
+    let same_keys = previous.filter(|p| Arc::ptr_eq(&p.keys, &keys));
+    let report = Arc::new(report_reusing(
+        &keys,
+        view,
+        same_keys.map(|p| (&p.view, p.report.as_ref())),
+    ));
+    let by_count = match same_keys {
+        Some(p) => Arc::clone(&p.by_count),
+        None => Arc::new(keys.top(keys.len())),
+    };
+    Ok(Shown {
+        view: view.clone(),
+        keys,
+        report,
+        by_count,
+    })
 }
 
 impl Jobs {
@@ -154,6 +182,7 @@ impl Drop for Jobs {
 
 fn worker(slot: &Slot, tx: &SyncSender<Computed>, ctx: &egui::Context) {
     let (lock, cvar) = &**slot;
+    let mut last: Option<Shown> = None;
     loop {
         let request = {
             let Ok(mut pending) = lock.lock() else { return };
@@ -167,7 +196,10 @@ fn worker(slot: &Slot, tx: &SyncSender<Computed>, ctx: &egui::Context) {
                 }
             }
         };
-        let result = compute(request.input, &request.view);
+        let result = compute(request.input, &request.view, last.as_ref());
+        if let Ok(shown) = &result {
+            last = Some(shown.clone());
+        }
         if tx
             .send(Computed {
                 generation: request.generation,

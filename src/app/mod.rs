@@ -22,7 +22,7 @@ use crate::model::scenario::Scenario;
 use crate::model::shard::Scope;
 use crate::model::{KeySet, Report};
 use crate::source::Source;
-use jobs::{Computed, Input, Jobs, LoadEvent, Request};
+use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
 use settings::{SESSION_FORMAT, SESSION_VERSION, Session, Settings};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
@@ -76,8 +76,8 @@ pub struct App {
     pub keys: Keys,
     pub source: Source,
     pub answers: UserAnswers,
-    /// The last good key set and report: stay on screen while newer input is invalid or computing.
-    pub current: Option<(Arc<KeySet>, Arc<Report>)>,
+    /// The last good keys and report: stay on screen while newer input is invalid or computing.
+    pub current: Option<Shown>,
     pub path: Option<Path>,
     /// The parse error of the current input, if any.
     pub input_error: Option<String>,
@@ -147,11 +147,11 @@ impl App {
     }
 
     pub fn report(&self) -> Option<&Report> {
-        self.current.as_ref().map(|(_, r)| r.as_ref())
+        self.current.as_ref().map(|s| s.report.as_ref())
     }
 
     pub fn key_set(&self) -> Option<&KeySet> {
-        self.current.as_ref().map(|(k, _)| k.as_ref())
+        self.current.as_ref().map(|s| s.keys.as_ref())
     }
 
     /// Whether a computation is still under way.
@@ -179,7 +179,7 @@ impl App {
                 let small = t.len() <= INLINE_BYTES;
                 let input = Input::Text(Arc::new(t.clone()), self.settings.key_type);
                 if small {
-                    let result = jobs::compute(input, &view);
+                    let result = jobs::compute(input, &view, self.current.as_ref());
                     self.on_computed(Computed {
                         generation: self.wanted,
                         result,
@@ -190,7 +190,8 @@ impl App {
             }
             Keys::Data(k) => {
                 if k.len() <= 20_000 {
-                    let result = jobs::compute(Input::Keys(Arc::clone(k)), &view);
+                    let result =
+                        jobs::compute(Input::Keys(Arc::clone(k)), &view, self.current.as_ref());
                     self.on_computed(Computed {
                         generation: self.wanted,
                         result,
@@ -214,9 +215,9 @@ impl App {
         }
         self.generation = computed.generation;
         match computed.result {
-            Ok((keys, report)) => {
+            Ok(shown) => {
                 self.input_error = None;
-                self.current = Some((keys, report));
+                self.current = Some(shown);
                 self.update_path();
             }
             Err(e) => self.input_error = Some(e),
@@ -224,8 +225,8 @@ impl App {
     }
 
     fn update_path(&mut self) {
-        if let Some((_, report)) = &self.current {
-            self.path = Some(evaluate(&report.evidence, &self.answers));
+        if let Some(shown) = &self.current {
+            self.path = Some(evaluate(&shown.report.evidence, &self.answers));
         }
     }
 
@@ -357,13 +358,13 @@ impl App {
                 Err(e) => self.notify(format!("cannot write the session: {e}"), true),
             },
             Command::ExportCsv => {
-                if let Some((_, report)) = &self.current {
-                    let csv = buckets_csv(report, self.settings.view().buckets);
+                if let Some(shown) = &self.current {
+                    let csv = buckets_csv(&shown.report, self.settings.view().buckets);
                     self.save_dialog("buckets.csv", "CSV", "csv", csv.into_bytes());
                 }
             }
             Command::ExportJson => {
-                if let Some((keys, report)) = &self.current
+                if let Some(Shown { keys, report, .. }) = &self.current
                     && let Some(path) = &self.path
                 {
                     let doc = report_doc(
@@ -810,9 +811,12 @@ impl App {
                             self.dirty = true;
                         }
                     }
-                    Keys::Data(keys) => {
-                        let keys = Arc::clone(keys);
-                        if let Some(c) = editor::list_ui(ui, &mut self.editor, &keys) {
+                    Keys::Data(_) => {
+                        // The list shows the computed keys (the loaded set once its report is in).
+                        if let Some(shown) = &self.current
+                            && let Some(c) =
+                                editor::list_ui(ui, &mut self.editor, &shown.keys, &shown.by_count)
+                        {
                             commands.push(c);
                         }
                     }
@@ -834,14 +838,14 @@ impl App {
             if controls::controls_ui(ui, &mut self.settings) {
                 self.dirty = true;
             }
-            if let Some((keys, report)) = &self.current {
+            if let Some(Shown { keys, report, .. }) = &self.current {
                 if let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report) {
                     commands.push(c);
                 }
                 ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
             }
             ui.separator();
-            let report = self.current.as_ref().map(|(_, r)| Arc::clone(r));
+            let report = self.current.as_ref().map(|s| Arc::clone(&s.report));
             self.chart_rect = Some(histogram::plot_ui(
                 ui,
                 report.as_deref(),

@@ -55,17 +55,43 @@ pub struct Report {
 
 /// Computes the report of `keys` under `view`.
 pub fn report(keys: &KeySet, view: &ViewSettings) -> Report {
+    report_reusing(keys, view, None)
+}
+
+/// Like [`report`], reusing the unsharded analysis of a previous report of the same keys when the bucket
+/// count and top-N are unchanged: a change of shard setting then analyses only the sharded keys.
+pub fn report_reusing(
+    keys: &KeySet,
+    view: &ViewSettings,
+    previous: Option<(&ViewSettings, &Report)>,
+) -> Report {
     let partitions = Partitioner::equal(view.buckets);
+    let reusable = previous
+        .filter(|(v, _)| v.buckets == view.buckets && v.top_n == view.top_n)
+        .and_then(|(v, r)| {
+            if v.shard.is_active() {
+                r.unsharded.clone()
+            } else {
+                Some(r.analysis.clone())
+            }
+        });
+    let plain = || {
+        reusable.unwrap_or_else(|| {
+            analyze(
+                keys,
+                &ShardPlan::none().apply(keys),
+                &partitions,
+                view.top_n,
+            )
+        })
+    };
     let sharded = view.shard.apply(keys);
-    let analysis = analyze(keys, &sharded, &partitions, view.top_n);
-    let unsharded = view.shard.is_active().then(|| {
-        analyze(
-            keys,
-            &ShardPlan::none().apply(keys),
-            &partitions,
-            view.top_n,
-        )
-    });
+    let (analysis, unsharded) = if view.shard.is_active() {
+        let analysis = analyze(keys, &sharded, &partitions, view.top_n);
+        (analysis, Some(plain()))
+    } else {
+        (plain(), None)
+    };
     let evidence = Evidence::from_analysis(keys, &analysis);
     Report {
         read_fan_out: sharded.read_fan_out(),
@@ -73,5 +99,50 @@ pub fn report(keys: &KeySet, view: &ViewSettings) -> Report {
         analysis,
         unsharded,
         evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reusing_a_previous_report_gives_the_same_report() {
+        let keys = text::parse_text(
+            scenario::Scenario::Leaderboard.text().as_bytes(),
+            KeyType::S,
+        )
+        .unwrap();
+        let plain = ViewSettings::default();
+        let sharded = ViewSettings {
+            shard: ShardPlan {
+                shards: 10,
+                ..ShardPlan::default()
+            },
+            ..ViewSettings::default()
+        };
+        let first = report(&keys, &plain);
+        let reused = report_reusing(&keys, &sharded, Some((&plain, &first)));
+        let fresh = report(&keys, &sharded);
+        assert_eq!(reused.analysis.buckets, fresh.analysis.buckets);
+        assert_eq!(
+            reused.unsharded.as_ref().unwrap().buckets,
+            fresh.unsharded.as_ref().unwrap().buckets
+        );
+        let back = report_reusing(&keys, &plain, Some((&sharded, &fresh)));
+        assert_eq!(back.analysis.buckets, first.analysis.buckets);
+        assert!(back.unsharded.is_none());
+        // A different bucket count is not reused.
+        let sixteen = ViewSettings {
+            buckets: 16,
+            ..ViewSettings::default()
+        };
+        assert_eq!(
+            report_reusing(&keys, &sixteen, Some((&plain, &first)))
+                .analysis
+                .buckets
+                .len(),
+            16
+        );
     }
 }
