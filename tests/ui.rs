@@ -275,3 +275,13 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
     );
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
 }
+
+#[test]
+fn ctrl_v_outside_the_editor_pastes_keys_into_it() {
+    let mut h = harness();
+    h.state_mut().set_text("a\n".to_owned());
+    h.run();
+    h.event(egui::Event::Paste("b\nc".to_owned()));
+    h.run();
+    h.get_by_label("3 keys · 3 distinct");
+}

@@ -253,7 +253,20 @@ impl App {
         self.set_keys(Keys::Data(Arc::new(keys)), source);
     }
 
-    /// Replaces the keys with text, as a paste does.
+    /// Pastes keys: appended to the editor's text, or replacing keys held as data.
+    pub fn paste(&mut self, text: &str) {
+        let mut joined = match &self.keys {
+            Keys::Text(t) => t.clone(),
+            Keys::Data(_) => String::new(),
+        };
+        if !joined.is_empty() && !joined.ends_with('\n') {
+            joined.push('\n');
+        }
+        joined.push_str(text);
+        self.set_text(joined);
+    }
+
+    /// Replaces the keys with text.
     pub fn set_text(&mut self, text: String) {
         self.set_keys(Keys::Text(text), Source::Paste);
     }
@@ -741,6 +754,22 @@ impl App {
         });
         if let Some(path) = dropped.into_iter().next() {
             self.open_path(path);
+        }
+        // Ctrl+V anywhere but in a text field pastes keys into the editor.
+        let focused = ctx.memory(|m| m.focused().is_some());
+        if !focused {
+            let pasted: Vec<String> = ctx.input(|i| {
+                i.events
+                    .iter()
+                    .filter_map(|e| match e {
+                        egui::Event::Paste(text) => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            for text in pasted {
+                self.paste(&text);
+            }
         }
         self.handle_shortcuts(ctx);
         if self.dirty {
