@@ -12,7 +12,7 @@ use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{
     KeySet, KeyType, Scope, ShardPlan, Strategy, UserAnswers, ViewSettings, evaluate, report,
 };
-use crate::source::{self, Loaded};
+use crate::source::{self, FormatIn, LoadOptions, Loaded, OnBad};
 
 /// See how DynamoDB partition keys spread over partitions.
 ///
@@ -62,10 +62,60 @@ pub enum KeyTypeArg {
     B,
 }
 
+/// Input formats of `--format-in`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatInArg {
+    /// Detect from each file's name and first bytes.
+    Auto,
+    /// Plain text, one key per line (`pk` or `pk<TAB>sk`).
+    Lines,
+    /// CSV with a header; optional `count` column.
+    Csv,
+    /// DynamoDB JSON lines, as an S3 export writes them (plain or .gz).
+    DynamodbJson,
+    /// `aws dynamodb scan` output (pages may be concatenated).
+    ScanJson,
+    /// Ion text export lines.
+    Ion,
+    /// Incremental export lines (writes per key).
+    Incremental,
+    /// NoSQL Workbench model.
+    Workbench,
+}
+
+impl FormatInArg {
+    pub fn format(self) -> FormatIn {
+        match self {
+            Self::Auto => FormatIn::Auto,
+            Self::Lines => FormatIn::Lines,
+            Self::Csv => FormatIn::Csv,
+            Self::DynamodbJson => FormatIn::DynamodbJson,
+            Self::ScanJson => FormatIn::ScanJson,
+            Self::Ion => FormatIn::Ion,
+            Self::Incremental => FormatIn::Incremental,
+            Self::Workbench => FormatIn::Workbench,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// File of keys, one per line (`pk` or `pk<TAB>sk`); `-` or nothing reads standard input.
-    pub file: Option<PathBuf>,
+    /// Files or S3 export folders to load into one key set; `-` or nothing reads standard input. Formats:
+    /// lines, CSV, DynamoDB JSON (.gz), S3 export folder, scan output, Ion, incremental export, Workbench model.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Input format (default: detect per file).
+    #[arg(long, value_enum, default_value_t = FormatInArg::Auto)]
+    pub format_in: FormatInArg,
+    /// Partition key attribute (or CSV column); default: from the format, or guessed (pk, PK, id, …).
+    #[arg(long, value_name = "ATTR")]
+    pub key: Option<String>,
+    /// Sort key attribute (or CSV column); default: from the format, or guessed (sk, SK, …).
+    #[arg(long, value_name = "ATTR")]
+    pub sort_key: Option<String>,
+    /// Skip bad records (counted and reported) instead of stopping at the first one.
+    #[arg(long)]
+    pub skip_bad: bool,
     #[command(flatten)]
     pub view: ViewArgs,
 }
@@ -94,9 +144,10 @@ pub struct ViewArgs {
     /// Seed of the random strategy (the same seed gives the same split).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Type of the partition key.
-    #[arg(long, value_enum, ignore_case = true, default_value_t = KeyTypeArg::S)]
-    pub key_type: KeyTypeArg,
+    /// Type of the partition key (text formats read keys as this type, default S; typed formats such as
+    /// DynamoDB JSON take it from the data and check it when given).
+    #[arg(long, value_enum, ignore_case = true)]
+    pub key_type: Option<KeyTypeArg>,
     /// Top keys to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -143,12 +194,18 @@ impl ViewArgs {
         }
     }
 
+    /// The partition key type: as given, else S.
     pub fn key_type(&self) -> KeyType {
-        match self.key_type {
+        self.key_type_given().unwrap_or_default()
+    }
+
+    /// The partition key type if `--key-type` was given.
+    pub fn key_type_given(&self) -> Option<KeyType> {
+        self.key_type.map(|t| match t {
             KeyTypeArg::S => KeyType::S,
             KeyTypeArg::N => KeyType::N,
             KeyTypeArg::B => KeyType::B,
-        }
+        })
     }
 }
 
@@ -168,34 +225,92 @@ pub fn run(command: Command) -> i32 {
 
 fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     let cancel = AtomicBool::new(false);
-    let key_type = args.view.key_type();
-    let (name, loaded) = match args.file.as_deref() {
-        None => read_stdin(key_type, &cancel)?,
-        Some(p) if p == Path::new("-") => read_stdin(key_type, &cancel)?,
-        Some(path) => (
-            path.display().to_string(),
-            source::load_path(path, key_type, &cancel, &mut |_| {})?,
-        ),
+    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    if paths.iter().any(|p| p == Path::new("-")) && std::io::stdin().is_terminal() {
+        eprintln!("shardlens: reading keys from standard input (one per line; end with Ctrl+D)");
+    }
+    let opts = LoadOptions {
+        format: args.format_in.format(),
+        key: args.key.clone(),
+        key_type: args.view.key_type_given(),
+        sort_key: args.sort_key.clone(),
+        on_bad: if args.skip_bad {
+            OnBad::Skip
+        } else {
+            OnBad::Stop
+        },
+    };
+    let loaded = source::load(&paths, &opts, &cancel, &mut |_| {})?;
+    for w in &loaded.warnings {
+        eprintln!("shardlens: {w}");
+    }
+    if loaded.skipped > 0 {
+        eprintln!("shardlens: skipped {} bad records", loaded.skipped);
+    }
+    let name = match paths.as_slice() {
+        [one] => one.display().to_string(),
+        many => format!("{} inputs", many.len()),
     };
     let mut out = std::io::stdout().lock();
-    print_analysis(&mut out, &name, &loaded.keys, &args.view).context("cannot write the output")?;
+    print_loaded(&mut out, &name, &loaded, &args.view).context("cannot write the output")?;
     Ok(())
 }
 
-fn read_stdin(key_type: KeyType, cancel: &AtomicBool) -> anyhow::Result<(String, Loaded)> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        eprintln!("shardlens: reading keys from standard input (one per line; end with Ctrl+D)");
+/// Prints the analysis of a load: the analysis of its keys, plus (JSON) an `input` object with what was read
+/// and (table) the items per export data file.
+pub fn print_loaded(
+    out: &mut dyn Write,
+    name: &str,
+    loaded: &Loaded,
+    view_args: &ViewArgs,
+) -> std::io::Result<()> {
+    if view_args.format != OutputFormat::Json {
+        print_analysis(out, name, &loaded.keys, view_args)?;
+        if view_args.format == OutputFormat::Table
+            && let Some(groups) = &loaded.groups
+            && loaded.keys.total() > 0
+        {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "items by export data file ({} files, one partition's key range each):",
+                groups.len()
+            )?;
+            let mut sorted: Vec<_> = groups.iter().collect();
+            sorted.sort_by(|a, b| b.items.cmp(&a.items).then(a.name.cmp(&b.name)));
+            for g in sorted.iter().take(view_args.top.max(1)) {
+                writeln!(out, "  {:>10}  {}", g.items, g.name)?;
+            }
+        }
+        return Ok(());
     }
-    let loaded = source::load_lines(
-        stdin.lock(),
-        Path::new("standard input"),
-        key_type,
-        None,
-        cancel,
-        &mut |_| {},
-    )?;
-    Ok(("-".to_owned(), loaded))
+    let mut buf = Vec::new();
+    print_analysis(&mut buf, name, &loaded.keys, view_args)?;
+    let mut doc: serde_json::Value = serde_json::from_slice(&buf).map_err(std::io::Error::other)?;
+    if let Some(obj) = doc.as_object_mut() {
+        obj.insert(
+            "input".to_owned(),
+            serde_json::json!({
+                "items": loaded.items,
+                "lines": loaded.lines,
+                "bytes": loaded.bytes,
+                "skipped": loaded.skipped,
+                "key_attribute": loaded.key_attribute,
+                "sort_key_attribute": loaded.sort_key_attribute,
+                "warnings": loaded.warnings,
+                "groups": loaded.groups.as_ref().map(|g| g
+                    .iter()
+                    .map(|g| serde_json::json!({"name": g.name, "items": g.items}))
+                    .collect::<Vec<_>>()),
+            }),
+        );
+    }
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
+    writeln!(out)
 }
 
 /// Prints the analysis of `keys` in the chosen format.

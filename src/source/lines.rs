@@ -73,13 +73,17 @@ pub fn load_lines(
             bytes,
             total_bytes,
             lines: parser.lines(),
+            items: 0,
         });
     }
     let lines = parser.lines();
+    let keys = parser.finish();
     Ok(Loaded {
-        keys: parser.finish(),
+        items: keys.total(),
+        keys,
         lines,
         bytes,
+        ..Loaded::default()
     })
 }
 

@@ -1,15 +1,62 @@
-//! I/O: streams keys from files and standard input into a [`KeySet`].
+//! I/O: streams keys from files, folders and standard input into a [`KeySet`].
 //!
-//! Sources never panic on input: every problem becomes a [`SourceError`] that names the file and the line.
+//! [`load`] is the one entry point the app and the CLI call: it takes one or more paths (files, S3 export
+//! folders, `-` for standard input), detects each one's format ([`detect`]) unless told, and loads every key
+//! into one [`KeySet`]. One module per format:
+//!
+//! | format | module | key attribute from |
+//! |---|---|---|
+//! | plain text, one key a line (`pk<TAB>sk`) | [`lines`] | — |
+//! | CSV with a header (RFC 4180), optional `count` column | [`csv`] | `--key`, a column named like `pk`/`id`, else the first |
+//! | DynamoDB JSON lines (`{"Item":{…}}`), plain or `.gz` | [`dynamodb_json`] | `--key`, else guessed from the first item |
+//! | S3 export folder (manifests + `data/*.json.gz` or `*.ion.gz`) | [`s3_export`] | as the data files |
+//! | `aws dynamodb scan` output, pages concatenated | [`scan_json`] | as DynamoDB JSON |
+//! | Ion text export lines (`$ion_1_0 {Item:{…}}`) | [`ion`] | as DynamoDB JSON |
+//! | incremental export lines (`{"Metadata":…,"Keys":…}`) | [`incremental`] | the `Keys` object |
+//! | NoSQL Workbench model | [`workbench`] | the model's `KeyAttributes` |
+//!
+//! # Bad input: one policy for every format
+//!
+//! Sources never panic on input. A bad record (invalid JSON or Ion on a line, a CSV row with the wrong number of
+//! fields, an item without the key attribute, a key of the wrong type or an invalid key value, invalid UTF-8)
+//! gives a [`SourceError`] that names the file, the line (or item number in whole-document formats) and what was
+//! expected, with the path last.
+//!
+//! - By default ([`OnBad::Stop`]) the load **stops at the first bad record** and returns that error; nothing is
+//!   half-loaded.
+//! - With [`OnBad::Skip`] a bad record is skipped and counted in [`Loaded::skipped`]; the first few messages
+//!   are kept in [`Loaded::warnings`] so the user sees what was skipped and where.
+//! - Some problems always stop, whatever the policy, because the rest of the file cannot be trusted or read:
+//!   I/O errors, truncated or corrupt gzip, a line longer than [`MAX_LINE_BYTES`] (a DynamoDB item is at most
+//!   400 KB, so such a line is not an item; it is refused without holding it in memory), a binary file, a JSON
+//!   syntax error inside a whole-document format (scan output, Workbench model), and an S3 export manifest
+//!   that names a data file that is missing.
+//! - S3 export item counts that disagree with the manifests (per data file or in total) do **not** stop the
+//!   load: each mismatch becomes one line in [`Loaded::warnings`], which the CLI prints to standard error and
+//!   the app shows in its notification list. The keys loaded are what the data files hold.
+//! - An empty file loads as zero keys, with a warning naming it.
 
+pub mod csv;
+pub mod detect;
+pub mod dynamodb_json;
+pub mod incremental;
+pub mod ion;
+pub mod item;
 pub mod lines;
+pub mod read;
+pub mod s3_export;
+pub mod scan_json;
+pub mod workbench;
 
+use std::fmt;
 use std::path::PathBuf;
 
 use crate::model::KeySet;
 use crate::model::text::LineError;
 
+pub use detect::{FormatIn, detect_format};
 pub use lines::{load_lines, load_path};
+pub use read::{MAX_LINE_BYTES, load};
 
 /// Where keys come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,19 +69,54 @@ pub enum Source {
     File(PathBuf),
     /// Standard input.
     Stdin,
+    /// Files or folders in any supported format, loaded with [`load`].
+    Files(Vec<PathBuf>),
 }
 
 impl Source {
     /// A short description for titles and status lines.
     pub fn describe(&self) -> String {
+        let short = |p: &PathBuf| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        };
         match self {
             Self::Paste => "pasted keys".to_owned(),
             Self::Example(s) => format!("example: {}", s.title()),
-            Self::File(p) => p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            Self::File(p) => short(p),
             Self::Stdin => "standard input".to_owned(),
+            Self::Files(paths) => match paths.as_slice() {
+                [one] => short(one),
+                [first, rest @ ..] => format!("{} and {} more", short(first), rest.len()),
+                [] => "no files".to_owned(),
+            },
+        }
+    }
+}
+
+/// Where in a file a bad record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// 1-based line.
+    Line(u64),
+    /// 1-based item of a whole-document format, and the line it starts on when known.
+    Item { item: u64, line: Option<u64> },
+    /// The file as a whole.
+    File,
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Line(l) => write!(f, "line {l}: "),
+            Self::Item {
+                item,
+                line: Some(l),
+            } => write!(f, "item {item} (line {l}): "),
+            Self::Item { item, line: None } => write!(f, "item {item}: "),
+            Self::File => Ok(()),
         }
     }
 }
@@ -49,22 +131,96 @@ pub enum SourceError {
     },
     #[error("{error} (in {})", name.display())]
     Line { name: PathBuf, error: LineError },
+    /// A record (line, row or item) that is not what the format expects.
+    #[error("{at}{what} (in {})", name.display())]
+    Record { name: PathBuf, at: At, what: String },
     #[error("loading cancelled")]
     Cancelled,
 }
 
-/// Progress of a load: bytes read so far, and the total when known.
+impl SourceError {
+    pub(crate) fn record(name: &std::path::Path, at: At, what: impl Into<String>) -> Self {
+        Self::Record {
+            name: name.to_path_buf(),
+            at,
+            what: what.into(),
+        }
+    }
+
+    /// Problems that stop a load whatever [`OnBad`] says.
+    pub(crate) fn is_fatal(&self) -> bool {
+        !matches!(self, Self::Line { .. } | Self::Record { .. })
+    }
+}
+
+/// Progress of a load: bytes read so far (compressed bytes for `.gz`), and the total when known.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
     pub bytes: u64,
     pub total_bytes: Option<u64>,
     pub lines: u64,
+    /// Items (records with a key) loaded so far.
+    pub items: u64,
+}
+
+/// What to do with a bad record (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnBad {
+    /// Stop at the first bad record with an error naming it.
+    #[default]
+    Stop,
+    /// Skip bad records, counting them in [`Loaded::skipped`].
+    Skip,
+}
+
+/// How to load: the format and which attributes are the keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The input format; [`FormatIn::Auto`] detects it per path.
+    pub format: FormatIn,
+    /// Partition key attribute (or CSV column); `None` takes it from the format (manifest, Workbench model,
+    /// incremental `Keys`) or guesses it from the first item (names like `pk`, `PK`, `id`).
+    pub key: Option<String>,
+    /// The partition key's type. Typed formats (DynamoDB JSON, Ion, …) carry it in the data: `None` takes the
+    /// first item's, and a given type is checked against every item. Text formats (lines, CSV) read keys as
+    /// this type, `S` when `None`.
+    pub key_type: Option<crate::model::KeyType>,
+    /// Sort key attribute (or CSV column); `None` takes it from the format or guesses it (names like `sk`,
+    /// `SK`), and no sort key is used when nothing fits.
+    pub sort_key: Option<String>,
+    /// Bad records: stop (default) or skip and count.
+    pub on_bad: OnBad,
+}
+
+/// Items in one group of the input, e.g. one S3 export data file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// The data file's name, e.g. `data/abc.json.gz`.
+    pub name: String,
+    /// Items (writes) loaded from it.
+    pub items: u64,
 }
 
 /// A finished load.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Loaded {
     pub keys: KeySet,
+    /// Lines (or records) read.
     pub lines: u64,
+    /// Bytes read (compressed bytes for `.gz`).
     pub bytes: u64,
+    /// Items loaded: records that gave a key (a CSV row with a count is one item of `count` writes).
+    pub items: u64,
+    /// Per data file item counts of an S3 export. AWS writes at least one data file per partition and a file's
+    /// items all come from one partition's key range, so this is a real grouping by partition.
+    pub groups: Option<Vec<Group>>,
+    /// Bad records skipped under [`OnBad::Skip`].
+    pub skipped: u64,
+    /// Things the user should see that did not stop the load (manifest count mismatches, skipped records,
+    /// empty files, the attribute guessed as key).
+    pub warnings: Vec<String>,
+    /// The partition key attribute used, when the format has attributes.
+    pub key_attribute: Option<String>,
+    /// The sort key attribute used, if any.
+    pub sort_key_attribute: Option<String>,
 }

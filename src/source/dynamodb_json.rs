@@ -1,0 +1,159 @@
+//! DynamoDB JSON lines, as an S3 export (`DYNAMODB_JSON`) writes them: one item a line,
+//! `{"Item":{"pk":{"S":"…"},"sk":{"N":"…"},…}}`, plain or gzip. The same reader takes incremental export lines
+//! (`{"Metadata":…,"Keys":{…},"NewImage":…,"OldImage":…}`), whose item is the `Keys` object: each line is
+//! one write of its key.
+//!
+//! Each line is deserialised straight from the line's bytes with a [`serde::de::DeserializeSeed`] that copies
+//! out only the key attributes and skips the rest with [`serde::de::IgnoredAny`]: no DOM, no allocation per
+//! item. The first item decides the key attributes when they are not given (see [`super::item`]).
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::de::DeserializeSeed as _;
+
+use super::item::{ItemSeed, RecordSeed, Scratch};
+use super::read::{Sink, Tick, for_each_line, invalid_json_line};
+use super::{At, LoadOptions, SourceError};
+
+/// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
+pub fn load_json_lines(
+    reader: &mut dyn BufRead,
+    gzip: bool,
+    name: &Path,
+    field: &'static str,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    tick: &mut Tick<'_>,
+) -> Result<(), SourceError> {
+    let mut scratch = Scratch::default();
+    let lines = for_each_line(reader, name, gzip, tick, |line, n| {
+        if line.trim_ascii().is_empty() {
+            return Ok(());
+        }
+        let result = json_line(line, field, sink, &mut scratch, opts)
+            .map_err(|what| SourceError::record(name, At::Line(n), what));
+        sink.check(result)
+    })?;
+    sink.lines += lines;
+    Ok(())
+}
+
+/// One line: `Err` is what is wrong with it.
+pub fn json_line(
+    line: &[u8],
+    field: &'static str,
+    sink: &mut Sink,
+    scratch: &mut Scratch,
+    opts: &LoadOptions,
+) -> Result<(), String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let found = RecordSeed {
+        field,
+        item: ItemSeed {
+            names: sink.names.as_ref(),
+            scratch,
+        },
+    }
+    .deserialize(&mut de)
+    .and_then(|found| de.end().map(|()| found))
+    .map_err(|e| invalid_json_line(line, &e))?;
+    if !found {
+        return Err(format!(
+            "expected a JSON object with an {field:?} field ({})",
+            if field == "Item" {
+                "a DynamoDB JSON export line"
+            } else {
+                "an incremental export line"
+            }
+        ));
+    }
+    if sink.names.is_none() {
+        sink.resolve_from_first(scratch, opts)?;
+    }
+    sink.add_scratch(scratch, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::KeyType;
+
+    fn load(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
+        let mut sink = Sink::new(opts);
+        load_json_lines(
+            &mut text.as_bytes(),
+            false,
+            Path::new("x.json"),
+            "Item",
+            &mut sink,
+            opts,
+            &mut |_, _| Ok(()),
+        )?;
+        Ok(sink)
+    }
+
+    #[test]
+    fn loads_items_and_canonicalises_numbers() {
+        let text = "{\"Item\":{\"id\":{\"N\":\"1\"},\"v\":{\"S\":\"x\"}}}\n\n{\"Item\":{\"v\":{\"S\":\"y\"},\"id\":{\"N\":\"1.0\"}}}\r\n{\"Item\":{\"id\":{\"N\":\"2E0\"}}}";
+        let sink = load(text, &LoadOptions::default()).unwrap();
+        assert_eq!(sink.keys.key_type(), KeyType::N);
+        assert_eq!(sink.keys.total(), 3);
+        assert_eq!(sink.keys.count(sink.keys.find(b"1").unwrap()), 2);
+        assert_eq!(sink.keys.count(sink.keys.find(b"2").unwrap()), 1);
+        assert_eq!(sink.names.unwrap().pk, "id");
+        assert_eq!(sink.lines, 4);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let opts = LoadOptions::default();
+        let ok = "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n";
+        let e = load(&format!("{ok}{ok}{{\"Item\":"), &opts).unwrap_err();
+        assert!(e.to_string().starts_with("line 3: invalid JSON"), "{e}");
+        let e = load(
+            &format!("{ok}{{\"Item\":{{\"x\":{{\"S\":\"a\"}}}}}}"),
+            &opts,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 2: item has no attribute \"pk\""),
+            "{e}"
+        );
+        let e = load(
+            &format!("{ok}{{\"Item\":{{\"pk\":{{\"N\":\"1\"}}}}}}"),
+            &opts,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "line 2: partition key \"pk\" is of type N (number); expected S (string)"
+            ),
+            "{e}"
+        );
+        let e = load(&format!("{ok}{{\"other\":1}}"), &opts).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 2: expected a JSON object with an \"Item\" field"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn skip_policy_counts() {
+        let opts = LoadOptions {
+            on_bad: super::super::OnBad::Skip,
+            ..LoadOptions::default()
+        };
+        let ok = "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n";
+        let sink = load(&format!("{ok}nope\n{ok}{{}}\n"), &opts).unwrap();
+        assert_eq!(sink.keys.total(), 2);
+        assert_eq!(sink.skipped, 2);
+        assert!(
+            sink.warnings
+                .iter()
+                .any(|w| w.starts_with("skipped: line 2: invalid JSON"))
+        );
+    }
+}

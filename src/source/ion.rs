@@ -1,0 +1,584 @@
+//! Ion text export lines (`ION` S3 exports): `$ion_1_0 {Item:{Id:103.,Name:"Book",Tags:$dynamodb_SS::["A"]}}`.
+//!
+//! A small hand-written reader for the subset of Ion text DynamoDB writes: structs, lists and s-expressions,
+//! strings (short and long, with escapes), symbols and quoted symbols as field names, annotations
+//! (`$dynamodb_SS::[…]` marks sets), ints (decimal, hex, binary, with `_`), decimals (`103.`, `1.5d3`),
+//! floats, blobs (`{{base64}}`), clobs, `null`/`null.type`, booleans and comments. Types map to DynamoDB's:
+//! strings are `S`, ints, decimals and floats are `N` (canonicalised by value like every number), blobs are
+//! `B`; anything else (sets, maps, lists, booleans, nulls, timestamps) cannot be a key. Nesting is limited to
+//! 64 levels so hostile input cannot overflow the stack.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::item::{KeyNames, Scratch, Tag};
+use super::read::{Sink, Tick, for_each_line};
+use super::{At, LoadOptions, SourceError};
+use crate::model::KeyType;
+
+const MAX_DEPTH: usize = 64;
+
+/// Loads Ion text, one item a line.
+pub fn load_ion(
+    reader: &mut dyn BufRead,
+    gzip: bool,
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    tick: &mut Tick<'_>,
+) -> Result<(), SourceError> {
+    let mut scratch = Scratch::default();
+    let lines = for_each_line(reader, name, gzip, tick, |line, n| {
+        let result = ion_line(line, sink, &mut scratch, opts)
+            .map_err(|what| SourceError::record(name, At::Line(n), what));
+        sink.check(result)
+    })?;
+    sink.lines += lines;
+    Ok(())
+}
+
+/// One line: every top-level struct on it is a record `{Item:{…}}`; version markers are skipped.
+pub fn ion_line(
+    line: &[u8],
+    sink: &mut Sink,
+    scratch: &mut Scratch,
+    opts: &LoadOptions,
+) -> Result<(), String> {
+    let text = std::str::from_utf8(line).map_err(|e| {
+        format!(
+            "not valid UTF-8 at byte {}; expected Ion text",
+            e.valid_up_to() + 1
+        )
+    })?;
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    loop {
+        p.ws()?;
+        if p.i >= p.s.len() {
+            return Ok(());
+        }
+        if p.s[p.i..].starts_with(b"$ion_1_0") {
+            p.i += "$ion_1_0".len();
+            continue;
+        }
+        if p.peek() != Some(b'{') {
+            return Err(p.err("expected a struct {Item:{…}}"));
+        }
+        p.i += 1;
+        let mut found = false;
+        loop {
+            p.ws()?;
+            if p.eat(b'}') {
+                break;
+            }
+            let field = p.field_name()?;
+            if field == "Item" || field == "Keys" {
+                p.ws()?;
+                if !p.eat(b'{') {
+                    return Err(p.err("expected the item struct after Item:"));
+                }
+                p.item(sink.names.as_ref(), scratch)?;
+                found = true;
+            } else {
+                p.value(1, None)?;
+            }
+            p.ws()?;
+            if !p.eat(b',') {
+                p.ws()?;
+                if !p.eat(b'}') {
+                    return Err(p.err("expected ',' or '}'"));
+                }
+                break;
+            }
+        }
+        if !found {
+            return Err("expected a struct with an Item field (an Ion export line)".to_owned());
+        }
+        if sink.names.is_none() {
+            sink.resolve_from_first(scratch, opts)?;
+        }
+        sink.add_scratch(scratch, 1)?;
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, what: &str) -> String {
+        let near: String = String::from_utf8_lossy(&self.s[self.i.min(self.s.len())..])
+            .chars()
+            .take(20)
+            .collect();
+        if near.is_empty() {
+            format!(
+                "invalid Ion: {what} at column {}, found the end of the line",
+                self.i + 1
+            )
+        } else {
+            format!(
+                "invalid Ion: {what} at column {}, found {near:?}",
+                self.i + 1
+            )
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Skips white space and comments.
+    fn ws(&mut self) -> Result<(), String> {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) => self.i += 1,
+                Some(b'/') if self.s.get(self.i + 1) == Some(&b'/') => {
+                    self.i = self.s.len();
+                }
+                Some(b'/') if self.s.get(self.i + 1) == Some(&b'*') => {
+                    match memchr::memmem::find(&self.s[self.i + 2..], b"*/") {
+                        Some(end) => self.i += end + 4,
+                        None => return Err(self.err("unterminated comment")),
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn is_ident_start(c: u8) -> bool {
+        c.is_ascii_alphabetic() || c == b'_' || c == b'$'
+    }
+
+    fn is_ident(c: u8) -> bool {
+        c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+    }
+
+    fn ident(&mut self) -> &str {
+        let start = self.i;
+        while self.peek().is_some_and(Self::is_ident) {
+            self.i += 1;
+        }
+        // Identifiers are ASCII, so this never fails.
+        std::str::from_utf8(&self.s[start..self.i]).unwrap_or_default()
+    }
+
+    /// A field name: symbol, quoted symbol or string; consumes the `:`.
+    fn field_name(&mut self) -> Result<String, String> {
+        let name = match self.peek() {
+            Some(b'\'') if !self.s[self.i..].starts_with(b"'''") => {
+                let mut out = Vec::new();
+                self.quoted(b'\'', &mut out)?;
+                String::from_utf8(out).map_err(|_| self.err("field name is not UTF-8"))?
+            }
+            Some(b'"' | b'\'') => {
+                let mut out = Vec::new();
+                self.string(&mut out)?;
+                String::from_utf8(out).map_err(|_| self.err("field name is not UTF-8"))?
+            }
+            Some(c) if Self::is_ident_start(c) => self.ident().to_owned(),
+            _ => return Err(self.err("expected a field name")),
+        };
+        self.ws()?;
+        if !self.eat(b':') {
+            return Err(self.err("expected ':' after a field name"));
+        }
+        Ok(name)
+    }
+
+    /// A quoted string or symbol up to the closing `quote`, with escapes, appended to `out`.
+    fn quoted(&mut self, quote: u8, out: &mut Vec<u8>) -> Result<(), String> {
+        self.i += 1;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.err("unterminated string"));
+            };
+            self.i += 1;
+            match c {
+                c if c == quote => return Ok(()),
+                b'\\' => self.escape(out)?,
+                c => out.push(c),
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        let Some(c) = self.peek() else {
+            return Err(self.err("unterminated escape"));
+        };
+        self.i += 1;
+        let simple = match c {
+            b'a' => Some(0x07),
+            b'b' => Some(0x08),
+            b't' => Some(b'\t'),
+            b'n' => Some(b'\n'),
+            b'f' => Some(0x0c),
+            b'r' => Some(b'\r'),
+            b'v' => Some(0x0b),
+            b'0' => Some(0),
+            b'?' | b'\'' | b'"' | b'/' | b'\\' => Some(c),
+            b'\n' => return Ok(()),
+            _ => None,
+        };
+        if let Some(b) = simple {
+            out.push(b);
+            return Ok(());
+        }
+        let digits = match c {
+            b'x' => 2,
+            b'u' => 4,
+            b'U' => 8,
+            _ => return Err(self.err("unknown escape")),
+        };
+        let hex = self
+            .s
+            .get(self.i..self.i + digits)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .ok_or_else(|| self.err("bad hex escape"))?;
+        self.i += digits;
+        let ch = char::from_u32(hex).ok_or_else(|| self.err("escape is not a character"))?;
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+        Ok(())
+    }
+
+    /// A string: `"…"` or one or more `'''…'''` parts.
+    fn string(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.peek() == Some(b'"') {
+            return self.quoted(b'"', out);
+        }
+        while self.s[self.i..].starts_with(b"'''") {
+            self.i += 3;
+            loop {
+                if self.s[self.i..].starts_with(b"'''") {
+                    self.i += 3;
+                    break;
+                }
+                let Some(c) = self.peek() else {
+                    return Err(self.err("unterminated long string"));
+                };
+                self.i += 1;
+                if c == b'\\' {
+                    self.escape(out)?;
+                } else {
+                    out.push(c);
+                }
+            }
+            let save = self.i;
+            self.ws()?;
+            if !self.s[self.i..].starts_with(b"'''") {
+                self.i = save;
+            }
+        }
+        Ok(())
+    }
+
+    /// The item struct (after its `{`): fills `scratch` like the DynamoDB JSON reader does.
+    fn item(&mut self, names: Option<&KeyNames>, scratch: &mut Scratch) -> Result<(), String> {
+        scratch.clear();
+        let mut attrs = names.is_none().then(Vec::new);
+        loop {
+            self.ws()?;
+            if self.eat(b'}') {
+                break;
+            }
+            let field = self.field_name()?;
+            self.ws()?;
+            let mut raw = Vec::new();
+            let tag = self.value(2, Some(&mut raw))?;
+            if let Some(attrs) = attrs.as_mut() {
+                attrs.push((field, tag, raw));
+            } else if let Some(names) = names {
+                if field == names.pk {
+                    scratch.pk = Some(tag);
+                    scratch.pk_raw = raw;
+                } else if names.sk.as_deref() == Some(field.as_str()) {
+                    scratch.sk = Some(tag);
+                    scratch.sk_raw = raw;
+                }
+            }
+            self.ws()?;
+            if !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(b'}') {
+                    return Err(self.err("expected ',' or '}' in the item"));
+                }
+                break;
+            }
+        }
+        if attrs.is_some() {
+            scratch.attrs = attrs;
+        }
+        Ok(())
+    }
+
+    /// One value; returns its DynamoDB type. For `S`, `N` and `B` the key text goes to `raw` (when given).
+    fn value(&mut self, depth: usize, mut raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nesting deeper than 64 levels"));
+        }
+        self.ws()?;
+        let other = |t: &str| Ok(Tag::Other(t.to_owned()));
+        match self.peek() {
+            Some(b'"') => {
+                let mut sink = Vec::new();
+                self.string(raw.as_deref_mut().unwrap_or(&mut sink))?;
+                Ok(Tag::Key(KeyType::S))
+            }
+            Some(b'\'') if self.s[self.i..].starts_with(b"'''") => {
+                let mut sink = Vec::new();
+                self.string(raw.as_deref_mut().unwrap_or(&mut sink))?;
+                Ok(Tag::Key(KeyType::S))
+            }
+            Some(b'\'') => {
+                let mut sym = Vec::new();
+                self.quoted(b'\'', &mut sym)?;
+                self.ws()?;
+                if self.s[self.i..].starts_with(b"::") {
+                    self.i += 2;
+                    let name = String::from_utf8_lossy(&sym).into_owned();
+                    return self.annotated(&name, depth);
+                }
+                other("symbol")
+            }
+            Some(b'{') if self.s.get(self.i + 1) == Some(&b'{') => {
+                self.i += 2;
+                self.ws()?;
+                if matches!(self.peek(), Some(b'"' | b'\'')) {
+                    let mut ignored = Vec::new();
+                    self.string(&mut ignored)?;
+                    self.ws()?;
+                    if !self.s[self.i..].starts_with(b"}}") {
+                        return Err(self.err("expected }} after a clob"));
+                    }
+                    self.i += 2;
+                    return other("clob");
+                }
+                let end = memchr::memmem::find(&self.s[self.i..], b"}}")
+                    .ok_or_else(|| self.err("unterminated blob"))?;
+                if let Some(raw) = raw {
+                    raw.extend(
+                        self.s[self.i..self.i + end]
+                            .iter()
+                            .filter(|c| !c.is_ascii_whitespace()),
+                    );
+                }
+                self.i += end + 2;
+                Ok(Tag::Key(KeyType::B))
+            }
+            Some(b'{') => {
+                self.i += 1;
+                loop {
+                    self.ws()?;
+                    if self.eat(b'}') {
+                        break;
+                    }
+                    self.field_name()?;
+                    self.value(depth + 1, None)?;
+                    self.ws()?;
+                    if !self.eat(b',') {
+                        self.ws()?;
+                        if !self.eat(b'}') {
+                            return Err(self.err("expected ',' or '}'"));
+                        }
+                        break;
+                    }
+                }
+                other("M")
+            }
+            Some(open @ (b'[' | b'(')) => {
+                let close = if open == b'[' { b']' } else { b')' };
+                self.i += 1;
+                loop {
+                    self.ws()?;
+                    if self.eat(close) {
+                        break;
+                    }
+                    if open == b'('
+                        && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
+                        && !self.peek().is_some_and(|c| {
+                            c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
+                        })
+                    {
+                        // An operator symbol inside an s-expression.
+                        self.i += 1;
+                        continue;
+                    }
+                    self.value(depth + 1, None)?;
+                    self.ws()?;
+                    if open == b'[' && !self.eat(b',') {
+                        self.ws()?;
+                        if !self.eat(close) {
+                            return Err(self.err("expected ',' or ']'"));
+                        }
+                        break;
+                    }
+                }
+                other(if open == b'[' { "L" } else { "sexp" })
+            }
+            Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => self.number(raw),
+            Some(c) if Self::is_ident_start(c) => {
+                let word = self.ident().to_owned();
+                if word == "null" {
+                    if self.eat(b'.') {
+                        self.ident();
+                    }
+                    return other("NULL");
+                }
+                if word == "true" || word == "false" {
+                    return other("BOOL");
+                }
+                if word == "nan" {
+                    return other("nan");
+                }
+                self.ws()?;
+                if self.s[self.i..].starts_with(b"::") {
+                    self.i += 2;
+                    return self.annotated(&word, depth);
+                }
+                other("symbol")
+            }
+            _ => Err(self.err("expected a value")),
+        }
+    }
+
+    /// The value after an annotation `name::`: DynamoDB marks its sets this way.
+    fn annotated(&mut self, name: &str, depth: usize) -> Result<Tag, String> {
+        self.value(depth + 1, None)?;
+        Ok(Tag::Other(match name {
+            "$dynamodb_SS" => "SS".to_owned(),
+            "$dynamodb_NS" => "NS".to_owned(),
+            "$dynamodb_BS" => "BS".to_owned(),
+            other => format!("{other}::"),
+        }))
+    }
+
+    /// An int, decimal or float as number text; timestamps and special floats are not numbers.
+    fn number(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+        let start = self.i;
+        if self.s[self.i..].starts_with(b"+inf") || self.s[self.i..].starts_with(b"-inf") {
+            self.i += 4;
+            return Ok(Tag::Other("inf".to_owned()));
+        }
+        while self.peek().is_some_and(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-' | b':')
+        }) {
+            self.i += 1;
+        }
+        let token = &self.s[start..self.i];
+        if token.contains(&b'T')
+            || token.contains(&b':')
+            || token.iter().filter(|&&c| c == b'-').count() >= 2
+                && !token.contains(&b'e')
+                && !token.contains(&b'd')
+        {
+            return Ok(Tag::Other("timestamp".to_owned()));
+        }
+        let digits: Vec<u8> = token.iter().copied().filter(|&c| c != b'_').collect();
+        let (negative, body) = match digits.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, digits.as_slice()),
+        };
+        let text: Vec<u8> = if let Some(hex) = body
+            .strip_prefix(b"0x")
+            .or_else(|| body.strip_prefix(b"0X"))
+        {
+            radix(hex, 16, negative).ok_or_else(|| self.err("bad hex int"))?
+        } else if let Some(bin) = body
+            .strip_prefix(b"0b")
+            .or_else(|| body.strip_prefix(b"0B"))
+        {
+            radix(bin, 2, negative).ok_or_else(|| self.err("bad binary int"))?
+        } else {
+            digits
+                .iter()
+                .map(|&c| if c == b'd' || c == b'D' { b'e' } else { c })
+                .collect()
+        };
+        if let Some(raw) = raw {
+            raw.extend_from_slice(&text);
+        }
+        Ok(Tag::Key(KeyType::N))
+    }
+}
+
+fn radix(digits: &[u8], radix: u32, negative: bool) -> Option<Vec<u8>> {
+    let v = u128::from_str_radix(std::str::from_utf8(digits).ok()?, radix).ok()?;
+    Some(format!("{}{v}", if negative { "-" } else { "" }).into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Sink, SourceError> {
+        let opts = LoadOptions::default();
+        let mut sink = Sink::new(&opts);
+        load_ion(
+            &mut text.as_bytes(),
+            false,
+            Path::new("x.ion"),
+            &mut sink,
+            &opts,
+            &mut |_, _| Ok(()),
+        )?;
+        Ok(sink)
+    }
+
+    #[test]
+    fn reads_the_export_subset() {
+        let text = r#"$ion_1_0 {Item:{Id:103.,Name:"Book",Authors:$dynamodb_SS::["A","B"],M:{x:[1,2.5e0,{{AQID}}]},n:null.string}}
+{Item:{Name:'''Pen''' '''cil''',Id:1.03d2,Tags:$dynamodb_NS::[1,2]}} // comment
+{Item:{'Id':0x67,Name:"x\u00e9"}}
+{Item:{"Id":103,/* c */Name:"y"}}
+"#;
+        let sink = load(text).unwrap();
+        assert_eq!(sink.keys.key_type(), KeyType::N);
+        assert_eq!(sink.keys.total(), 4);
+        assert_eq!(
+            sink.keys.len(),
+            1,
+            "103., 1.03d2, 0x67 and 103 are one number"
+        );
+        assert_eq!(sink.names.as_ref().unwrap().pk, "Id");
+    }
+
+    #[test]
+    fn blobs_are_binary_keys() {
+        let sink = load("{Item:{pk:{{ AQID }}}}\n{Item:{pk:{{AQID}}}}\n").unwrap();
+        assert_eq!(sink.keys.key_type(), KeyType::B);
+        assert_eq!(sink.keys.count(sink.keys.find(&[1, 2, 3]).unwrap()), 2);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = load("{Item:{pk:\"a\"}}\n{Item:{pk:\"a\" x}}\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 2: invalid Ion: expected ',' or '}' in the item at column 15"),
+            "{e}"
+        );
+        let e = load("{Item:{pk:\"a\"}}\n{Item:{pk:$dynamodb_SS::[\"a\"]}}\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 2: partition key \"pk\" is of type SS"),
+            "{e}"
+        );
+        let deep = format!("{{Item:{{pk:\"a\",x:{}}}}}", "[".repeat(100));
+        assert!(load(&deep).unwrap_err().to_string().contains("nesting"));
+    }
+}

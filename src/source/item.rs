@@ -1,0 +1,445 @@
+//! Items in DynamoDB JSON (`{"pk":{"S":"a"},"n":{"N":"1"},…}`): targeted, allocation-free extraction of the key
+//! attributes with serde, skipping every other attribute with [`IgnoredAny`]. Shared by the DynamoDB JSON,
+//! scan, incremental and Workbench formats; the Ion reader fills the same [`Scratch`].
+
+use std::fmt;
+
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
+
+use crate::model::KeyType;
+
+/// The type tag of an attribute value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tag {
+    Key(KeyType),
+    /// A type no key can have (`SS`, `M`, `BOOL`, …).
+    Other(String),
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Key(t) => write!(f, "{t} ({})", t.describe()),
+            Self::Other(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// The key attributes' names, once known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyNames {
+    pub pk: String,
+    pub sk: Option<String>,
+    /// The partition key was guessed, not given or read from a model: error messages say so.
+    pub guessed: bool,
+}
+
+/// One item's key attributes as read (raw text, not yet canonical), reused from item to item.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pub pk: Option<Tag>,
+    pub pk_raw: Vec<u8>,
+    pub sk: Option<Tag>,
+    pub sk_raw: Vec<u8>,
+    /// While the key names are unknown: every attribute of the item (name, tag, raw text for S/N/B).
+    pub attrs: Option<Vec<(String, Tag, Vec<u8>)>>,
+}
+
+impl Scratch {
+    pub fn clear(&mut self) {
+        self.pk = None;
+        self.sk = None;
+    }
+
+    /// Takes the key attributes of `names` from the collected attributes of the first item.
+    pub fn take_from_attrs(&mut self, names: &KeyNames) {
+        self.clear();
+        let Some(attrs) = self.attrs.take() else {
+            return;
+        };
+        for (name, tag, raw) in attrs {
+            if name == names.pk {
+                self.pk = Some(tag);
+                self.pk_raw = raw;
+            } else if names.sk.as_deref() == Some(name.as_str()) {
+                self.sk = Some(tag);
+                self.sk_raw = raw;
+            }
+        }
+    }
+}
+
+/// Names that usually hold the partition key, in order of preference (compared ignoring case).
+const PK_NAMES: [&str; 8] = [
+    "pk",
+    "partitionkey",
+    "partition_key",
+    "hashkey",
+    "hash_key",
+    "id",
+    "key",
+    "_id",
+];
+/// Names that usually hold the sort key (compared ignoring case).
+const SK_NAMES: [&str; 6] = ["sk", "sortkey", "sort_key", "rangekey", "range_key", "sort"];
+
+/// Picks the key attributes: the given ones, else guesses from the first item's attribute names (a name like
+/// `pk`/`id`, else one ending in `id`, else the only attribute of a key type). Returns the names and a note for the user when guessed.
+pub fn resolve_names(
+    attrs: &[(&str, Option<KeyType>)],
+    key: Option<&str>,
+    sort_key: Option<&str>,
+) -> Result<(KeyNames, Option<String>), String> {
+    let is_key = |t: Option<KeyType>| t.is_some();
+    let attrs = attrs.iter().copied();
+    let (pk, guessed) = match key {
+        Some(k) => (k.to_owned(), false),
+        None => {
+            let by_list = PK_NAMES.iter().find_map(|want| {
+                attrs
+                    .clone()
+                    .find(|(n, t)| n.eq_ignore_ascii_case(want) && is_key(*t))
+            });
+            let by_suffix = || {
+                attrs.clone().find(|(n, t)| {
+                    n.len() > 2 && n.to_ascii_lowercase().ends_with("id") && is_key(*t)
+                })
+            };
+            let only = || {
+                let mut keyish = attrs.clone().filter(|(_, t)| is_key(*t));
+                match (keyish.next(), keyish.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            };
+            match by_list.or_else(by_suffix).or_else(only) {
+                Some((n, _)) => (n.to_owned(), true),
+                None => {
+                    let all: Vec<&str> = attrs.clone().map(|(n, _)| n).collect();
+                    return Err(format!(
+                        "cannot tell which attribute is the partition key (the first item has {}); pass --key ATTR",
+                        if all.is_empty() {
+                            "no attributes".to_owned()
+                        } else {
+                            all.join(", ")
+                        }
+                    ));
+                }
+            }
+        }
+    };
+    let sk = match sort_key {
+        Some(s) => Some(s.to_owned()),
+        None => SK_NAMES.iter().find_map(|want| {
+            attrs
+                .clone()
+                .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && is_key(*t))
+                .map(|(n, _)| n.to_owned())
+        }),
+    };
+    let note = (guessed || (sort_key.is_none() && sk.is_some())).then(|| {
+        format!(
+            "key attributes guessed from the first item: partition key {pk:?}{} (pass --key / --sort-key to choose)",
+            sk.as_ref()
+                .map_or_else(String::new, |s| format!(", sort key {s:?}"))
+        )
+    });
+    Ok((KeyNames { pk, sk, guessed }, note))
+}
+
+/// Deserialises one item (an attribute map) into a [`Scratch`]: either only the key attributes of `names`, or,
+/// when `names` is `None`, every attribute (for guessing).
+pub struct ItemSeed<'a> {
+    pub names: Option<&'a KeyNames>,
+    pub scratch: &'a mut Scratch,
+}
+
+impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an item (an object of attributes)")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.scratch.clear();
+        match self.names {
+            Some(names) => {
+                while let Some(field) = map.next_key_seed(FieldSeed(names))? {
+                    match field {
+                        Field::Pk => {
+                            let mut tag = None;
+                            map.next_value_seed(AttrSeed {
+                                tag: &mut tag,
+                                raw: &mut self.scratch.pk_raw,
+                            })?;
+                            self.scratch.pk = tag;
+                        }
+                        Field::Sk => {
+                            let mut tag = None;
+                            map.next_value_seed(AttrSeed {
+                                tag: &mut tag,
+                                raw: &mut self.scratch.sk_raw,
+                            })?;
+                            self.scratch.sk = tag;
+                        }
+                        Field::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+            }
+            None => {
+                let mut attrs = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    let mut tag = None;
+                    let mut raw = Vec::new();
+                    map.next_value_seed(AttrSeed {
+                        tag: &mut tag,
+                        raw: &mut raw,
+                    })?;
+                    if let Some(tag) = tag {
+                        attrs.push((name, tag, raw));
+                    }
+                }
+                self.scratch.attrs = Some(attrs);
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Field {
+    Pk,
+    Sk,
+    Other,
+}
+
+struct FieldSeed<'a>(&'a KeyNames);
+
+impl<'de> DeserializeSeed<'de> for FieldSeed<'_> {
+    type Value = Field;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for FieldSeed<'_> {
+    type Value = Field;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an attribute name")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Field, E> {
+        Ok(if v == self.0.pk {
+            Field::Pk
+        } else if self.0.sk.as_deref() == Some(v) {
+            Field::Sk
+        } else {
+            Field::Other
+        })
+    }
+}
+
+/// One attribute value `{"S":"…"}`: records the tag and, for S/N/B, the text.
+struct AttrSeed<'a> {
+    tag: &'a mut Option<Tag>,
+    raw: &'a mut Vec<u8>,
+}
+
+impl<'de> DeserializeSeed<'de> for AttrSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AttrSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an attribute value like {\"S\":\"…\"}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Some(tag) = map.next_key_seed(TagSeed)? else {
+            return Err(A::Error::custom(
+                "an attribute value is an empty object; expected a type tag like {\"S\":\"…\"}",
+            ));
+        };
+        match tag {
+            Tag::Key(_) => {
+                self.raw.clear();
+                map.next_value_seed(TextSeed(self.raw))?;
+            }
+            Tag::Other(_) => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        *self.tag = Some(tag);
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+struct TagSeed;
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = Tag;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Tag, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for TagSeed {
+    type Value = Tag;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a type tag")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Tag, E> {
+        Ok(match v {
+            "S" => Tag::Key(KeyType::S),
+            "N" => Tag::Key(KeyType::N),
+            "B" => Tag::Key(KeyType::B),
+            other => Tag::Other(other.chars().take(16).collect()),
+        })
+    }
+}
+
+struct TextSeed<'a>(&'a mut Vec<u8>);
+
+impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for TextSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        self.0.extend_from_slice(v.as_bytes());
+        Ok(())
+    }
+}
+
+/// A record whose item sits under one field: `{"Item":{…}}` (S3 export) or `{"Keys":{…}}` (incremental).
+/// Other fields are skipped. Returns whether the field was there.
+pub struct RecordSeed<'a> {
+    pub field: &'static str,
+    pub item: ItemSeed<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object with {:?}", self.field)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let RecordSeed { field, item } = self;
+        let mut item = Some(item);
+        while let Some(is_item) = map.next_key_seed(NameIs(field))? {
+            match (is_item, item.take()) {
+                (true, Some(seed)) => map.next_value_seed(seed)?,
+                (_, rest) => {
+                    item = rest;
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(item.is_none())
+    }
+}
+
+struct NameIs(&'static str);
+
+impl<'de> DeserializeSeed<'de> for NameIs {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NameIs {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<bool, E> {
+        Ok(v == self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(pk: &str, sk: Option<&str>) -> KeyNames {
+        KeyNames {
+            pk: pk.into(),
+            sk: sk.map(Into::into),
+            guessed: false,
+        }
+    }
+
+    #[test]
+    fn extracts_only_the_keys() {
+        let line = br#"{"Item":{"x":{"M":{"pk":{"S":"no"}}},"pk":{"S":"a\"b"},"sk":{"N":"1.50"},"l":{"L":[]}}}"#;
+        let n = names("pk", Some("sk"));
+        let mut s = Scratch::default();
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let found = RecordSeed {
+            field: "Item",
+            item: ItemSeed {
+                names: Some(&n),
+                scratch: &mut s,
+            },
+        }
+        .deserialize(&mut de)
+        .unwrap();
+        assert!(found);
+        assert_eq!(s.pk, Some(Tag::Key(KeyType::S)));
+        assert_eq!(s.pk_raw, b"a\"b");
+        assert_eq!(s.sk, Some(Tag::Key(KeyType::N)));
+        assert_eq!(s.sk_raw, b"1.50");
+    }
+
+    #[test]
+    fn guesses_names() {
+        let attrs = [
+            ("data", Some(KeyType::S)),
+            ("PK", Some(KeyType::S)),
+            ("SK", Some(KeyType::N)),
+        ];
+        let (n, note) = resolve_names(&attrs, None, None).unwrap();
+        assert_eq!(n.pk, "PK");
+        assert_eq!(n.sk.as_deref(), Some("SK"));
+        assert!(note.unwrap().contains("guessed"));
+        let attrs = [("DeviceID", Some(KeyType::S)), ("v", Some(KeyType::N))];
+        let (n, _) = resolve_names(&attrs, None, None).unwrap();
+        assert_eq!(n.pk, "DeviceID");
+        assert_eq!(n.sk, None);
+        let attrs = [("only", Some(KeyType::S)), ("set", None)];
+        let (n, _) = resolve_names(&attrs, None, None).unwrap();
+        assert_eq!(n.pk, "only", "the only attribute of a key type");
+        let attrs = [("a", Some(KeyType::S)), ("b", Some(KeyType::S))];
+        let err = resolve_names(&attrs, None, None).unwrap_err();
+        assert!(err.contains("the first item has a, b"), "{err}");
+        let (n, note) = resolve_names(&attrs, Some("a"), None).unwrap();
+        assert_eq!(n.pk, "a");
+        assert!(note.is_none());
+    }
+}

@@ -1,0 +1,500 @@
+//! A whole DynamoDB S3 export folder: `AWSDynamoDB/<export-id>/` with `manifest-summary.json`,
+//! `manifest-files.json` and `data/*.json.gz` (or `*.ion.gz`).
+//!
+//! The manifests say which data files make up the export and how many items each holds. Every data file
+//! named must be present (a missing one stops the load: the totals would be wrong). Item counts that disagree
+//! with the manifests, per data file or in total, are reported as warnings ([`super::Loaded::warnings`]) and
+//! the load goes on with what the files hold. A folder without manifests but with a `data/` folder loads
+//! every data file in it, with a warning that nothing could be checked.
+//!
+//! AWS writes at least one data file per partition, and the items of one file all come from one partition's
+//! hashed key range, so the per-file item counts ([`super::Loaded::groups`]) are a real grouping by partition.
+//!
+//! Data files load in parallel, one thread per core: each thread has its own [`crate::model::KeySet`], merged
+//! at the end (merging keeps counts exact). Files are dealt to threads largest first, so the work is even and
+//! the result does not depend on timing.
+
+use std::cmp::Reverse;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::dynamodb_json::{json_line, load_json_lines};
+use super::ion::{ion_line, load_ion};
+use super::item::Scratch;
+use super::read::{Ctx, Sink, TICK_LINES, for_each_line, open};
+use super::{At, FormatIn, Group, LoadOptions, SourceError};
+
+/// One data file of an export.
+#[derive(Debug, Clone)]
+struct DataFile {
+    path: PathBuf,
+    /// Name shown to users: `data/<file>`.
+    label: String,
+    /// The manifest's item count, when there is a manifest.
+    expected: Option<u64>,
+    bytes: u64,
+}
+
+/// Bytes a path will read: a file's size, or the data files of an export folder; `None` for standard input.
+pub fn input_bytes(path: &Path) -> Option<u64> {
+    if super::read::is_stdin(path) {
+        return None;
+    }
+    if path.is_dir() {
+        let root = find_root(path).ok()?;
+        let files = data_files(&root).ok()?;
+        return Some(files.0.iter().map(|f| f.bytes).sum());
+    }
+    std::fs::metadata(path).ok().map(|m| m.len())
+}
+
+/// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (two levels deep: the
+/// `AWSDynamoDB` folder with one export in it also works).
+fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
+    let is_root = |p: &Path| p.join("manifest-summary.json").is_file() || p.join("data").is_dir();
+    if is_root(path) {
+        return Ok(path.to_path_buf());
+    }
+    if path.file_name().is_some_and(|n| n == "data")
+        && let Some(parent) = path.parent()
+        && parent.join("manifest-summary.json").is_file()
+    {
+        return Ok(parent.to_path_buf());
+    }
+    let mut found = Vec::new();
+    let mut level = vec![path.to_path_buf()];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for dir in &level {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    if p.join("manifest-summary.json").is_file() {
+                        found.push(p);
+                    } else {
+                        next.push(p);
+                    }
+                }
+            }
+        }
+        if !found.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(SourceError::record(
+            path,
+            At::File,
+            "not an S3 export folder: expected manifest-summary.json, manifest-files.json and data/",
+        )),
+        n => Err(SourceError::record(
+            path,
+            At::File,
+            format!(
+                "holds {n} exports ({}); expected one: pass the folder of the export to load",
+                found
+                    .iter()
+                    .filter_map(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// The summary's facts.
+#[derive(Debug, Default)]
+struct Summary {
+    item_count: Option<u64>,
+    ion: bool,
+    incremental: bool,
+}
+
+fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
+    let path = root.join("manifest-summary.json");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read(&path).map_err(|source| SourceError::Io {
+        name: path.clone(),
+        source,
+    })?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+        SourceError::record(
+            &path,
+            At::Line(e.line() as u64),
+            format!(
+                "invalid JSON: {}; expected the export's summary",
+                super::read::json_reason(&e)
+            ),
+        )
+    })?;
+    let text_of = |k: &str| {
+        value
+            .get(k)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_ascii_uppercase()
+    };
+    Ok(Some(Summary {
+        item_count: value.get("itemCount").and_then(serde_json::Value::as_u64),
+        ion: text_of("outputFormat") == "ION",
+        incremental: text_of("exportType").contains("INCREMENTAL"),
+    }))
+}
+
+/// The data files of the export at `root`, from `manifest-files.json` (checked to exist) or, without one, every
+/// file in `data/`. The flag says whether a manifest listed them.
+fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
+    let manifest = root.join("manifest-files.json");
+    let data = root.join("data");
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    if manifest.is_file() {
+        let text = std::fs::read(&manifest).map_err(|source| SourceError::Io {
+            name: manifest.clone(),
+            source,
+        })?;
+        let mut files = Vec::new();
+        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+            let at = At::Line(i as u64 + 1);
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
+                SourceError::record(
+                    &manifest,
+                    at,
+                    format!("invalid JSON: {}", super::read::json_reason(&e)),
+                )
+            })?;
+            let Some(key) = value
+                .get("dataFileS3Key")
+                .and_then(serde_json::Value::as_str)
+            else {
+                return Err(SourceError::record(
+                    &manifest,
+                    at,
+                    "no \"dataFileS3Key\"; expected {\"itemCount\":…,\"dataFileS3Key\":\"…/data/<file>\"}",
+                ));
+            };
+            let file_name = key.rsplit('/').next().unwrap_or(key);
+            let path = data.join(file_name);
+            if !path.is_file() {
+                return Err(SourceError::record(
+                    &manifest,
+                    at,
+                    format!(
+                        "names data file {key:?}, which is missing from data/; expected every data file of the export"
+                    ),
+                ));
+            }
+            files.push(DataFile {
+                bytes: size(&path),
+                label: format!("data/{file_name}"),
+                expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
+                path,
+            });
+        }
+        return Ok((files, true));
+    }
+    let entries = std::fs::read_dir(&data).map_err(|source| SourceError::Io {
+        name: data.clone(),
+        source,
+    })?;
+    let mut files: Vec<DataFile> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            !n.starts_with('.') && !n.ends_with(".md5") && !n.ends_with(".checksum")
+        })
+        .map(|path| DataFile {
+            bytes: size(&path),
+            label: format!(
+                "data/{}",
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+            expected: None,
+            path,
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((files, false))
+}
+
+/// Loads an export folder into `sink`; returns the item count of each data file, in manifest order.
+pub fn load_folder(
+    path: &Path,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<Vec<Group>, SourceError> {
+    let root = find_root(path)?;
+    let summary = read_summary(&root)?;
+    let (files, listed) = data_files(&root)?;
+    if summary.is_none() || !listed {
+        sink.warn(format!(
+            "no {}: item counts cannot be checked (in {})",
+            if summary.is_none() {
+                "manifest-summary.json"
+            } else {
+                "manifest-files.json"
+            },
+            root.display()
+        ));
+    }
+    let summary = summary.unwrap_or_default();
+    let format = match ctx.opts.format {
+        FormatIn::Ion => FormatIn::Ion,
+        FormatIn::Incremental => FormatIn::Incremental,
+        FormatIn::DynamodbJson => FormatIn::DynamodbJson,
+        _ if summary.ion => FormatIn::Ion,
+        _ if summary.incremental => FormatIn::Incremental,
+        _ => FormatIn::DynamodbJson,
+    };
+    let opts = ctx.opts;
+    if sink.names.is_none() {
+        for f in &files {
+            resolve_names(&f.path, format, sink, opts, ctx.bytes)?;
+            if sink.names.is_some() {
+                break;
+            }
+        }
+    }
+    let counts = load_parallel(&files, format, sink, ctx)?;
+    let mut groups = Vec::with_capacity(files.len());
+    let mut mismatches = Vec::new();
+    for (f, &items) in files.iter().zip(&counts) {
+        if let Some(expected) = f.expected
+            && expected != items
+        {
+            mismatches.push(format!(
+                "{} holds {items} items, but manifest-files.json says {expected}",
+                f.label
+            ));
+        }
+        groups.push(Group {
+            name: f.label.clone(),
+            items,
+        });
+    }
+    const SHOWN: usize = 10;
+    let more = mismatches.len().saturating_sub(SHOWN);
+    for m in mismatches.into_iter().take(SHOWN) {
+        sink.warn(format!("{m} (in {})", root.display()));
+    }
+    if more > 0 {
+        sink.warn(format!(
+            "{more} more data files disagree with manifest-files.json (in {})",
+            root.display()
+        ));
+    }
+    let total: u64 = counts.iter().sum();
+    if let Some(expected) = summary.item_count
+        && expected != total
+    {
+        sink.warn(format!(
+            "the export holds {total} items, but manifest-summary.json says {expected} (in {})",
+            root.display()
+        ));
+    }
+    Ok(groups)
+}
+
+/// Reads the first item of a data file to fix the key attributes before the files load in parallel.
+fn resolve_names(
+    path: &Path,
+    format: FormatIn,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    bytes: &AtomicU64,
+) -> Result<(), SourceError> {
+    // Bytes read here are read again by the real load: count them apart.
+    let _ = bytes;
+    let scratch_bytes = AtomicU64::new(0);
+    let mut input = open(path, &scratch_bytes)?;
+    let mut probe = Sink::new(opts);
+    let mut scratch = Scratch::default();
+    let stop = "first item found";
+    let result = for_each_line(
+        &mut *input.reader,
+        path,
+        input.gzip,
+        &mut |_, _| Ok(()),
+        |line, n| {
+            if line.trim_ascii().is_empty() {
+                return Ok(());
+            }
+            let r = match format {
+                FormatIn::Ion => ion_line(line, &mut probe, &mut scratch, opts),
+                FormatIn::Incremental => json_line(line, "Keys", &mut probe, &mut scratch, opts),
+                _ => json_line(line, "Item", &mut probe, &mut scratch, opts),
+            };
+            r.map_err(|what| SourceError::record(path, At::Line(n), what))?;
+            if probe.names.is_some() {
+                Err(SourceError::record(path, At::File, stop))
+            } else {
+                Ok(())
+            }
+        },
+    );
+    match result {
+        Err(SourceError::Record { what, .. }) if what == stop => {
+            sink.names = probe.names.take();
+            for w in probe.warnings.drain(..) {
+                sink.warn(w);
+            }
+            if sink.key_type.is_none() {
+                sink.key_type = probe.key_type;
+                sink.keys = crate::model::KeySet::new(probe.keys.key_type());
+            }
+            Ok(())
+        }
+        // Errors are reported by the real load, with the policy applied.
+        _ => Ok(()),
+    }
+}
+
+/// A worker's keys and the item count of each file it read (by file index).
+type WorkerResult = Result<(Sink, Vec<(usize, u64)>), SourceError>;
+
+/// Loads `files` on one thread per core; returns each file's item count.
+fn load_parallel(
+    files: &[DataFile],
+    format: FormatIn,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<Vec<u64>, SourceError> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(2, std::num::NonZero::get)
+        .min(files.len())
+        .max(1);
+    // Largest first to the least loaded thread; each thread then reads its files in manifest order.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
+    let mut load = vec![0u64; threads];
+    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
+    for i in order {
+        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
+        assigned[t].push(i);
+        load[t] += files[i].bytes.max(1);
+    }
+    for a in &mut assigned {
+        a.sort_unstable();
+    }
+    let abort = AtomicBool::new(false);
+    let lines_done = AtomicU64::new(0);
+    let (cancel, bytes, opts) = (ctx.cancel, ctx.bytes, ctx.opts);
+    let (lines_before, items_before) = (sink.lines, sink.items);
+    let results: Vec<WorkerResult> = std::thread::scope(|s| {
+        let handles: Vec<_> = assigned
+            .iter()
+            .map(|mine| {
+                let mut w = sink.fork();
+                let (abort, lines_done) = (&abort, &lines_done);
+                s.spawn(move || {
+                    let mut counts = Vec::with_capacity(mine.len());
+                    let mut run = || -> Result<(), SourceError> {
+                        for &i in mine {
+                            let f = &files[i];
+                            let before = w.items;
+                            let mut input = open(&f.path, bytes)?;
+                            let mut tick = |_: u64, _: u64| {
+                                if cancel.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed) {
+                                    return Err(SourceError::Cancelled);
+                                }
+                                lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
+                                Ok(())
+                            };
+                            let reader = &mut *input.reader;
+                            match format {
+                                FormatIn::Ion => {
+                                    load_ion(reader, input.gzip, &f.path, &mut w, opts, &mut tick)?;
+                                }
+                                FormatIn::Incremental => {
+                                    load_json_lines(
+                                        reader, input.gzip, &f.path, "Keys", &mut w, opts,
+                                        &mut tick,
+                                    )?;
+                                }
+                                _ => load_json_lines(
+                                    reader, input.gzip, &f.path, "Item", &mut w, opts, &mut tick,
+                                )?,
+                            }
+                            counts.push((i, w.items - before));
+                        }
+                        Ok(())
+                    };
+                    let result = run();
+                    if result.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    result.map(|()| (w, counts))
+                })
+            })
+            .collect();
+        while !handles
+            .iter()
+            .all(std::thread::ScopedJoinHandle::is_finished)
+        {
+            std::thread::sleep(Duration::from_millis(50));
+            let done = lines_done.load(Ordering::Relaxed);
+            ctx.report(lines_before + done, items_before + done);
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(SourceError::record(
+                        Path::new("worker"),
+                        At::File,
+                        "a loader thread panicked",
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut counts = vec![0u64; files.len()];
+    let mut sinks = Vec::with_capacity(results.len());
+    let mut first_error: Option<SourceError> = None;
+    for r in results {
+        match r {
+            Ok((w, c)) => {
+                for (i, n) in c {
+                    counts[i] = n;
+                }
+                sinks.push(w);
+            }
+            Err(SourceError::Cancelled) if !cancel.load(Ordering::Relaxed) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(SourceError::Cancelled);
+    }
+    for w in sinks {
+        sink.absorb(w);
+    }
+    Ok(counts)
+}

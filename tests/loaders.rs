@@ -1,0 +1,525 @@
+//! Every input format, loaded through the library API and through the real binary, with exact counts; and
+//! every kind of bad input, each giving one clear message that names the file and the line or item.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::AtomicBool;
+
+use serde_json::Value;
+use shardlens::model::KeyType;
+use shardlens::source::{self, FormatIn, LoadOptions, Loaded, OnBad, SourceError};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("loaders-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn load_with(paths: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, SourceError> {
+    source::load(paths, opts, &AtomicBool::new(false), &mut |_| {})
+}
+
+fn load(name: &str) -> Loaded {
+    load_with(&[fixture(name)], &LoadOptions::default()).unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardlens"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn cli_json(args: &[&str]) -> Value {
+    let mut all = vec!["analyze", "--format", "json", "--top", "20"];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Key → count of a load, as text.
+fn counts(loaded: &Loaded) -> HashMap<String, u64> {
+    loaded
+        .keys
+        .iter()
+        .map(|(i, _, c)| (loaded.keys.display(i).into_owned(), c))
+        .collect()
+}
+
+/// Checks a fixture both ways: library counts, and the CLI's `total`, `distinct` and `top_keys`.
+fn check(name: &str, extra: &[&str], expected: &[(&str, u64)]) {
+    let want: HashMap<String, u64> = expected.iter().map(|&(k, c)| (k.to_owned(), c)).collect();
+    let total: u64 = want.values().sum();
+    let path = fixture(name);
+    let opts = LoadOptions {
+        key: extra
+            .iter()
+            .position(|a| *a == "--key")
+            .map(|i| extra[i + 1].to_owned()),
+        ..LoadOptions::default()
+    };
+    let loaded = load_with(std::slice::from_ref(&path), &opts).unwrap();
+    assert_eq!(counts(&loaded), want, "{name} (library)");
+    assert_eq!(loaded.keys.total(), total, "{name}");
+
+    let mut args = vec![path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let doc = cli_json(&args);
+    assert_eq!(doc["total"], total, "{name}");
+    assert_eq!(doc["distinct"], want.len(), "{name}");
+    let top = doc["top_keys"].as_array().unwrap();
+    assert_eq!(top.len(), want.len());
+    let mut sorted: Vec<(&str, u64)> = expected.to_vec();
+    sorted.sort_by_key(|&(_, c)| std::cmp::Reverse(c));
+    for (t, (k, c)) in top.iter().zip(&sorted) {
+        assert_eq!(t["count"], *c, "{name}: {t}");
+        assert_eq!(
+            want[t["key"].as_str().unwrap()],
+            t["count"].as_u64().unwrap()
+        );
+        if sorted.iter().filter(|(_, x)| x == c).count() == 1 {
+            assert_eq!(t["key"], *k, "{name}");
+        }
+    }
+}
+
+#[test]
+fn plain_lines() {
+    check("keys.txt", &[], &[("a", 3), ("b", 2), ("c", 1)]);
+}
+
+#[test]
+fn csv_with_quotes_and_counts() {
+    check(
+        "keys.csv",
+        &[],
+        &[("a,\"q\"", 4), ("b", 2), ("multi\nline", 1)],
+    );
+    check(
+        "keys.csv",
+        &["--key", "name"],
+        &[("x, y", 3), ("z", 2), ("w", 1), ("v", 1)],
+    );
+}
+
+#[test]
+fn dynamodb_json_plain_and_gzip_with_sort_keys() {
+    let want = [("USER#1", 3), ("USER#2", 2), ("USER#3", 1)];
+    check("items.json", &[], &want);
+    check("items.json.gz", &[], &want);
+    let loaded = load("items.json.gz");
+    assert_eq!(loaded.key_attribute.as_deref(), Some("pk"));
+    assert_eq!(loaded.sort_key_attribute.as_deref(), Some("sk"));
+    let user1 = loaded.keys.find(b"USER#1").unwrap();
+    let facts = loaded.keys.sort_key_facts(user1).unwrap();
+    assert_eq!(facts.items, 3);
+    assert!(facts.only_increasing);
+    let user2 = loaded.keys.find(b"USER#2").unwrap();
+    assert_eq!(loaded.keys.sort_key_facts(user2).unwrap().items, 2);
+    assert!(
+        loaded.warnings.iter().any(|w| w.contains("guessed")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn numbers_are_canonical() {
+    check("numbers.json", &[], &[("1", 3), ("2", 1)]);
+    assert_eq!(load("numbers.json").keys.key_type(), KeyType::N);
+}
+
+#[test]
+fn scan_output_pages() {
+    check(
+        "scan.json",
+        &[],
+        &[("ORDER#1", 3), ("ORDER#2", 1), ("ORDER#3", 1)],
+    );
+    assert_eq!(load("scan.json").sort_key_attribute.as_deref(), Some("SK"));
+}
+
+#[test]
+fn ion_export_lines() {
+    check("items.ion", &[], &[("103", 3), ("7", 1)]);
+}
+
+#[test]
+fn incremental_export() {
+    check("incremental.json", &[], &[("123", 2), ("7", 1)]);
+}
+
+#[test]
+fn workbench_model() {
+    check("workbench.json", &[], &[("d#12345", 2), ("d#2", 1)]);
+    let loaded = load("workbench.json");
+    assert_eq!(loaded.key_attribute.as_deref(), Some("DeviceID"));
+    assert_eq!(loaded.sort_key_attribute.as_deref(), Some("State"));
+}
+
+#[test]
+fn s3_export_folder_with_groups() {
+    let want = [("K#1", 3), ("K#2", 1), ("K#3", 1)];
+    check("export", &[], &want);
+    check("export/AWSDynamoDB/01700000000000-abcdef12", &[], &want);
+    let loaded = load("export");
+    let groups = loaded.groups.unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(
+        (groups[0].name.as_str(), groups[0].items),
+        ("data/aaaa.json.gz", 3)
+    );
+    assert_eq!(
+        (groups[1].name.as_str(), groups[1].items),
+        ("data/bbbb.json.gz", 2)
+    );
+    assert!(
+        loaded.warnings.iter().all(|w| !w.contains("manifest")),
+        "{:?}",
+        loaded.warnings
+    );
+    let doc = cli_json(&[fixture("export").to_str().unwrap()]);
+    assert_eq!(doc["input"]["groups"][0]["items"], 3);
+}
+
+#[test]
+fn several_paths_load_into_one_key_set() {
+    let loaded = load_with(
+        &[fixture("items.json"), fixture("items.json.gz")],
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(loaded.keys.total(), 12);
+    assert_eq!(loaded.keys.count(loaded.keys.find(b"USER#1").unwrap()), 6);
+    let doc = cli_json(&[
+        fixture("items.json").to_str().unwrap(),
+        fixture("items.json.gz").to_str().unwrap(),
+    ]);
+    assert_eq!(doc["total"], 12);
+}
+
+#[test]
+fn forced_format() {
+    // Forced to lines, a JSON file is one key per line.
+    let opts = LoadOptions {
+        format: FormatIn::Lines,
+        ..LoadOptions::default()
+    };
+    let loaded = load_with(&[fixture("numbers.json")], &opts).unwrap();
+    assert_eq!(loaded.keys.len(), 4);
+    let doc = cli_json(&[
+        "--format-in",
+        "lines",
+        fixture("numbers.json").to_str().unwrap(),
+    ]);
+    assert_eq!(doc["distinct"], 4);
+}
+
+// ---- bad input -------------------------------------------------------------------------------------------------
+
+/// The library error and the CLI's single stderr line, both containing every part of `expected` and the file.
+fn bad(path: &Path, extra: &[&str], expected: &[&str]) {
+    let opts = LoadOptions {
+        format: if extra.contains(&"csv") {
+            FormatIn::Csv
+        } else {
+            FormatIn::Auto
+        },
+        ..LoadOptions::default()
+    };
+    let err = load_with(&[path.to_path_buf()], &opts)
+        .unwrap_err()
+        .to_string();
+    let file = path.file_name().unwrap().to_str().unwrap();
+    for part in expected.iter().chain([&file]) {
+        assert!(err.contains(part), "{err:?} should contain {part:?}");
+    }
+    let shown = path.display().to_string();
+    let last = err.rfind("(in ").expect("the path is named last");
+    assert!(
+        err[last..].contains(&shown) && err.ends_with(')'),
+        "path last: {err}"
+    );
+    let mut args = vec!["analyze", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(&err), "{stderr} vs {err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn truncated_gzip() {
+    bad(
+        &fixture("bad/truncated.json.gz"),
+        &[],
+        &["gzip data is truncated or corrupt after line"],
+    );
+}
+
+#[test]
+fn invalid_json_names_the_line() {
+    bad(
+        &fixture("bad/invalid-json.json"),
+        &[],
+        &["line 3: invalid JSON: EOF while parsing an object at column 24"],
+    );
+}
+
+#[test]
+fn item_without_the_key() {
+    bad(
+        &fixture("bad/no-key.json"),
+        &[],
+        &["line 2: item has no attribute \"pk\"; expected the partition key"],
+    );
+}
+
+#[test]
+fn key_of_the_wrong_type() {
+    bad(
+        &fixture("bad/wrong-type.json"),
+        &[],
+        &[
+            "line 2: partition key \"pk\" is of type N (number); expected S (string) like the first item's",
+        ],
+    );
+    // Given a type, every item is checked against it.
+    let out = run(&[
+        "analyze",
+        "--key-type",
+        "N",
+        fixture("items.json").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "line 1: partition key \"pk\" is of type S (string); expected N (number) as --key-type says"
+    ));
+}
+
+#[test]
+fn invalid_utf8() {
+    bad(
+        &fixture("bad/invalid-utf8.json"),
+        &[],
+        &["line 2: not valid UTF-8 at byte 24; expected UTF-8 JSON"],
+    );
+}
+
+#[test]
+fn binary_file() {
+    bad(
+        &fixture("bad/binary.bin"),
+        &[],
+        &["binary data (NUL bytes)"],
+    );
+}
+
+#[test]
+fn ragged_csv() {
+    bad(
+        &fixture("bad/ragged.csv"),
+        &[],
+        &["line 3: row has 1 field; expected 2 like the header"],
+    );
+}
+
+#[test]
+fn manifest_names_a_missing_data_file() {
+    bad(
+        &fixture("bad/missing-data"),
+        &[],
+        &[
+            "line 2: names data file \"AWSDynamoDB/01700000000001-deadbeef/data/gone.json.gz\", which is missing",
+            "manifest-files.json",
+        ],
+    );
+}
+
+#[test]
+fn counts_that_disagree_with_the_manifest_are_warnings() {
+    let path = fixture("bad/count-mismatch");
+    let loaded = load_with(std::slice::from_ref(&path), &LoadOptions::default()).unwrap();
+    assert_eq!(loaded.keys.total(), 5);
+    let w = loaded.warnings.join("\n");
+    assert!(
+        w.contains("data/aaaa.json.gz holds 3 items, but manifest-files.json says 4"),
+        "{w}"
+    );
+    assert!(
+        w.contains("the export holds 5 items, but manifest-summary.json says 10"),
+        "{w}"
+    );
+    assert!(!w.contains("bbbb"), "{w}");
+    let out = run(&["analyze", "--format", "json", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("manifest-summary.json says 10"), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], 5);
+}
+
+#[test]
+fn empty_file_is_no_keys_with_a_warning() {
+    let path = fixture("bad/empty.json");
+    let loaded = load_with(std::slice::from_ref(&path), &LoadOptions::default()).unwrap();
+    assert!(loaded.keys.is_empty());
+    assert!(loaded.warnings[0].contains("is empty: no keys"));
+    let out = run(&["analyze", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no keys"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty.json is empty"));
+}
+
+#[test]
+fn a_100_mb_line_is_a_clear_error() {
+    let dir = temp_dir("huge");
+    let path = dir.join("huge.json");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    f.write_all(b"{\"Item\":{\"pk\":{\"S\":\"").unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..100 {
+        f.write_all(&chunk).unwrap();
+    }
+    f.write_all(b"\"}}}\n").unwrap();
+    drop(f);
+    bad(
+        &path,
+        &[],
+        &["line 1: line is over 16777216 bytes; expected one record a line"],
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn skip_policy_counts_and_reports() {
+    let opts = LoadOptions {
+        on_bad: OnBad::Skip,
+        ..LoadOptions::default()
+    };
+    let loaded = load_with(&[fixture("bad/no-key.json")], &opts).unwrap();
+    assert_eq!(loaded.keys.total(), 1);
+    assert_eq!(loaded.skipped, 1);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("skipped: line 2"))
+    );
+    let out = run(&[
+        "analyze",
+        "--skip-bad",
+        "--format",
+        "json",
+        fixture("bad/no-key.json").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 1 bad records"));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["input"]["skipped"], 1);
+    // Fatal problems stop whatever the policy.
+    let err = load_with(&[fixture("bad/truncated.json.gz")], &opts).unwrap_err();
+    assert!(err.to_string().contains("gzip"));
+}
+
+// ---- exactness on a generated export -------------------------------------------------------------------------
+
+/// Writes an S3 export folder whose key `KEY#r` has `floor(C / r)` items (Zipf, s = 1), spread over `files`
+/// gzip data files; returns the truth.
+fn zipf_export(root: &Path, files: usize, ranks: u64, c: u64) -> HashMap<String, u64> {
+    let data = root.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut truth = HashMap::new();
+    let mut per_file: Vec<Vec<u8>> = vec![Vec::new(); files];
+    let mut counts = vec![0u64; files];
+    let mut n = 0usize;
+    for r in 1..=ranks {
+        let key = format!("KEY#{r}");
+        let count = c / r;
+        truth.insert(key.clone(), count);
+        for i in 0..count {
+            let f = n % files;
+            n += 1;
+            writeln!(
+                per_file[f],
+                "{{\"Item\":{{\"pk\":{{\"S\":\"{key}\"}},\"sk\":{{\"N\":\"{i}\"}},\"data\":{{\"S\":\"lorem ipsum {i}\"}}}}}}"
+            )
+            .unwrap();
+            counts[f] += 1;
+        }
+    }
+    let mut manifest = String::new();
+    for (f, bytes) in per_file.iter().enumerate() {
+        let name = format!("file-{f:02}.json.gz");
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(data.join(&name)).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap();
+        manifest.push_str(&format!(
+            "{{\"itemCount\":{},\"md5Checksum\":\"x\",\"etag\":\"y\",\"dataFileS3Key\":\"AWSDynamoDB/x/data/{name}\"}}\n",
+            counts[f]
+        ));
+    }
+    std::fs::write(root.join("manifest-files.json"), manifest).unwrap();
+    std::fs::write(
+        root.join("manifest-summary.json"),
+        format!(
+            "{{\"itemCount\":{},\"outputFormat\":\"DYNAMODB_JSON\"}}",
+            counts.iter().sum::<u64>()
+        ),
+    )
+    .unwrap();
+    truth
+}
+
+#[test]
+fn generated_export_is_counted_exactly() {
+    let dir = temp_dir("zipf-export");
+    let truth = zipf_export(&dir, 5, 300, 3000);
+    let total: u64 = truth.values().sum();
+    let doc = cli_json(&[dir.to_str().unwrap()]);
+    assert_eq!(doc["total"], total);
+    assert_eq!(doc["distinct"], truth.len());
+    assert!(
+        doc["input"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("says"))
+    );
+    let top = doc["top_keys"].as_array().unwrap();
+    assert_eq!(top.len(), 20);
+    for (i, t) in top.iter().enumerate() {
+        let key = format!("KEY#{}", i + 1);
+        assert_eq!(t["key"], key.as_str());
+        assert_eq!(t["count"], truth[&key]);
+    }
+    let groups: u64 = doc["input"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["items"].as_u64().unwrap())
+        .sum();
+    assert_eq!(groups, total);
+}
