@@ -285,3 +285,26 @@ fn ctrl_v_outside_the_editor_pastes_keys_into_it() {
     h.run();
     h.get_by_label("3 keys · 3 distinct");
 }
+
+#[test]
+fn an_s3_export_folder_shows_its_data_files() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/export");
+    let mut h = harness();
+    h.state_mut().open_path(folder);
+    for _ in 0..500 {
+        h.run();
+        if h.state().groups.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let groups = h.state().groups.clone().expect("per data file groups");
+    assert!(groups.len() >= 2, "{groups:?}");
+    let items: u64 = groups.iter().map(|g| g.items).sum();
+    settle(&mut h);
+    assert_eq!(h.state().report().unwrap().analysis.total, items);
+    h.get_by_label("By export data file").click();
+    h.run();
+    assert!(h.state().by_data_file);
+    h.get_by_label_contains("real grouping of this S3 export");
+}

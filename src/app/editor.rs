@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::Command;
 use crate::model::{KeySet, KeyType};
+use crate::source::{FormatIn, LoadOptions, OnBad};
 
 /// Above this many lines the text is held as data, not in a `TextEdit` (which slows past ~100k lines).
 pub const TEXT_LINE_LIMIT: usize = 20_000;
@@ -125,4 +126,50 @@ pub fn key_type_ui(ui: &mut egui::Ui, key_type: &mut KeyType) -> bool {
         }
     });
     changed
+}
+
+/// How files are read: format, key attributes, what to do with bad records.
+pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
+    let label = ui.label("Format");
+    egui::ComboBox::from_id_salt("format-in")
+        .selected_text(opts.format.describe())
+        .show_ui(ui, |ui| {
+            for f in FormatIn::ALL {
+                ui.selectable_value(&mut opts.format, f, f.describe());
+            }
+        })
+        .response
+        .labelled_by(label.id);
+    for (name, value, hint) in [
+        (
+            "Key attribute",
+            &mut opts.key,
+            "from the data (pk, PK, id…)",
+        ),
+        (
+            "Sort key attribute",
+            &mut opts.sort_key,
+            "from the data (sk, SK…)",
+        ),
+    ] {
+        let label = ui.label(name);
+        let mut text = value.clone().unwrap_or_default();
+        if ui
+            .add(egui::TextEdit::singleline(&mut text).hint_text(hint))
+            .labelled_by(label.id)
+            .changed()
+        {
+            *value = (!text.trim().is_empty()).then(|| text.trim().to_owned());
+        }
+    }
+    let mut skip = opts.on_bad == OnBad::Skip;
+    if ui
+        .checkbox(
+            &mut skip,
+            "Skip bad records (count them) instead of stopping",
+        )
+        .changed()
+    {
+        opts.on_bad = if skip { OnBad::Skip } else { OnBad::Stop };
+    }
 }

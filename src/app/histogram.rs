@@ -144,3 +144,67 @@ pub fn plot_ui(ui: &mut egui::Ui, report: Option<&Report>, log_scale: bool) -> e
     ui.label(egui::RichText::new(HASH_CAPTION).small().weak());
     rect
 }
+
+/// Items per S3 export data file: the export's real grouping by partition (not the teaching hash).
+pub fn groups_ui(
+    ui: &mut egui::Ui,
+    groups: &[crate::source::Group],
+    log_scale: bool,
+) -> egui::Rect {
+    let total: u64 = groups.iter().map(|g| g.items).sum();
+    let mean = total as f64 / groups.len().max(1) as f64;
+    let names: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            format!(
+                "{}\n{} items · {:.1} %",
+                g.name,
+                g.items,
+                share(g.items, total) * 100.0
+            )
+        })
+        .collect();
+    let bars: Vec<Bar> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let ratio = if mean > 0.0 {
+                g.items as f64 / mean
+            } else {
+                0.0
+            };
+            Bar::new(i as f64, height(g.items, log_scale))
+                .width(0.7)
+                .fill(theme::heat(ratio))
+        })
+        .collect();
+    let chart =
+        BarChart::new("items per data file", bars).element_formatter(Box::new(move |bar, _| {
+            names
+                .get(bar.argument.round().max(0.0) as usize)
+                .cloned()
+                .unwrap_or_default()
+        }));
+    let response = Plot::new("data-files")
+        .allow_zoom(false)
+        .allow_drag(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .include_y(0.0)
+        .x_axis_label("export data file")
+        .y_axis_label(if log_scale {
+            "items (log scale)"
+        } else {
+            "items"
+        })
+        .height((ui.available_height() - 24.0).max(120.0))
+        .show(ui, |plot| plot.add(chart));
+    ui.label(
+        egui::RichText::new(
+            "real grouping of this S3 export: one data file per partition key range",
+        )
+        .small()
+        .weak(),
+    );
+    response.response.rect
+}

@@ -119,8 +119,8 @@ impl Jobs {
         self.results.try_iter().collect()
     }
 
-    /// Starts loading a file of keys in the background; cancels a load under way.
-    pub fn load_file(&mut self, path: PathBuf, key_type: KeyType) {
+    /// Starts loading a file or export folder in the background; cancels a load under way.
+    pub fn load_file(&mut self, path: PathBuf, opts: source::LoadOptions) {
         self.cancel_load();
         let (tx, rx) = sync_channel::<LoadEvent>(16);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -131,7 +131,8 @@ impl Jobs {
             .name("shardlens-load".to_owned())
             .spawn(move || {
                 let mut last = std::time::Instant::now();
-                let result = source::load_path(&thread_path, key_type, &thread_cancel, &mut |p| {
+                let paths = [thread_path.clone()];
+                let result = source::load(&paths, &opts, &thread_cancel, &mut |p| {
                     if last.elapsed().as_millis() >= 50 {
                         last = std::time::Instant::now();
                         // Progress is best effort: a full channel skips an update.

@@ -21,7 +21,7 @@ use crate::model::export::{buckets_csv, report_doc};
 use crate::model::scenario::Scenario;
 use crate::model::shard::Scope;
 use crate::model::{KeySet, Report};
-use crate::source::Source;
+use crate::source::{Group, LoadOptions, Source};
 use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
 use settings::{SESSION_FORMAT, SESSION_VERSION, Session, Settings};
 
@@ -39,6 +39,7 @@ pub enum Command {
     Copy(String),
     EditAsText,
     OpenFile,
+    OpenFolder,
     CancelLoad,
     OpenSession,
     SaveSession,
@@ -89,6 +90,12 @@ pub struct App {
     wanted: u64,
     dirty: bool,
     load_progress: Option<crate::source::Progress>,
+    /// How files are read (format, key attributes, bad-record policy).
+    pub load_options: LoadOptions,
+    /// Items per data file of a loaded S3 export: the real grouping by partition.
+    pub groups: Option<Vec<Group>>,
+    /// Show the export's data files instead of the teaching hash's buckets.
+    pub by_data_file: bool,
     outcomes: (Sender<Outcome>, Receiver<Outcome>),
     chart_rect: Option<egui::Rect>,
     shown_title: String,
@@ -137,6 +144,9 @@ impl App {
             wanted: 0,
             dirty: true,
             load_progress: None,
+            load_options: LoadOptions::default(),
+            groups: None,
+            by_data_file: false,
             outcomes: channel(),
             chart_rect: None,
             shown_title: String::new(),
@@ -235,9 +245,25 @@ impl App {
         self.load_progress = None;
         match result {
             Ok(loaded) => {
-                let n = loaded.keys.total();
-                self.notify(format!("loaded {n} keys from {}", path.display()), false);
+                for w in &loaded.warnings {
+                    self.notify(w.clone(), true);
+                }
+                let mut text = format!(
+                    "loaded {} keys from {}",
+                    loaded.keys.total(),
+                    path.display()
+                );
+                if loaded.skipped > 0 {
+                    text.push_str(&format!(" ({} bad records skipped)", loaded.skipped));
+                }
+                if let Some(attr) = &loaded.key_attribute {
+                    text.push_str(&format!("; key attribute {attr}"));
+                }
+                self.notify(text, false);
+                self.settings.key_type = loaded.keys.key_type();
                 self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+                self.groups = loaded.groups;
+                self.by_data_file = false;
             }
             Err(e) => self.notify(format!("could not load {}: {e}", path.display()), true),
         }
@@ -245,7 +271,12 @@ impl App {
 
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
-        self.jobs.load_file(path, self.settings.key_type);
+        let mut opts = self.load_options.clone();
+        // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
+        if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {
+            opts.key_type = Some(self.settings.key_type);
+        }
+        self.jobs.load_file(path, opts);
     }
 
     /// Replaces the keys with a key set held as data (a loaded file, a benchmark).
@@ -288,6 +319,7 @@ impl App {
         self.keys = keys;
         self.source = source;
         self.answers = UserAnswers::default();
+        self.groups = None;
         self.dirty = true;
     }
 
@@ -338,9 +370,18 @@ impl App {
             Command::OpenFile => self.dialog(|tx| {
                 let picked = rfd::FileDialog::new()
                     .set_title("Open keys")
-                    .add_filter("Keys", &["txt", "csv", "keys", "lst"])
+                    .add_filter(
+                        "Keys and exports",
+                        &["txt", "csv", "json", "jsonl", "gz", "ion", "keys", "lst"],
+                    )
                     .add_filter("All files", &["*"])
                     .pick_file();
+                let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
+            }),
+            Command::OpenFolder => self.dialog(|tx| {
+                let picked = rfd::FileDialog::new()
+                    .set_title("Open an S3 export folder (AWSDynamoDB/<export-id>)")
+                    .pick_folder();
                 let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
             }),
             Command::CancelLoad => {
@@ -570,6 +611,12 @@ impl App {
                 if ui.button("Open keys…  (Ctrl+O)").clicked() {
                     command = Some(Command::OpenFile);
                 }
+                if ui.button("Open S3 export folder…").clicked() {
+                    command = Some(Command::OpenFolder);
+                }
+                ui.menu_button("Load options", |ui| {
+                    editor::load_options_ui(ui, &mut self.load_options);
+                });
                 ui.separator();
                 if ui.button("Open session…").clicked() {
                     command = Some(Command::OpenSession);
@@ -873,7 +920,24 @@ impl App {
                 }
                 ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
             }
+            if let Some(groups) = &self.groups {
+                ui.horizontal(|ui| {
+                    ui.radio_value(&mut self.by_data_file, false, "By teaching hash");
+                    ui.radio_value(&mut self.by_data_file, true, "By export data file")
+                        .on_hover_text(
+                            "AWS writes at least one data file per partition, and a file's items come from one \
+                             partition's key range: this is the export's real grouping",
+                        );
+                    ui.weak(format!("{} data files", groups.len()));
+                });
+            }
             ui.separator();
+            if self.by_data_file
+                && let Some(groups) = &self.groups
+            {
+                self.chart_rect = Some(histogram::groups_ui(ui, groups, self.settings.log_scale));
+                return;
+            }
             let report = self.current.as_ref().map(|s| Arc::clone(&s.report));
             self.chart_rect = Some(histogram::plot_ui(
                 ui,
