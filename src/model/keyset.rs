@@ -154,10 +154,7 @@ impl KeySet {
             tracker.last.resize(n, None);
         }
         let i = idx as usize;
-        let mut pair = Vec::with_capacity(sk.len() + 4);
-        pair.extend_from_slice(&idx.to_le_bytes());
-        pair.extend_from_slice(sk);
-        let new_item = tracker.seen.insert(key_hash(&pair));
+        let new_item = tracker.seen.insert(pair_hash(idx, sk));
         let facts = &mut tracker.facts[i];
         if new_item {
             facts.items += 1;
@@ -341,6 +338,11 @@ impl Index {
     }
 }
 
+/// A 64-bit hash of (key index, sort key) without building the pair: the sort key's xxh3 seeded with the index.
+fn pair_hash(idx: u32, sk: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(sk, u64::from(idx).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 fn span<'a>(arena: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
     let end = ends[i] as usize;
@@ -436,6 +438,20 @@ mod tests {
         assert_eq!(mixed.items, 3);
         assert!(!mixed.only_increasing);
         assert_eq!(set.sort_key_facts(set.find(b"NOSK").unwrap()), None);
+    }
+
+    #[test]
+    fn pair_hash_separates_keys_and_sort_keys() {
+        assert_ne!(pair_hash(0, b"a"), pair_hash(1, b"a"));
+        assert_ne!(pair_hash(0, b"a"), pair_hash(0, b"b"));
+        assert_eq!(pair_hash(7, b"sk"), pair_hash(7, b"sk"));
+        // The same sort key under two keys is two items.
+        let mut set = KeySet::new(KeyType::S);
+        set.add_item(b"A", Some((b"x".as_slice(), KeyType::S)), 1);
+        set.add_item(b"B", Some((b"x".as_slice(), KeyType::S)), 1);
+        set.add_item(b"A", Some((b"x".as_slice(), KeyType::S)), 1);
+        assert_eq!(set.sort_key_facts(0).unwrap().items, 1);
+        assert_eq!(set.sort_key_facts(1).unwrap().items, 1);
     }
 
     #[test]

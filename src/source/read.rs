@@ -329,13 +329,22 @@ impl Sink {
         if self.key_type != Some(ty) {
             self.check_type(ty, &format!("partition key {pk_name:?}"))?;
         }
-        canonicalize_into(
-            &scratch.pk_raw,
-            ty,
-            MAX_PARTITION_KEY_BYTES,
-            &mut self.pk_buf,
-        )
-        .map_err(|e| format!("partition key {pk_name:?}: {e}"))?;
+        if ty == KeyType::S
+            && !scratch.pk_raw.is_empty()
+            && scratch.pk_raw.len() <= MAX_PARTITION_KEY_BYTES
+        {
+            // Text read from a parsed `&str` is UTF-8 already: a string key is its bytes.
+            self.pk_buf.clear();
+            self.pk_buf.extend_from_slice(&scratch.pk_raw);
+        } else {
+            canonicalize_into(
+                &scratch.pk_raw,
+                ty,
+                MAX_PARTITION_KEY_BYTES,
+                &mut self.pk_buf,
+            )
+            .map_err(|e| format!("partition key {pk_name:?}: {e}"))?;
+        }
         let sk = match (&scratch.sk, names.sk.as_ref()) {
             (Some(Tag::Key(st)), Some(sk_name)) => {
                 let st = *st;

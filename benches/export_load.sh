@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Loading an S3 export folder: `shardlens analyze FOLDER` against `zcat` and DuckDB, in one run; prints figures.
+#
+#   benches/export_load.sh [ITEMS] [FILES]      (default 2,000,000 items in 8 gzip files, ~400 MB of JSON)
+#
+# Builds the headless release binary (`--no-default-features`: no GUI, ~2 minutes from scratch), generates the
+# export once under $CARGO_TARGET_DIR/tmp (benches/gen_export.py, Zipf keys), checks shardlens' total, distinct
+# count and hottest key against the generator's truth, then times each peer with /usr/bin/time -f "%e %M" (wall
+# seconds, peak RSS), best of 3 runs:
+#   shardlens analyze FOLDER --format json > /dev/null
+#   zcat data/*.json.gz > /dev/null                          (decompression alone)
+#   DuckDB (python3 -m pip install duckdb): SELECT Item.pk.S, count(*) FROM read_json('data/*.json.gz') GROUP BY 1
+# Goals: wall <= 0.75 x zcat, >= 5 x faster than DuckDB, peak RSS <= 200 MB.
+# (`cargo bench` would also build the GUI dev-dependencies, which need system libraries; this script does not.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ITEMS=${1:-2000000}
+FILES=${2:-8}
+TARGET=${CARGO_TARGET_DIR:-target}
+cargo build --release --no-default-features --bin shardlens >&2
+BIN="$TARGET/release/shardlens"
+ROOT="$TARGET/tmp/export-bench-$ITEMS-$FILES"
+if [ ! -f "$ROOT/truth.json" ]; then
+  rm -rf "$ROOT"
+  echo "generating $ITEMS items in $FILES gzip files under $ROOT" >&2
+  python3 benches/gen_export.py "$ROOT" "$ITEMS" "$FILES"
+fi
+
+python3 - "$BIN" "$ROOT" <<'PY'
+import json, subprocess, sys
+bin_, root = sys.argv[1], sys.argv[2]
+truth = json.load(open(f"{root}/truth.json"))
+gz = sum(__import__("os").path.getsize(f"{root}/data/{f}") for f in __import__("os").listdir(f"{root}/data"))
+raw = int(subprocess.run(f"zcat {root}/data/*.json.gz | wc -c", shell=True, capture_output=True, text=True).stdout)
+print(f"export: {truth['total']:,} items, {truth['distinct']:,} distinct keys, {gz/1e6:.0f} MB gzip, {raw/1e6:.0f} MB JSON")
+doc = json.loads(subprocess.run([bin_, "analyze", root, "--format", "json", "--top", "1"], check=True,
+                                capture_output=True).stdout)
+assert doc["total"] == truth["total"], (doc["total"], truth)
+assert doc["distinct"] == truth["distinct"], (doc["distinct"], truth)
+assert doc["top_keys"][0]["key"] == truth["hot_key"] and doc["top_keys"][0]["count"] == truth["hot_count"]
+print(f"shardlens result checked against the generator: total, distinct, hottest key {truth['hot_key']} = {truth['hot_count']:,}")
+
+def measure(cmd, runs=3):
+    best = None
+    for _ in range(runs):
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"  failed: {cmd}\n{p.stderr}")
+            return None
+        wall, rss = p.stderr.strip().splitlines()[-1].split()
+        m = (float(wall), int(rss) / 1024)
+        best = m if best is None or m[0] < best[0] else best
+    return best
+
+try:
+    import duckdb  # noqa: F401
+    have_duck = True
+except ImportError:
+    have_duck = False
+peers = [
+    ("shardlens analyze FOLDER --format json", f"{bin_} analyze {root} --format json > /dev/null"),
+    ("zcat data/*.json.gz > /dev/null", f"zcat {root}/data/*.json.gz > /dev/null"),
+]
+if have_duck:
+    q = f"SELECT Item.pk.S, count(*) FROM read_json('{root}/data/*.json.gz', format='newline_delimited') GROUP BY 1"
+    peers.append(("duckdb read_json ... GROUP BY pk", f"python3 -c \"import duckdb; duckdb.sql(\\\"{q}\\\").fetchall()\""))
+print('\nbest of 3 runs (/usr/bin/time -f "%e %M"):')
+res = {}
+for name, cmd in peers:
+    res[name] = measure(cmd)
+    w = res[name]
+    print(f"  {name:<40} " + (f"{w[0]:>7.2f} s {w[1]:>9.1f} MB peak RSS" if w else "(failed)"))
+if not have_duck:
+    print("  duckdb                                   (not installed: python3 -m pip install duckdb)")
+s = res[peers[0][0]]
+z = res[peers[1][0]]
+if s and z:
+    r = s[0] / z[0]
+    print(f"\n  shardlens / zcat wall:    {r:.2f}x  (goal <= 0.75x: {'met' if r <= 0.75 else 'NOT met'})")
+if have_duck and s and res[peers[2][0]]:
+    r = res[peers[2][0]][0] / s[0]
+    print(f"  duckdb / shardlens wall:  {r:.2f}x  (goal >= 5x: {'met' if r >= 5 else 'NOT met'})")
+if s:
+    print(f"  shardlens peak RSS:       {s[1]:.1f} MB (goal <= 200 MB: {'met' if s[1] <= 200 else 'NOT met'})")
+    print(f"  shardlens throughput:     {raw/1e6/s[0]:.0f} MB/s of JSON, {truth['total']/1e6/s[0]:.2f} M items/s")
+PY
