@@ -53,6 +53,67 @@ pub fn headline(a: &Analysis) -> String {
     )
 }
 
+/// Bars coloured by heat (count over the mean), each with its tooltip text.
+fn heat_chart(name: &str, counts: &[u64], log_scale: bool, tooltips: Vec<String>) -> BarChart {
+    let total: u64 = counts.iter().sum();
+    let mean = total as f64 / counts.len().max(1) as f64;
+    let bars = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let ratio = if mean > 0.0 { c as f64 / mean } else { 0.0 };
+            Bar::new(i as f64, height(c, log_scale))
+                .width(0.7)
+                .fill(theme::heat(ratio))
+        })
+        .collect();
+    BarChart::new(name, bars).element_formatter(Box::new(move |bar, _| {
+        tooltips
+            .get(bar.argument.round().max(0.0) as usize)
+            .cloned()
+            .unwrap_or_default()
+    }))
+}
+
+/// A plot that shows bars as they are: no zoom, drag or scroll, y from zero, whole numbers on the axes (real
+/// counts on a log scale), filling the panel.
+fn fixed_plot<'a>(
+    ui: &egui::Ui,
+    id: &str,
+    x_label: &str,
+    y_label: &str,
+    log_scale: bool,
+) -> Plot<'a> {
+    let y_label = if log_scale {
+        format!("{y_label} (log scale)")
+    } else {
+        y_label.to_owned()
+    };
+    Plot::new(id)
+        .allow_zoom(false)
+        .allow_drag(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .include_y(0.0)
+        .x_axis_label(x_label.to_owned())
+        .y_axis_label(y_label)
+        .x_axis_formatter(|mark, _| {
+            if mark.value.fract().abs() < 1e-9 && mark.value >= 0.0 {
+                format!("{}", mark.value as u64)
+            } else {
+                String::new()
+            }
+        })
+        .y_axis_formatter(move |mark, _| {
+            if log_scale {
+                format!("{:.0}", 10f64.powf(mark.value) - 1.0)
+            } else {
+                format!("{:.0}", mark.value)
+            }
+        })
+        .height((ui.available_height() - 24.0).max(120.0))
+}
+
 /// Draws the histogram of `report` (ghost bars for the unsharded distribution when sharding is on).
 pub fn plot_ui(ui: &mut egui::Ui, report: Option<&Report>, log_scale: bool) -> egui::Rect {
     let Some(report) = report.filter(|r| r.analysis.total > 0) else {
@@ -70,29 +131,10 @@ pub fn plot_ui(ui: &mut egui::Ui, report: Option<&Report>, log_scale: bool) -> e
     };
     let a = &report.analysis;
     let partitions = Partitioner::equal(a.buckets.len());
-    let mean = a.total as f64 / a.buckets.len().max(1) as f64;
     let tooltips: Vec<String> = (0..a.buckets.len())
         .map(|b| tooltip(a, &partitions, b))
         .collect();
-    let bars: Vec<Bar> = a
-        .buckets
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            let ratio = if mean > 0.0 { c as f64 / mean } else { 0.0 };
-            Bar::new(i as f64, height(c, log_scale))
-                .width(0.7)
-                .fill(theme::heat(ratio))
-                .name(format!("bucket {i}"))
-        })
-        .collect();
-    let chart =
-        BarChart::new("writes per bucket", bars).element_formatter(Box::new(move |bar, _| {
-            tooltips
-                .get(bar.argument.round().max(0.0) as usize)
-                .cloned()
-                .unwrap_or_default()
-        }));
+    let chart = heat_chart("writes per bucket", &a.buckets, log_scale, tooltips);
     let ghost = report.unsharded.as_ref().map(|u| {
         let bars = u
             .buckets
@@ -106,40 +148,12 @@ pub fn plot_ui(ui: &mut egui::Ui, report: Option<&Report>, log_scale: bool) -> e
             .collect();
         BarChart::new("before sharding", bars).allow_hover(false)
     });
-    let y_label = if log_scale {
-        "writes (log scale)"
-    } else {
-        "writes"
-    };
-    let response = Plot::new("histogram")
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .include_y(0.0)
-        .x_axis_label("bucket")
-        .y_axis_label(y_label)
-        .x_axis_formatter(|mark, _| {
-            if mark.value.fract().abs() < 1e-9 && mark.value >= 0.0 {
-                format!("{}", mark.value as u64)
-            } else {
-                String::new()
-            }
-        })
-        .y_axis_formatter(move |mark, _| {
-            if log_scale {
-                format!("{:.0}", 10f64.powf(mark.value) - 1.0)
-            } else {
-                format!("{:.0}", mark.value)
-            }
-        })
-        .height((ui.available_height() - 24.0).max(120.0))
-        .show(ui, |plot| {
-            if let Some(g) = ghost {
-                plot.add(g);
-            }
-            plot.add(chart);
-        });
+    let response = fixed_plot(ui, "histogram", "bucket", "writes", log_scale).show(ui, |plot| {
+        if let Some(g) = ghost {
+            plot.add(g);
+        }
+        plot.add(chart);
+    });
     let rect = response.response.rect;
     ui.label(egui::RichText::new(HASH_CAPTION).small().weak());
     rect
@@ -151,8 +165,8 @@ pub fn groups_ui(
     groups: &[crate::source::Group],
     log_scale: bool,
 ) -> egui::Rect {
-    let total: u64 = groups.iter().map(|g| g.items).sum();
-    let mean = total as f64 / groups.len().max(1) as f64;
+    let counts: Vec<u64> = groups.iter().map(|g| g.items).collect();
+    let total: u64 = counts.iter().sum();
     let names: Vec<String> = groups
         .iter()
         .map(|g| {
@@ -164,40 +178,8 @@ pub fn groups_ui(
             )
         })
         .collect();
-    let bars: Vec<Bar> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let ratio = if mean > 0.0 {
-                g.items as f64 / mean
-            } else {
-                0.0
-            };
-            Bar::new(i as f64, height(g.items, log_scale))
-                .width(0.7)
-                .fill(theme::heat(ratio))
-        })
-        .collect();
-    let chart =
-        BarChart::new("items per data file", bars).element_formatter(Box::new(move |bar, _| {
-            names
-                .get(bar.argument.round().max(0.0) as usize)
-                .cloned()
-                .unwrap_or_default()
-        }));
-    let response = Plot::new("data-files")
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .include_y(0.0)
-        .x_axis_label("export data file")
-        .y_axis_label(if log_scale {
-            "items (log scale)"
-        } else {
-            "items"
-        })
-        .height((ui.available_height() - 24.0).max(120.0))
+    let chart = heat_chart("items per data file", &counts, log_scale, names);
+    let response = fixed_plot(ui, "data-files", "export data file", "items", log_scale)
         .show(ui, |plot| plot.add(chart));
     ui.label(
         egui::RichText::new(
