@@ -125,3 +125,64 @@ pub fn report(keys: &KeySet, view: &ViewSettings) -> Report {
         capacity,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::capacity::{CapacityError, PartitionCount};
+
+    #[test]
+    fn a_workload_sets_the_buckets_and_the_capacity() {
+        let mut keys = KeySet::new(KeyType::S);
+        keys.add(b"HOT", 90);
+        keys.add(b"cold", 10);
+        let workload = Workload {
+            writes_per_sec: 2000.0,
+            partitions: PartitionCount::Override(5),
+            ..Workload::default()
+        };
+        let view = ViewSettings::default()
+            .with_workload(workload.clone())
+            .unwrap();
+        assert_eq!((view.buckets, view.bucket_count()), (5, 5));
+        let rep = report(&keys, &view);
+        assert_eq!(rep.analysis.buckets.len(), 5);
+        let c = rep.capacity.unwrap().unwrap();
+        assert_eq!(c.partitions.len(), 5);
+        assert!((c.write_units - 2000.0).abs() < 1e-9);
+        let facts = rep.evidence.capacity.unwrap();
+        assert_eq!(facts.hottest_top_key.as_deref(), Some("HOT"));
+        assert_eq!(rep.evidence.item_bytes, Some(1024.0));
+
+        // A workload set by hand drives the buckets too, whatever `buckets` says.
+        let by_hand = ViewSettings {
+            workload: Some(workload),
+            ..ViewSettings::default()
+        };
+        assert_eq!(by_hand.bucket_count(), 5);
+        assert_eq!(report(&keys, &by_hand).analysis.buckets.len(), 5);
+
+        // An invalid workload leaves `buckets` in charge and the report carries the error.
+        let bad = ViewSettings {
+            workload: Some(Workload {
+                partitions: PartitionCount::Override(0),
+                ..Workload::default()
+            }),
+            ..ViewSettings::default()
+        };
+        assert!(
+            ViewSettings::default()
+                .with_workload(Workload {
+                    partitions: PartitionCount::Override(0),
+                    ..Workload::default()
+                })
+                .is_err()
+        );
+        let rep = report(&keys, &bad);
+        assert_eq!(rep.analysis.buckets.len(), 8);
+        assert_eq!(rep.capacity, Some(Err(CapacityError::ZeroPartitions)));
+        assert_eq!(rep.evidence.capacity, None);
+        // No workload, no capacity.
+        assert!(report(&keys, &ViewSettings::default()).capacity.is_none());
+    }
+}
