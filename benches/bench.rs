@@ -91,6 +91,7 @@ fn rebucketing() {
         buckets,
         shard,
         top_n: 10,
+        workload: None,
     };
     let hot = |shards, strategy| ShardPlan {
         shards,

@@ -7,6 +7,10 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::model::capacity::{
+    Billing, Capacity, Consistency, ItemSize, PartitionCount, RateSource, ThrottleReason, Workload,
+    percent, units,
+};
 use crate::model::export::{HASH_NOTE, buckets_csv, report_doc};
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{
@@ -98,6 +102,29 @@ impl FormatInArg {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConsistencyArg {
+    Strong,
+    Eventual,
+    Transactional,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BillingArg {
+    Provisioned,
+    OnDemand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CountsArg {
+    /// Counts are weights: the rates are spread over the keys in proportion.
+    Weights,
+    /// Counts are each key's writes per second (e.g. a `key,count` file of request rates).
+    WritesPerSec,
+    /// Counts are each key's reads per second.
+    ReadsPerSec,
+}
+
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Files or S3 export folders to load into one key set; `-` or nothing reads standard input. Formats:
@@ -123,9 +150,10 @@ pub struct AnalyzeArgs {
 /// Options shared by every command that prints an analysis.
 #[derive(Debug, Args)]
 pub struct ViewArgs {
-    /// Buckets (partitions) over the hash range.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub buckets: u32,
+    /// Buckets (partitions) over the hash range [default: 8]. With a workload the table's partition count
+    /// sets the buckets: use --partitions then.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub buckets: Option<u32>,
     /// Shards per sharded key (1 = no sharding).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
     pub shards: u32,
@@ -157,6 +185,48 @@ pub struct ViewArgs {
     /// Answer "Is one item hot?" yourself when the data has no sort keys.
     #[arg(long)]
     pub one_item: Option<bool>,
+    /// Reads per second over the whole table, spread over the keys by their counts. Any rate adds a capacity
+    /// report: units per partition against its 3,000 read / 1,000 write units per second.
+    #[arg(long, help_heading = "Capacity")]
+    pub reads_per_sec: Option<f64>,
+    /// Writes per second over the whole table, spread over the keys by their counts.
+    #[arg(long, help_heading = "Capacity")]
+    pub writes_per_sec: Option<f64>,
+    /// What the key counts are: weights for the rates, or each key's requests per second.
+    #[arg(long, value_enum, help_heading = "Capacity")]
+    pub counts_are: Option<CountsArg>,
+    /// Item size in bytes [default: 1024]: reads cost ⌈size / 4 KB⌉ units, writes ⌈size / 1 KB⌉.
+    #[arg(long, help_heading = "Capacity")]
+    pub item_size: Option<u64>,
+    /// Read consistency [default: strong]; transactional doubles reads and writes.
+    #[arg(long, value_enum, help_heading = "Capacity")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Partitions of the table (instead of the count derived from billing and size).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096), help_heading = "Capacity")]
+    pub partitions: Option<u32>,
+    /// Billing mode [default: provisioned with --rcu/--wcu, else on-demand].
+    #[arg(long, value_enum, help_heading = "Capacity")]
+    pub billing: Option<BillingArg>,
+    /// Provisioned read capacity units.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Capacity")]
+    pub rcu: Option<u64>,
+    /// Provisioned write capacity units.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Capacity")]
+    pub wcu: Option<u64>,
+    /// Table size in GB (1 GB = 2^30 bytes), for the ⌈size / 10 GB⌉ part of the partition count.
+    #[arg(long, help_heading = "Capacity")]
+    pub table_gb: Option<f64>,
+    /// The table has a local secondary index (split-for-heat cannot split its item collections).
+    #[arg(long, help_heading = "Capacity")]
+    pub has_lsi: bool,
+    /// The throttling reason DynamoDB reported, e.g. TableWriteKeyRangeThroughputExceeded.
+    #[arg(long, value_parser = parse_reason, help_heading = "Capacity")]
+    pub throttle_reason: Option<ThrottleReason>,
+}
+
+fn parse_reason(text: &str) -> Result<ThrottleReason, String> {
+    text.parse()
+        .map_err(|e: crate::model::capacity::BadThrottleReason| e.to_string())
 }
 
 fn parse_share(text: &str) -> Result<f64, String> {
@@ -171,9 +241,78 @@ fn parse_share(text: &str) -> Result<f64, String> {
 }
 
 impl ViewArgs {
-    pub fn view_settings(&self) -> ViewSettings {
-        ViewSettings {
-            buckets: self.buckets as usize,
+    /// The workload the capacity options describe, if any rate is given.
+    pub fn workload(&self) -> anyhow::Result<Option<Workload>> {
+        let rates = match self.counts_are {
+            None | Some(CountsArg::Weights) => RateSource::Weights,
+            Some(CountsArg::WritesPerSec) => RateSource::WritesPerSec,
+            Some(CountsArg::ReadsPerSec) => RateSource::ReadsPerSec,
+        };
+        if self.reads_per_sec.is_none()
+            && self.writes_per_sec.is_none()
+            && rates == RateSource::Weights
+        {
+            let given = [
+                ("--item-size", self.item_size.is_some()),
+                ("--consistency", self.consistency.is_some()),
+                ("--partitions", self.partitions.is_some()),
+                ("--billing", self.billing.is_some()),
+                ("--rcu", self.rcu.is_some()),
+                ("--wcu", self.wcu.is_some()),
+                ("--table-gb", self.table_gb.is_some()),
+            ];
+            if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
+                anyhow::bail!(
+                    "{name} describes a workload: give --reads-per-sec, --writes-per-sec or --counts-are too"
+                );
+            }
+            return Ok(None);
+        }
+        if self.buckets.is_some() {
+            anyhow::bail!(
+                "with a workload the partition count sets the buckets: use --partitions, not --buckets"
+            );
+        }
+        let provisioned = self.rcu.is_some() || self.wcu.is_some();
+        let billing = match (self.billing, self.rcu, self.wcu) {
+            (Some(BillingArg::OnDemand), ..) if provisioned => {
+                anyhow::bail!("--rcu and --wcu are for --billing provisioned")
+            }
+            (Some(BillingArg::OnDemand), ..) | (None, None, None) => Billing::OnDemand,
+            (_, Some(rcu), Some(wcu)) => Billing::Provisioned { rcu, wcu },
+            _ => anyhow::bail!("provisioned billing needs both --rcu and --wcu"),
+        };
+        let table_bytes = match self.table_gb {
+            None => 0,
+            Some(gb) if (0.0..1e9).contains(&gb) => (gb * (1u64 << 30) as f64).ceil() as u64,
+            Some(gb) => anyhow::bail!("--table-gb must be a size in GB at least 0, not {gb}"),
+        };
+        let workload = Workload {
+            reads_per_sec: self.reads_per_sec.unwrap_or(0.0),
+            writes_per_sec: self.writes_per_sec.unwrap_or(0.0),
+            consistency: match self.consistency {
+                None | Some(ConsistencyArg::Strong) => Consistency::Strong,
+                Some(ConsistencyArg::Eventual) => Consistency::Eventual,
+                Some(ConsistencyArg::Transactional) => Consistency::Transactional,
+            },
+            item_size: self
+                .item_size
+                .map_or_else(ItemSize::default, ItemSize::Bytes),
+            billing,
+            partitions: self.partitions.map_or(PartitionCount::Auto, |p| {
+                PartitionCount::Override(p as usize)
+            }),
+            table_bytes,
+            rates,
+        };
+        workload.validate()?;
+        Ok(Some(workload))
+    }
+
+    /// The view the options describe; with a workload, its partition count sets the buckets.
+    pub fn view_settings(&self) -> anyhow::Result<ViewSettings> {
+        let view = ViewSettings {
+            buckets: self.buckets.unwrap_or(8) as usize,
             shard: ShardPlan {
                 shards: self.shards,
                 strategy: match self.shard_strategy {
@@ -191,6 +330,21 @@ impl ViewArgs {
                 seed: self.seed,
             },
             top_n: self.top,
+            workload: None,
+        };
+        Ok(match self.workload()? {
+            Some(workload) => view.with_workload(workload)?,
+            None => view,
+        })
+    }
+
+    /// The user's answers and table facts from the options.
+    pub fn answers(&self) -> UserAnswers {
+        UserAnswers {
+            one_item: self.one_item,
+            has_lsi: self.has_lsi.then_some(true),
+            throttle_reason: self.throttle_reason,
+            ..UserAnswers::default()
         }
     }
 
@@ -225,6 +379,8 @@ pub fn run(command: Command) -> i32 {
 
 fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     let cancel = AtomicBool::new(false);
+    // Check the options before reading the keys.
+    args.view.view_settings()?;
     let paths: Vec<PathBuf> = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -256,7 +412,7 @@ fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         many => format!("{} inputs", many.len()),
     };
     let mut out = std::io::stdout().lock();
-    print_loaded(&mut out, &name, &loaded, &args.view).context("cannot write the output")?;
+    print_loaded(&mut out, &name, &loaded, &args.view)?;
     Ok(())
 }
 
@@ -267,7 +423,7 @@ pub fn print_loaded(
     name: &str,
     loaded: &Loaded,
     view_args: &ViewArgs,
-) -> std::io::Result<()> {
+) -> anyhow::Result<()> {
     if view_args.format != OutputFormat::Json {
         print_analysis(out, name, &loaded.keys, view_args)?;
         if view_args.format == OutputFormat::Table
@@ -290,7 +446,7 @@ pub fn print_loaded(
     }
     let mut buf = Vec::new();
     print_analysis(&mut buf, name, &loaded.keys, view_args)?;
-    let mut doc: serde_json::Value = serde_json::from_slice(&buf).map_err(std::io::Error::other)?;
+    let mut doc: serde_json::Value = serde_json::from_slice(&buf)?;
     if let Some(obj) = doc.as_object_mut() {
         obj.insert(
             "input".to_owned(),
@@ -309,8 +465,9 @@ pub fn print_loaded(
             }),
         );
     }
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
-    writeln!(out)
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)?;
+    Ok(())
 }
 
 /// Prints the analysis of `keys` in the chosen format.
@@ -319,21 +476,46 @@ pub fn print_analysis(
     name: &str,
     keys: &KeySet,
     view_args: &ViewArgs,
-) -> std::io::Result<()> {
-    let view = view_args.view_settings();
+) -> anyhow::Result<()> {
+    let view = view_args.view_settings()?;
     let rep = report(keys, &view);
-    let answers = UserAnswers {
-        one_item: view_args.one_item,
-        ..UserAnswers::default()
+    let capacity = match &rep.capacity {
+        Some(Ok(c)) => Some(c),
+        Some(Err(e)) => return Err(anyhow::anyhow!("{e}").context("cannot compute the capacity")),
+        None => None,
     };
-    let decision = evaluate(&rep.evidence, &answers);
-    match view_args.format {
+    let decision = evaluate(&rep.evidence, &view_args.answers());
+    print_report(
+        out,
+        name,
+        keys,
+        view_args.format,
+        &view,
+        &rep,
+        &decision,
+        capacity,
+    )
+    .context("cannot write the output")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_report(
+    out: &mut dyn Write,
+    name: &str,
+    keys: &KeySet,
+    format: OutputFormat,
+    view: &ViewSettings,
+    rep: &crate::model::Report,
+    decision: &crate::model::Path,
+    capacity: Option<&Capacity>,
+) -> std::io::Result<()> {
+    match format {
         OutputFormat::Json => {
-            let doc = report_doc(name.to_owned(), keys, &view, &rep, &decision);
+            let doc = report_doc(name.to_owned(), keys, view, rep, decision);
             serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
             writeln!(out)
         }
-        OutputFormat::Csv => out.write_all(buckets_csv(&rep, view.buckets).as_bytes()),
+        OutputFormat::Csv => out.write_all(buckets_csv(rep, view.bucket_count()).as_bytes()),
         OutputFormat::Table => {
             let a = &rep.analysis;
             if a.total == 0 {
@@ -389,6 +571,10 @@ pub fn print_analysis(
                 a.skew.max_over_mean,
                 a.skew.gini
             )?;
+            if let Some(c) = capacity {
+                writeln!(out)?;
+                print_capacity(out, c)?;
+            }
             writeln!(out)?;
             writeln!(out, "top keys:")?;
             for k in &a.top_keys {
@@ -415,4 +601,79 @@ pub fn print_analysis(
             writeln!(out, "  → {}", decision.recommendation)
         }
     }
+}
+
+/// The capacity section of the table format.
+fn print_capacity(out: &mut dyn Write, c: &Capacity) -> std::io::Result<()> {
+    writeln!(out, "capacity: {}", c.headline())?;
+    writeln!(
+        out,
+        "  {} partitions ({}); each serves {} read / {} write units/s; the table {} read / {} write units/s",
+        c.partition_count,
+        c.partitions_from.describe(),
+        units(c.partition_read_limit),
+        units(c.partition_write_limit),
+        units(c.table_read_capacity),
+        units(c.table_write_capacity),
+    )?;
+    writeln!(
+        out,
+        "  {} reads/s × {} units = {} read units/s ({} of the table); {} writes/s × {} units = {} write units/s ({} of the table)",
+        units(c.reads_per_sec),
+        units(c.units_per_read),
+        units(c.read_units),
+        percent(c.table_read_util),
+        units(c.writes_per_sec),
+        units(c.units_per_write),
+        units(c.write_units),
+        percent(c.table_write_util),
+    )?;
+    writeln!(
+        out,
+        "  throttled: {} read and {} write units/s{}",
+        units(c.throttled_read_units),
+        units(c.throttled_write_units),
+        if c.table_throttled_read_units + c.table_throttled_write_units > 0.0 {
+            format!(
+                " ({} read and {} write units/s of it by the table's provisioned total)",
+                units(c.table_throttled_read_units),
+                units(c.table_throttled_write_units)
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    let width = c
+        .partitions
+        .len()
+        .saturating_sub(1)
+        .to_string()
+        .len()
+        .max(1);
+    writeln!(
+        out,
+        "  {:>width$}  {:>10}  {:>7}  {:>10}  {:>7}  {:>14}",
+        "#", "read u/s", "read %", "write u/s", "write %", "throttled r/w"
+    )?;
+    for (i, p) in c.partitions.iter().enumerate() {
+        writeln!(
+            out,
+            "  {i:>width$}  {:>10.1}  {:>7}  {:>10.1}  {:>7}  {:>14}{}",
+            p.read_units,
+            percent(p.read_util),
+            p.write_units,
+            percent(p.write_util),
+            format!(
+                "{} / {}",
+                units(p.throttled_read_units),
+                units(p.throttled_write_units)
+            ),
+            if p.util() > 1.0 {
+                "  over the limit"
+            } else {
+                ""
+            },
+        )?;
+    }
+    Ok(())
 }

@@ -4,8 +4,9 @@
 //!
 //! - [`model`] is pure logic: key canonicalisation ([`model::key`]), the compact key set
 //!   ([`model::keyset`]), the teaching hash and partition ranges ([`model::partition`]), write sharding
-//!   ([`model::shard`]), statistics ([`model::stats`]), the decision tree ([`model::decision`]) and the teaching
-//!   scenarios ([`model::scenario`]). No UI, async or AWS imports.
+//!   ([`model::shard`]), statistics ([`model::stats`]), capacity per partition ([`model::capacity`]: a
+//!   workload's read and write units against each partition's 3,000 / 1,000 units per second), the decision
+//!   tree ([`model::decision`]) and the teaching scenarios ([`model::scenario`]). No UI, async or AWS imports.
 //! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`].
 //! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
 //! - [`cli`] prints the model's results headless (`shardlens analyze`).

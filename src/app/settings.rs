@@ -57,6 +57,7 @@ impl Settings {
             buckets: self.buckets.clamp(1, 64),
             shard,
             top_n: self.top_n.max(1),
+            workload: None,
         }
     }
 }

@@ -13,9 +13,18 @@
 //!         ├─ yes: write-shard the prefix
 //!         └─ no:  adaptive capacity will most likely absorb it
 //! ```
+//!
+//! "Throttling concentrated on one key?" is answered, in this order, from:
+//! 1. an observed throttling reason ([`ThrottleReason`]): `…KeyRangeThroughputExceeded` is a hot partition
+//!    (yes); `…ProvisionedThroughputExceeded`, `…AccountLimitExceeded` and `…MaxOnDemandThroughputExceeded`
+//!    are table-level limits (no, and the recommendation says so);
+//! 2. capacity, when a workload is known ([`CapacityFacts`]): yes when the hottest partition is over its
+//!    per-partition limit while the table is within its total and one key is most of that partition's demand;
+//! 3. the key counts alone: the top key's bucket is hot and one key dominates it.
 
 use serde::Serialize;
 
+use super::capacity::{CapacityFacts, ITEM_COLLECTION_LIMIT_BYTES, ThrottleReason, percent};
 use super::keyset::{KeySet, SortKeyFacts};
 use super::stats::Analysis;
 
@@ -180,13 +189,18 @@ impl Answer {
     }
 }
 
-/// Answers supplied by the user for questions the data cannot answer (or to explore "what if").
+/// Answers supplied by the user for questions the data cannot answer (or to explore "what if"), and facts
+/// about the table only the user knows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct UserAnswers {
     pub one_key: Option<bool>,
     pub one_item: Option<bool>,
     pub low_cardinality: Option<bool>,
+    /// The table has a local secondary index (a switch in the app, `--has-lsi` in the CLI).
+    pub has_lsi: Option<bool>,
+    /// The throttling reason DynamoDB reported, when the user saw one.
+    pub throttle_reason: Option<ThrottleReason>,
 }
 
 impl UserAnswers {
@@ -227,9 +241,21 @@ pub struct Evidence {
     pub top_key_items: Option<SortKeyFacts>,
     /// Whether the table has a local secondary index, when known.
     pub has_lsi: Option<bool>,
+    /// Per-partition capacity, when a workload is known.
+    pub capacity: Option<CapacityFacts>,
+    /// The throttling reason DynamoDB reported, when known.
+    pub throttle_reason: Option<ThrottleReason>,
+    /// Mean item size in bytes, when a workload gives one (for the item-collection size).
+    pub item_bytes: Option<f64>,
 }
 
 impl Evidence {
+    /// Estimated size of the top key's item collection: its items × the mean item size.
+    pub fn collection_bytes(&self) -> Option<f64> {
+        let items = self.top_key_items?.items;
+        Some(items as f64 * self.item_bytes?)
+    }
+
     /// Collects the evidence from an analysis of `keys`.
     pub fn from_analysis(keys: &KeySet, analysis: &Analysis) -> Self {
         let top = analysis.top_keys.first();
@@ -266,6 +292,9 @@ impl Evidence {
             top3_share: analysis.top_keys.iter().take(3).map(|k| k.share).sum(),
             top_key_items: top.and_then(|t| keys.sort_key_facts(t.id.key)),
             has_lsi: None,
+            capacity: None,
+            throttle_reason: None,
+            item_bytes: None,
         }
     }
 }
@@ -318,6 +347,12 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
             let Some((key, count, share)) = &ev.top_key else {
                 return (Some(false), "no keys".to_owned());
             };
+            if let Some(reason) = ev.throttle_reason {
+                return one_key_from_reason(reason, ev);
+            }
+            if let Some(c) = &ev.capacity {
+                return one_key_from_capacity(c);
+            }
             let over_next = if ev.next_key_count == 0 {
                 f64::INFINITY
             } else {
@@ -354,13 +389,21 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
                 Some(f) => (
                     Some(false),
                     format!(
-                        "{key} has {} items (distinct sort keys){}",
+                        "{key} has {} items (distinct sort keys){}{}",
                         f.items,
                         if f.only_increasing {
                             ", written in only-increasing sort-key order"
                         } else {
                             ""
-                        }
+                        },
+                        ev.collection_bytes()
+                            .map(|b| format!(
+                                "; its item collection ≈ {} ({} items × {})",
+                                bytes(b),
+                                f.items,
+                                bytes(ev.item_bytes.unwrap_or(0.0))
+                            ))
+                            .unwrap_or_default()
                     ),
                 ),
                 None => (
@@ -386,8 +429,102 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
     }
 }
 
-/// Walks the tree from the root: each question answered by the user if they did, else by the data.
+/// The capacity numbers in a line: "table at 5 % of its capacity · hottest partition 3 at 140 % of its write
+/// limit".
+fn capacity_line(c: &CapacityFacts) -> String {
+    format!(
+        "table at {} of its capacity · hottest partition {} at {} of its {} limit",
+        percent(c.table_util()),
+        c.hottest_partition,
+        percent(c.hottest_util()),
+        if c.hottest_kind() == "reads" {
+            "read"
+        } else {
+            "write"
+        }
+    )
+}
+
+fn one_key_from_reason(reason: ThrottleReason, ev: &Evidence) -> (Option<bool>, String) {
+    let numbers = ev
+        .capacity
+        .as_ref()
+        .map(|c| format!(" ({})", capacity_line(c)))
+        .unwrap_or_default();
+    if reason.is_key_range() {
+        (
+            Some(true),
+            format!(
+                "observed {reason}: one partition's key range is over its limit, a hot partition{numbers}"
+            ),
+        )
+    } else {
+        (
+            Some(false),
+            format!(
+                "observed {reason}: the throttling is table-level, not one key{numbers}; see the note on \
+                 table-level limits below"
+            ),
+        )
+    }
+}
+
+fn one_key_from_capacity(c: &CapacityFacts) -> (Option<bool>, String) {
+    let over = c.hottest_util() > 1.0;
+    let within = c.table_util() <= 1.0;
+    let dominant = c.hottest_top_key_share >= DOMINANT_SHARE_OF_BUCKET;
+    let key = c.hottest_top_key.as_deref().unwrap_or("no key");
+    let why = if !over {
+        "no partition is over its limit"
+    } else if !within {
+        "the table is over its total: table-level throttling, not one key"
+    } else if !dominant {
+        "no single key is most of the hottest partition's demand"
+    } else {
+        "one key overloads one partition while the table has room"
+    };
+    (
+        Some(over && within && dominant),
+        format!(
+            "{} · top key there {key} = {} of its demand; {why} (yes from: hottest partition over 100 %, table at \
+             or under 100 %, one key ≥ {} of that partition)",
+            capacity_line(c),
+            percent(c.hottest_top_key_share),
+            percent(DOMINANT_SHARE_OF_BUCKET),
+        ),
+    )
+}
+
+/// Bytes in words: "980 B", "4.2 MB", "12.5 GB" (1 KB = 1,024 bytes).
+fn bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = b;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// Walks the tree from the root: each question answered by the user if they did, else by the data. The user's
+/// table facts (`has_lsi`, `throttle_reason`) take precedence over the evidence's.
 pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
+    let merged;
+    let ev = if user.has_lsi.is_some() || user.throttle_reason.is_some() {
+        merged = Evidence {
+            has_lsi: user.has_lsi.or(ev.has_lsi),
+            throttle_reason: user.throttle_reason.or(ev.throttle_reason),
+            ..ev.clone()
+        };
+        &merged
+    } else {
+        ev
+    };
     if ev.total == 0 {
         return Path {
             path: Vec::new(),
@@ -451,11 +588,31 @@ fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
         let mut blockers = Vec::new();
         if ev.top_key_items.is_some_and(|f| f.only_increasing) {
             blockers.push(
-                "its sort key only increases, so every write lands at the end of the collection",
+                "its sort key only increases, so every write lands at the end of the collection"
+                    .to_owned(),
             );
         }
         if ev.has_lsi == Some(true) {
-            blockers.push("the table has a local secondary index");
+            let size = ev
+                .collection_bytes()
+                .map(|b| {
+                    let limit = ITEM_COLLECTION_LIMIT_BYTES as f64;
+                    if b > limit {
+                        format!(
+                            " (its item collection, ≈ {}, is over the 10 GB an LSI allows: writes to it fail with \
+                             ItemCollectionSizeLimitExceededException)",
+                            bytes(b)
+                        )
+                    } else {
+                        format!(
+                            " (its item collection ≈ {} = {} of the 10 GB an LSI allows)",
+                            bytes(b),
+                            percent(b / limit)
+                        )
+                    }
+                })
+                .unwrap_or_default();
+            blockers.push(format!("the table has a local secondary index{size}"));
         }
         if blockers.is_empty() {
             text.push_str(" Split-for-heat can help here: nothing found that blocks it.");
@@ -464,6 +621,19 @@ fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
             text.push_str(&blockers.join("; "));
             text.push('.');
         }
+    }
+    if let Some(reason) = ev.throttle_reason.filter(|r| !r.is_key_range()) {
+        text.push_str(&format!(
+            " Note: the observed {reason} is a table-level limit, not a hot partition: raise the {}, or spread \
+             the load over time; reshaping the key alone will not stop it.",
+            match reason.cause {
+                super::capacity::ThrottleCause::ProvisionedThroughputExceeded =>
+                    "provisioned units (or let auto scaling raise them)",
+                super::capacity::ThrottleCause::AccountLimitExceeded =>
+                    "account's per-table quota (Service Quotas)",
+                _ => "table's maximum on-demand throughput",
+            }
+        ));
     }
     text
 }
@@ -484,6 +654,9 @@ mod tests {
             top3_share: 0.75,
             top_key_items: None,
             has_lsi: None,
+            capacity: None,
+            throttle_reason: None,
+            item_bytes: None,
         }
     }
 
@@ -570,6 +743,9 @@ mod tests {
             top3_share: 1.0,
             top_key_items: None,
             has_lsi: None,
+            capacity: None,
+            throttle_reason: None,
+            item_bytes: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -590,11 +766,175 @@ mod tests {
             top3_share: 0.0015,
             top_key_items: None,
             has_lsi: None,
+            capacity: None,
+            throttle_reason: None,
+            item_bytes: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));
         assert!(!path.visits(Question::OneItem));
         assert_eq!(Leaf::AdaptiveCapacity.action(), None);
+    }
+
+    fn capacity_facts(table: f64, hottest: f64, share: f64) -> CapacityFacts {
+        CapacityFacts {
+            table_read_util: 0.0,
+            table_write_util: table,
+            hottest_partition: 3,
+            hottest_read_util: 0.0,
+            hottest_write_util: hottest,
+            hottest_top_key: Some("BOARD#global".into()),
+            hottest_top_key_share: share,
+            throttled_units: 0.0,
+        }
+    }
+
+    #[test]
+    fn capacity_answers_one_key_with_its_numbers() {
+        let ev = Evidence {
+            capacity: Some(capacity_facts(0.05, 1.4, 0.96)),
+            ..hot_key_evidence()
+        };
+        let path = evaluate(&ev, &UserAnswers::default());
+        assert_eq!(path.answer(Question::OneKey), Some(Answer::Yes));
+        assert!(
+            path.path[0].evidence.contains(
+                "table at 5.0 % of its capacity · hottest partition 3 at 140 % of its write limit"
+            ),
+            "{}",
+            path.path[0].evidence
+        );
+        // The counts say one key is hot, but no partition is over its limit: capacity decides.
+        let calm = Evidence {
+            capacity: Some(capacity_facts(0.05, 0.6, 0.96)),
+            ..hot_key_evidence()
+        };
+        let path = evaluate(&calm, &UserAnswers::default());
+        assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
+        assert!(
+            path.path[0]
+                .evidence
+                .contains("no partition is over its limit")
+        );
+        // Over its limit, but the whole table is over too: table-level.
+        let table = Evidence {
+            capacity: Some(capacity_facts(1.5, 1.4, 0.96)),
+            ..hot_key_evidence()
+        };
+        let path = evaluate(&table, &UserAnswers::default());
+        assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
+        assert!(path.path[0].evidence.contains("table-level"));
+        // Over its limit with room in the table, but many keys share that partition.
+        let shared = Evidence {
+            capacity: Some(capacity_facts(0.3, 1.4, 0.2)),
+            ..hot_key_evidence()
+        };
+        assert_eq!(
+            evaluate(&shared, &UserAnswers::default()).answer(Question::OneKey),
+            Some(Answer::No)
+        );
+    }
+
+    #[test]
+    fn an_observed_reason_steers_the_first_question() {
+        let spread = Evidence {
+            total: 10_000,
+            buckets: 8,
+            distinct: 5_000,
+            top_key: Some(("USER#1".into(), 5, 0.0005)),
+            next_key_count: 5,
+            top_bucket_over_mean: 1.05,
+            top_key_share_of_bucket: 0.004,
+            top3_share: 0.0015,
+            ..Evidence::default()
+        };
+        let key_range = UserAnswers {
+            throttle_reason: Some("TableWriteKeyRangeThroughputExceeded".parse().unwrap()),
+            ..UserAnswers::default()
+        };
+        let path = evaluate(&spread, &key_range);
+        assert_eq!(path.answer(Question::OneKey), Some(Answer::Yes));
+        assert!(path.path[0].evidence.contains("hot partition"));
+
+        let table_level = UserAnswers {
+            throttle_reason: Some("TableWriteProvisionedThroughputExceeded".parse().unwrap()),
+            ..UserAnswers::default()
+        };
+        let hot = Evidence {
+            capacity: Some(capacity_facts(1.2, 1.4, 0.96)),
+            ..hot_key_evidence()
+        };
+        let path = evaluate(&hot, &table_level);
+        assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
+        assert!(path.path[0].evidence.contains("table-level"));
+        assert!(path.path[0].evidence.contains("table at 120 %"));
+        assert!(path.recommendation.contains("table-level limit"));
+        assert!(path.recommendation.contains("provisioned units"));
+        for reason in [
+            "TableReadAccountLimitExceeded",
+            "IndexWriteMaxOnDemandThroughputExceeded",
+        ] {
+            let user = UserAnswers {
+                throttle_reason: Some(reason.parse().unwrap()),
+                ..UserAnswers::default()
+            };
+            assert_eq!(
+                evaluate(&hot, &user).answer(Question::OneKey),
+                Some(Answer::No),
+                "{reason}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_collection_leaf_reports_its_size_against_the_lsi_limit() {
+        let ev = Evidence {
+            top_key_items: Some(SortKeyFacts {
+                items: 2_000_000,
+                only_increasing: true,
+            }),
+            item_bytes: Some(8192.0),
+            capacity: Some(capacity_facts(0.1, 2.0, 0.9)),
+            ..hot_key_evidence()
+        };
+        let user = UserAnswers {
+            has_lsi: Some(true),
+            ..UserAnswers::default()
+        };
+        let path = evaluate(&ev, &user);
+        assert_eq!(path.leaf, Some(Leaf::ItemCollection));
+        assert!(
+            path.path[1].evidence.contains("item collection ≈ 15.3 GB"),
+            "{}",
+            path.path[1].evidence
+        );
+        assert!(path.recommendation.contains("sort key only increases"));
+        assert!(
+            path.recommendation
+                .contains("ItemCollectionSizeLimitExceededException"),
+            "{}",
+            path.recommendation
+        );
+        let small = Evidence {
+            item_bytes: Some(1000.0),
+            top_key_items: Some(SortKeyFacts {
+                items: 1000,
+                only_increasing: false,
+            }),
+            ..ev
+        };
+        let path = evaluate(&small, &user);
+        assert!(
+            path.recommendation.contains("of the 10 GB an LSI allows"),
+            "{}",
+            path.recommendation
+        );
+        // Without the switch, no LSI blocker.
+        assert!(
+            evaluate(&small, &UserAnswers::default())
+                .recommendation
+                .contains("can help")
+        );
     }
 
     #[test]

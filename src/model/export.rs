@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::capacity::{Capacity, Workload};
 use super::decision::{Path, Step};
 use super::partition::Partitioner;
 use super::shard::Scope;
@@ -25,6 +26,12 @@ pub struct ReportDoc<'a> {
     pub stats: StatsDoc,
     pub shard: ShardDoc,
     pub decision: DecisionDoc<'a>,
+    /// The workload, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Workload>,
+    /// The workload over the partitions, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<&'a Capacity>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,7 +71,7 @@ pub fn report_doc<'a>(
     decision: &'a Path,
 ) -> ReportDoc<'a> {
     let a = &report.analysis;
-    let partitions = Partitioner::equal(view.buckets);
+    let partitions = Partitioner::equal(view.bucket_count());
     let plan = &view.shard;
     ReportDoc {
         source,
@@ -117,6 +124,8 @@ pub fn report_doc<'a>(
             leaf: decision.leaf.map(super::decision::Leaf::title),
             recommendation: &decision.recommendation,
         },
+        workload: view.workload.clone(),
+        capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),
     }
 }
 

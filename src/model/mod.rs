@@ -1,8 +1,9 @@
-//! The pure model: keys, partitions, sharding, statistics and the decision tree.
+//! The pure model: keys, partitions, sharding, statistics, capacity and the decision tree.
 //!
 //! Nothing here draws, waits or touches the network: no egui, eframe, tokio, aws or rfd. Everything is
 //! unit-tested directly, and both the app and the CLI show what these functions return.
 
+pub mod capacity;
 pub mod decision;
 pub mod export;
 pub mod key;
@@ -13,6 +14,7 @@ pub mod shard;
 pub mod stats;
 pub mod text;
 
+pub use capacity::{Capacity, CapacityError, Workload};
 pub use decision::{Evidence, Path, UserAnswers, evaluate};
 pub use key::{KeyError, KeyType};
 pub use keyset::KeySet;
@@ -21,14 +23,23 @@ pub use shard::{Scope, ShardPlan, Sharded, Strategy};
 pub use stats::{Analysis, analyze};
 
 /// The settings a view of a key set is computed from.
+///
+/// Buckets and partitions: without a workload, `buckets` is how many equal hash ranges the keys are counted
+/// over. With a workload, the table's partition count drives the buckets: [`Self::bucket_count`] (what
+/// [`report`] uses) is the workload's partition count, and [`Self::with_workload`] sets `buckets` to it too, so
+/// the two agree for every reader. A workload whose numbers are invalid leaves `buckets` in charge (and the
+/// report carries the error).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct ViewSettings {
-    /// Buckets (partitions) the hash space is divided into.
+    /// Buckets (partitions) the hash space is divided into, when no workload sets the partition count.
     pub buckets: usize,
     pub shard: ShardPlan,
     /// Top keys listed.
     pub top_n: usize,
+    /// Request rates and table settings; with one, the report has a capacity result.
+    #[serde(default)]
+    pub workload: Option<Workload>,
 }
 
 impl Default for ViewSettings {
@@ -37,7 +48,26 @@ impl Default for ViewSettings {
             buckets: 8,
             shard: ShardPlan::default(),
             top_n: 10,
+            workload: None,
         }
+    }
+}
+
+impl ViewSettings {
+    /// Sets the workload, and `buckets` to its partition count.
+    pub fn with_workload(mut self, workload: Workload) -> Result<Self, CapacityError> {
+        self.buckets = workload.partition_plan()?.count;
+        self.workload = Some(workload);
+        Ok(self)
+    }
+
+    /// The buckets the analysis uses: the workload's partition count when a valid workload is set, else
+    /// `buckets`.
+    pub fn bucket_count(&self) -> usize {
+        self.workload
+            .as_ref()
+            .and_then(|w| w.partition_plan().ok())
+            .map_or(self.buckets, |p| p.count)
     }
 }
 
@@ -51,23 +81,34 @@ pub struct Report {
     /// Logical keys the plan sharded.
     pub sharded_keys: Vec<u32>,
     pub evidence: Evidence,
+    /// The workload over the partitions, when the view has a workload (or why it cannot be computed).
+    pub capacity: Option<Result<Capacity, CapacityError>>,
 }
 
 /// Computes the report of `keys` under `view`.
+///
+/// With a workload, the buckets are the workload's partitions (see [`ViewSettings`]) and the capacity of each
+/// is computed from the (sharded) bucket counts; the decision evidence then includes the capacity facts.
 pub fn report(keys: &KeySet, view: &ViewSettings) -> Report {
     report_reusing(keys, view, None)
 }
 
 /// Like [`report`], reusing the unsharded analysis of a previous report of the same keys when the bucket
-/// count and top-N are unchanged: a change of shard setting then analyses only the sharded keys.
+/// count and top-N are unchanged: a change of shard setting (or of the workload's rates) then analyses only the
+/// sharded keys.
 pub fn report_reusing(
     keys: &KeySet,
     view: &ViewSettings,
     previous: Option<(&ViewSettings, &Report)>,
 ) -> Report {
-    let partitions = Partitioner::equal(view.buckets);
+    let plan = view.workload.as_ref().map(Workload::partition_plan);
+    let buckets = match &plan {
+        Some(Ok(p)) => p.count,
+        _ => view.buckets,
+    };
+    let partitions = Partitioner::equal(buckets);
     let reusable = previous
-        .filter(|(v, _)| v.buckets == view.buckets && v.top_n == view.top_n)
+        .filter(|(v, r)| r.analysis.buckets.len() == buckets && v.top_n == view.top_n)
         .and_then(|(v, r)| {
             if v.shard.is_active() {
                 r.unsharded.clone()
@@ -92,18 +133,89 @@ pub fn report_reusing(
     } else {
         (plain(), None)
     };
-    let evidence = Evidence::from_analysis(keys, &analysis);
+    let capacity = view.workload.as_ref().zip(plan).map(|(workload, plan)| {
+        plan.and_then(|plan| capacity::compute(workload, &plan, &analysis.buckets))
+    });
+    let mut evidence = Evidence::from_analysis(keys, &analysis);
+    if let Some(Ok(c)) = &capacity {
+        evidence.capacity = Some(c.facts(&analysis));
+    }
+    if let Some(w) = &view.workload {
+        evidence.item_bytes = Some(w.item_size.mean_bytes());
+    }
     Report {
         read_fan_out: sharded.read_fan_out(),
         sharded_keys: sharded.sharded_keys,
         analysis,
         unsharded,
         evidence,
+        capacity,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::model::capacity::{CapacityError, PartitionCount};
+
+    #[test]
+    fn a_workload_sets_the_buckets_and_the_capacity() {
+        let mut keys = KeySet::new(KeyType::S);
+        keys.add(b"HOT", 90);
+        keys.add(b"cold", 10);
+        let workload = Workload {
+            writes_per_sec: 2000.0,
+            partitions: PartitionCount::Override(5),
+            ..Workload::default()
+        };
+        let view = ViewSettings::default()
+            .with_workload(workload.clone())
+            .unwrap();
+        assert_eq!((view.buckets, view.bucket_count()), (5, 5));
+        let rep = report(&keys, &view);
+        assert_eq!(rep.analysis.buckets.len(), 5);
+        let c = rep.capacity.unwrap().unwrap();
+        assert_eq!(c.partitions.len(), 5);
+        assert!((c.write_units - 2000.0).abs() < 1e-9);
+        let facts = rep.evidence.capacity.unwrap();
+        assert_eq!(facts.hottest_top_key.as_deref(), Some("HOT"));
+        assert_eq!(rep.evidence.item_bytes, Some(1024.0));
+
+        // A workload set by hand drives the buckets too, whatever `buckets` says.
+        let by_hand = ViewSettings {
+            workload: Some(workload),
+            ..ViewSettings::default()
+        };
+        assert_eq!(by_hand.bucket_count(), 5);
+        assert_eq!(report(&keys, &by_hand).analysis.buckets.len(), 5);
+
+        // An invalid workload leaves `buckets` in charge and the report carries the error.
+        let bad = ViewSettings {
+            workload: Some(Workload {
+                partitions: PartitionCount::Override(0),
+                ..Workload::default()
+            }),
+            ..ViewSettings::default()
+        };
+        assert!(
+            ViewSettings::default()
+                .with_workload(Workload {
+                    partitions: PartitionCount::Override(0),
+                    ..Workload::default()
+                })
+                .is_err()
+        );
+        let rep = report(&keys, &bad);
+        assert_eq!(rep.analysis.buckets.len(), 8);
+        assert_eq!(rep.capacity, Some(Err(CapacityError::ZeroPartitions)));
+        assert_eq!(rep.evidence.capacity, None);
+        // No workload, no capacity.
+        assert!(report(&keys, &ViewSettings::default()).capacity.is_none());
+    }
+}
+
+#[cfg(test)]
+mod reuse_tests {
     use super::*;
 
     #[test]
