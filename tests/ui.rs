@@ -308,3 +308,39 @@ fn an_s3_export_folder_shows_its_data_files() {
     assert!(h.state().by_data_file);
     h.get_by_label_contains("real grouping of this S3 export");
 }
+
+#[test]
+fn modelling_capacity_shows_partitions_over_their_limit() {
+    let mut h = harness();
+    h.get_by_label("Model capacity").click();
+    h.run();
+    // The default workload: 4,000 writes/s of 1 KB items on a new on-demand table (4 partitions).
+    let report = h.state().report().unwrap();
+    let capacity = report.capacity.as_ref().unwrap().as_ref().unwrap();
+    assert_eq!(capacity.partitions.len(), 4);
+    assert_eq!(
+        report.analysis.buckets.len(),
+        4,
+        "the partitions are the buckets"
+    );
+    assert!(
+        capacity.hottest_util() > 1.0,
+        "the leaderboard's partition is over its limit"
+    );
+    h.get_by_label_contains("hottest partition at");
+    h.get_by_label_contains("% of partition capacity");
+    // Fewer writes: nothing over the limit.
+    h.get_by_role_and_label(Role::SpinButton, "Writes/s")
+        .set_value_accesskit(100.0);
+    h.run();
+    let capacity = h
+        .state()
+        .report()
+        .unwrap()
+        .capacity
+        .clone()
+        .unwrap()
+        .unwrap();
+    assert!(capacity.hottest_util() <= 1.0, "{}", capacity.headline());
+    assert_eq!(capacity.throttled_units(), 0.0);
+}

@@ -2,6 +2,8 @@
 
 use super::Command;
 use super::settings::Settings;
+use crate::model::capacity::{Billing, Consistency, ItemSize, PartitionCount, ThrottleReason};
+use crate::model::decision::UserAnswers;
 use crate::model::shard::{MAX_SHARDS, Scope, Strategy};
 use crate::model::{KeySet, Report};
 
@@ -10,8 +12,12 @@ pub fn controls_ui(ui: &mut egui::Ui, settings: &mut Settings) -> bool {
     let before = settings.clone();
     ui.horizontal(|ui| {
         let label = ui.label("Buckets");
-        ui.add(egui::Slider::new(&mut settings.buckets, 1..=64))
-            .labelled_by(label.id);
+        ui.add_enabled(
+            !settings.workload_enabled,
+            egui::Slider::new(&mut settings.buckets, 1..=64),
+        )
+        .on_disabled_hover_text("With a workload, the table's partitions are the buckets")
+        .labelled_by(label.id);
         ui.checkbox(&mut settings.log_scale, "Log scale");
     });
     ui.horizontal_wrapped(|ui| {
@@ -116,4 +122,114 @@ pub fn fan_out_ui(
         command = Some(Command::Copy(all.join("\n")));
     }
     command
+}
+
+/// The "Workload" group: rates, item size, consistency, billing, partition count, and table facts for the
+/// decision tree. Returns whether the view changed; table facts change `answers` directly.
+pub fn workload_ui(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    answers: &mut UserAnswers,
+) -> (bool, bool) {
+    let before = settings.clone();
+    let answers_before = *answers;
+    ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut settings.workload_enabled, "Model capacity")
+            .on_hover_text("Turn key counts into read and write units per partition (3,000 RCU / 1,000 WCU each)");
+        if !settings.workload_enabled {
+            return;
+        }
+        let w = &mut settings.workload;
+        for (name, value) in [("Reads/s", &mut w.reads_per_sec), ("Writes/s", &mut w.writes_per_sec)] {
+            let label = ui.label(name);
+            ui.add(egui::DragValue::new(value).range(0.0..=10_000_000.0).speed(10.0))
+                .labelled_by(label.id);
+        }
+        let mut bytes = match &w.item_size {
+            ItemSize::Bytes(b) => *b,
+            ItemSize::Measured(sizes) => sizes.first().copied().unwrap_or(1024),
+        };
+        let label = ui.label("Item size");
+        if ui
+            .add(egui::DragValue::new(&mut bytes).range(0..=400 * 1024).suffix(" B"))
+            .labelled_by(label.id)
+            .changed()
+        {
+            w.item_size = ItemSize::Bytes(bytes);
+        }
+        let label = ui.label("Reads");
+        egui::ComboBox::from_id_salt("consistency")
+            .selected_text(w.consistency.as_str())
+            .show_ui(ui, |ui| {
+                for c in Consistency::ALL {
+                    ui.selectable_value(&mut w.consistency, c, c.as_str());
+                }
+            })
+            .response
+            .labelled_by(label.id);
+    });
+    if settings.workload_enabled {
+        ui.horizontal_wrapped(|ui| {
+            let w = &mut settings.workload;
+            let mut provisioned = matches!(w.billing, Billing::Provisioned { .. });
+            ui.radio_value(&mut provisioned, false, "On-demand");
+            ui.radio_value(&mut provisioned, true, "Provisioned");
+            let (mut rcu, mut wcu) = match w.billing {
+                Billing::Provisioned { rcu, wcu } => (rcu, wcu),
+                Billing::OnDemand => (12_000, 4_000),
+            };
+            if provisioned {
+                for (name, value) in [("RCU", &mut rcu), ("WCU", &mut wcu)] {
+                    let label = ui.label(name);
+                    ui.add(
+                        egui::DragValue::new(value)
+                            .range(1..=40_000_000)
+                            .speed(10.0),
+                    )
+                    .labelled_by(label.id);
+                }
+            }
+            w.billing = if provisioned {
+                Billing::Provisioned { rcu, wcu }
+            } else {
+                Billing::OnDemand
+            };
+            let mut fixed = matches!(w.partitions, PartitionCount::Override(_));
+            let mut count = match w.partitions {
+                PartitionCount::Override(n) => n,
+                PartitionCount::Auto => 4,
+            };
+            ui.checkbox(&mut fixed, "Set partitions");
+            if fixed {
+                let label = ui.label("Partitions");
+                ui.add(egui::DragValue::new(&mut count).range(1..=64))
+                    .labelled_by(label.id);
+            }
+            w.partitions = if fixed {
+                PartitionCount::Override(count)
+            } else {
+                PartitionCount::Auto
+            };
+            ui.separator();
+            let mut lsi = answers.has_lsi.unwrap_or(false);
+            if ui.checkbox(&mut lsi, "Table has an LSI").changed() {
+                answers.has_lsi = Some(lsi);
+            }
+            let label = ui.label("Throttling seen");
+            let current = answers
+                .throttle_reason
+                .map_or_else(|| "none".to_owned(), |r| r.to_string());
+            egui::ComboBox::from_id_salt("throttle-reason")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut answers.throttle_reason, None, "none");
+                    for r in ThrottleReason::all() {
+                        ui.selectable_value(&mut answers.throttle_reason, Some(r), r.to_string());
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+        });
+    }
+    (*settings != before, *answers != answers_before)
 }

@@ -190,3 +190,71 @@ pub fn groups_ui(
     );
     response.response.rect
 }
+
+/// Each partition's demand as % of its capacity (the larger of reads and writes), the 100 % limit drawn as a
+/// line, bars over it in the hot colour.
+pub fn capacity_ui(ui: &mut egui::Ui, capacity: &crate::model::capacity::Capacity) -> egui::Rect {
+    use crate::model::capacity::percent;
+    let util = capacity.utilisation();
+    let tooltips: Vec<String> = capacity
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            format!(
+                "partition {i}\nreads {:.0} units/s ({}), writes {:.0} units/s ({})\nthrottled: {:.0} read, {:.0} write units/s",
+                p.read_units,
+                percent(p.read_util),
+                p.write_units,
+                percent(p.write_util),
+                p.throttled_read_units,
+                p.throttled_write_units
+            )
+        })
+        .collect();
+    let bars: Vec<Bar> = util
+        .iter()
+        .enumerate()
+        .map(|(i, &u)| {
+            let color = if u > 1.0 {
+                theme::HOT
+            } else if u > 0.8 {
+                theme::WARM
+            } else {
+                theme::COOL
+            };
+            Bar::new(i as f64, u * 100.0).width(0.7).fill(color)
+        })
+        .collect();
+    let chart = BarChart::new("% of partition capacity", bars).element_formatter(Box::new(
+        move |bar, _| {
+            tooltips
+                .get(bar.argument.round().max(0.0) as usize)
+                .cloned()
+                .unwrap_or_default()
+        },
+    ));
+    let limit = egui_plot::HLine::new("partition limit (100 %)", 100.0).color(theme::HOT);
+    let response = fixed_plot(
+        ui,
+        "capacity",
+        "partition",
+        "% of partition capacity",
+        false,
+    )
+    .include_y(110.0)
+    .show(ui, |plot| {
+        plot.add(chart);
+        plot.add(limit);
+    });
+    ui.label(
+        egui::RichText::new(format!(
+            "{} partitions ({}); each serves 3,000 read and 1,000 write units/s · {HASH_CAPTION}",
+            capacity.partition_count,
+            capacity.partitions_from.describe()
+        ))
+        .small()
+        .weak(),
+    );
+    response.response.rect
+}

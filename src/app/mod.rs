@@ -914,11 +914,33 @@ impl App {
             if controls::controls_ui(ui, &mut self.settings) {
                 self.dirty = true;
             }
+            let (view_changed, answers_changed) =
+                controls::workload_ui(ui, &mut self.settings, &mut self.answers);
+            if view_changed {
+                self.dirty = true;
+            }
+            if answers_changed {
+                self.update_path();
+            }
             if let Some(Shown { keys, report, .. }) = &self.current {
                 if let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report) {
                     commands.push(c);
                 }
-                ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
+                match &report.capacity {
+                    Some(Ok(c)) => {
+                        ui.horizontal(|ui| {
+                            ui.label(egui::RichText::new(c.headline()).strong());
+                            ui.radio_value(&mut self.settings.capacity_view, false, "Writes per bucket");
+                            ui.radio_value(&mut self.settings.capacity_view, true, "% of partition capacity");
+                        });
+                    }
+                    Some(Err(e)) => {
+                        ui.colored_label(theme::ERROR, format!("capacity: {e}"));
+                    }
+                    None => {
+                        ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
+                    }
+                }
             }
             if let Some(groups) = &self.groups {
                 ui.horizontal(|ui| {
@@ -939,6 +961,12 @@ impl App {
                 return;
             }
             let report = self.current.as_ref().map(|s| Arc::clone(&s.report));
+            if self.settings.capacity_view
+                && let Some(Ok(capacity)) = report.as_ref().and_then(|r| r.capacity.as_ref())
+            {
+                self.chart_rect = Some(histogram::capacity_ui(ui, capacity));
+                return;
+            }
             self.chart_rect = Some(histogram::plot_ui(
                 ui,
                 report.as_deref(),

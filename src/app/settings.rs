@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::capacity::Workload;
 use crate::model::decision::UserAnswers;
 use crate::model::{KeyType, ShardPlan, ViewSettings};
 
@@ -25,6 +26,11 @@ pub struct Settings {
     pub top_n: usize,
     /// The editor's text at exit, if small.
     pub last_keys: Option<String>,
+    /// Model read/write capacity per partition.
+    pub workload_enabled: bool,
+    pub workload: Workload,
+    /// Show % of partition capacity instead of writes per bucket (when a workload is modelled).
+    pub capacity_view: bool,
 }
 
 impl Default for Settings {
@@ -42,6 +48,13 @@ impl Default for Settings {
             presentation: false,
             top_n: 10,
             last_keys: None,
+            workload_enabled: false,
+            workload: Workload {
+                writes_per_sec: 4000.0,
+                reads_per_sec: 0.0,
+                ..Workload::default()
+            },
+            capacity_view: true,
         }
     }
 }
@@ -53,11 +66,22 @@ impl Settings {
         if !self.shard_enabled {
             shard.shards = 1;
         }
-        ViewSettings {
+        let view = ViewSettings {
             buckets: self.buckets.clamp(1, 64),
             shard,
             top_n: self.top_n.max(1),
             workload: None,
+        };
+        if !self.workload_enabled {
+            return view;
+        }
+        // The workload's partition count drives the buckets; an invalid workload leaves the report to say why.
+        match view.clone().with_workload(self.workload.clone()) {
+            Ok(v) => v,
+            Err(_) => ViewSettings {
+                workload: Some(self.workload.clone()),
+                ..view
+            },
         }
     }
 }
