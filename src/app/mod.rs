@@ -928,7 +928,7 @@ impl App {
                 }
                 match &report.capacity {
                     Some(Ok(c)) => {
-                        ui.horizontal(|ui| {
+                        ui.horizontal_wrapped(|ui| {
                             ui.label(egui::RichText::new(c.headline()).strong());
                             ui.radio_value(&mut self.settings.capacity_view, false, "Writes per bucket");
                             ui.radio_value(&mut self.settings.capacity_view, true, "% of partition capacity");
