@@ -344,3 +344,16 @@ fn modelling_capacity_shows_partitions_over_their_limit() {
     assert!(capacity.hottest_util() <= 1.0, "{}", capacity.headline());
     assert_eq!(capacity.throttled_units(), 0.0);
 }
+
+#[test]
+fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
+    let mut h = harness();
+    h.state_mut()
+        .apply(Command::LoadExample(Scenario::Tournament));
+    h.run();
+    // The hottest bucket is shown first; its top key is the hot arena.
+    let row = h.get_by_label_contains("% of bucket  ARENA#7f3a");
+    row.click();
+    h.run();
+    h.get_by_label_contains("sort keys only increase: split-for-heat cannot split this collection");
+}

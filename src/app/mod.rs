@@ -8,6 +8,7 @@ pub mod controls;
 pub mod decision_ui;
 pub mod editor;
 pub mod histogram;
+pub mod inspector;
 pub mod jobs;
 pub mod settings;
 pub mod theme;
@@ -84,6 +85,7 @@ pub struct App {
     pub input_error: Option<String>,
     pub notices: Vec<Notice>,
     editor: editor::EditorState,
+    inspector: inspector::InspectorState,
     jobs: Jobs,
     generation: u64,
     /// Generation of the newest request; results of older ones are dropped.
@@ -139,6 +141,7 @@ impl App {
             input_error: None,
             notices: Vec::new(),
             editor: editor::EditorState::default(),
+            inspector: inspector::InspectorState::default(),
             jobs: Jobs::new(ctx.clone()),
             generation: 0,
             wanted: 0,
@@ -908,6 +911,14 @@ impl App {
                     {
                         commands.push(c);
                     }
+                    ui.separator();
+                    egui::CollapsingHeader::new("Partition inspector")
+                        .default_open(true)
+                        .show(ui, |ui| {
+                            if let Some(shown) = &self.current {
+                                inspector::inspector_ui(ui, &mut self.inspector, shown);
+                            }
+                        });
                 });
             });
         egui::CentralPanel::default().show(ui, |ui| {

@@ -127,6 +127,36 @@ pub fn analyze(
     }
 }
 
+/// The physical keys of one bucket, most written first: at most `limit` of them, with how many the bucket holds
+/// in all. Shares are of all writes.
+pub fn bucket_keys(
+    keys: &KeySet,
+    sharded: &Sharded,
+    partitions: &Partitioner,
+    bucket: usize,
+    limit: usize,
+) -> (Vec<TopKey>, usize) {
+    let total = keys.total();
+    let mut inside: Vec<(PhysicalKey, u64)> = sharded
+        .physical(keys)
+        .filter(|&(_, hash, _)| partitions.partition_of(hash) == bucket)
+        .map(|(id, _, count)| (id, count))
+        .collect();
+    let all = inside.len();
+    inside.sort_by_key(|&(id, count)| (Reverse(count), id));
+    inside.truncate(limit);
+    let list = inside
+        .into_iter()
+        .map(|(id, count)| TopKey {
+            id,
+            key: sharded.label(keys, id),
+            count,
+            share: share(count, total),
+        })
+        .collect();
+    (list, all)
+}
+
 pub fn share(count: u64, total: u64) -> f64 {
     if total == 0 {
         0.0
@@ -218,6 +248,30 @@ mod tests {
         assert!(sharded.skew.hottest_bucket_share < plain.skew.hottest_bucket_share);
         assert!((sharded.skew.top_key_share - 0.09).abs() < 1e-12);
         assert!(sharded.top_keys[0].key.starts_with("HOT#"));
+    }
+
+    #[test]
+    fn the_keys_of_a_bucket() {
+        let mut keys = KeySet::new(KeyType::S);
+        keys.add(b"HOT", 900);
+        for i in 0..100 {
+            keys.add(format!("k{i}").as_bytes(), 1);
+        }
+        let parts = Partitioner::equal(4);
+        let sharded = ShardPlan::none().apply(&keys);
+        let a = analyze(&keys, &sharded, &parts, 5);
+        let mut seen = 0;
+        for b in 0..4 {
+            let (list, all) = bucket_keys(&keys, &sharded, &parts, b, 1000);
+            assert_eq!(list.len(), all);
+            assert_eq!(list.iter().map(|k| k.count).sum::<u64>(), a.buckets[b]);
+            seen += all;
+        }
+        assert_eq!(seen, 101);
+        let (list, all) = bucket_keys(&keys, &sharded, &parts, a.hottest_bucket, 3);
+        assert_eq!(list.len(), 3);
+        assert!(all > 3);
+        assert_eq!(list[0].key, "HOT");
     }
 
     #[test]
