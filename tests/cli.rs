@@ -310,29 +310,3 @@ fn bad_usage_exits_two() {
         assert!(!out.stderr.is_empty());
     }
 }
-
-#[test]
-fn a_large_file_read_on_two_threads_counts_exactly() {
-    // Over 8 MB: the plain-text reader splits the file over two threads.
-    let dir = temp_dir("large");
-    let mut text = String::with_capacity(10 << 20);
-    for i in 0..700_000u32 {
-        text.push_str(&format!("USER#{:06}\n", (i * 7) % 12_345));
-    }
-    assert!(text.len() > 8 << 20);
-    let path = write(&dir, "large.txt", text.as_bytes());
-    let out = json(&run(&[
-        "analyze",
-        path.to_str().unwrap(),
-        "--format",
-        "json",
-        "--top",
-        "1",
-    ]));
-    assert_eq!(out["total"], 700_000);
-    assert_eq!(out["distinct"], 12_345);
-    // 700,000 = 56 × 12,345 + 8,680: the keys hit 57 times come first, in first-seen order.
-    assert_eq!(out["top_keys"][0]["count"], 57);
-    assert_eq!(out["top_keys"][0]["key"], "USER#000000");
-    let _ = std::fs::remove_dir_all(&dir);
-}

@@ -1,9 +1,9 @@
 //! Plain text, one key per line (optionally `pk<TAB>sk`), streamed in large chunks.
 
 use std::fs::File;
-use std::io::{BufRead as _, BufReader, Read, Seek as _, SeekFrom};
+use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Loaded, Progress, SourceError};
 use crate::model::KeyType;
@@ -87,89 +87,6 @@ pub fn load_lines(
     })
 }
 
-/// Files from this size on are read on two threads by [`load_file_parallel`].
-pub const PARALLEL_FROM_BYTES: u64 = 8 << 20;
-
-/// Reads a plain (uncompressed) file of keys on two threads: the file is cut in two at a line end, each half
-/// loads into its own key set, and the second merges into the first, so counts and first-seen order are exactly
-/// those of a serial read, and an error in the second half names its line in the whole file.
-///
-/// Returns `Ok(None)` when the file has sort keys (`pk<TAB>sk`): whether a key's sort keys only increase can
-/// cross the cut, so the caller reads such a file serially.
-pub fn load_file_parallel(
-    path: &Path,
-    name: &Path,
-    key_type: KeyType,
-    cancel: &AtomicBool,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Option<Loaded>, SourceError> {
-    let io_err = |source| SourceError::Io {
-        name: name.to_path_buf(),
-        source,
-    };
-    let len = std::fs::metadata(path).map_err(io_err)?.len();
-    // The cut: just after the first line end at or past the middle.
-    let cut = {
-        let mut file = File::open(path).map_err(io_err)?;
-        file.seek(SeekFrom::Start(len / 2)).map_err(io_err)?;
-        let mut rest = Vec::new();
-        let read = BufReader::new(file)
-            .take(super::MAX_LINE_BYTES as u64)
-            .read_until(b'\n', &mut rest)
-            .map_err(io_err)?;
-        len / 2 + read as u64
-    };
-    let second_lines = AtomicU64::new(0);
-    let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| -> Result<Loaded, SourceError> {
-            let mut file = File::open(path).map_err(io_err)?;
-            file.seek(SeekFrom::Start(cut)).map_err(io_err)?;
-            load_lines(file, name, key_type, None, cancel, &mut |p| {
-                second_lines.store(p.lines, Ordering::Relaxed);
-            })
-        });
-        let first = File::open(path).map_err(io_err).and_then(|file| {
-            load_lines(
-                file.take(cut),
-                name,
-                key_type,
-                Some(len),
-                cancel,
-                &mut |p| {
-                    let other = second_lines.load(Ordering::Relaxed);
-                    progress(Progress {
-                        lines: p.lines + other,
-                        items: p.lines + other,
-                        bytes: p.bytes * 2,
-                        total_bytes: Some(len),
-                    });
-                },
-            )
-        });
-        let second = second
-            .join()
-            .unwrap_or_else(|_| Err(io_err(std::io::Error::other("the reading thread stopped"))));
-        (first, second)
-    });
-    let mut first = first?;
-    let second = match second {
-        Ok(s) => s,
-        Err(SourceError::Line { name, mut error }) => {
-            error.line += first.lines;
-            return Err(SourceError::Line { name, error });
-        }
-        Err(e) => return Err(e),
-    };
-    if first.keys.has_sort_keys() || second.keys.has_sort_keys() {
-        return Ok(None);
-    }
-    first.keys.merge(&second.keys);
-    first.lines += second.lines;
-    first.bytes += second.bytes;
-    first.items = first.keys.total();
-    Ok(Some(first))
-}
-
 /// Reads a file of keys.
 pub fn load_path(
     path: &Path,
@@ -232,48 +149,6 @@ mod tests {
             err.to_string(),
             "line 1: line is over 1048576 bytes; a key is at most 2048 bytes (in keys.txt)"
         );
-    }
-
-    #[test]
-    fn two_threads_read_exactly_what_one_does() {
-        let dir = std::env::temp_dir().join(format!("shardlens-par-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("keys.txt");
-        let mut text = String::new();
-        for i in 0..50_000u32 {
-            text.push_str(&format!("k{}\n", (i * 7919) % 3001));
-        }
-        std::fs::write(&path, &text).unwrap();
-        let never = AtomicBool::new(false);
-        let serial = load(text.as_bytes(), KeyType::S).unwrap();
-        let parallel = load_file_parallel(&path, &path, KeyType::S, &never, &mut |_| {})
-            .unwrap()
-            .unwrap();
-        assert_eq!(parallel.lines, serial.lines);
-        assert_eq!(parallel.keys.len(), serial.keys.len());
-        let order = |k: &crate::model::KeySet| -> Vec<(Vec<u8>, u64)> {
-            k.iter().map(|(_, b, c)| (b.to_vec(), c)).collect()
-        };
-        assert_eq!(
-            order(&parallel.keys),
-            order(&serial.keys),
-            "same counts, same first-seen order"
-        );
-        // An error in the second half names its line in the whole file.
-        std::fs::write(&path, format!("{text}{}\n", "x".repeat(3000))).unwrap();
-        let err = load_file_parallel(&path, &path, KeyType::S, &never, &mut |_| {}).unwrap_err();
-        assert!(
-            err.to_string().starts_with("line 50001: key is 3000 bytes"),
-            "{err}"
-        );
-        // Sort keys: left to the serial reader.
-        std::fs::write(&path, "a\tx\nb\ty\n".repeat(1000)).unwrap();
-        assert!(
-            load_file_parallel(&path, &path, KeyType::S, &never, &mut |_| {})
-                .unwrap()
-                .is_none()
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

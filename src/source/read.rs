@@ -541,7 +541,6 @@ pub fn load(
 /// Loads one file (not a folder) in the format the options say, or the detected one.
 pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<(), SourceError> {
     let name = display_name(path);
-    let bytes_before = ctx.bytes.load(Ordering::Relaxed);
     let mut input = open(path, ctx.bytes)?;
     let format = match ctx.opts.format {
         FormatIn::Auto => super::detect::detect_input(&mut input, path, &name)?,
@@ -560,28 +559,9 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     match format {
         FormatIn::Auto | FormatIn::Lines => {
             let ty = sink.key_type.unwrap_or_default();
-            let big_plain_file = !gzip
-                && !is_stdin(path)
-                && std::fs::metadata(path)
-                    .is_ok_and(|m| m.is_file() && m.len() >= super::lines::PARALLEL_FROM_BYTES);
-            let parallel = if big_plain_file {
-                super::lines::load_file_parallel(path, &name, ty, cancel, &mut |p| {
-                    let _ = tick(p.lines, p.lines);
-                })?
-            } else {
-                None
-            };
-            let loaded = match parallel {
-                Some(loaded) => {
-                    // The bytes this file counted are the two halves, not what detection peeked at.
-                    ctx.bytes
-                        .store(bytes_before + loaded.bytes, Ordering::Relaxed);
-                    loaded
-                }
-                None => super::lines::load_lines(reader, &name, ty, None, cancel, &mut |p| {
-                    let _ = tick(p.lines, p.lines);
-                })?,
-            };
+            let loaded = super::lines::load_lines(reader, &name, ty, None, cancel, &mut |p| {
+                let _ = tick(p.lines, p.lines);
+            })?;
             sink.key_type = Some(ty);
             sink.lines += loaded.lines;
             sink.items += loaded.keys.total();
