@@ -6,9 +6,10 @@
 //!   ([`model::keyset`]), the teaching hash and partition ranges ([`model::partition`]), write sharding
 //!   ([`model::shard`]), statistics ([`model::stats`]), the decision tree ([`model::decision`]) and the teaching
 //!   scenarios ([`model::scenario`]). No UI, async or AWS imports.
-//! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`].
+//! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`], and reads live
+//!   DynamoDB tables ([`source::dynamo`]: the AWS SDK wrapped once, with its own tokio runtime, read-only).
 //! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
-//! - [`cli`] prints the model's results headless (`shardlens analyze`).
+//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.

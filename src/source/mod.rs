@@ -1,7 +1,8 @@
-//! I/O: streams keys from files and standard input into a [`KeySet`].
+//! I/O: streams keys from files, standard input and live DynamoDB tables ([`dynamo`]) into a [`KeySet`].
 //!
 //! Sources never panic on input: every problem becomes a [`SourceError`] that names the file and the line.
 
+pub mod dynamo;
 pub mod lines;
 
 use std::path::PathBuf;
