@@ -16,7 +16,10 @@ command -v aws >/dev/null || { echo "benches/scan.sh: install awscli first (pip 
 # SHARDLENS_BENCH_PROFILE=dev uses the dev build (dependencies at opt-level 2, shardlens itself unoptimised).
 profile="${SHARDLENS_BENCH_PROFILE:-release}"
 target="${CARGO_TARGET_DIR:-target}"
-if [ "$profile" = dev ]; then
+if [ -n "${SHARDLENS_BENCH_BIN:-}" ]; then
+    bin="$SHARDLENS_BENCH_BIN"   # a binary built elsewhere; nothing is built
+    profile="given"
+elif [ "$profile" = dev ]; then
     cargo build --no-default-features --quiet
     bin="$target/debug/shardlens"
 else
