@@ -102,9 +102,33 @@ impl Setup {
                 );
         }
         self.rt.block_on(req.send()).unwrap();
+        self.wait_active(name);
     }
 
-    fn write(&self, table: &str, items: Vec<Item>) {
+    /// dynalite makes a table ACTIVE just after CreateTable returns, even with `--createTableMs 0`.
+    fn wait_active(&self, name: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self
+                .rt
+                .block_on(self.client.describe_table().table_name(name).send());
+            let active = out.is_ok_and(|o| {
+                o.table()
+                    .and_then(|t| t.table_status())
+                    .is_some_and(|s| s.as_str() == "ACTIVE")
+            });
+            if active {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "table {name} is not ACTIVE after 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn write(&self, table: &str, items: &[Item]) {
         self.rt.block_on(async {
             let mut tasks = tokio::task::JoinSet::new();
             for chunk in items.chunks(25) {
@@ -324,6 +348,7 @@ fn describes_key_schema_billing_and_indexes() {
         )
         .provisioned_throughput(pt);
     setup.rt.block_on(req.send()).unwrap();
+    setup.wait_active(&name);
 
     let client = connect(&server, Duration::from_secs(10));
     let t = client.describe_table(&name).unwrap();
@@ -344,7 +369,7 @@ fn describes_key_schema_billing_and_indexes() {
     // Reserved words scan fine through #name placeholders.
     setup.write(
         &name,
-        vec![HashMap::from([
+        &[HashMap::from([
             ("name".to_owned(), s("a")),
             ("year".to_owned(), n("2024")),
             ("city".to_owned(), s("Oslo")),
@@ -372,7 +397,7 @@ fn keys_only_scan_with_four_segments_counts_exactly() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(3000, 37));
+    setup.write(&name, &collection_items(3000, 37));
     let client = connect(&server, Duration::from_secs(10));
     let mut pages = 0;
     let mut live = shardlens::model::KeySet::new(KeyType::S);
@@ -428,10 +453,10 @@ fn number_and_binary_keys_are_canonical() {
     ];
     setup.write(
         &numbers,
-        written
+        &written
             .iter()
             .map(|v| HashMap::from([("id".to_owned(), n(v))]))
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let got = scan(&client, &fast(&numbers));
     assert_eq!(got.keys.key_type(), KeyType::N);
@@ -453,10 +478,10 @@ fn number_and_binary_keys_are_canonical() {
     let blobs: [&[u8]; 3] = [&[0], &[0, 255, 7], b"abc"];
     setup.write(
         &binary,
-        blobs
+        &blobs
             .iter()
             .map(|b| HashMap::from([("id".to_owned(), AttributeValue::B(Blob::new(b.to_vec())))]))
-            .collect(),
+            .collect::<Vec<_>>(),
     );
     let got = scan(&client, &fast(&binary));
     assert_eq!(got.keys.key_type(), KeyType::B);
@@ -481,7 +506,7 @@ fn with_sort_key_gives_item_counts() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(500, 7));
+    setup.write(&name, &collection_items(500, 7));
     let client = connect(&server, Duration::from_secs(10));
     let got = scan(
         &client,
@@ -581,7 +606,7 @@ fn server_killed_mid_scan_keeps_the_partial_result() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(2000, 50));
+    setup.write(&name, &collection_items(2000, 50));
     let client = connect(&server, Duration::from_secs(10));
     let cancel = AtomicBool::new(false);
     let opts = ScanOptions {
@@ -626,7 +651,7 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(3000, 50));
+    setup.write(&name, &collection_items(3000, 50));
     // 20 small items a page cost 0.5 RCU: at 10 RCU/s the scan takes several seconds.
     let child = bin(&[
         "scan",
@@ -676,7 +701,7 @@ fn frozen_server_times_out_and_says_so() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(1000, 10));
+    setup.write(&name, &collection_items(1000, 10));
     let client = connect(&server, Duration::from_secs(1));
     let cancel = AtomicBool::new(false);
     let opts = ScanOptions {
@@ -738,7 +763,7 @@ fn scanning_leaves_the_table_unchanged() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(800, 13));
+    setup.write(&name, &collection_items(800, 13));
     let before = setup.raw(&name);
     assert_eq!(before.len(), 800);
     let client = connect(&server, Duration::from_secs(10));
@@ -777,7 +802,7 @@ fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
         ("pk", ScalarAttributeType::S),
         Some(("sk", ScalarAttributeType::N)),
     );
-    setup.write(&name, collection_items(1200, 40));
+    setup.write(&name, &collection_items(1200, 40));
     let out = bin(&[
         "scan",
         "--endpoint-url",

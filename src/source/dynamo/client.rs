@@ -554,7 +554,7 @@ impl SdkPages {
             scanned: u64::try_from(out.scanned_count()).unwrap_or(0),
             consumed_rcu: out
                 .consumed_capacity()
-                .and_then(|c| c.capacity_units())
+                .and_then(aws_sdk_dynamodb::types::ConsumedCapacity::capacity_units)
                 .unwrap_or(0.0),
             ..Page::default()
         };

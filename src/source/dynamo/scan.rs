@@ -338,8 +338,10 @@ pub struct Scanned {
 #[derive(Debug)]
 pub enum ScanEvent {
     /// A page arrived: its keys (merge them into a live view with [`KeySet::merge`]) and the progress.
+    /// The final [`Scanned::keys`] is the authority: merging pages cannot tell whether a sort key kept
+    /// increasing across pages.
     Page {
-        keys: KeySet,
+        keys: Box<KeySet>,
         progress: ScanProgress,
     },
     /// A segment is backing off after throttling; progress shows which.
@@ -473,7 +475,7 @@ pub async fn run_scan<P: PageSource>(
                     };
                 }
                 on_event(ScanEvent::Page {
-                    keys: delta,
+                    keys: Box::new(delta),
                     progress: progress.clone(),
                 });
                 if sample_done && let Some(limit) = opts.limit {
