@@ -17,7 +17,7 @@ pub enum DynamoError {
     #[error("table not found (check the name, the region and the account): {table}")]
     TableNotFound { table: String },
     /// No answer within the timeout.
-    #[error("{operation}: no answer from the server within {:.1} s (timed out){}", .after.as_secs_f64(), at(.endpoint))]
+    #[error("{operation}: no answer from the server (timed out after {:.1} s per attempt){}", .after.as_secs_f64(), at(.endpoint))]
     Timeout {
         operation: &'static str,
         after: Duration,
@@ -184,7 +184,7 @@ mod tests {
         };
         assert_eq!(
             t.to_string(),
-            "Scan: no answer from the server within 1.5 s (timed out): http://127.0.0.1:1"
+            "Scan: no answer from the server (timed out after 1.5 s per attempt): http://127.0.0.1:1"
         );
     }
 
