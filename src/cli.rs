@@ -16,6 +16,10 @@ use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{
     KeySet, KeyType, Scope, ShardPlan, Strategy, UserAnswers, ViewSettings, evaluate, report,
 };
+use crate::source::dynamo::{
+    ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, MAX_SEGMENTS, ScanEvent,
+    ScanOptions, ScanStatus,
+};
 use crate::source::{self, FormatIn, LoadOptions, Loaded, OnBad};
 
 /// See how DynamoDB partition keys spread over partitions.
@@ -34,6 +38,10 @@ pub struct Cli {
 pub enum Command {
     /// Analyse keys from a file or standard input: buckets, top keys, skew, sharding, decision.
     Analyze(AnalyzeArgs),
+    /// Read the keys of a live DynamoDB table (a keys-only parallel Scan, read-only) and analyse them.
+    Scan(ScanArgs),
+    /// List the DynamoDB tables of an account and region, with their key schemas.
+    Tables(TablesArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -229,6 +237,103 @@ fn parse_reason(text: &str) -> Result<ThrottleReason, String> {
         .map_err(|e: crate::model::capacity::BadThrottleReason| e.to_string())
 }
 
+/// How to reach DynamoDB (shared by `scan` and `tables`). Credentials come from the default AWS chain:
+/// environment, shared profiles, SSO, `credential_process`, instance roles.
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// Named AWS profile from ~/.aws/config (SSO profiles work after `aws sso login`).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// AWS region, e.g. eu-west-1 (default: AWS_REGION or the profile's region).
+    #[arg(long)]
+    pub region: Option<String>,
+    /// Endpoint of a local server such as DynamoDB Local or dynalite, e.g. http://localhost:8000
+    /// (AWS_ENDPOINT_URL_DYNAMODB works too).
+    #[arg(long, value_name = "URL")]
+    pub endpoint_url: Option<String>,
+    /// Seconds to wait for the answer to one request before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_seconds)]
+    pub timeout: f64,
+    /// Seconds to wait for a connection.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = parse_seconds)]
+    pub connect_timeout: f64,
+}
+
+impl ConnectArgs {
+    pub fn options(&self) -> ConnectOptions {
+        ConnectOptions {
+            profile: self.profile.clone(),
+            region: self.region.clone(),
+            endpoint: self.endpoint_url.clone(),
+            credentials: None,
+            connect_timeout: std::time::Duration::from_secs_f64(self.connect_timeout),
+            attempt_timeout: std::time::Duration::from_secs_f64(self.timeout),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// The table to scan. Only its key attributes are read (ProjectionExpression), and nothing is written.
+    #[arg(long)]
+    pub table: String,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Parallel scan segments (TotalSegments).
+    #[arg(long, default_value_t = DEFAULT_SEGMENTS, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SEGMENTS)))]
+    pub segments: u32,
+    /// Cap on consumed read capacity units per second, over all segments (0 = no cap).
+    #[arg(long, value_name = "RCU", default_value_t = DEFAULT_MAX_RCU, value_parser = parse_rcu)]
+    pub max_rcu: f64,
+    /// Stop after this many items; the result is labelled a sample.
+    #[arg(long, value_name = "ITEMS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Also read the sort key: per-key item counts and "sort key only increases".
+    #[arg(long)]
+    pub with_sort_key: bool,
+    /// Strongly consistent reads (twice the read units of the default eventual consistency).
+    #[arg(long)]
+    pub consistent: bool,
+    /// Items evaluated per Scan request (Limit); by default shardlens sizes pages to the --max-rcu cap.
+    #[arg(long, value_name = "ITEMS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page_size: Option<u32>,
+    /// The key type comes from the table; --key-type is ignored here.
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TablesFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct TablesArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TablesFormat::Table)]
+    pub format: TablesFormat,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
+        Ok(_) => Err("must be above 0 and at most 86400 seconds".to_owned()),
+        Err(_) => Err(format!("{text:?} is not a number of seconds")),
+    }
+}
+
+fn parse_rcu(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "{text:?} is not a number of read units per second (0 = no cap)"
+        )),
+    }
+}
+
 fn parse_share(text: &str) -> Result<f64, String> {
     let v: f64 = text
         .parse()
@@ -367,6 +472,8 @@ impl ViewArgs {
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Analyze(args) => analyze(&args),
+        Command::Scan(args) => scan(&args),
+        Command::Tables(args) => tables(&args),
     };
     match result {
         Ok(()) => 0,
@@ -414,6 +521,118 @@ fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     print_loaded(&mut out, &name, &loaded, &args.view)?;
     Ok(())
+}
+
+fn scan(args: &ScanArgs) -> anyhow::Result<()> {
+    let client = DynamoClient::connect(&args.connect.options())?;
+    let opts = ScanOptions {
+        segments: args.segments,
+        max_rcu: (args.max_rcu > 0.0).then_some(args.max_rcu),
+        limit: args.limit,
+        with_sort_key: args.with_sort_key,
+        consistent: args.consistent,
+        page_size: args.page_size,
+        ..ScanOptions::new(args.table.clone())
+    };
+    let cap = opts.max_rcu.map_or_else(
+        || "no read-capacity cap".to_owned(),
+        |r| format!("at most {r} RCU/s"),
+    );
+    let live = std::io::stderr().is_terminal();
+    if live {
+        eprintln!(
+            "shardlens: scanning {} with {} segments, {cap} ({})",
+            args.table,
+            opts.segments,
+            client.describe_target()
+        );
+    }
+    let cancel = AtomicBool::new(false);
+    let scanned = client.scan(&opts, &cancel, &mut |event| {
+        if live && let ScanEvent::Page { progress, .. } | ScanEvent::Throttled { progress } = &event
+        {
+            eprint!("\r\x1b[2K{}", progress.summary());
+        }
+    })?;
+    if live {
+        eprintln!();
+    }
+    let p = &scanned.progress;
+    let name = match &scanned.status {
+        ScanStatus::Complete => args.table.clone(),
+        ScanStatus::Sample { limit } => format!("{} (sample: first {limit} items)", args.table),
+        ScanStatus::Cancelled | ScanStatus::Failed(_) => {
+            format!("{} (partial: {} items read)", args.table, p.items)
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    print_analysis(&mut out, &name, &scanned.keys, &args.view)
+        .context("cannot write the output")?;
+    eprintln!(
+        "shardlens: {}: {} items in {} pages, {:.1} RCU consumed in {:.1} s ({:.0} items/s, {:.1} RCU/s; {cap}){}",
+        scanned.status.describe(),
+        p.items,
+        p.pages,
+        p.rcu,
+        p.elapsed.as_secs_f64(),
+        p.items_per_sec(),
+        p.rcu_per_sec(),
+        if p.retries > 0 {
+            format!("; {} retries after throttling", p.retries)
+        } else {
+            String::new()
+        }
+    );
+    if let ScanStatus::Failed(e) = &scanned.status {
+        anyhow::bail!(
+            "the scan of {} stopped after {} items (the analysis above is partial): {e}",
+            args.table,
+            p.items
+        );
+    }
+    Ok(())
+}
+
+fn tables(args: &TablesArgs) -> anyhow::Result<()> {
+    let client = DynamoClient::connect(&args.connect.options())?;
+    let names = client.list_tables()?;
+    let mut infos = Vec::with_capacity(names.len());
+    for name in &names {
+        infos.push(client.describe_table(name)?);
+    }
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        TablesFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &infos).context("cannot write the output")?;
+            writeln!(out)?;
+        }
+        TablesFormat::Table => {
+            if infos.is_empty() {
+                writeln!(out, "no tables ({})", client.describe_target())?;
+            }
+            for t in &infos {
+                let count = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |n| n.to_string());
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{} items, {} bytes (as reported){}",
+                    t.name,
+                    t.describe_keys(),
+                    t.billing,
+                    count(t.item_count),
+                    count(t.size_bytes),
+                    index_note(t.local_indexes.len(), t.global_indexes.len())
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn index_note(lsi: usize, gsi: usize) -> String {
+    match (lsi, gsi) {
+        (0, 0) => String::new(),
+        (l, g) => format!("; {l} LSI, {g} GSI"),
+    }
 }
 
 /// Prints the analysis of a load: the analysis of its keys, plus (JSON) an `input` object with what was read

@@ -7,9 +7,10 @@
 //!   ([`model::shard`]), statistics ([`model::stats`]), capacity per partition ([`model::capacity`]: a
 //!   workload's read and write units against each partition's 3,000 / 1,000 units per second), the decision
 //!   tree ([`model::decision`]) and the teaching scenarios ([`model::scenario`]). No UI, async or AWS imports.
-//! - [`source`] does I/O: it streams files and standard input into a [`model::KeySet`].
+//! - [`source`] does I/O: it streams files, folders and standard input into a [`model::KeySet`], and reads live
+//!   DynamoDB tables ([`source::dynamo`]: the AWS SDK wrapped once, with its own tokio runtime, read-only).
 //! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
-//! - [`cli`] prints the model's results headless (`shardlens analyze`).
+//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.

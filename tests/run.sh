@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The one command that runs every test: unit, integration (CLI, loaders), UI (egui_kittest), the real binary
-# under Xvfb (smoke), and the Linux packaging files. Installs what the tests need beyond the Rust toolchain.
+# The one command that runs every test: unit, integration (CLI, loaders, DynamoDB against dynalite), UI
+# (egui_kittest), the real binary under Xvfb (smoke), and the Linux packaging files. Installs what the tests
+# need beyond the Rust toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+
+# The SDK tests (tests/dynamo.rs) start their own dynalite (a local DynamoDB server) on 127.0.0.1.
+eval "$(tests/dynalite.sh)"
 
 cargo test --locked --all-features "$@" 2>&1 | tee "$log"
 

@@ -1,4 +1,5 @@
-//! I/O: streams keys from files, folders and standard input into a [`KeySet`].
+//! I/O: streams keys from files, folders, standard input and live DynamoDB tables ([`dynamo`]) into a
+//! [`KeySet`].
 //!
 //! [`load`] is the one entry point the app and the CLI call: it takes one or more paths (files, S3 export
 //! folders, `-` for standard input), detects each one's format ([`detect`]) unless told, and loads every key
@@ -38,6 +39,7 @@
 
 pub mod csv;
 pub mod detect;
+pub mod dynamo;
 pub mod dynamodb_json;
 pub mod incremental;
 pub mod ion;

@@ -1,0 +1,733 @@
+//! The one place shardlens talks to the AWS SDK.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::SyncSender;
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{Credentials, Region};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, BillingMode, KeySchemaElement, KeyType as SdkKeyType, ReturnConsumedCapacity,
+    ScalarAttributeType, Select,
+};
+use serde::Serialize;
+
+use super::error::DynamoError;
+use super::scan::{Page, PageRequest, PageSource, ScanEvent, ScanOptions, Scanned, run_scan};
+use crate::model::KeyType;
+use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
+
+/// Time allowed to open a connection.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Time allowed for one request to be answered (a 1 MB Scan page takes well under a second).
+pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How to reach DynamoDB. Every field is optional: the default chain of `aws-config` fills the gaps.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConnectOptions {
+    /// A named profile of `~/.aws/config` / `~/.aws/credentials` (SSO and `credential_process` work).
+    pub profile: Option<String>,
+    /// The region, e.g. `eu-west-1`; otherwise `AWS_REGION` or the profile's. With an endpoint and no region
+    /// anywhere, `us-east-1` (local servers ignore it).
+    pub region: Option<String>,
+    /// An endpoint URL such as `http://localhost:8000` (DynamoDB Local, dynalite, LocalStack).
+    /// `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL` are honoured when this is `None`.
+    pub endpoint: Option<String>,
+    /// Fixed access keys instead of the default chain: for local servers, which accept any.
+    pub credentials: Option<StaticKeys>,
+    /// Time allowed to open a connection.
+    pub connect_timeout: Duration,
+    /// Time allowed for one request; the whole operation gets three times as long.
+    pub attempt_timeout: Duration,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            profile: None,
+            region: None,
+            endpoint: None,
+            credentials: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            attempt_timeout: DEFAULT_ATTEMPT_TIMEOUT,
+        }
+    }
+}
+
+impl fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("profile", &self.profile)
+            .field("region", &self.region)
+            .field("endpoint", &self.endpoint)
+            .field("credentials", &self.credentials)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("attempt_timeout", &self.attempt_timeout)
+            .finish()
+    }
+}
+
+/// An access key pair. `Debug` shows the key id only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StaticKeys {
+    pub access_key_id: String,
+    pub secret_access_key: String,
+}
+
+impl fmt::Debug for StaticKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticKeys")
+            .field("access_key_id", &self.access_key_id)
+            .field("secret_access_key", &"** redacted **")
+            .finish()
+    }
+}
+
+/// Checks that `url` is an `http://` or `https://` URL with a host (and a numeric port, if any), before any
+/// request is made.
+pub fn validate_endpoint(url: &str) -> Result<(), DynamoError> {
+    let bad = |reason: &str| DynamoError::InvalidEndpoint {
+        url: url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let rest = if let Some(r) = url.strip_prefix("http://") {
+        r
+    } else if let Some(r) = url.strip_prefix("https://") {
+        r
+    } else {
+        return Err(bad("it must start with http:// or https://"));
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty() {
+        return Err(bad("no host"));
+    }
+    if authority.contains('@') {
+        return Err(bad("user names or passwords do not belong in the URL"));
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad("it contains spaces"));
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => return Err(bad("unclosed [ in the host")),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("no host"));
+    }
+    if !host
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
+    {
+        return Err(bad("the host has characters a host name cannot have"));
+    }
+    if let Some(p) = port
+        && !matches!(p.parse::<u16>(), Ok(n) if n > 0)
+    {
+        return Err(bad("the port must be a number from 1 to 65535"));
+    }
+    Ok(())
+}
+
+/// A key attribute: name and scalar type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyAttribute {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub key_type: KeyType,
+}
+
+/// How a table pays for reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "mode")]
+pub enum Billing {
+    OnDemand,
+    Provisioned { read: i64, write: i64 },
+    Unknown,
+}
+
+impl fmt::Display for Billing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OnDemand => f.write_str("on-demand"),
+            Self::Provisioned { read, write } => write!(f, "provisioned ({read} RCU, {write} WCU)"),
+            Self::Unknown => f.write_str("unknown billing"),
+        }
+    }
+}
+
+/// A secondary index: its name and key attribute names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexInfo {
+    pub name: String,
+    pub partition_key: String,
+    pub sort_key: Option<String>,
+}
+
+/// What DescribeTable says about a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableInfo {
+    pub name: String,
+    pub status: String,
+    pub partition_key: KeyAttribute,
+    pub sort_key: Option<KeyAttribute>,
+    pub billing: Billing,
+    /// As reported; DynamoDB updates it about every six hours.
+    pub item_count: Option<i64>,
+    /// As reported; DynamoDB updates it about every six hours.
+    pub size_bytes: Option<i64>,
+    pub local_indexes: Vec<IndexInfo>,
+    pub global_indexes: Vec<IndexInfo>,
+}
+
+impl TableInfo {
+    /// `pk (S), sk (N)`.
+    pub fn describe_keys(&self) -> String {
+        let pk = format!(
+            "{} ({})",
+            self.partition_key.name, self.partition_key.key_type
+        );
+        match &self.sort_key {
+            Some(sk) => format!("{pk}, sort key {} ({})", sk.name, sk.key_type),
+            None => pk,
+        }
+    }
+}
+
+/// The DynamoDB client, with its own small tokio runtime: every method blocks the calling thread (run it on
+/// a background thread in a UI). `Debug` shows region, endpoint and profile, never credentials.
+pub struct DynamoClient {
+    client: Client,
+    runtime: tokio::runtime::Runtime,
+    region: String,
+    endpoint: Option<String>,
+    profile: Option<String>,
+    attempt_timeout: Duration,
+}
+
+impl fmt::Debug for DynamoClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamoClient")
+            .field("region", &self.region)
+            .field("endpoint", &self.endpoint)
+            .field("profile", &self.profile)
+            .field("attempt_timeout", &self.attempt_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+fn env_endpoint() -> Option<String> {
+    ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+}
+
+impl DynamoClient {
+    /// Loads the configuration (no request is sent yet). Fails on an endpoint that is not a URL, or when no
+    /// region can be found for AWS itself.
+    pub fn connect(opts: &ConnectOptions) -> Result<Self, DynamoError> {
+        let endpoint = opts.endpoint.clone().or_else(env_endpoint);
+        if let Some(url) = &endpoint {
+            validate_endpoint(url)?;
+        }
+        if opts.attempt_timeout.is_zero() || opts.connect_timeout.is_zero() {
+            return Err(DynamoError::Config(
+                "timeouts must be longer than zero".to_owned(),
+            ));
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("shardlens-dynamo")
+            .enable_all()
+            .build()
+            .map_err(|e| DynamoError::Config(format!("cannot start the network runtime: {e}")))?;
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(opts.connect_timeout)
+            .read_timeout(opts.attempt_timeout)
+            .operation_attempt_timeout(opts.attempt_timeout)
+            .operation_timeout(opts.attempt_timeout.saturating_mul(3))
+            .build();
+        let mut loader = aws_config::defaults(BehaviorVersion::latest())
+            .timeout_config(timeouts)
+            .retry_config(RetryConfig::standard().with_max_attempts(3));
+        if let Some(p) = &opts.profile {
+            loader = loader.profile_name(p);
+        }
+        if let Some(r) = &opts.region {
+            loader = loader.region(Region::new(r.clone()));
+        }
+        if let Some(url) = &opts.endpoint {
+            loader = loader.endpoint_url(url);
+        }
+        if let Some(keys) = &opts.credentials {
+            loader = loader.credentials_provider(Credentials::new(
+                keys.access_key_id.clone(),
+                keys.secret_access_key.clone(),
+                None,
+                None,
+                "shardlens",
+            ));
+        }
+        let sdk_config = runtime.block_on(loader.load());
+        let mut builder = aws_sdk_dynamodb::config::Builder::from(&sdk_config);
+        let region = match sdk_config.region() {
+            Some(r) => r.to_string(),
+            None if endpoint.is_some() => {
+                builder = builder.region(Region::new("us-east-1"));
+                "us-east-1".to_owned()
+            }
+            None => {
+                return Err(DynamoError::Config(
+                    "no AWS region: pass --region, set AWS_REGION, or give the profile a region"
+                        .to_owned(),
+                ));
+            }
+        };
+        Ok(Self {
+            client: Client::from_conf(builder.build()),
+            runtime,
+            region,
+            endpoint,
+            profile: opts.profile.clone(),
+            attempt_timeout: opts.attempt_timeout,
+        })
+    }
+
+    pub fn region(&self) -> &str {
+        &self.region
+    }
+
+    /// The endpoint URL, when not AWS's own.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
+    }
+
+    /// Where requests go, for messages: the endpoint URL or "region eu-west-1".
+    pub fn describe_target(&self) -> String {
+        self.endpoint
+            .clone()
+            .unwrap_or_else(|| format!("region {}", self.region))
+    }
+
+    fn err<E, R>(
+        &self,
+        operation: &'static str,
+        e: &aws_sdk_dynamodb::error::SdkError<E, R>,
+        table: Option<&str>,
+    ) -> DynamoError
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,
+        R: fmt::Debug + 'static,
+    {
+        DynamoError::from_sdk(
+            operation,
+            e,
+            self.attempt_timeout,
+            Some(&self.describe_target()),
+            table,
+        )
+    }
+
+    /// All table names (every page of ListTables).
+    pub fn list_tables(&self) -> Result<Vec<String>, DynamoError> {
+        self.runtime.block_on(async {
+            let mut names = Vec::new();
+            let mut start: Option<String> = None;
+            loop {
+                let out = self
+                    .client
+                    .list_tables()
+                    .set_exclusive_start_table_name(start.take())
+                    .send()
+                    .await
+                    .map_err(|e| self.err("ListTables", &e, None))?;
+                names.extend(out.table_names().iter().cloned());
+                match out.last_evaluated_table_name() {
+                    Some(last) => start = Some(last.to_owned()),
+                    None => return Ok(names),
+                }
+            }
+        })
+    }
+
+    /// Key schema, billing, indexes and the reported size of one table.
+    pub fn describe_table(&self, table: &str) -> Result<TableInfo, DynamoError> {
+        self.runtime.block_on(self.describe_async(table))
+    }
+
+    async fn describe_async(&self, table: &str) -> Result<TableInfo, DynamoError> {
+        let out = self
+            .client
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(|e| self.err("DescribeTable", &e, Some(table)))?;
+        let bad = |what: &str| DynamoError::Other {
+            operation: "DescribeTable",
+            reason: format!("the answer has {what}: {table}"),
+        };
+        let t = out.table().ok_or_else(|| bad("no table description"))?;
+        let types: HashMap<&str, KeyType> = t
+            .attribute_definitions()
+            .iter()
+            .map(|d| {
+                let ty = match d.attribute_type() {
+                    ScalarAttributeType::N => KeyType::N,
+                    ScalarAttributeType::B => KeyType::B,
+                    _ => KeyType::S,
+                };
+                (d.attribute_name(), ty)
+            })
+            .collect();
+        let key = |schema: &[KeySchemaElement], role: SdkKeyType| {
+            schema
+                .iter()
+                .find(|k| *k.key_type() == role)
+                .map(|k| k.attribute_name().to_owned())
+        };
+        let attr = |name: String| KeyAttribute {
+            key_type: types.get(name.as_str()).copied().unwrap_or(KeyType::S),
+            name,
+        };
+        let partition_key = key(t.key_schema(), SdkKeyType::Hash)
+            .map(attr)
+            .ok_or_else(|| bad("no partition key"))?;
+        let sort_key = key(t.key_schema(), SdkKeyType::Range).map(attr);
+        let on_demand = t
+            .billing_mode_summary()
+            .and_then(|b| b.billing_mode())
+            .is_some_and(|m| *m == BillingMode::PayPerRequest);
+        let billing = match t.provisioned_throughput() {
+            _ if on_demand => Billing::OnDemand,
+            Some(p) => Billing::Provisioned {
+                read: p.read_capacity_units().unwrap_or(0),
+                write: p.write_capacity_units().unwrap_or(0),
+            },
+            None => Billing::Unknown,
+        };
+        let index = |name: Option<&str>, schema: &[KeySchemaElement]| IndexInfo {
+            name: name.unwrap_or("?").to_owned(),
+            partition_key: key(schema, SdkKeyType::Hash).unwrap_or_default(),
+            sort_key: key(schema, SdkKeyType::Range),
+        };
+        Ok(TableInfo {
+            name: t.table_name().unwrap_or(table).to_owned(),
+            status: t
+                .table_status()
+                .map_or_else(|| "?".to_owned(), |s| s.as_str().to_owned()),
+            partition_key,
+            sort_key,
+            billing,
+            item_count: t.item_count(),
+            size_bytes: t.table_size_bytes(),
+            local_indexes: t
+                .local_secondary_indexes()
+                .iter()
+                .map(|i| index(i.index_name(), i.key_schema()))
+                .collect(),
+            global_indexes: t
+                .global_secondary_indexes()
+                .iter()
+                .map(|i| index(i.index_name(), i.key_schema()))
+                .collect(),
+        })
+    }
+
+    /// Describes the table, then scans its keys in parallel (see [`ScanOptions`]), calling `on_event` with a
+    /// [`ScanEvent::Page`] per page on this thread. `cancel` stops it within about 50 ms, keeping what was
+    /// read. `Err` only when nothing could be read (bad options, no such table, no connection at the
+    /// start); later failures end the scan with [`super::ScanStatus::Failed`] and the keys read so far.
+    pub fn scan(
+        &self,
+        opts: &ScanOptions,
+        cancel: &AtomicBool,
+        on_event: &mut dyn FnMut(ScanEvent),
+    ) -> Result<Scanned, DynamoError> {
+        opts.check()?;
+        self.runtime.block_on(async {
+            let info = self.describe_async(&opts.table).await?;
+            let sort_key = if opts.with_sort_key {
+                info.sort_key.clone()
+            } else {
+                None
+            };
+            let source = Arc::new(SdkPages::new(
+                self.client.clone(),
+                &info,
+                sort_key.as_ref(),
+                opts.consistent,
+                self.attempt_timeout,
+                self.describe_target(),
+            ));
+            let sort_key_type = sort_key.as_ref().map(|k| k.key_type);
+            Ok(run_scan(
+                source,
+                opts,
+                info.partition_key.key_type,
+                sort_key_type,
+                cancel,
+                on_event,
+            )
+            .await)
+        })
+    }
+
+    /// [`Self::scan`] over a bounded channel: every page as a [`ScanEvent::Page`], then one
+    /// [`ScanEvent::Done`]. Blocks while the channel is full; stops early if the receiver is gone.
+    pub fn scan_to_channel(
+        &self,
+        opts: &ScanOptions,
+        cancel: &AtomicBool,
+        tx: &SyncSender<ScanEvent>,
+    ) {
+        let gone = AtomicBool::new(false);
+        let result = self.scan(opts, cancel, &mut |event| {
+            if tx.send(event).is_err() {
+                gone.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        if !gone.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = tx.send(ScanEvent::Done(result.map(Box::new)));
+        }
+    }
+}
+
+/// Scan pages from the SDK: only the key attributes, through `#name` placeholders (reserved words such as
+/// `name` or `year` work as key names).
+struct SdkPages {
+    client: Client,
+    table: String,
+    pk: KeyAttribute,
+    sk: Option<KeyAttribute>,
+    projection: String,
+    names: HashMap<String, String>,
+    consistent: bool,
+    attempt_timeout: Duration,
+    target: String,
+}
+
+type Cursor = HashMap<String, AttributeValue>;
+
+impl SdkPages {
+    fn new(
+        client: Client,
+        info: &TableInfo,
+        sk: Option<&KeyAttribute>,
+        consistent: bool,
+        attempt_timeout: Duration,
+        target: String,
+    ) -> Self {
+        let mut names = HashMap::from([("#pk".to_owned(), info.partition_key.name.clone())]);
+        let mut projection = "#pk".to_owned();
+        if let Some(sk) = sk {
+            names.insert("#sk".to_owned(), sk.name.clone());
+            projection.push_str(", #sk");
+        }
+        Self {
+            client,
+            table: info.name.clone(),
+            pk: info.partition_key.clone(),
+            sk: sk.cloned(),
+            projection,
+            names,
+            consistent,
+            attempt_timeout,
+            target,
+        }
+    }
+
+    fn page_of(&self, out: aws_sdk_dynamodb::operation::scan::ScanOutput) -> Page<Cursor> {
+        let mut page = Page {
+            scanned: u64::try_from(out.scanned_count()).unwrap_or(0),
+            consumed_rcu: out
+                .consumed_capacity()
+                .and_then(aws_sdk_dynamodb::types::ConsumedCapacity::capacity_units)
+                .unwrap_or(0.0),
+            ..Page::default()
+        };
+        let mut buf = Vec::new();
+        for item in out.items() {
+            let pk = canonical(
+                item.get(&self.pk.name),
+                self.pk.key_type,
+                MAX_PARTITION_KEY_BYTES,
+                &mut buf,
+            );
+            let Some(pk) = pk else {
+                page.skipped += 1;
+                continue;
+            };
+            let sk = self.sk.as_ref().and_then(|sk| {
+                canonical(
+                    item.get(&sk.name),
+                    sk.key_type,
+                    MAX_SORT_KEY_BYTES,
+                    &mut buf,
+                )
+            });
+            page.keys.push((pk, sk));
+        }
+        page.next = out.last_evaluated_key.filter(|k| !k.is_empty());
+        page
+    }
+}
+
+/// The canonical bytes of a key attribute, as the model computes them from text: strings as they are,
+/// numbers through [`canonicalize_into`] (so `1`, `1.0` and `1E0` agree), binary as its bytes.
+fn canonical(
+    value: Option<&AttributeValue>,
+    ty: KeyType,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> Option<Vec<u8>> {
+    match (value?, ty) {
+        (AttributeValue::S(s), KeyType::S) => {
+            canonicalize_into(s.as_bytes(), KeyType::S, max, buf).ok()?;
+            Some(buf.clone())
+        }
+        (AttributeValue::N(n), KeyType::N) => {
+            canonicalize_into(n.as_bytes(), KeyType::N, max, buf).ok()?;
+            Some(buf.clone())
+        }
+        (AttributeValue::B(b), KeyType::B) => {
+            let bytes = b.as_ref();
+            (!bytes.is_empty() && bytes.len() <= max).then(|| bytes.to_vec())
+        }
+        _ => None,
+    }
+}
+
+impl PageSource for SdkPages {
+    type Cursor = Cursor;
+
+    fn page(
+        &self,
+        req: PageRequest<Cursor>,
+    ) -> impl Future<Output = Result<Page<Cursor>, DynamoError>> + Send {
+        let mut request = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .projection_expression(&self.projection)
+            .set_expression_attribute_names(Some(self.names.clone()))
+            .select(Select::SpecificAttributes)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .consistent_read(self.consistent)
+            .set_exclusive_start_key(req.start);
+        if req.total_segments > 1 {
+            request = request
+                .segment(i32::try_from(req.segment).unwrap_or(0))
+                .total_segments(i32::try_from(req.total_segments).unwrap_or(1));
+        }
+        if let Some(limit) = req.limit {
+            request = request.limit(i32::try_from(limit).unwrap_or(i32::MAX));
+        }
+        async move {
+            // Retries are ours (the scan loop backs off on throttling), so the SDK sends each page once.
+            let sent = request
+                .customize()
+                .config_override(
+                    aws_sdk_dynamodb::config::Config::builder()
+                        .retry_config(RetryConfig::standard().with_max_attempts(1)),
+                )
+                .send()
+                .await;
+            match sent {
+                Ok(out) => Ok(self.page_of(out)),
+                Err(e) => Err(DynamoError::from_sdk(
+                    "Scan",
+                    &e,
+                    self.attempt_timeout,
+                    Some(&self.target),
+                    Some(&self.table),
+                )),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_are_checked_before_any_request() {
+        for ok in [
+            "http://localhost:8000",
+            "http://127.0.0.1:8000/",
+            "https://dynamodb.eu-west-1.amazonaws.com",
+            "http://[::1]:8000",
+        ] {
+            assert!(validate_endpoint(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "localhost:8000",
+            "127.0.0.1",
+            "ftp://x",
+            "http://",
+            "http://:80",
+            "http://host:port",
+            "http://host:0",
+            "http://a b",
+            "not a url",
+        ] {
+            let e = validate_endpoint(bad).unwrap_err().to_string();
+            assert!(e.contains("not a URL") && e.ends_with(bad), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn debug_prints_no_secret() {
+        let opts = ConnectOptions {
+            credentials: Some(StaticKeys {
+                access_key_id: "AKIDEXAMPLE".into(),
+                secret_access_key: "wJalrXUtnFEMI/K7MDENG".into(),
+            }),
+            endpoint: Some("http://127.0.0.1:9".into()),
+            region: Some("us-east-1".into()),
+            ..ConnectOptions::default()
+        };
+        assert!(!format!("{opts:?}").contains("wJalr"));
+        let client = DynamoClient::connect(&opts).unwrap();
+        let shown = format!("{client:?}");
+        assert!(
+            !shown.contains("wJalr") && !shown.contains("AKID"),
+            "{shown}"
+        );
+        assert!(shown.contains("127.0.0.1:9"));
+    }
+
+    #[test]
+    fn key_attributes_canonicalise_like_the_model() {
+        let mut buf = Vec::new();
+        let n = |s: &str| AttributeValue::N(s.into());
+        assert_eq!(
+            canonical(Some(&n("1.0")), KeyType::N, 2048, &mut buf),
+            canonical(Some(&n("1")), KeyType::N, 2048, &mut buf)
+        );
+        assert_eq!(
+            canonical(Some(&n("10")), KeyType::N, 2048, &mut buf).unwrap(),
+            crate::model::key::canonical_partition_key(b"1E1", KeyType::N).unwrap()
+        );
+        let b = AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(vec![0u8, 255]));
+        assert_eq!(
+            canonical(Some(&b), KeyType::B, 2048, &mut buf).unwrap(),
+            vec![0u8, 255]
+        );
+        assert_eq!(canonical(Some(&b), KeyType::S, 2048, &mut buf), None);
+        assert_eq!(canonical(None, KeyType::S, 2048, &mut buf), None);
+    }
+}

@@ -1,0 +1,58 @@
+//! Live DynamoDB tables through the AWS SDK, read-only: ListTables, DescribeTable and a keys-only
+//! parallel Scan, gently (a read-capacity cap), with progress and cancellation.
+//!
+//! AWS access is wrapped once, here: [`DynamoClient`] owns the SDK client *and* a small tokio runtime, so
+//! callers (the app's background thread, the CLI) use plain blocking methods and the rest of the crate stays
+//! free of async. The only DynamoDB operations this module can send are `ListTables`, `DescribeTable` and
+//! `Scan`; the minimal IAM policy is `dynamodb:ListTables`, `dynamodb:DescribeTable`, `dynamodb:Scan`.
+//!
+//! ```no_run
+//! use std::sync::atomic::AtomicBool;
+//! use shardlens::source::dynamo::{ConnectOptions, DynamoClient, ScanEvent, ScanOptions};
+//!
+//! # fn main() -> Result<(), shardlens::source::dynamo::DynamoError> {
+//! let client = DynamoClient::connect(&ConnectOptions {
+//!     profile: Some("dev".into()),
+//!     region: Some("eu-west-1".into()),
+//!     ..ConnectOptions::default()
+//! })?;
+//! for name in client.list_tables()? {
+//!     let table = client.describe_table(&name)?;
+//!     println!("{}", table.describe_keys());
+//! }
+//! let cancel = AtomicBool::new(false);
+//! let scanned = client.scan(&ScanOptions::new("Orders"), &cancel, &mut |event| {
+//!     if let ScanEvent::Page { keys, progress } = event {
+//!         // merge `keys` (this page's keys) into a live histogram; show `progress`
+//!         let _ = (keys, progress);
+//!     }
+//! })?;
+//! println!("{} items, {}", scanned.progress.items, scanned.status.describe());
+//! # Ok(()) }
+//! ```
+//!
+//! - Connection: [`ConnectOptions`] → [`DynamoClient::connect`] uses the default `aws-config` chain
+//!   (environment, shared profiles, SSO, `credential_process`, IMDS), with an optional profile, region and
+//!   endpoint URL (`AWS_ENDPOINT_URL_DYNAMODB` is honoured too). Connect, per-attempt and per-operation
+//!   timeouts are always set: the SDK has no read timeout by default, and a frozen server must not hang a scan.
+//! - Tables: [`DynamoClient::list_tables`] (all pages), [`DynamoClient::describe_table`] → [`TableInfo`].
+//! - Scan: [`DynamoClient::scan`] runs `TotalSegments` segments in parallel, projecting only the key attributes,
+//!   and reports a [`ScanEvent::Page`] per page. The result ([`Scanned`]) always keeps what was read; its
+//!   [`ScanStatus`] says whether it is complete, a sample, cancelled or cut short by an error.
+//!   [`DynamoClient::scan_to_channel`] is the same over a bounded `std` channel, ending with
+//!   [`ScanEvent::Done`]: the shape the app's background jobs use.
+
+mod client;
+mod error;
+mod scan;
+
+pub use client::{
+    Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,
+    IndexInfo, KeyAttribute, StaticKeys, TableInfo, validate_endpoint,
+};
+pub use error::DynamoError;
+pub use scan::{
+    Backoff, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS, Page, PageRequest, PageSource,
+    RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,
+    SegmentState, run_scan,
+};

@@ -1,0 +1,955 @@
+//! The parallel scan, independent of the SDK: segments, pagination, the read-capacity limiter, backoff on
+//! throttling, sampling and cancellation. Pages come from a [`PageSource`]; the SDK one lives in
+//! `client.rs`, and tests drive this logic with a fake one (throttling on demand).
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use super::error::DynamoError;
+use crate::model::{KeySet, KeyType};
+
+/// Parallel segments unless the caller chooses: enough to overlap round trips, gentle on small tables.
+pub const DEFAULT_SEGMENTS: u32 = 4;
+/// Most segments shardlens will run (DynamoDB allows up to 1,000,000).
+pub const MAX_SEGMENTS: u32 = 64;
+/// Default read-capacity cap, in consumed read units per second: modest next to an on-demand table's
+/// 12,000 units of warm throughput, so an analysis scan does not crowd out production reads.
+pub const DEFAULT_MAX_RCU: f64 = 100.0;
+
+/// What to scan and how gently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanOptions {
+    pub table: String,
+    /// `TotalSegments`, 1 to [`MAX_SEGMENTS`].
+    pub segments: u32,
+    /// Cap on consumed read units per second over all segments; `None` scans as fast as the table allows.
+    pub max_rcu: Option<f64>,
+    /// Stop after this many items; the result is then labelled a sample.
+    pub limit: Option<u64>,
+    /// Also project the sort key, for per-key item counts and the "sort key only increases" fact.
+    pub with_sort_key: bool,
+    /// Strongly consistent reads (twice the read units).
+    pub consistent: bool,
+    /// Items evaluated per request (`Limit`); `None` lets shardlens choose (DynamoDB pages at 1 MB).
+    pub page_size: Option<u32>,
+    /// Backoff after throttling.
+    pub backoff: Backoff,
+}
+
+impl ScanOptions {
+    /// Defaults: [`DEFAULT_SEGMENTS`] segments, [`DEFAULT_MAX_RCU`] read units per second, eventual
+    /// consistency, partition keys only, no limit.
+    pub fn new(table: impl Into<String>) -> Self {
+        Self {
+            table: table.into(),
+            segments: DEFAULT_SEGMENTS,
+            max_rcu: Some(DEFAULT_MAX_RCU),
+            limit: None,
+            with_sort_key: false,
+            consistent: false,
+            page_size: None,
+            backoff: Backoff::default(),
+        }
+    }
+
+    /// Checks the options (segments 1–64, a positive cap, limits of at least 1) before any request.
+    pub fn check(&self) -> Result<(), DynamoError> {
+        if !(1..=MAX_SEGMENTS).contains(&self.segments) {
+            return Err(DynamoError::Config(format!(
+                "segments must be 1 to {MAX_SEGMENTS}, not {}",
+                self.segments
+            )));
+        }
+        if let Some(r) = self.max_rcu
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(DynamoError::Config(format!(
+                "the read-capacity cap must be a positive number, not {r}"
+            )));
+        }
+        if self.page_size == Some(0) || self.limit == Some(0) {
+            return Err(DynamoError::Config(
+                "the page size and the item limit must be at least 1".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Exponential backoff with full jitter: attempt `n` waits a random time in `[0, min(max, base × 2ⁿ)]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    pub base: Duration,
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            base: Duration::from_millis(50),
+            max: Duration::from_secs(20),
+        }
+    }
+}
+
+impl Backoff {
+    /// The ceiling of attempt `attempt` (1-based), before jitter.
+    pub fn ceiling(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.min(30));
+        self.base.saturating_mul(factor).min(self.max)
+    }
+
+    /// The wait before retry `attempt`, `jitter` in `[0, 1)`; never shorter than a millisecond.
+    pub fn delay(&self, attempt: u32, jitter: f64) -> Duration {
+        self.ceiling(attempt)
+            .mul_f64(jitter.clamp(0.0, 1.0))
+            .max(Duration::from_millis(1))
+    }
+}
+
+/// A token bucket of read units shared by all segments.
+///
+/// Before a request a segment reserves the units it expects the page to cost (the cost of its previous
+/// page); when the answer arrives (`ReturnConsumedCapacity=TOTAL`) the reservation is corrected to what was
+/// really consumed. The balance may go negative, so an expensive page makes the next requests wait: over
+/// any long stretch the consumed units stay at the rate. The bucket holds at most one second of units.
+#[derive(Debug)]
+pub struct RcuLimiter {
+    rate: f64,
+    state: Mutex<(f64, Instant)>,
+}
+
+impl RcuLimiter {
+    /// A limiter of `rate` read units per second, starting empty.
+    pub fn new(rate: f64) -> Self {
+        Self {
+            rate: rate.max(f64::MIN_POSITIVE),
+            state: Mutex::new((0.0, Instant::now())),
+        }
+    }
+
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    fn with_state<T>(&self, f: impl FnOnce(&mut f64) -> T) -> T {
+        // A poisoned lock only means another segment panicked mid-update; the balance is still a number.
+        let mut guard = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (tokens, last) = &mut *guard;
+        let now = Instant::now();
+        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.rate);
+        *last = now;
+        f(tokens)
+    }
+
+    /// Waits until `units` can be reserved (at most one second's worth is waited for), then reserves them.
+    pub async fn acquire(&self, units: f64) {
+        loop {
+            let need = units.min(self.rate);
+            let wait = self.with_state(|tokens| {
+                if *tokens >= need {
+                    *tokens -= units;
+                    None
+                } else {
+                    Some(Duration::from_secs_f64((need - *tokens) / self.rate))
+                }
+            });
+            match wait {
+                None => return,
+                Some(w) => tokio::time::sleep(w.max(Duration::from_millis(1))).await,
+            }
+        }
+    }
+
+    /// Corrects a reservation of `reserved` units to the `consumed` ones.
+    pub fn settle(&self, reserved: f64, consumed: f64) {
+        self.with_state(|tokens| *tokens += reserved - consumed);
+    }
+}
+
+/// One request of one segment.
+#[derive(Debug, Clone)]
+pub struct PageRequest<C> {
+    pub segment: u32,
+    pub total_segments: u32,
+    /// `ExclusiveStartKey`: where the previous page ended.
+    pub start: Option<C>,
+    /// `Limit`: items to evaluate.
+    pub limit: Option<u32>,
+}
+
+/// One page of keys, canonical bytes (see [`crate::model::key::canonicalize_into`]).
+#[derive(Debug, Clone, Default)]
+pub struct Page<C> {
+    /// Partition key and (when asked for) sort key of each item.
+    pub keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// Items evaluated (`ScannedCount`).
+    pub scanned: u64,
+    /// Items whose key attributes were missing or unreadable (never expected for a table's own keys).
+    pub skipped: u64,
+    /// Consumed read units (`ConsumedCapacity.CapacityUnits`), 0 when not reported.
+    pub consumed_rcu: f64,
+    /// `LastEvaluatedKey`: `None` when the segment is finished.
+    pub next: Option<C>,
+}
+
+/// Where pages come from: the SDK, or a fake in tests.
+pub trait PageSource: Send + Sync + 'static {
+    type Cursor: Clone + Send + Sync + 'static;
+    fn page(
+        &self,
+        request: PageRequest<Self::Cursor>,
+    ) -> impl Future<Output = Result<Page<Self::Cursor>, DynamoError>> + Send;
+}
+
+/// What one segment is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SegmentState {
+    #[default]
+    Running,
+    /// Waiting after throttling (retry number).
+    BackingOff {
+        attempt: u32,
+    },
+    Done,
+    Failed,
+    /// Stopped early: cancelled, sample complete, or another segment failed.
+    Stopped,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SegmentProgress {
+    pub pages: u64,
+    pub items: u64,
+    pub state: SegmentState,
+}
+
+/// Progress of a scan so far.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScanProgress {
+    /// Items read into the key set.
+    pub items: u64,
+    /// Items evaluated by DynamoDB.
+    pub scanned: u64,
+    pub pages: u64,
+    /// Read units consumed, as DynamoDB reported them.
+    pub rcu: f64,
+    /// Requests retried after throttling or transient server errors.
+    pub retries: u64,
+    /// Items without readable key attributes (not added).
+    pub skipped: u64,
+    pub elapsed: Duration,
+    pub segments: Vec<SegmentProgress>,
+}
+
+impl ScanProgress {
+    pub fn items_per_sec(&self) -> f64 {
+        per_sec(self.items as f64, self.elapsed)
+    }
+
+    pub fn rcu_per_sec(&self) -> f64 {
+        per_sec(self.rcu, self.elapsed)
+    }
+
+    /// One line for a status bar or a terminal.
+    pub fn summary(&self) -> String {
+        let done = self
+            .segments
+            .iter()
+            .filter(|s| s.state == SegmentState::Done)
+            .count();
+        let waiting = self
+            .segments
+            .iter()
+            .filter(|s| matches!(s.state, SegmentState::BackingOff { .. }))
+            .count();
+        let mut line = format!(
+            "{} items, {} pages, {:.1} RCU ({:.0} items/s, {:.1} RCU/s), segments {done}/{} done",
+            self.items,
+            self.pages,
+            self.rcu,
+            self.items_per_sec(),
+            self.rcu_per_sec(),
+            self.segments.len()
+        );
+        if waiting > 0 {
+            line.push_str(&format!(", {waiting} backing off"));
+        }
+        if self.retries > 0 {
+            line.push_str(&format!(", {} retries", self.retries));
+        }
+        line
+    }
+}
+
+fn per_sec(amount: f64, elapsed: Duration) -> f64 {
+    let s = elapsed.as_secs_f64();
+    if s > 0.0 { amount / s } else { 0.0 }
+}
+
+/// How a scan ended. Whatever was read is kept in every case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanStatus {
+    /// Every segment read to its end.
+    Complete,
+    /// Stopped at the item limit: a sample, not the whole table.
+    Sample { limit: u64 },
+    /// Stopped by the user: partial.
+    Cancelled,
+    /// Stopped by an error: partial.
+    Failed(DynamoError),
+}
+
+impl ScanStatus {
+    /// Whether the key set holds the whole table.
+    pub fn is_complete(&self) -> bool {
+        matches!(self, Self::Complete)
+    }
+
+    /// A short label: "complete", "sample of the first 1000 items", "partial: cancelled", …
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Complete => "complete".to_owned(),
+            Self::Sample { limit } => format!("sample of the first {limit} items"),
+            Self::Cancelled => "partial: cancelled".to_owned(),
+            Self::Failed(e) => format!("partial: stopped by an error: {e}"),
+        }
+    }
+}
+
+/// A finished scan.
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    pub keys: KeySet,
+    pub progress: ScanProgress,
+    pub status: ScanStatus,
+}
+
+/// What a scan reports while it runs.
+#[derive(Debug)]
+pub enum ScanEvent {
+    /// A page arrived: its keys (merge them into a live view with [`KeySet::merge`]) and the progress.
+    /// The final [`Scanned::keys`] is the authority: merging pages cannot tell whether a sort key kept
+    /// increasing across pages.
+    Page {
+        keys: Box<KeySet>,
+        progress: ScanProgress,
+    },
+    /// A segment is backing off after throttling; progress shows which.
+    Throttled { progress: ScanProgress },
+    /// The end (only from [`super::DynamoClient::scan_to_channel`]): `Err` when nothing could be read at all
+    /// (no such table, no connection), otherwise the result with its status.
+    Done(Result<Box<Scanned>, DynamoError>),
+}
+
+enum SegmentMsg {
+    Page {
+        segment: u32,
+        page_keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        scanned: u64,
+        skipped: u64,
+        rcu: f64,
+        last: bool,
+    },
+    Retry {
+        segment: u32,
+        attempt: u32,
+    },
+    Resumed {
+        segment: u32,
+    },
+    Failed {
+        segment: u32,
+        error: DynamoError,
+    },
+}
+
+/// Transient server errors are retried this often per page before the scan gives up; throttling is
+/// retried without a limit (the scan can be cancelled).
+const TRANSIENT_RETRIES: u32 = 3;
+
+/// Runs a parallel scan over `source`, calling `on_event` with a [`ScanEvent::Page`] for every page (on the
+/// caller's task), and returns what was read. Key types come from the table's description.
+pub async fn run_scan<P: PageSource>(
+    source: Arc<P>,
+    opts: &ScanOptions,
+    key_type: KeyType,
+    sort_key_type: Option<KeyType>,
+    cancel: &AtomicBool,
+    on_event: &mut dyn FnMut(ScanEvent),
+) -> Scanned {
+    let started = Instant::now();
+    let segments = opts.segments.clamp(1, MAX_SEGMENTS);
+    let limiter = opts.max_rcu.map(|r| Arc::new(RcuLimiter::new(r)));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, mut rx) = mpsc::channel::<SegmentMsg>(segments as usize * 2);
+    let mut tasks = JoinSet::new();
+    for segment in 0..segments {
+        let task = SegmentTask {
+            segment,
+            total: segments,
+            page_size: opts.page_size.or(opts
+                .limit
+                .map(|l| u32::try_from(l.div_ceil(u64::from(segments))).unwrap_or(u32::MAX))),
+            limiter: limiter.clone(),
+            backoff: opts.backoff,
+            stop: stop.clone(),
+            tx: tx.clone(),
+        };
+        tasks.spawn(task.run(source.clone()));
+    }
+    drop(tx);
+
+    let mut keys = KeySet::new(key_type);
+    let mut progress = ScanProgress {
+        segments: vec![SegmentProgress::default(); segments as usize],
+        ..ScanProgress::default()
+    };
+    let mut status = ScanStatus::Complete;
+    let tick = Duration::from_millis(50);
+    loop {
+        let msg = tokio::select! {
+            msg = rx.recv() => msg,
+            () = tokio::time::sleep(tick) => {
+                if cancel.load(Ordering::Relaxed) {
+                    status = ScanStatus::Cancelled;
+                    break;
+                }
+                continue;
+            }
+        };
+        let Some(msg) = msg else { break };
+        if cancel.load(Ordering::Relaxed) {
+            status = ScanStatus::Cancelled;
+            break;
+        }
+        progress.elapsed = started.elapsed();
+        match msg {
+            SegmentMsg::Page {
+                segment,
+                mut page_keys,
+                scanned,
+                skipped,
+                rcu,
+                last,
+            } => {
+                let mut sample_done = false;
+                if let Some(limit) = opts.limit {
+                    let room = limit.saturating_sub(progress.items);
+                    if page_keys.len() as u64 >= room {
+                        page_keys.truncate(usize::try_from(room).unwrap_or(usize::MAX));
+                        sample_done = true;
+                    }
+                }
+                let mut delta = KeySet::new(key_type);
+                for (pk, sk) in &page_keys {
+                    let sk = match (sk, sort_key_type) {
+                        (Some(sk), Some(t)) => Some((sk.as_slice(), t)),
+                        _ => None,
+                    };
+                    keys.add_item(pk, sk, 1);
+                    delta.add_item(pk, sk, 1);
+                }
+                let n = page_keys.len() as u64;
+                progress.items += n;
+                progress.scanned += scanned;
+                progress.skipped += skipped;
+                progress.pages += 1;
+                progress.rcu += rcu;
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.pages += 1;
+                    s.items += n;
+                    s.state = if last {
+                        SegmentState::Done
+                    } else {
+                        SegmentState::Running
+                    };
+                }
+                on_event(ScanEvent::Page {
+                    keys: Box::new(delta),
+                    progress: progress.clone(),
+                });
+                if sample_done && let Some(limit) = opts.limit {
+                    // Reaching the limit exactly on the table's last page is still the whole table.
+                    let all_done = progress
+                        .segments
+                        .iter()
+                        .all(|s| s.state == SegmentState::Done);
+                    if !all_done {
+                        status = ScanStatus::Sample { limit };
+                    }
+                    break;
+                }
+            }
+            SegmentMsg::Retry { segment, attempt } => {
+                progress.retries += 1;
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::BackingOff { attempt };
+                }
+                on_event(ScanEvent::Throttled {
+                    progress: progress.clone(),
+                });
+            }
+            SegmentMsg::Resumed { segment } => {
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::Running;
+                }
+            }
+            SegmentMsg::Failed { segment, error } => {
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::Failed;
+                }
+                status = ScanStatus::Failed(error);
+                break;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    tasks.abort_all();
+    while tasks.join_next().await.is_some() {}
+    for s in &mut progress.segments {
+        if matches!(
+            s.state,
+            SegmentState::Running | SegmentState::BackingOff { .. }
+        ) {
+            s.state = SegmentState::Stopped;
+        }
+    }
+    progress.elapsed = started.elapsed();
+    Scanned {
+        keys,
+        progress,
+        status,
+    }
+}
+
+struct SegmentTask {
+    segment: u32,
+    total: u32,
+    page_size: Option<u32>,
+    limiter: Option<Arc<RcuLimiter>>,
+    backoff: Backoff,
+    stop: Arc<AtomicBool>,
+    tx: mpsc::Sender<SegmentMsg>,
+}
+
+impl SegmentTask {
+    async fn run<P: PageSource>(self, source: Arc<P>) {
+        let mut cursor: Option<P::Cursor> = None;
+        // Expected cost of the next page: the previous page's cost (one unit before the first).
+        let mut expected = 1.0_f64;
+        let mut page_size = self.page_size;
+        let mut attempt = 0u32;
+        let mut transient = 0u32;
+        let mut jitter = Jitter::new(u64::from(self.segment) + 1);
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            if let Some(l) = &self.limiter {
+                // With a cap and no page size chosen, start small and size pages to about a tenth of a
+                // second of this segment's share, so the cap is held smoothly rather than in big gulps.
+                if self.page_size.is_none() && page_size.is_none() {
+                    page_size = Some(100);
+                }
+                l.acquire(expected).await;
+            }
+            let request = PageRequest {
+                segment: self.segment,
+                total_segments: self.total,
+                start: cursor.clone(),
+                limit: page_size,
+            };
+            match source.page(request).await {
+                Ok(page) => {
+                    if let Some(l) = &self.limiter {
+                        l.settle(expected, page.consumed_rcu);
+                        if self.page_size.is_none() && page.scanned > 0 && page.consumed_rcu > 0.0 {
+                            let per_item = page.consumed_rcu / page.scanned as f64;
+                            let target = (l.rate() / f64::from(self.total) / 10.0).max(1.0);
+                            page_size = Some((target / per_item).clamp(10.0, 10_000.0) as u32);
+                        }
+                    }
+                    expected = page.consumed_rcu.max(0.5);
+                    if attempt > 0 {
+                        let _ = self
+                            .tx
+                            .send(SegmentMsg::Resumed {
+                                segment: self.segment,
+                            })
+                            .await;
+                    }
+                    attempt = 0;
+                    transient = 0;
+                    let last = page.next.is_none();
+                    let msg = SegmentMsg::Page {
+                        segment: self.segment,
+                        page_keys: page.keys,
+                        scanned: page.scanned,
+                        skipped: page.skipped,
+                        rcu: page.consumed_rcu,
+                        last,
+                    };
+                    if self.tx.send(msg).await.is_err() || last {
+                        return;
+                    }
+                    cursor = page.next;
+                }
+                Err(error) => {
+                    if let Some(l) = &self.limiter {
+                        l.settle(expected, 0.0);
+                    }
+                    let retry = error.is_throttling()
+                        || (error.is_transient() && {
+                            transient += 1;
+                            transient <= TRANSIENT_RETRIES
+                        });
+                    if !retry {
+                        let _ = self
+                            .tx
+                            .send(SegmentMsg::Failed {
+                                segment: self.segment,
+                                error,
+                            })
+                            .await;
+                        return;
+                    }
+                    attempt += 1;
+                    if self
+                        .tx
+                        .send(SegmentMsg::Retry {
+                            segment: self.segment,
+                            attempt,
+                        })
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                    tokio::time::sleep(self.backoff.delay(attempt, jitter.next())).await;
+                }
+            }
+        }
+    }
+}
+
+/// A small SplitMix64 for backoff jitter: different per segment, no shared state.
+struct Jitter(u64);
+
+impl Jitter {
+    fn new(seed: u64) -> Self {
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(time))
+    }
+
+    /// A number in `[0, 1)`.
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::collections::HashMap;
+    use std::sync::atomic::AtomicU64;
+
+    use super::*;
+
+    /// A table in memory, split into segments by key index; throttles the first `throttle` requests of
+    /// every segment, and can fail a segment at a given page.
+    struct Fake {
+        items: Vec<(String, Option<String>)>,
+        page: usize,
+        throttle: u64,
+        fail_at: Option<(u32, usize)>,
+        rcu_per_item: f64,
+        requests: Mutex<HashMap<u32, u64>>,
+        calls: AtomicU64,
+    }
+
+    impl Fake {
+        fn new(n: usize) -> Self {
+            Self {
+                items: (0..n)
+                    .map(|i| (format!("k{}", i % 97), Some(format!("{i:06}"))))
+                    .collect(),
+                page: 7,
+                throttle: 0,
+                fail_at: None,
+                rcu_per_item: 0.5,
+                requests: Mutex::new(HashMap::new()),
+                calls: AtomicU64::new(0),
+            }
+        }
+    }
+
+    impl PageSource for Fake {
+        type Cursor = usize;
+        fn page(
+            &self,
+            req: PageRequest<usize>,
+        ) -> impl Future<Output = Result<Page<usize>, DynamoError>> + Send {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            let nth = {
+                let mut r = self.requests.lock().unwrap();
+                let e = r.entry(req.segment).or_default();
+                *e += 1;
+                *e
+            };
+            let result = if nth <= self.throttle {
+                Err(DynamoError::Service {
+                    operation: "Scan",
+                    code: "ProvisionedThroughputExceededException".into(),
+                    message: "slow down".into(),
+                })
+            } else {
+                let mine: Vec<_> = self
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i as u32 % req.total_segments == req.segment)
+                    .map(|(_, it)| it)
+                    .collect();
+                let start = req.start.unwrap_or(0);
+                let size = req.limit.map_or(self.page, |l| l as usize).min(self.page);
+                let end = (start + size).min(mine.len());
+                if self.fail_at == Some((req.segment, start / self.page.max(1))) && start > 0 {
+                    Err(DynamoError::Connect {
+                        operation: "Scan",
+                        reason: "Connection refused".into(),
+                        endpoint: None,
+                    })
+                } else {
+                    Ok(Page {
+                        keys: mine[start..end]
+                            .iter()
+                            .map(|(pk, sk)| {
+                                (
+                                    pk.as_bytes().to_vec(),
+                                    sk.as_ref().map(|s| s.as_bytes().to_vec()),
+                                )
+                            })
+                            .collect(),
+                        scanned: (end - start) as u64,
+                        skipped: 0,
+                        consumed_rcu: (end - start) as f64 * self.rcu_per_item,
+                        next: (end < mine.len()).then_some(end),
+                    })
+                }
+            };
+            async move { result }
+        }
+    }
+
+    fn fast() -> ScanOptions {
+        ScanOptions {
+            max_rcu: None,
+            backoff: Backoff {
+                base: Duration::from_millis(1),
+                max: Duration::from_millis(5),
+            },
+            ..ScanOptions::new("t")
+        }
+    }
+
+    async fn scan(fake: Fake, opts: &ScanOptions) -> (Scanned, usize, Arc<Fake>) {
+        let fake = Arc::new(fake);
+        let cancel = AtomicBool::new(false);
+        let mut events = 0;
+        let s = run_scan(
+            fake.clone(),
+            opts,
+            KeyType::S,
+            opts.with_sort_key.then_some(KeyType::S),
+            &cancel,
+            &mut |e| {
+                if matches!(e, ScanEvent::Page { .. }) {
+                    events += 1;
+                }
+            },
+        )
+        .await;
+        (s, events, fake)
+    }
+
+    #[tokio::test]
+    async fn every_item_once_over_segments_and_pages() {
+        for segments in [1, 4, 13] {
+            let opts = ScanOptions { segments, ..fast() };
+            let (s, events, _) = scan(Fake::new(1000), &opts).await;
+            assert_eq!(s.status, ScanStatus::Complete);
+            assert_eq!(s.keys.total(), 1000);
+            assert_eq!(s.keys.len(), 97);
+            assert_eq!(s.progress.items, 1000);
+            assert_eq!(events as u64, s.progress.pages);
+            assert!(
+                s.progress
+                    .segments
+                    .iter()
+                    .all(|p| p.state == SegmentState::Done)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn throttling_backs_off_and_completes() {
+        let fake = Fake {
+            throttle: 3,
+            ..Fake::new(500)
+        };
+        let (s, _, fake) = scan(fake, &fast()).await;
+        assert_eq!(s.status, ScanStatus::Complete, "{}", s.status.describe());
+        assert_eq!(s.keys.total(), 500);
+        assert_eq!(s.progress.retries, 3 * 4);
+        assert!(fake.calls.load(Ordering::Relaxed) > 12);
+    }
+
+    #[tokio::test]
+    async fn an_error_keeps_what_was_read() {
+        let fake = Fake {
+            fail_at: Some((2, 3)),
+            ..Fake::new(2000)
+        };
+        let (s, _, _) = scan(fake, &fast()).await;
+        assert!(matches!(s.status, ScanStatus::Failed(_)), "{:?}", s.status);
+        assert!(s.status.describe().contains("Connection refused"));
+        assert!(s.keys.total() > 0 && s.keys.total() < 2000);
+        assert_eq!(s.keys.total(), s.progress.items);
+        assert_eq!(s.progress.segments[2].state, SegmentState::Failed);
+    }
+
+    #[tokio::test]
+    async fn sample_stops_at_the_limit() {
+        let opts = ScanOptions {
+            limit: Some(123),
+            ..fast()
+        };
+        let (s, _, _) = scan(Fake::new(1000), &opts).await;
+        assert_eq!(s.status, ScanStatus::Sample { limit: 123 });
+        assert_eq!(s.keys.total(), 123);
+        // A limit above the table's size reads it all and says so.
+        let opts = ScanOptions {
+            limit: Some(5000),
+            ..fast()
+        };
+        let (s, _, _) = scan(Fake::new(1000), &opts).await;
+        assert_eq!(s.status, ScanStatus::Complete);
+        assert_eq!(s.keys.total(), 1000);
+    }
+
+    #[tokio::test]
+    async fn sort_keys_give_item_counts() {
+        let opts = ScanOptions {
+            with_sort_key: true,
+            ..fast()
+        };
+        let (s, _, _) = scan(Fake::new(970), &opts).await;
+        let k0 = s.keys.find(b"k0").unwrap();
+        assert_eq!(s.keys.sort_key_facts(k0).unwrap().items, 10);
+    }
+
+    #[tokio::test]
+    async fn cancel_keeps_partial() {
+        let fake = Arc::new(Fake {
+            rcu_per_item: 1.0,
+            ..Fake::new(100_000)
+        });
+        let cancel = AtomicBool::new(false);
+        let opts = ScanOptions {
+            max_rcu: Some(2000.0),
+            ..fast()
+        };
+        let s = run_scan(fake, &opts, KeyType::S, None, &cancel, &mut |e| {
+            if let ScanEvent::Page { progress, .. } = e
+                && progress.items > 100
+            {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        })
+        .await;
+        assert_eq!(s.status, ScanStatus::Cancelled);
+        assert!(s.keys.total() > 100 && s.keys.total() < 100_000);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn limiter_holds_the_rate() {
+        let fake = Arc::new(Fake {
+            rcu_per_item: 0.25,
+            page: 1000,
+            ..Fake::new(6_000)
+        });
+        let cancel = AtomicBool::new(false);
+        let opts = ScanOptions {
+            max_rcu: Some(1000.0),
+            segments: 8,
+            ..fast()
+        };
+        let s = run_scan(fake, &opts, KeyType::S, None, &cancel, &mut |_| {}).await;
+        assert_eq!(s.status, ScanStatus::Complete);
+        // 6,000 items × 0.25 units = 1,500 units at 1,000/s: about 1.5 s, the bucket starting empty.
+        let rate = s.progress.rcu_per_sec();
+        assert!(
+            (900.0..=1100.0).contains(&rate),
+            "{rate} RCU/s over {:?}",
+            s.progress.elapsed
+        );
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let b = Backoff::default();
+        assert_eq!(b.ceiling(1), Duration::from_millis(100));
+        assert_eq!(b.ceiling(3), Duration::from_millis(400));
+        assert_eq!(b.ceiling(40), Duration::from_secs(20));
+        assert!(b.delay(3, 0.5) <= Duration::from_millis(200));
+        assert!(b.delay(3, 0.0) >= Duration::from_millis(1));
+        let mut j = Jitter::new(1);
+        for _ in 0..1000 {
+            let x = j.next();
+            assert!((0.0..1.0).contains(&x));
+        }
+    }
+
+    #[test]
+    fn options_are_checked() {
+        assert!(ScanOptions::new("t").check().is_ok());
+        for bad in [
+            ScanOptions {
+                segments: 0,
+                ..ScanOptions::new("t")
+            },
+            ScanOptions {
+                segments: 65,
+                ..ScanOptions::new("t")
+            },
+            ScanOptions {
+                max_rcu: Some(0.0),
+                ..ScanOptions::new("t")
+            },
+            ScanOptions {
+                limit: Some(0),
+                ..ScanOptions::new("t")
+            },
+        ] {
+            assert!(bad.check().is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,900 @@
+//! The DynamoDB source against a real local server (dynalite, see `tests/support/dynalite.rs`): the library
+//! API and the `scan` / `tables` commands of the real binary. Each test starts its own server and creates its
+//! own tables; the test code (never `src/`) writes them with CreateTable and BatchWriteItem.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+#[path = "support/dynalite.rs"]
+mod dynalite;
+
+use std::collections::HashMap;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, GlobalSecondaryIndex, KeySchemaElement, KeyType as Role,
+    LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, PutRequest,
+    ScalarAttributeType, WriteRequest,
+};
+use dynalite::Dynalite;
+use serde_json::Value;
+use shardlens::model::KeyType;
+use shardlens::model::key::canonical_partition_key;
+use shardlens::source::dynamo::{
+    Billing, ConnectOptions, DynamoClient, DynamoError, ScanEvent, ScanOptions, ScanStatus,
+    Scanned, StaticKeys,
+};
+
+type Item = HashMap<String, AttributeValue>;
+
+fn unique(name: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The test side: an SDK client with dummy credentials set on its config (not in the environment), for
+/// writing tables and reading them raw.
+struct Setup {
+    rt: tokio::runtime::Runtime,
+    client: Client,
+}
+
+impl Setup {
+    fn new(server: &Dynalite) -> Self {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .endpoint_url(server.endpoint())
+            .credentials_provider(Credentials::new("test", "test", None, None, "test"))
+            .build();
+        Self {
+            rt: tokio::runtime::Runtime::new().unwrap(),
+            client: Client::from_conf(config),
+        }
+    }
+
+    fn create(
+        &self,
+        name: &str,
+        pk: (&str, ScalarAttributeType),
+        sk: Option<(&str, ScalarAttributeType)>,
+    ) {
+        let mut req = self
+            .client
+            .create_table()
+            .table_name(name)
+            .provisioned_throughput(
+                ProvisionedThroughput::builder()
+                    .read_capacity_units(5)
+                    .write_capacity_units(7)
+                    .build()
+                    .unwrap(),
+            );
+        for (attr, ty, role) in [
+            Some((pk.0, pk.1, Role::Hash)),
+            sk.map(|(a, t)| (a, t, Role::Range)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            req = req
+                .attribute_definitions(
+                    AttributeDefinition::builder()
+                        .attribute_name(attr)
+                        .attribute_type(ty)
+                        .build()
+                        .unwrap(),
+                )
+                .key_schema(
+                    KeySchemaElement::builder()
+                        .attribute_name(attr)
+                        .key_type(role)
+                        .build()
+                        .unwrap(),
+                );
+        }
+        self.rt.block_on(req.send()).unwrap();
+        self.wait_active(name);
+    }
+
+    /// dynalite makes a table ACTIVE just after CreateTable returns, even with `--createTableMs 0`.
+    fn wait_active(&self, name: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self
+                .rt
+                .block_on(self.client.describe_table().table_name(name).send());
+            let active = out.is_ok_and(|o| {
+                o.table()
+                    .and_then(|t| t.table_status())
+                    .is_some_and(|s| s.as_str() == "ACTIVE")
+            });
+            if active {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "table {name} is not ACTIVE after 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn write(&self, table: &str, items: &[Item]) {
+        self.rt.block_on(async {
+            let mut tasks = tokio::task::JoinSet::new();
+            for chunk in items.chunks(25) {
+                let requests: Vec<WriteRequest> = chunk
+                    .iter()
+                    .map(|item| {
+                        WriteRequest::builder()
+                            .put_request(
+                                PutRequest::builder()
+                                    .set_item(Some(item.clone()))
+                                    .build()
+                                    .unwrap(),
+                            )
+                            .build()
+                    })
+                    .collect();
+                let req = self
+                    .client
+                    .batch_write_item()
+                    .request_items(table, requests);
+                tasks.spawn(async move {
+                    let out = req.send().await.unwrap();
+                    assert!(out.unprocessed_items().is_none_or(HashMap::is_empty));
+                });
+                if tasks.len() >= 8 {
+                    tasks.join_next().await.unwrap().unwrap();
+                }
+            }
+            while let Some(r) = tasks.join_next().await {
+                r.unwrap();
+            }
+        });
+    }
+
+    /// Every item, every attribute, consistently read, in key order: the table as bytes.
+    fn raw(&self, table: &str) -> Vec<String> {
+        self.rt.block_on(async {
+            let mut all = Vec::new();
+            let mut start = None;
+            loop {
+                let out = self
+                    .client
+                    .scan()
+                    .table_name(table)
+                    .consistent_read(true)
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await
+                    .unwrap();
+                for item in out.items() {
+                    let mut attrs: Vec<_> =
+                        item.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+                    attrs.sort();
+                    all.push(attrs.join(","));
+                }
+                start = out.last_evaluated_key;
+                if start.is_none() {
+                    break;
+                }
+            }
+            all.sort();
+            all
+        })
+    }
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+/// `items` items whose partition key `user#{i % keys}` and sort key `i`, plus a payload nobody reads.
+fn collection_items(items: usize, keys: usize) -> Vec<Item> {
+    (0..items)
+        .map(|i| {
+            HashMap::from([
+                ("pk".to_owned(), s(&format!("user#{}", i % keys))),
+                ("sk".to_owned(), n(&i.to_string())),
+                ("payload".to_owned(), s(&"x".repeat(100))),
+            ])
+        })
+        .collect()
+}
+
+fn connect(server: &Dynalite, timeout: Duration) -> DynamoClient {
+    DynamoClient::connect(&ConnectOptions {
+        endpoint: Some(server.endpoint()),
+        region: Some("us-east-1".into()),
+        credentials: Some(StaticKeys {
+            access_key_id: "test".into(),
+            secret_access_key: "test".into(),
+        }),
+        attempt_timeout: timeout,
+        ..ConnectOptions::default()
+    })
+    .unwrap()
+}
+
+fn scan(client: &DynamoClient, opts: &ScanOptions) -> Scanned {
+    let cancel = AtomicBool::new(false);
+    client.scan(opts, &cancel, &mut |_| {}).unwrap()
+}
+
+fn fast(table: &str) -> ScanOptions {
+    ScanOptions {
+        max_rcu: None,
+        ..ScanOptions::new(table)
+    }
+}
+
+/// The real binary, with dummy credentials and no profile files in its environment only.
+fn bin(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardlens"));
+    cmd.args(args)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", "/nonexistent/shardlens-test")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/shardlens-test")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB");
+    cmd
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn lists_tables() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let names: Vec<String> = (0..3).map(|_| unique("list")).collect();
+    for name in &names {
+        setup.create(name, ("pk", ScalarAttributeType::S), None);
+    }
+    let client = connect(&server, Duration::from_secs(10));
+    let mut listed = client.list_tables().unwrap();
+    listed.sort();
+    let mut want = names.clone();
+    want.sort();
+    assert_eq!(listed, want);
+
+    let out = bin(&["tables", "--endpoint-url", &server.endpoint()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in &names {
+        assert!(
+            text.contains(&format!("{name}\tpk (S)\tprovisioned (5 RCU, 7 WCU)")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn describes_key_schema_billing_and_indexes() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("describe");
+    // Reserved words as key names: `name` and `year`.
+    let key = |a: &str, r: Role| {
+        KeySchemaElement::builder()
+            .attribute_name(a)
+            .key_type(r)
+            .build()
+            .unwrap()
+    };
+    let def = |a: &str, t: ScalarAttributeType| {
+        AttributeDefinition::builder()
+            .attribute_name(a)
+            .attribute_type(t)
+            .build()
+            .unwrap()
+    };
+    let all = Projection::builder()
+        .projection_type(ProjectionType::KeysOnly)
+        .build();
+    let pt = ProvisionedThroughput::builder()
+        .read_capacity_units(5)
+        .write_capacity_units(7)
+        .build()
+        .unwrap();
+    let req = setup
+        .client
+        .create_table()
+        .table_name(&name)
+        .attribute_definitions(def("name", ScalarAttributeType::S))
+        .attribute_definitions(def("year", ScalarAttributeType::N))
+        .attribute_definitions(def("city", ScalarAttributeType::S))
+        .key_schema(key("name", Role::Hash))
+        .key_schema(key("year", Role::Range))
+        .local_secondary_indexes(
+            LocalSecondaryIndex::builder()
+                .index_name("by-city")
+                .key_schema(key("name", Role::Hash))
+                .key_schema(key("city", Role::Range))
+                .projection(all.clone())
+                .build()
+                .unwrap(),
+        )
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("city-year")
+                .key_schema(key("city", Role::Hash))
+                .key_schema(key("year", Role::Range))
+                .projection(all)
+                .provisioned_throughput(pt.clone())
+                .build()
+                .unwrap(),
+        )
+        .provisioned_throughput(pt);
+    setup.rt.block_on(req.send()).unwrap();
+    setup.wait_active(&name);
+
+    let client = connect(&server, Duration::from_secs(10));
+    let t = client.describe_table(&name).unwrap();
+    assert_eq!(t.name, name);
+    assert_eq!(
+        (t.partition_key.name.as_str(), t.partition_key.key_type),
+        ("name", KeyType::S)
+    );
+    let sk = t.sort_key.clone().unwrap();
+    assert_eq!((sk.name.as_str(), sk.key_type), ("year", KeyType::N));
+    assert_eq!(t.billing, Billing::Provisioned { read: 5, write: 7 });
+    assert_eq!(t.local_indexes.len(), 1);
+    assert_eq!(t.local_indexes[0].name, "by-city");
+    assert_eq!(t.local_indexes[0].sort_key.as_deref(), Some("city"));
+    assert_eq!(t.global_indexes[0].partition_key, "city");
+    assert_eq!(t.describe_keys(), "name (S), sort key year (N)");
+
+    // Reserved words scan fine through #name placeholders.
+    setup.write(
+        &name,
+        &[HashMap::from([
+            ("name".to_owned(), s("a")),
+            ("year".to_owned(), n("2024")),
+            ("city".to_owned(), s("Oslo")),
+        ])],
+    );
+    let got = scan(
+        &client,
+        &ScanOptions {
+            with_sort_key: true,
+            ..fast(&name)
+        },
+    );
+    assert_eq!(got.status, ScanStatus::Complete);
+    assert_eq!(got.keys.total(), 1);
+    assert!(got.keys.has_sort_keys());
+}
+
+#[test]
+fn keys_only_scan_with_four_segments_counts_exactly() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("counts");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(3000, 37));
+    let client = connect(&server, Duration::from_secs(10));
+    let mut pages = 0;
+    let mut live = shardlens::model::KeySet::new(KeyType::S);
+    let cancel = AtomicBool::new(false);
+    let opts = ScanOptions {
+        segments: 4,
+        page_size: Some(100),
+        ..fast(&name)
+    };
+    let got = client
+        .scan(&opts, &cancel, &mut |e| {
+            if let ScanEvent::Page { keys, progress } = e {
+                pages += 1;
+                live.merge(&keys);
+                assert_eq!(live.total(), progress.items);
+            }
+        })
+        .unwrap();
+    assert_eq!(got.status, ScanStatus::Complete);
+    assert_eq!(got.keys.total(), 3000);
+    assert_eq!(got.keys.len(), 37);
+    assert_eq!(live.total(), 3000);
+    assert!(pages >= 30, "{pages} pages");
+    assert_eq!(got.progress.segments.len(), 4);
+    assert!(got.progress.rcu > 0.0);
+    for i in 0..37u64 {
+        let idx = got.keys.find(format!("user#{i}").as_bytes()).unwrap();
+        let want = 3000 / 37 + u64::from(i < 3000 % 37);
+        assert_eq!(got.keys.count(idx), want, "user#{i}");
+    }
+    assert!(
+        !got.keys.has_sort_keys(),
+        "keys only: no sort keys unless asked"
+    );
+}
+
+#[test]
+fn number_and_binary_keys_are_canonical() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let client = connect(&server, Duration::from_secs(10));
+
+    let numbers = unique("numbers");
+    setup.create(&numbers, ("id", ScalarAttributeType::N), None);
+    let written = [
+        "1",
+        "2",
+        "10",
+        "1.50",
+        "-0.5",
+        "12345678901234567890123",
+        "1E2",
+    ];
+    setup.write(
+        &numbers,
+        &written
+            .iter()
+            .map(|v| HashMap::from([("id".to_owned(), n(v))]))
+            .collect::<Vec<_>>(),
+    );
+    let got = scan(&client, &fast(&numbers));
+    assert_eq!(got.keys.key_type(), KeyType::N);
+    assert_eq!(got.keys.total(), written.len() as u64);
+    for v in written {
+        let canonical = canonical_partition_key(v.as_bytes(), KeyType::N).unwrap();
+        assert!(
+            got.keys.find(&canonical).is_some(),
+            "{v} missing as {:?}",
+            String::from_utf8_lossy(&canonical)
+        );
+    }
+    // `100` is the same number as `1E2`.
+    let hundred = canonical_partition_key(b"100", KeyType::N).unwrap();
+    assert!(got.keys.find(&hundred).is_some());
+
+    let binary = unique("binary");
+    setup.create(&binary, ("id", ScalarAttributeType::B), None);
+    let blobs: [&[u8]; 3] = [&[0], &[0, 255, 7], b"abc"];
+    setup.write(
+        &binary,
+        &blobs
+            .iter()
+            .map(|b| HashMap::from([("id".to_owned(), AttributeValue::B(Blob::new(b.to_vec())))]))
+            .collect::<Vec<_>>(),
+    );
+    let got = scan(&client, &fast(&binary));
+    assert_eq!(got.keys.key_type(), KeyType::B);
+    for b in blobs {
+        let idx = got.keys.find(b).unwrap();
+        // Shown as base64, like the model's text input.
+        let shown = got.keys.display(idx).into_owned();
+        assert_eq!(
+            canonical_partition_key(shown.as_bytes(), KeyType::B).unwrap(),
+            b
+        );
+    }
+}
+
+#[test]
+fn with_sort_key_gives_item_counts() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("sortkeys");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(500, 7));
+    let client = connect(&server, Duration::from_secs(10));
+    let got = scan(
+        &client,
+        &ScanOptions {
+            with_sort_key: true,
+            page_size: Some(30),
+            ..fast(&name)
+        },
+    );
+    assert_eq!(got.keys.sort_key_type(), Some(KeyType::N));
+    for i in 0..7u64 {
+        let idx = got.keys.find(format!("user#{i}").as_bytes()).unwrap();
+        let facts = got.keys.sort_key_facts(idx).unwrap();
+        assert_eq!(facts.items, got.keys.count(idx), "user#{i}");
+        // An item collection comes back in sort-key order.
+        assert!(facts.only_increasing);
+    }
+
+    let out = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        &name,
+        "--with-sort-key",
+        "--format",
+        "json",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], 500);
+    assert_eq!(doc["distinct"], 7);
+}
+
+#[test]
+fn missing_table_is_a_clear_message() {
+    let server = Dynalite::start();
+    let client = connect(&server, Duration::from_secs(10));
+    let err = client
+        .scan(&fast("no-such-table"), &AtomicBool::new(false), &mut |_| {})
+        .unwrap_err();
+    assert!(matches!(err, DynamoError::TableNotFound { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "table not found (check the name, the region and the account): no-such-table"
+    );
+
+    let out = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        "no-such-table",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("table not found"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn endpoint_that_is_not_a_url_fails_before_any_request() {
+    let err = DynamoClient::connect(&ConnectOptions {
+        endpoint: Some("localhost:8000".into()),
+        region: Some("us-east-1".into()),
+        ..ConnectOptions::default()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err, DynamoError::InvalidEndpoint { .. }),
+        "{err:?}"
+    );
+
+    let started = Instant::now();
+    let out = bin(&["scan", "--endpoint-url", "localhost:8000", "--table", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let msg = stderr(&out);
+    assert!(
+        msg.contains("the endpoint is not a URL") && msg.contains("localhost:8000"),
+        "{msg}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn server_killed_mid_scan_keeps_the_partial_result() {
+    let mut server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("killed");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(2000, 50));
+    let client = connect(&server, Duration::from_secs(10));
+    let cancel = AtomicBool::new(false);
+    let opts = ScanOptions {
+        segments: 2,
+        page_size: Some(50),
+        ..fast(&name)
+    };
+    let got = client
+        .scan(&opts, &cancel, &mut |e| {
+            if let ScanEvent::Page { progress, .. } = e
+                && progress.pages == 3
+            {
+                server.kill();
+            }
+        })
+        .unwrap();
+    let ScanStatus::Failed(err) = &got.status else {
+        panic!("{:?}", got.status)
+    };
+    // Refused on a new connection, or reset on a pooled one.
+    assert!(!matches!(err, DynamoError::Timeout { .. }), "{err:?}");
+    assert!(
+        got.status
+            .describe()
+            .starts_with("partial: stopped by an error: Scan: ")
+    );
+    assert!(
+        got.keys.total() >= 150 && got.keys.total() < 2000,
+        "{}",
+        got.keys.total()
+    );
+    assert_eq!(got.keys.total(), got.progress.items);
+}
+
+#[test]
+fn cli_says_how_many_items_were_read_when_the_server_dies() {
+    let mut server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("cli-killed");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(3000, 50));
+    // 20 small items a page cost 0.5 RCU: at 10 RCU/s the scan takes several seconds.
+    let child = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        &name,
+        "--page-size",
+        "20",
+        "--max-rcu",
+        "10",
+        "--format",
+        "json",
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    server.kill();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let msg = stderr(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let items = doc["total"].as_u64().unwrap();
+    assert!(items > 0 && items < 3000, "{items}");
+    assert!(
+        doc["source"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("partial: {items} items read")),
+        "{doc}"
+    );
+    assert!(
+        msg.contains(&format!("stopped after {items} items")),
+        "{msg}"
+    );
+}
+
+#[test]
+fn frozen_server_times_out_and_says_so() {
+    let mut server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("frozen");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(1000, 10));
+    let client = connect(&server, Duration::from_secs(1));
+    let cancel = AtomicBool::new(false);
+    let opts = ScanOptions {
+        segments: 2,
+        page_size: Some(50),
+        ..fast(&name)
+    };
+    let started = Instant::now();
+    let mut frozen = false;
+    let got = client
+        .scan(&opts, &cancel, &mut |e| {
+            if let ScanEvent::Page { .. } = e
+                && !frozen
+            {
+                server.freeze();
+                frozen = true;
+            }
+        })
+        .unwrap();
+    let ScanStatus::Failed(err) = &got.status else {
+        panic!("{:?}", got.status)
+    };
+    assert!(matches!(err, DynamoError::Timeout { .. }), "{err:?}");
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert!(got.keys.total() >= 50);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // The CLI, on a frozen server, from the first request.
+    let started = Instant::now();
+    let out = bin(&[
+        "tables",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--timeout",
+        "1",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("timed out"), "{}", stderr(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn scanning_leaves_the_table_unchanged() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("unchanged");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(800, 13));
+    let before = setup.raw(&name);
+    assert_eq!(before.len(), 800);
+    let client = connect(&server, Duration::from_secs(10));
+    let got = scan(
+        &client,
+        &ScanOptions {
+            with_sort_key: true,
+            consistent: true,
+            segments: 8,
+            ..fast(&name)
+        },
+    );
+    assert_eq!(got.keys.total(), 800);
+    let out = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        &name,
+        "--format",
+        "csv",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    assert_eq!(setup.raw(&name), before);
+}
+
+#[test]
+fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("cli");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(1200, 40));
+    let out = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        &name,
+        "--format",
+        "json",
+        "--segments",
+        "4",
+        "--buckets",
+        "16",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["source"], name.as_str());
+    assert_eq!(doc["total"], 1200);
+    assert_eq!(doc["distinct"], 40);
+    assert_eq!(doc["buckets"].as_array().unwrap().len(), 16);
+    assert!(
+        stderr(&out).contains("complete: 1200 items"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("at most 100 RCU/s"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = bin(&[
+        "scan",
+        "--endpoint-url",
+        &server.endpoint(),
+        "--table",
+        &name,
+        "--format",
+        "json",
+        "--limit",
+        "100",
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], 100);
+    assert_eq!(doc["source"], format!("{name} (sample: first 100 items)"));
+}
+
+/// Read-only by construction: the only DynamoDB operations in `src/` are ListTables, DescribeTable and Scan.
+#[test]
+fn source_code_calls_no_writing_operation() {
+    let writes = [
+        ".put_item(",
+        ".update_item(",
+        ".delete_item(",
+        ".batch_write_item(",
+        ".transact_write_items(",
+        ".create_table(",
+        ".update_table(",
+        ".delete_table(",
+        ".execute_statement(",
+        ".batch_execute_statement(",
+        ".execute_transaction(",
+        ".restore_table",
+        ".import_table(",
+        ".export_table",
+        ".tag_resource(",
+        ".update_time_to_live(",
+        ".create_backup(",
+        ".put_resource_policy(",
+    ];
+    let mut dirs = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src"
+    ))];
+    let mut files = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                for w in writes {
+                    assert!(!text.contains(w), "{} calls {w}", path.display());
+                }
+            }
+        }
+    }
+    assert!(files > 10);
+}
