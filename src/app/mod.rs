@@ -4,6 +4,7 @@
 //! panel reaches into another's state. Work that is not drawing (parsing, bucketing large key sets, file I/O)
 //! runs in [`jobs`]; `logic` drains its results each frame.
 
+pub mod connect;
 pub mod controls;
 pub mod decision_ui;
 pub mod editor;
@@ -41,6 +42,8 @@ pub enum Command {
     EditAsText,
     OpenFile,
     OpenFolder,
+    Connect,
+    CancelScan,
     CancelLoad,
     OpenSession,
     SaveSession,
@@ -86,6 +89,9 @@ pub struct App {
     pub notices: Vec<Notice>,
     editor: editor::EditorState,
     inspector: inspector::InspectorState,
+    connect: connect::ConnectState,
+    scan: Option<connect::ScanJob>,
+    scan_shown_at: Option<std::time::Instant>,
     jobs: Jobs,
     generation: u64,
     /// Generation of the newest request; results of older ones are dropped.
@@ -142,6 +148,9 @@ impl App {
             notices: Vec::new(),
             editor: editor::EditorState::default(),
             inspector: inspector::InspectorState::default(),
+            connect: connect::ConnectState::default(),
+            scan: None,
+            scan_shown_at: None,
             jobs: Jobs::new(ctx.clone()),
             generation: 0,
             wanted: 0,
@@ -272,6 +281,54 @@ impl App {
         }
     }
 
+    /// Shows a scan's pages as they arrive (at most a few times a second) and its result when done; a scan that
+    /// stops early keeps what it read, labelled.
+    fn drain_scan(&mut self) {
+        let Some(job) = &mut self.scan else { return };
+        match job.drain() {
+            None => {}
+            Some(connect::ScanUpdate::Grew) => {
+                let due = self
+                    .scan_shown_at
+                    .is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(400));
+                if due {
+                    self.scan_shown_at = Some(std::time::Instant::now());
+                    let keys = job.live.clone();
+                    let source = Source::Table {
+                        name: job.table.clone(),
+                        status: format!("scanning: {} items", keys.total()),
+                    };
+                    self.set_keys(Keys::Data(Arc::new(keys)), source);
+                }
+            }
+            Some(connect::ScanUpdate::Done(result)) => {
+                let table = job.table.clone();
+                self.scan = None;
+                self.scan_shown_at = None;
+                match result {
+                    Ok(scanned) => {
+                        let status = scanned.status.describe();
+                        let complete = scanned.status.is_complete();
+                        self.notify(
+                            format!("{table}: {} — {}", status, scanned.progress.summary()),
+                            !complete,
+                        );
+                        self.settings.key_type = scanned.keys.key_type();
+                        let status = if complete { String::new() } else { status };
+                        self.set_keys(
+                            Keys::Data(Arc::new(scanned.keys)),
+                            Source::Table {
+                                name: table,
+                                status,
+                            },
+                        );
+                    }
+                    Err(e) => self.notify(format!("cannot scan {table}: {e}"), true),
+                }
+            }
+        }
+    }
+
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
         let mut opts = self.load_options.clone();
@@ -387,6 +444,12 @@ impl App {
                     .pick_folder();
                 let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
             }),
+            Command::Connect => self.connect.open = true,
+            Command::CancelScan => {
+                if let Some(job) = &self.scan {
+                    job.cancel();
+                }
+            }
             Command::CancelLoad => {
                 self.jobs.cancel_load();
                 self.load_progress = None;
@@ -617,6 +680,9 @@ impl App {
                 if ui.button("Open S3 export folder…").clicked() {
                     command = Some(Command::OpenFolder);
                 }
+                if ui.button("Connect to DynamoDB…").clicked() {
+                    command = Some(Command::Connect);
+                }
                 ui.menu_button("Load options", |ui| {
                     editor::load_options_ui(ui, &mut self.load_options);
                 });
@@ -795,6 +861,7 @@ impl App {
     /// Per-frame work that is not drawing: results from the background, shortcuts, recomputation.
     pub fn tick(&mut self, ctx: &egui::Context) {
         self.drain_background();
+        self.drain_scan();
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -835,6 +902,18 @@ impl App {
     /// Draws every panel; the commands they return are applied afterwards.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
+        if self.connect.open
+            && let Some(connect::ConnectCommand::Scan(opts, scan)) =
+                connect::connect_ui(ui.ctx(), &mut self.connect, &mut self.settings.connect)
+        {
+            if let Some(job) = &self.scan {
+                job.cancel();
+            }
+            self.scan = connect::ScanJob::start(ui.ctx(), opts, scan);
+            if self.scan.is_none() {
+                self.notify("cannot start the scan thread", true);
+            }
+        }
         egui::Panel::top("menu").show(ui, |ui| {
             if let Some(c) = self.menu_ui(ui) {
                 commands.push(c);
@@ -842,7 +921,17 @@ impl App {
         });
         egui::Panel::bottom("status").show(ui, |ui| {
             ui.horizontal(|ui| {
-                if let Some(p) = self.load_progress {
+                if let Some(job) = &self.scan {
+                    ui.spinner();
+                    let text = job.progress.as_ref().map_or_else(
+                        || format!("connecting to scan {}…", job.table),
+                        |p| format!("scanning {}: {}", job.table, p.summary()),
+                    );
+                    ui.label(text);
+                    if ui.button("Cancel scan").clicked() {
+                        commands.push(Command::CancelScan);
+                    }
+                } else if let Some(p) = self.load_progress {
                     let fraction = p
                         .total_bytes
                         .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);

@@ -31,6 +31,8 @@ pub struct Settings {
     pub workload: Workload,
     /// Show % of partition capacity instead of writes per bucket (when a workload is modelled).
     pub capacity_view: bool,
+    /// Where "Connect to DynamoDB" connects (never credentials).
+    pub connect: super::connect::ConnectSettings,
 }
 
 impl Default for Settings {
@@ -55,6 +57,7 @@ impl Default for Settings {
                 ..Workload::default()
             },
             capacity_view: true,
+            connect: super::connect::ConnectSettings::default(),
         }
     }
 }

@@ -73,6 +73,8 @@ pub enum Source {
     Stdin,
     /// Files or folders in any supported format, loaded with [`load`].
     Files(Vec<PathBuf>),
+    /// A live DynamoDB table, with how far its scan got (e.g. "partial: 41200 items read").
+    Table { name: String, status: String },
 }
 
 impl Source {
@@ -94,6 +96,8 @@ impl Source {
                 [first, rest @ ..] => format!("{} and {} more", short(first), rest.len()),
                 [] => "no files".to_owned(),
             },
+            Self::Table { name, status } if status.is_empty() => format!("table {name}"),
+            Self::Table { name, status } => format!("table {name} ({status})"),
         }
     }
 }
