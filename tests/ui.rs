@@ -357,3 +357,31 @@ fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
     h.run();
     h.get_by_label_contains("sort keys only increase: split-for-heat cannot split this collection");
 }
+
+#[test]
+fn the_connect_dialog_reports_a_bad_endpoint_before_any_request() {
+    let mut h = harness();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Connect to DynamoDB…").click();
+    h.run();
+    assert!(
+        h.query_by_label("Open keys…  (Ctrl+O)").is_none(),
+        "the menu closed"
+    );
+    let endpoint = h.get_by_role_and_label(Role::TextInput, "Endpoint");
+    endpoint.focus();
+    endpoint.type_text("not a url");
+    h.run();
+    h.get_by_label("List tables").click();
+    for _ in 0..300 {
+        h.step();
+        if h.query_by_label_contains("the endpoint is not a URL")
+            .is_some()
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("no endpoint error shown");
+}

@@ -707,12 +707,19 @@ impl App {
                 if ui.button("Quit").clicked() {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
                 }
+                // A chosen item closes the menu, so it does not cover what the command opens.
+                if command.is_some() {
+                    ui.close();
+                }
             });
             ui.menu_button("Examples", |ui| {
                 for s in Scenario::ALL {
                     if ui.button(s.title()).on_hover_text(s.story()).clicked() {
                         command = Some(Command::LoadExample(s));
                     }
+                }
+                if command.is_some() {
+                    ui.close();
                 }
             });
             ui.menu_button("View", |ui| {
