@@ -3,15 +3,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+#[path = "support/cli.rs"]
+mod support;
+
+use support::{bucket_of, json};
+
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("capacity-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    support::temp_dir("capacity", name)
 }
 
 /// A file where each `(key, count)` appears `count` times, one line each.
@@ -29,28 +31,12 @@ fn keys_file(dir: &Path, keys: &[(&str, usize)]) -> PathBuf {
 }
 
 fn run(file: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardlens"))
+    support::bin()
         .arg("analyze")
         .arg(file)
         .args(args)
         .output()
         .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// The bucket of a key, computed here independently of the crate: xxh3-64, then `(h × n) >> 64`.
-fn bucket_of(key: &str, n: u64) -> usize {
-    let h = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
-    ((u128::from(h) * u128::from(n)) >> 64) as usize
 }
 
 fn f(v: &Value) -> f64 {

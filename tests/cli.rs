@@ -5,29 +5,21 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use serde_json::Value;
+#[path = "support/cli.rs"]
+mod support;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_shardlens"))
-}
+use support::{bin, bucket_of, json, run};
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    support::temp_dir("cli", name)
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     path
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -41,22 +33,6 @@ fn run_stdin(args: &[&str], input: &[u8]) -> Output {
     // A command that fails on its arguments exits without reading: a broken pipe is expected then.
     let _ = child.stdin.take().unwrap().write_all(input);
     child.wait_with_output().unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// The bucket of a key, computed here independently of the crate: xxh3-64, then `(h × n) >> 64`.
-fn bucket_of(key: &str, n: u64) -> usize {
-    let h = xxhash_rust::xxh3::xxh3_64(key.as_bytes());
-    ((u128::from(h) * u128::from(n)) >> 64) as usize
 }
 
 /// A file whose key `k{r}` appears `floor(C / r)` times (Zipf, s = 1), shuffled deterministically.

@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
@@ -19,11 +18,13 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+#[path = "support/cli.rs"]
+mod support;
+
+use support::run;
+
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("loaders-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    support::temp_dir("loaders", name)
 }
 
 fn load_with(paths: &[PathBuf], opts: &LoadOptions) -> Result<Loaded, SourceError> {
@@ -34,24 +35,10 @@ fn load(name: &str) -> Loaded {
     load_with(&[fixture(name)], &LoadOptions::default()).unwrap()
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardlens"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 fn cli_json(args: &[&str]) -> Value {
     let mut all = vec!["analyze", "--format", "json", "--top", "20"];
     all.extend_from_slice(args);
-    let out = run(&all);
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    support::json(&run(&all))
 }
 
 /// Key → count of a load, as text.
