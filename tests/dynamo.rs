@@ -898,3 +898,53 @@ fn source_code_calls_no_writing_operation() {
     }
     assert!(files > 10);
 }
+
+/// The app's scan: pages grow the histogram, the finished scan replaces it, and the title names the table.
+#[cfg(feature = "gui")]
+#[test]
+fn the_app_scans_a_table_into_its_histogram() {
+    use shardlens::app::{App, Keys};
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("app");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(500, 9));
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.run();
+    let opts = ConnectOptions {
+        endpoint: Some(server.endpoint()),
+        region: Some("us-east-1".into()),
+        credentials: Some(StaticKeys {
+            access_key_id: "test".into(),
+            secret_access_key: "test".into(),
+        }),
+        ..ConnectOptions::default()
+    };
+    h.state_mut().start_scan(
+        opts,
+        ScanOptions {
+            page_size: Some(50),
+            ..fast(&name)
+        },
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while (h.state().scanning() || h.state().busy()) && Instant::now() < deadline {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let app = h.state();
+    assert!(!app.scanning(), "the scan finished");
+    assert!(matches!(app.keys, Keys::Data(_)));
+    let report = app.report().unwrap();
+    assert_eq!(report.analysis.total, 500);
+    assert_eq!(report.analysis.distinct, 9);
+    assert_eq!(app.source.describe(), format!("table {name}"));
+    let notice = app.notices.last().unwrap();
+    assert!(!notice.error, "{}", notice.text);
+}

@@ -281,6 +281,27 @@ impl App {
         }
     }
 
+    /// Starts a keys-only scan of a live table in the background (the Connect dialog's "Scan keys"); a scan
+    /// under way is cancelled first.
+    pub fn start_scan(
+        &mut self,
+        connect: crate::source::dynamo::ConnectOptions,
+        scan: crate::source::dynamo::ScanOptions,
+    ) {
+        if let Some(job) = &self.scan {
+            job.cancel();
+        }
+        self.scan = connect::ScanJob::start(&self.ctx, connect, scan);
+        if self.scan.is_none() {
+            self.notify("cannot start the scan thread", true);
+        }
+    }
+
+    /// Whether a table scan is under way.
+    pub fn scanning(&self) -> bool {
+        self.scan.is_some()
+    }
+
     /// Shows a scan's pages as they arrive (at most a few times a second) and its result when done; a scan that
     /// stops early keeps what it read, labelled.
     fn drain_scan(&mut self) {
@@ -913,13 +934,7 @@ impl App {
             && let Some(connect::ConnectCommand::Scan(opts, scan)) =
                 connect::connect_ui(ui.ctx(), &mut self.connect, &mut self.settings.connect)
         {
-            if let Some(job) = &self.scan {
-                job.cancel();
-            }
-            self.scan = connect::ScanJob::start(ui.ctx(), opts, scan);
-            if self.scan.is_none() {
-                self.notify("cannot start the scan thread", true);
-            }
+            self.start_scan(opts, scan);
         }
         egui::Panel::top("menu").show(ui, |ui| {
             if let Some(c) = self.menu_ui(ui) {
