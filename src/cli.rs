@@ -507,7 +507,20 @@ fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
             OnBad::Stop
         },
     };
-    let loaded = source::load(&paths, &opts, &cancel, &mut |_| {})?;
+    let bar = progress_bar();
+    let loaded = source::load(&paths, &opts, &cancel, &mut |p| {
+        if let Some(bar) = &bar {
+            if let Some(total) = p.total_bytes {
+                bar.set_length(total);
+            }
+            bar.set_position(p.bytes);
+            bar.set_message(format!("{} items", p.items));
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let loaded = loaded?;
     for w in &loaded.warnings {
         eprintln!("shardlens: {w}");
     }
@@ -633,6 +646,23 @@ fn index_note(lsi: usize, gsi: usize) -> String {
         (0, 0) => String::new(),
         (l, g) => format!("; {l} LSI, {g} GSI"),
     }
+}
+
+/// A progress bar on standard error when it is a terminal (bytes, rate, ETA); nothing when piped.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::stderr_with_hz(10),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} · {msg}",
+    )
+    .ok()?;
+    bar.set_style(style);
+    Some(bar)
 }
 
 /// Prints the analysis of a load: the analysis of its keys, plus (JSON) an `input` object with what was read
