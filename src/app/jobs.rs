@@ -45,7 +45,14 @@ pub enum LoadEvent {
     Done(Box<Result<Loaded, String>>, PathBuf),
 }
 
-type Slot = Arc<(Mutex<Option<Request>>, Condvar)>;
+/// The worker's inbox: the newest request, and whether the app is gone (the worker then ends).
+#[derive(Default)]
+struct Inbox {
+    request: Option<Request>,
+    closed: bool,
+}
+
+type Slot = Arc<(Mutex<Inbox>, Condvar)>;
 
 pub struct Jobs {
     slot: Slot,
@@ -87,7 +94,7 @@ pub fn compute(
 
 impl Jobs {
     pub fn new(ctx: egui::Context) -> Self {
-        let slot: Slot = Arc::new((Mutex::new(None), Condvar::new()));
+        let slot: Slot = Arc::new((Mutex::new(Inbox::default()), Condvar::new()));
         let (tx, results) = sync_channel::<Computed>(4);
         let worker_slot = Arc::clone(&slot);
         let worker_ctx = ctx.clone();
@@ -108,8 +115,8 @@ impl Jobs {
     /// Asks for a report; replaces a request still waiting.
     pub fn submit(&self, request: Request) {
         let (lock, cvar) = &*self.slot;
-        if let Ok(mut pending) = lock.lock() {
-            *pending = Some(request);
+        if let Ok(mut inbox) = lock.lock() {
+            inbox.request = Some(request);
             cvar.notify_one();
         }
     }
@@ -178,6 +185,11 @@ impl Jobs {
 impl Drop for Jobs {
     fn drop(&mut self) {
         self.cancel_load();
+        let (lock, cvar) = &*self.slot;
+        if let Ok(mut inbox) = lock.lock() {
+            inbox.closed = true;
+            cvar.notify_one();
+        }
     }
 }
 
@@ -186,13 +198,16 @@ fn worker(slot: &Slot, tx: &SyncSender<Computed>, ctx: &egui::Context) {
     let mut last: Option<Shown> = None;
     loop {
         let request = {
-            let Ok(mut pending) = lock.lock() else { return };
+            let Ok(mut inbox) = lock.lock() else { return };
             loop {
-                if let Some(r) = pending.take() {
+                if inbox.closed {
+                    return;
+                }
+                if let Some(r) = inbox.request.take() {
                     break r;
                 }
-                match cvar.wait(pending) {
-                    Ok(p) => pending = p,
+                match cvar.wait(inbox) {
+                    Ok(i) => inbox = i,
                     Err(_) => return,
                 }
             }
