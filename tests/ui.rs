@@ -385,3 +385,19 @@ fn the_connect_dialog_reports_a_bad_endpoint_before_any_request() {
     }
     panic!("no endpoint error shown");
 }
+
+#[test]
+fn a_keys_item_collection_shows_the_run_a_query_reads() {
+    let mut h = harness();
+    h.state_mut()
+        .set_text("HOT\tEVT#3\nHOT\tEVT#1\nHOT\tORDER#1\nHOT\tEVT#2\nx\ty\n".to_owned());
+    h.run();
+    h.get_by_label_contains("% of bucket  HOT").click();
+    h.run();
+    h.get_by_label_contains("Item collection: 4 items in sort-key order");
+    let field = h.get_by_role_and_label(Role::TextInput, "begins_with");
+    field.focus();
+    field.type_text("EVT#");
+    h.run();
+    h.get_by_label_contains("The Query reads items 0–2 (3 items, one contiguous run)");
+}

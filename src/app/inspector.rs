@@ -16,6 +16,20 @@ pub struct InspectorState {
     pub selected: Option<usize>,
     /// Keys of the bucket for one report (by pointer) and bucket.
     cache: Option<Cached>,
+    /// The selected key's item collection, sorted.
+    collection: Option<Collection>,
+    pub begins_with: String,
+    pub between_lo: String,
+    pub between_hi: String,
+}
+
+#[derive(Debug)]
+struct Collection {
+    report: usize,
+    key: u32,
+    sorted: Arc<Vec<Box<[u8]>>>,
+    /// Every sort key of the key was kept.
+    all: bool,
 }
 
 #[derive(Debug)]
@@ -141,5 +155,119 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
             ));
         }
         ui.label(facts);
+        collection_ui(ui, state, shown, report_id, k.id.key);
     }
+}
+
+/// The selected key's item collection in sort-key order, with the contiguous run a Query's `begins_with` or
+/// `between` reads highlighted, and its cost against a Scan of the whole table.
+fn collection_ui(
+    ui: &mut egui::Ui,
+    state: &mut InspectorState,
+    shown: &Shown,
+    report: usize,
+    key: u32,
+) {
+    use crate::model::collection::{SortKeyCondition, query_range, query_units, sort};
+    let Some(ty) = shown.keys.sort_key_type() else {
+        return;
+    };
+    let fresh = state
+        .collection
+        .as_ref()
+        .is_some_and(|c| c.report == report && c.key == key);
+    if !fresh {
+        let (mut sks, all) = shown.keys.item_sort_keys(key);
+        sort(&mut sks, ty);
+        let owned: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
+        state.collection = Some(Collection {
+            report,
+            key,
+            sorted: Arc::new(owned),
+            all,
+        });
+    }
+    let Some(c) = &state.collection else {
+        return;
+    };
+    let (sorted, all) = (Arc::clone(&c.sorted), c.all);
+    if sorted.is_empty() {
+        return;
+    }
+    ui.separator();
+    ui.strong(format!(
+        "Item collection: {} items in sort-key order{}",
+        sorted.len(),
+        if all {
+            ""
+        } else {
+            " (a sample: the input was too large to keep every sort key)"
+        }
+    ));
+    ui.horizontal(|ui| {
+        let label = ui.label("begins_with");
+        ui.add(egui::TextEdit::singleline(&mut state.begins_with).desired_width(90.0))
+            .labelled_by(label.id);
+        let label = ui.label("between");
+        ui.add(egui::TextEdit::singleline(&mut state.between_lo).desired_width(70.0))
+            .labelled_by(label.id);
+        let label = ui.label("and");
+        ui.add(egui::TextEdit::singleline(&mut state.between_hi).desired_width(70.0))
+            .labelled_by(label.id);
+    });
+    let refs: Vec<&[u8]> = sorted.iter().map(AsRef::as_ref).collect();
+    let cond = if !state.begins_with.is_empty() {
+        Some(SortKeyCondition::BeginsWith(
+            state.begins_with.as_bytes().to_vec(),
+        ))
+    } else if !state.between_lo.is_empty() && !state.between_hi.is_empty() {
+        Some(SortKeyCondition::Between(
+            state.between_lo.as_bytes().to_vec(),
+            state.between_hi.as_bytes().to_vec(),
+        ))
+    } else {
+        None
+    };
+    let range = cond.as_ref().map(|c| query_range(&refs, ty, c));
+    if let Some(r) = &range {
+        let item_bytes = shown
+            .view
+            .workload
+            .as_ref()
+            .map_or(1024, |w| w.item_size.mean_bytes().round() as u64);
+        let table_items: u64 = (0..shown.keys.len() as u32)
+            .map(|k| {
+                shown
+                    .keys
+                    .sort_key_facts(k)
+                    .map_or(shown.keys.count(k), |f| f.items)
+            })
+            .sum();
+        ui.label(format!(
+            "The Query reads items {}–{} ({} items, one contiguous run): {} read units strongly consistent, {} \
+             eventually; a Scan of the table reads all {table_items} items: {} units ({item_bytes}-byte items).",
+            r.start,
+            r.end.saturating_sub(1),
+            r.len(),
+            query_units(r.len() as u64, item_bytes, false),
+            query_units(r.len() as u64, item_bytes, true),
+            query_units(table_items, item_bytes, false),
+        ));
+    }
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+    egui::ScrollArea::vertical()
+        .id_salt("collection")
+        .max_height(160.0)
+        .show_rows(ui, row_height, refs.len(), |ui, rows| {
+            for i in rows {
+                let text = crate::model::key::display_key(refs[i], ty);
+                let hit = range.as_ref().is_some_and(|r| r.contains(&i));
+                let rich = egui::RichText::new(format!("{i:>6}  {text}")).monospace();
+                if hit {
+                    ui.label(rich.strong().color(super::theme::PATH));
+                } else {
+                    ui.label(rich.weak());
+                }
+            }
+        });
 }

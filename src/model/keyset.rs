@@ -32,6 +32,38 @@ struct SortKeys {
     last: Vec<Option<Box<[u8]>>>,
     /// Hashes of (key index, sort key) pairs seen, to count distinct items.
     seen: std::collections::HashSet<u64, BuildHasherDefault<PassThrough>>,
+    /// The distinct sort keys themselves, by key index, within [`MAX_KEPT_SORT_KEY_BYTES`] (the partition
+    /// inspector's item collections).
+    kept: Vec<(u32, Box<[u8]>)>,
+    kept_bytes: usize,
+    /// Every distinct sort key fitted in the budget.
+    kept_all: bool,
+}
+
+/// Sort keys kept for the item-collection view, in bytes of sort key: a bounded sample of large inputs.
+pub const MAX_KEPT_SORT_KEY_BYTES: usize = 32 << 20;
+
+impl SortKeys {
+    fn new(sk_type: KeyType) -> Self {
+        Self {
+            sk_type,
+            facts: Vec::new(),
+            last: Vec::new(),
+            seen: Default::default(),
+            kept: Vec::new(),
+            kept_bytes: 0,
+            kept_all: true,
+        }
+    }
+
+    fn keep(&mut self, idx: u32, sk: &[u8]) {
+        if self.kept_bytes + sk.len() > MAX_KEPT_SORT_KEY_BYTES {
+            self.kept_all = false;
+            return;
+        }
+        self.kept_bytes += sk.len();
+        self.kept.push((idx, sk.into()));
+    }
 }
 
 /// A hasher for values that are already good 64-bit hashes.
@@ -143,18 +175,16 @@ impl KeySet {
 
     fn note_sort_key(&mut self, idx: u32, sk: &[u8], sk_type: KeyType) {
         let n = self.counts.len();
-        let tracker = self.sort_keys.get_or_insert_with(|| SortKeys {
-            sk_type,
-            facts: Vec::new(),
-            last: Vec::new(),
-            seen: Default::default(),
-        });
+        let tracker = self.sort_keys.get_or_insert_with(|| SortKeys::new(sk_type));
         if tracker.facts.len() < n {
             tracker.facts.resize(n, SortKeyFacts::default());
             tracker.last.resize(n, None);
         }
         let i = idx as usize;
         let new_item = tracker.seen.insert(pair_hash(idx, sk));
+        if new_item {
+            tracker.keep(idx, sk);
+        }
         let facts = &mut tracker.facts[i];
         if new_item {
             facts.items += 1;
@@ -243,16 +273,15 @@ impl KeySet {
 
     /// Adds every key and count of `other` (which must be of the same key type) to this set.
     pub fn merge(&mut self, other: &KeySet) {
+        let mut mapped = Vec::with_capacity(other.len());
         for i in 0..other.len() as u32 {
             let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
+            mapped.push(idx);
             if let (Some(facts), Some(theirs)) = (other.sort_key_facts(i), other.sort_keys.as_ref())
             {
-                let tracker = self.sort_keys.get_or_insert_with(|| SortKeys {
-                    sk_type: theirs.sk_type,
-                    facts: Vec::new(),
-                    last: Vec::new(),
-                    seen: Default::default(),
-                });
+                let tracker = self
+                    .sort_keys
+                    .get_or_insert_with(|| SortKeys::new(theirs.sk_type));
                 if tracker.facts.len() <= idx as usize {
                     tracker
                         .facts
@@ -265,6 +294,27 @@ impl KeySet {
                 mine.only_increasing = was_empty && facts.only_increasing;
             }
         }
+        if let (Some(theirs), Some(mine)) = (other.sort_keys.as_ref(), self.sort_keys.as_mut()) {
+            for (i, sk) in &theirs.kept {
+                mine.keep(mapped[*i as usize], sk);
+            }
+            mine.kept_all &= theirs.kept_all;
+        }
+    }
+
+    /// The distinct sort keys kept for key `idx`, in input order, and whether they are all of its items (a
+    /// very large input keeps a bounded sample, see [`MAX_KEPT_SORT_KEY_BYTES`]).
+    pub fn item_sort_keys(&self, idx: u32) -> (Vec<&[u8]>, bool) {
+        let Some(t) = self.sort_keys.as_ref() else {
+            return (Vec::new(), true);
+        };
+        let sks: Vec<&[u8]> = t
+            .kept
+            .iter()
+            .filter(|(i, _)| *i == idx)
+            .map(|(_, sk)| sk.as_ref())
+            .collect();
+        (sks, t.kept_all)
     }
 
     /// Keys in insertion order with their counts.
@@ -486,5 +536,28 @@ mod index_tests {
             assert_eq!(set.count(i), 3);
             assert_eq!(set.key_bytes(i), format!("k{i}").as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+
+    #[test]
+    fn item_sort_keys_are_kept_per_key_and_survive_a_merge() {
+        let mut a = KeySet::new(KeyType::S);
+        a.add_item(b"K", Some((b"s2".as_slice(), KeyType::S)), 1);
+        a.add_item(b"K", Some((b"s1".as_slice(), KeyType::S)), 1);
+        a.add_item(b"K", Some((b"s1".as_slice(), KeyType::S)), 1);
+        a.add_item(b"J", Some((b"x".as_slice(), KeyType::S)), 1);
+        let (k, all) = a.item_sort_keys(a.find(b"K").unwrap());
+        assert_eq!(k, [b"s2".as_slice(), b"s1"]);
+        assert!(all);
+        let mut b = KeySet::new(KeyType::S);
+        b.add_item(b"J", Some((b"y".as_slice(), KeyType::S)), 1);
+        a.merge(&b);
+        let (j, _) = a.item_sort_keys(a.find(b"J").unwrap());
+        assert_eq!(j, [b"x".as_slice(), b"y"]);
+        assert_eq!(KeySet::new(KeyType::S).item_sort_keys(0).0.len(), 0);
     }
 }

@@ -4,6 +4,7 @@
 //! unit-tested directly, and both the app and the CLI show what these functions return.
 
 pub mod capacity;
+pub mod collection;
 pub mod decision;
 pub mod export;
 pub mod key;
