@@ -203,7 +203,8 @@ pub struct ViewArgs {
     /// What the key counts are: weights for the rates, or each key's requests per second.
     #[arg(long, value_enum, help_heading = "Capacity")]
     pub counts_are: Option<CountsArg>,
-    /// Item size in bytes [default: 1024]: reads cost ⌈size / 4 KB⌉ units, writes ⌈size / 1 KB⌉.
+    /// Item size in bytes: reads cost ⌈size / 4 KB⌉ units, writes ⌈size / 1 KB⌉ [default: measured from the
+    /// items when the input carries them (DynamoDB JSON and Ion exports), else 1024].
     #[arg(long, help_heading = "Capacity")]
     pub item_size: Option<u64>,
     /// Read consistency [default: strong]; transactional doubles reads and writes.
@@ -823,6 +824,9 @@ fn print_report(
             if let Some(c) = capacity {
                 writeln!(out)?;
                 print_capacity(out, c)?;
+                if let Some(w) = &rep.workload {
+                    writeln!(out, "  item size: {}", w.item_size.describe())?;
+                }
             }
             writeln!(out)?;
             writeln!(out, "top keys:")?;

@@ -510,3 +510,105 @@ fn generated_export_is_counted_exactly() {
         .sum();
     assert_eq!(groups, total);
 }
+
+/// Bytes of each item's JSON by key, read off the fixture's lines (`{"Item":` … `}`).
+fn item_bytes_by_key(text: &str) -> HashMap<String, (u64, u64, u64)> {
+    let mut by: HashMap<String, (u64, u64, u64)> = HashMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let key = v["Item"]["pk"]["S"].as_str().unwrap().to_owned();
+        let item = &line[line.find(':').unwrap() + 1..line.rfind('}').unwrap()];
+        assert!(item.starts_with('{') && item.ends_with('}'));
+        let e = by.entry(key).or_default();
+        e.0 += 1;
+        e.1 += item.len() as u64;
+        e.2 = e.2.max(item.len() as u64);
+    }
+    by
+}
+
+#[test]
+fn item_sizes_are_measured_per_key_and_feed_the_capacity_model() {
+    let want = item_bytes_by_key(&std::fs::read_to_string(fixture("items.json")).unwrap());
+    for name in ["items.json", "items.json.gz"] {
+        let loaded = load(name);
+        for (key, &(items, bytes, max)) in &want {
+            let b = loaded
+                .keys
+                .item_bytes(loaded.keys.find(key.as_bytes()).unwrap())
+                .unwrap();
+            assert_eq!(
+                (b.items, b.bytes, b.max),
+                (items, bytes, max),
+                "{name} {key}"
+            );
+        }
+    }
+    let total: u64 = want.values().map(|w| w.1).sum();
+    let items: u64 = want.values().map(|w| w.0).sum();
+    // The CLI reports the sizes and, with a workload, uses them for the item size.
+    let doc = cli_json(&[
+        fixture("items.json").to_str().unwrap(),
+        "--writes-per-sec",
+        "10",
+    ]);
+    assert_eq!(doc["item_sizes"]["items"], items);
+    assert_eq!(doc["item_sizes"]["bytes"], total);
+    assert_eq!(doc["item_sizes"]["largest_collection"]["key"], "USER#1");
+    let measured = &doc["workload"]["item_size"]["measured"]["groups"];
+    assert_eq!(measured[0]["items"], items, "{doc:#}");
+    assert_eq!(measured[0]["kb"], 1);
+    // A size given by hand wins; plain text carries no sizes.
+    let doc = cli_json(&[
+        fixture("items.json").to_str().unwrap(),
+        "--writes-per-sec",
+        "10",
+        "--item-size",
+        "5000",
+    ]);
+    assert_eq!(doc["workload"]["item_size"]["bytes"], 5000);
+    assert_eq!(doc["capacity"]["units_per_write"], 5.0);
+    let doc = cli_json(&[
+        fixture("keys.txt").to_str().unwrap(),
+        "--writes-per-sec",
+        "10",
+    ]);
+    assert!(doc.get("item_sizes").is_none());
+    assert_eq!(doc["workload"]["item_size"]["bytes"], 1024);
+}
+
+#[test]
+fn item_sizes_from_an_export_folder_and_ion() {
+    // The export's items, loaded on several threads, measure the same as read line by line.
+    let loaded = load("export");
+    let mut want_bytes = 0u64;
+    for entry in
+        std::fs::read_dir(fixture("export/AWSDynamoDB/01700000000000-abcdef12/data")).unwrap()
+    {
+        let mut text = String::new();
+        let file = std::fs::File::open(entry.unwrap().path()).unwrap();
+        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(file), &mut text)
+            .unwrap();
+        want_bytes += item_bytes_by_key(&text).values().map(|w| w.1).sum::<u64>();
+    }
+    let profile = loaded.keys.size_profile().unwrap();
+    assert_eq!((profile.items(), profile.bytes()), (5, want_bytes));
+    // Ion: the item struct's text.
+    let loaded = load("items.ion");
+    let profile = loaded.keys.size_profile().unwrap();
+    assert_eq!(profile.items(), loaded.keys.total());
+    let seven = loaded
+        .keys
+        .item_bytes(loaded.keys.find(b"7").unwrap())
+        .unwrap();
+    assert_eq!(
+        (seven.items, seven.bytes),
+        (1, "{'Id':7,Data:{{AQID}}}".len() as u64)
+    );
+    // 103., 1.03d2 and 0x67 are one key: three items.
+    let hundred_three = loaded
+        .keys
+        .item_bytes(loaded.keys.find(b"103").unwrap())
+        .unwrap();
+    assert_eq!(hundred_three.items, 3);
+}

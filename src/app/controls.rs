@@ -125,11 +125,13 @@ pub fn fan_out_ui(
 }
 
 /// The "Workload" group: rates, item size, consistency, billing, partition count, and table facts for the
-/// decision tree. Returns whether the view changed; table facts change `answers` directly.
+/// decision tree. `resolved` is the item size the shown report used (an item size "from the data" resolved
+/// to the keys' measured sizes). Returns whether the view changed; table facts change `answers` directly.
 pub fn workload_ui(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     answers: &mut UserAnswers,
+    resolved: Option<&ItemSize>,
 ) -> (bool, bool) {
     let before = settings.clone();
     let answers_before = *answers;
@@ -145,17 +147,41 @@ pub fn workload_ui(
             ui.add(egui::DragValue::new(value).range(0.0..=10_000_000.0).speed(10.0))
                 .labelled_by(label.id);
         }
-        let mut bytes = match &w.item_size {
-            ItemSize::Bytes(b) => *b,
-            ItemSize::Measured(sizes) => sizes.first().copied().unwrap_or(1024),
-        };
         let label = ui.label("Item size");
+        let mut measured = w.item_size == ItemSize::FromData;
         if ui
-            .add(egui::DragValue::new(&mut bytes).range(0..=400 * 1024).suffix(" B"))
-            .labelled_by(label.id)
+            .checkbox(&mut measured, "Measured")
+            .on_hover_text(
+                "Use the loaded items' sizes (DynamoDB JSON and Ion exports carry them): the bytes of each \
+                 item's JSON, which runs a little larger than DynamoDB's own item size",
+            )
             .changed()
         {
-            w.item_size = ItemSize::Bytes(bytes);
+            w.item_size = if measured {
+                ItemSize::FromData
+            } else {
+                let mean = resolved.map_or(1024.0, ItemSize::mean_bytes);
+                ItemSize::Bytes((mean.round() as u64).clamp(1, 400 * 1024))
+            };
+        }
+        match &w.item_size {
+            ItemSize::Bytes(b) => {
+                let mut bytes = *b;
+                if ui
+                    .add(egui::DragValue::new(&mut bytes).range(0..=400 * 1024).suffix(" B"))
+                    .labelled_by(label.id)
+                    .changed()
+                {
+                    w.item_size = ItemSize::Bytes(bytes);
+                }
+            }
+            _ => {
+                let text = resolved.map_or_else(|| w.item_size.describe(), |r| match r {
+                    ItemSize::Bytes(_) => "none in the data: 1,024 bytes".to_owned(),
+                    other => other.describe(),
+                });
+                ui.label(text);
+            }
         }
         let label = ui.label("Reads");
         egui::ComboBox::from_id_salt("consistency")

@@ -148,6 +148,19 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
             )),
             None => facts.push_str("; no sort keys loaded"),
         }
+        if let Some(b) = shown.keys.item_bytes(k.id.key) {
+            facts.push_str(&format!(
+                "; items {} each on average (largest {}), {} together (JSON bytes, an estimate){}",
+                human_bytes(b.mean()),
+                human_bytes(b.max),
+                human_bytes(b.bytes),
+                if b.bytes > crate::model::capacity::ITEM_COLLECTION_LIMIT_BYTES {
+                    ": over 10 GB, the most an item collection may hold on a table with a local secondary index"
+                } else {
+                    ""
+                }
+            ));
+        }
         if let Some(s) = k.id.shard {
             facts.push_str(&format!(
                 "; shard {s} of {}",
@@ -270,4 +283,19 @@ fn collection_ui(
                 }
             }
         });
+}
+
+/// Bytes for people: "212 B", "3.4 KB", "1.2 MB", "10.5 GB" (powers of 1,024, as DynamoDB counts).
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }

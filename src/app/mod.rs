@@ -1036,8 +1036,17 @@ impl App {
             if controls::controls_ui(ui, &mut self.settings) {
                 self.dirty = true;
             }
-            let (view_changed, answers_changed) =
-                controls::workload_ui(ui, &mut self.settings, &mut self.answers);
+            let resolved = self
+                .current
+                .as_ref()
+                .and_then(|s| s.report.workload.as_ref())
+                .map(|w| w.item_size.clone());
+            let (view_changed, answers_changed) = controls::workload_ui(
+                ui,
+                &mut self.settings,
+                &mut self.answers,
+                resolved.as_ref(),
+            );
             if view_changed {
                 self.dirty = true;
             }

@@ -32,6 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::keyset::{SizeGroup, SizeProfile};
 use super::stats::Analysis;
 
 /// Read units one partition serves per second. ("Best practices for designing and using partition keys
@@ -133,64 +134,112 @@ pub fn write_units(bytes: u64, consistency: Consistency) -> f64 {
 /// The size of the items read and written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(Default)]
 pub enum ItemSize {
     /// Every item has this many bytes.
     Bytes(u64),
-    /// Sizes measured from the data: each request touches one of these items, equally often, and each is
-    /// rounded up on its own (as GetItem/PutItem and BatchGetItem round per item).
-    Measured(Vec<u64>),
+    /// Sizes measured from the data, grouped by whole KB: each request touches one of these items, in
+    /// proportion to the items of each size, and each is rounded up on its own (as GetItem/PutItem and
+    /// BatchGetItem round per item). Measured from JSON, which runs larger than DynamoDB's own item size, a
+    /// group over 400 KB counts as 400 KB.
+    Measured(SizeProfile),
+    /// The loaded items' measured sizes when the input carried them (DynamoDB JSON and Ion exports), else
+    /// 1 KB: turned into [`Self::Measured`] or [`Self::Bytes`] by [`Workload::resolve`].
+    #[default]
+    FromData,
 }
 
-impl Default for ItemSize {
-    fn default() -> Self {
-        Self::Bytes(WRITE_UNIT_BYTES)
-    }
-}
+/// The size a [`ItemSize::FromData`] workload assumes when the data has no item sizes.
+pub const ASSUMED_ITEM_BYTES: u64 = WRITE_UNIT_BYTES;
 
 impl ItemSize {
-    fn sizes(&self) -> &[u64] {
+    /// (size in whole KB, items, bytes) groups; an unresolved [`Self::FromData`] is 1 KB.
+    fn groups(&self) -> Vec<SizeGroup> {
         match self {
-            Self::Bytes(b) => std::slice::from_ref(b),
-            Self::Measured(v) => v,
+            Self::Bytes(b) => SizeProfile::uniform(*b, 1).groups,
+            Self::FromData => SizeProfile::uniform(ASSUMED_ITEM_BYTES, 1).groups,
+            Self::Measured(p) => p
+                .groups
+                .iter()
+                .map(|g| SizeGroup {
+                    kb: g.kb.min(MAX_ITEM_BYTES / 1024),
+                    ..*g
+                })
+                .collect(),
         }
     }
 
     fn check(&self) -> Result<(), CapacityError> {
-        let sizes = self.sizes();
-        if sizes.is_empty() {
-            return Err(CapacityError::NoItemSizes);
-        }
-        match sizes.iter().find(|&&b| b > MAX_ITEM_BYTES) {
-            Some(&bytes) => Err(CapacityError::ItemTooLarge { bytes }),
-            None => Ok(()),
+        match self {
+            Self::Bytes(bytes) if *bytes > MAX_ITEM_BYTES => {
+                Err(CapacityError::ItemTooLarge { bytes: *bytes })
+            }
+            Self::Measured(p) if p.items() == 0 => Err(CapacityError::NoItemSizes),
+            _ => Ok(()),
         }
     }
 
     /// Mean item size in bytes (0 with no sizes).
     pub fn mean_bytes(&self) -> f64 {
-        let sizes = self.sizes();
-        if sizes.is_empty() {
+        let groups = self.groups();
+        let items: u64 = groups.iter().map(|g| g.items).sum();
+        if items == 0 {
             return 0.0;
         }
-        sizes.iter().map(|&b| b as f64).sum::<f64>() / sizes.len() as f64
+        groups.iter().map(|g| g.bytes as f64).sum::<f64>() / items as f64
     }
 
     /// Mean read units of one read.
     pub fn read_units(&self, consistency: Consistency) -> f64 {
-        mean(self.sizes(), |b| read_units(b, consistency))
+        mean(&self.groups(), |b| read_units(b, consistency))
     }
 
     /// Mean write units of one write.
     pub fn write_units(&self, consistency: Consistency) -> f64 {
-        mean(self.sizes(), |b| write_units(b, consistency))
+        mean(&self.groups(), |b| write_units(b, consistency))
+    }
+
+    /// What the size is, for people: "1,024 bytes", "measured: mean 212 bytes over 2,000,000 items".
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Bytes(b) => format!("{} bytes", thousands(*b)),
+            Self::FromData => format!(
+                "from the data (none measured: {} bytes)",
+                thousands(ASSUMED_ITEM_BYTES)
+            ),
+            Self::Measured(p) => format!(
+                "measured: mean {} bytes over {} items",
+                thousands(p.mean()),
+                thousands(p.items())
+            ),
+        }
     }
 }
 
-fn mean(sizes: &[u64], units: impl Fn(u64) -> f64) -> f64 {
-    if sizes.is_empty() {
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The mean of `units` over size groups, weighted by their items; each group's size is its whole-KB bound,
+/// which gives the same units as each item's own size.
+fn mean(groups: &[SizeGroup], units: impl Fn(u64) -> f64) -> f64 {
+    let items: u64 = groups.iter().map(|g| g.items).sum();
+    if items == 0 {
         return 0.0;
     }
-    sizes.iter().map(|&b| units(b)).sum::<f64>() / sizes.len() as f64
+    groups
+        .iter()
+        .map(|g| units(g.kb * 1024) * g.items as f64)
+        .sum::<f64>()
+        / items as f64
 }
 
 /// How the table is billed.
@@ -397,6 +446,18 @@ impl Workload {
             table_read_capacity,
             table_write_capacity,
         })
+    }
+
+    /// This workload with [`ItemSize::FromData`] replaced by the data's measured sizes (`measured`), or by
+    /// [`ASSUMED_ITEM_BYTES`] when the data has none.
+    pub fn resolve(&self, measured: Option<SizeProfile>) -> Workload {
+        let mut w = self.clone();
+        if w.item_size == ItemSize::FromData {
+            w.item_size = measured
+                .filter(|p| p.items() > 0)
+                .map_or(ItemSize::Bytes(ASSUMED_ITEM_BYTES), ItemSize::Measured);
+        }
+        w
     }
 
     /// Read units of one read (mean over measured sizes).
@@ -940,12 +1001,23 @@ mod tests {
 
     #[test]
     fn measured_sizes_round_each_item() {
-        let size = ItemSize::Measured(vec![100, 4097]);
+        let mut keys = crate::model::KeySet::new(crate::model::KeyType::S);
+        let k = keys.add(b"k", 2);
+        keys.note_item_bytes(k, 100, 1);
+        keys.note_item_bytes(k, 4097, 1);
+        let size = ItemSize::Measured(keys.size_profile().unwrap());
         assert_eq!(size.read_units(Consistency::Strong), 1.5);
         assert_eq!(size.write_units(Consistency::Strong), 3.0);
         assert_eq!(size.mean_bytes(), 2098.5);
+        assert_eq!(size.describe(), "measured: mean 2,098 bytes over 2 items");
+        // JSON runs larger than DynamoDB's item size: a measured 500 KB counts as 400 KB, not an error.
+        let big = ItemSize::Measured(SizeProfile::uniform(500 * 1024, 3));
+        assert_eq!(big.write_units(Consistency::Strong), 400.0);
+        assert_eq!(big.check(), Ok(()));
+        assert_eq!(ItemSize::FromData.write_units(Consistency::Strong), 1.0);
+        assert_eq!(ItemSize::FromData.mean_bytes(), 1024.0);
         let w = Workload {
-            item_size: ItemSize::Measured(Vec::new()),
+            item_size: ItemSize::Measured(SizeProfile::default()),
             ..Workload::default()
         };
         assert_eq!(w.partition_plan(), Err(CapacityError::NoItemSizes));
@@ -1175,7 +1247,7 @@ mod tests {
     fn workload_round_trips_through_json() {
         let w = Workload {
             reads_per_sec: 10.0,
-            item_size: ItemSize::Measured(vec![10, 20]),
+            item_size: ItemSize::Measured(SizeProfile::uniform(10, 2)),
             billing: Billing::Provisioned { rcu: 5, wcu: 6 },
             partitions: PartitionCount::Override(3),
             ..Workload::default()

@@ -32,6 +32,28 @@ pub struct ReportDoc<'a> {
     /// The workload over the partitions, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<&'a Capacity>,
+    /// Item sizes, when the input carried them (DynamoDB JSON and Ion exports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_sizes: Option<ItemSizesDoc>,
+}
+
+/// Item sizes measured while loading: the bytes of each item's JSON, an estimate of DynamoDB's item size.
+#[derive(Debug, Serialize)]
+pub struct ItemSizesDoc {
+    pub items: u64,
+    pub bytes: u64,
+    pub mean_bytes: u64,
+    /// Items by size in whole KB (rounded up), which is what read and write units depend on.
+    pub by_kb: Vec<super::keyset::SizeGroup>,
+    /// The key whose items take the most bytes together: for an export, the largest item collection.
+    pub largest_collection: Option<CollectionDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CollectionDoc {
+    pub key: String,
+    pub items: u64,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -124,8 +146,19 @@ pub fn report_doc<'a>(
             leaf: decision.leaf.map(super::decision::Leaf::title),
             recommendation: &decision.recommendation,
         },
-        workload: view.workload.clone(),
+        workload: report.workload.clone(),
         capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),
+        item_sizes: keys.size_profile().map(|p| ItemSizesDoc {
+            items: p.items(),
+            bytes: p.bytes(),
+            mean_bytes: p.mean(),
+            largest_collection: keys.largest_collection().map(|(k, b)| CollectionDoc {
+                key: keys.display(k).into_owned(),
+                items: b.items,
+                bytes: b.bytes,
+            }),
+            by_kb: p.groups,
+        }),
     }
 }
 

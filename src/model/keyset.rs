@@ -7,7 +7,6 @@
 //! key 0. The cached hash makes re-bucketing a pass over a `Vec<u64>`, never a re-hash.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::key::{KeyType, compare_keys, display_key};
 use super::partition::key_hash;
@@ -28,14 +27,16 @@ struct SortKeys {
     sk_type: KeyType,
     /// Indexed by key; `items == 0` for keys written without a sort key.
     facts: Vec<SortKeyFacts>,
-    /// The last sort key seen for each key (only while it is still "only increasing").
+    /// The last sort key seen for each key (only while it is still "only increasing"); overwritten in place
+    /// when the next one has the same length, so time-ordered sort keys cost no allocation per item.
     last: Vec<Option<Box<[u8]>>>,
     /// Hashes of (key index, sort key) pairs seen, to count distinct items.
-    seen: std::collections::HashSet<u64, BuildHasherDefault<PassThrough>>,
-    /// The distinct sort keys themselves, by key index, within [`MAX_KEPT_SORT_KEY_BYTES`] (the partition
-    /// inspector's item collections).
-    kept: Vec<(u32, Box<[u8]>)>,
-    kept_bytes: usize,
+    seen: HashSet64,
+    /// The distinct sort keys themselves within a byte budget (the partition inspector's item collections),
+    /// back to back in one arena: (key index, end offset in the arena) per sort key.
+    kept: Vec<(u32, u32)>,
+    kept_arena: Vec<u8>,
+    kept_budget: usize,
     /// Every distinct sort key fitted in the budget.
     kept_all: bool,
 }
@@ -44,43 +45,205 @@ struct SortKeys {
 pub const MAX_KEPT_SORT_KEY_BYTES: usize = 32 << 20;
 
 impl SortKeys {
-    fn new(sk_type: KeyType) -> Self {
+    fn new(sk_type: KeyType, kept_budget: usize) -> Self {
         Self {
             sk_type,
             facts: Vec::new(),
             last: Vec::new(),
-            seen: Default::default(),
+            seen: HashSet64::default(),
             kept: Vec::new(),
-            kept_bytes: 0,
+            kept_arena: Vec::new(),
+            kept_budget,
             kept_all: true,
         }
     }
 
     fn keep(&mut self, idx: u32, sk: &[u8]) {
-        if self.kept_bytes + sk.len() > MAX_KEPT_SORT_KEY_BYTES {
+        if self.kept_arena.len() + sk.len() > self.kept_budget {
             self.kept_all = false;
             return;
         }
-        self.kept_bytes += sk.len();
-        self.kept.push((idx, sk.into()));
+        self.kept_arena.extend_from_slice(sk);
+        self.kept.push((idx, self.kept_arena.len() as u32));
+    }
+
+    fn kept_iter(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
+        let mut start = 0usize;
+        self.kept.iter().map(move |&(idx, end)| {
+            let sk = self.kept_arena.get(start..end as usize).unwrap_or_default();
+            start = end as usize;
+            (idx, sk)
+        })
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.facts.capacity() * std::mem::size_of::<SortKeyFacts>()
+            + self.last.capacity() * 16
+            + self.seen.slots.capacity() * 8
+            + self.kept.capacity() * 8
+            + self.kept_arena.capacity()
     }
 }
 
-/// A hasher for values that are already good 64-bit hashes.
-#[derive(Default)]
-struct PassThrough(u64);
+/// A set of 64-bit hashes: open addressing with linear probing, at most half full, 0 standing for empty (a
+/// hash of 0 is stored as 1).
+#[derive(Debug, Clone, Default)]
+struct HashSet64 {
+    slots: Vec<u64>,
+    len: usize,
+}
 
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+impl HashSet64 {
+    /// Adds `hash`; returns whether it was new.
+    fn insert(&mut self, hash: u64) -> bool {
+        let hash = hash.max(1);
+        if (self.len + 1) * 2 > self.slots.len() {
+            let grown = vec![0; (self.slots.len() * 2).max(16)];
+            let old = std::mem::replace(&mut self.slots, grown);
+            for h in old.into_iter().filter(|&h| h != 0) {
+                self.place(h);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        loop {
+            match self.slots[pos] {
+                0 => {
+                    self.slots[pos] = hash;
+                    self.len += 1;
+                    return true;
+                }
+                h if h == hash => return false,
+                _ => pos = (pos + 1) & mask,
+            }
         }
     }
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
+
+    fn place(&mut self, hash: u64) {
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        while self.slots[pos] != 0 {
+            pos = (pos + 1) & mask;
+        }
+        self.slots[pos] = hash;
+    }
+}
+
+/// The measured size of one key's items, when the input carried item sizes (the bytes of each item's JSON:
+/// an estimate of DynamoDB's item size, which counts attribute names and values but no JSON punctuation or
+/// type tags, so the estimate runs high).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KeyBytes {
+    /// Items (writes) measured.
+    pub items: u64,
+    /// Their bytes together: for an export, the size of the key's item collection.
+    pub bytes: u64,
+    /// The largest one.
+    pub max: u64,
+}
+
+impl KeyBytes {
+    /// Mean bytes per item (0 with none).
+    pub fn mean(&self) -> u64 {
+        self.bytes.checked_div(self.items).unwrap_or(0)
+    }
+}
+
+/// Items grouped by size in whole KB, rounded up. Read and write units depend on an item's size only through
+/// its size in whole KB (1 KB a write unit, 4 KB a read unit), so the groups give exact unit counts; at most
+/// 401 of them for DynamoDB's 400 KB items.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct SizeProfile {
+    pub groups: Vec<SizeGroup>,
+}
+
+/// Items whose size rounds up to `kb` KB, and their bytes together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct SizeGroup {
+    pub kb: u64,
+    pub items: u64,
+    pub bytes: u64,
+}
+
+impl SizeProfile {
+    /// One group of `items` items of `bytes` bytes each.
+    pub fn uniform(bytes: u64, items: u64) -> Self {
+        Self {
+            groups: vec![SizeGroup {
+                kb: bytes.div_ceil(1024),
+                items,
+                bytes: bytes * items,
+            }],
+        }
+    }
+
+    pub fn items(&self) -> u64 {
+        self.groups.iter().map(|g| g.items).sum()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.groups.iter().map(|g| g.bytes).sum()
+    }
+
+    /// Mean bytes per item (0 with none).
+    pub fn mean(&self) -> u64 {
+        self.bytes().checked_div(self.items()).unwrap_or(0)
+    }
+
+    /// The largest size group's upper bound in bytes (0 with none).
+    pub fn max_bytes_bound(&self) -> u64 {
+        self.groups.iter().map(|g| g.kb * 1024).max().unwrap_or(0)
+    }
+}
+
+/// Item-size bookkeeping, allocated only when some record carried its size.
+#[derive(Debug, Clone, Default)]
+struct ItemSizes {
+    /// Indexed by key.
+    per_key: Vec<KeyBytes>,
+    /// `by_kb[k]`: (items, bytes) of the sizes in (k-1, k] KB; index 0 holds empty items.
+    by_kb: Vec<(u64, u64)>,
+}
+
+impl ItemSizes {
+    fn note(&mut self, idx: usize, bytes: u64, count: u64) {
+        if self.per_key.len() <= idx {
+            self.per_key.resize(idx + 1, KeyBytes::default());
+        }
+        let k = &mut self.per_key[idx];
+        k.items += count;
+        k.bytes += bytes * count;
+        k.max = k.max.max(bytes);
+        let kb = bytes.div_ceil(1024) as usize;
+        if self.by_kb.len() <= kb {
+            self.by_kb.resize(kb + 1, (0, 0));
+        }
+        self.by_kb[kb].0 += count;
+        self.by_kb[kb].1 += bytes * count;
+    }
+
+    /// Adds another set's sizes; `mapped[i]` is the index here of the other set's key `i`.
+    fn merge(&mut self, other: &ItemSizes, mapped: &[u32]) {
+        for (i, k) in other.per_key.iter().enumerate() {
+            let Some(&idx) = mapped.get(i).filter(|_| k.items > 0) else {
+                continue;
+            };
+            let idx = idx as usize;
+            if self.per_key.len() <= idx {
+                self.per_key.resize(idx + 1, KeyBytes::default());
+            }
+            let m = &mut self.per_key[idx];
+            m.items += k.items;
+            m.bytes += k.bytes;
+            m.max = m.max.max(k.max);
+        }
+        if self.by_kb.len() < other.by_kb.len() {
+            self.by_kb.resize(other.by_kb.len(), (0, 0));
+        }
+        for (m, t) in self.by_kb.iter_mut().zip(&other.by_kb) {
+            m.0 += t.0;
+            m.1 += t.1;
+        }
     }
 }
 
@@ -94,6 +257,9 @@ pub struct KeySet {
     index: Index,
     total: u64,
     sort_keys: Option<SortKeys>,
+    /// Budget for the sort keys kept (see [`Self::with_kept_budget`]).
+    kept_budget: usize,
+    sizes: Option<ItemSizes>,
 }
 
 impl Default for KeySet {
@@ -113,6 +279,25 @@ impl KeySet {
             index: Index::default(),
             total: 0,
             sort_keys: None,
+            kept_budget: MAX_KEPT_SORT_KEY_BYTES,
+            sizes: None,
+        }
+    }
+
+    /// Changes the budget for kept sort keys (what is kept already stays).
+    pub fn set_kept_budget(&mut self, bytes: usize) {
+        self.kept_budget = bytes.min(MAX_KEPT_SORT_KEY_BYTES);
+        if let Some(t) = self.sort_keys.as_mut() {
+            t.kept_budget = self.kept_budget;
+        }
+    }
+
+    /// An empty set that keeps at most `bytes` of distinct sort keys (loader threads share the budget of the
+    /// set they merge into).
+    pub fn with_kept_budget(key_type: KeyType, bytes: usize) -> Self {
+        Self {
+            kept_budget: bytes.min(MAX_KEPT_SORT_KEY_BYTES),
+            ..Self::new(key_type)
         }
     }
 
@@ -175,7 +360,10 @@ impl KeySet {
 
     fn note_sort_key(&mut self, idx: u32, sk: &[u8], sk_type: KeyType) {
         let n = self.counts.len();
-        let tracker = self.sort_keys.get_or_insert_with(|| SortKeys::new(sk_type));
+        let budget = self.kept_budget;
+        let tracker = self
+            .sort_keys
+            .get_or_insert_with(|| SortKeys::new(sk_type, budget));
         if tracker.facts.len() < n {
             tracker.facts.resize(n, SortKeyFacts::default());
             tracker.last.resize(n, None);
@@ -198,12 +386,58 @@ impl KeySet {
                 if compare_keys(sk, last, tracker.sk_type).is_lt() {
                     facts.only_increasing = false;
                     tracker.last[i] = None;
+                } else if let Some(last) = tracker.last[i].as_mut().filter(|l| l.len() == sk.len())
+                {
+                    last.copy_from_slice(sk);
                 } else {
                     tracker.last[i] = Some(sk.into());
                 }
             }
             _ => {}
         }
+    }
+
+    /// Records that `count` writes of key `idx` carried an item of `bytes` bytes.
+    pub fn note_item_bytes(&mut self, idx: u32, bytes: u64, count: u64) {
+        self.sizes
+            .get_or_insert_with(ItemSizes::default)
+            .note(idx as usize, bytes, count);
+    }
+
+    /// The measured size of key `idx`'s items, when the input carried item sizes.
+    pub fn item_bytes(&self, idx: u32) -> Option<KeyBytes> {
+        let k = *self.sizes.as_ref()?.per_key.get(idx as usize)?;
+        (k.items > 0).then_some(k)
+    }
+
+    /// Item sizes over the whole set, when the input carried them.
+    pub fn size_profile(&self) -> Option<SizeProfile> {
+        let sizes = self.sizes.as_ref()?;
+        let groups: Vec<SizeGroup> = sizes
+            .by_kb
+            .iter()
+            .enumerate()
+            .filter(|(_, (items, _))| *items > 0)
+            .map(|(kb, &(items, bytes))| SizeGroup {
+                kb: kb as u64,
+                items,
+                bytes,
+            })
+            .collect();
+        (!groups.is_empty()).then_some(SizeProfile { groups })
+    }
+
+    /// The key whose measured items take the most bytes together (for an export: the largest item
+    /// collection), with its sizes.
+    pub fn largest_collection(&self) -> Option<(u32, KeyBytes)> {
+        let sizes = self.sizes.as_ref()?;
+        sizes
+            .per_key
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.items > 0)
+            .max_by_key(|(i, k)| (k.bytes, std::cmp::Reverse(*i)))
+            .map(|(i, k)| (i as u32, *k))
     }
 
     /// Sort-key facts of a key, when sort keys were loaded.
@@ -269,6 +503,10 @@ impl KeySet {
         self.arena.capacity()
             + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
             + self.index.slots.capacity() * 8
+            + self.sort_keys.as_ref().map_or(0, SortKeys::heap_bytes)
+            + self.sizes.as_ref().map_or(0, |s| {
+                s.per_key.capacity() * std::mem::size_of::<KeyBytes>() + s.by_kb.capacity() * 16
+            })
     }
 
     /// Adds every key and count of `other` (which must be of the same key type) to this set.
@@ -279,9 +517,10 @@ impl KeySet {
             mapped.push(idx);
             if let (Some(facts), Some(theirs)) = (other.sort_key_facts(i), other.sort_keys.as_ref())
             {
+                let budget = self.kept_budget;
                 let tracker = self
                     .sort_keys
-                    .get_or_insert_with(|| SortKeys::new(theirs.sk_type));
+                    .get_or_insert_with(|| SortKeys::new(theirs.sk_type, budget));
                 if tracker.facts.len() <= idx as usize {
                     tracker
                         .facts
@@ -295,10 +534,14 @@ impl KeySet {
             }
         }
         if let (Some(theirs), Some(mine)) = (other.sort_keys.as_ref(), self.sort_keys.as_mut()) {
-            for (i, sk) in &theirs.kept {
-                mine.keep(mapped[*i as usize], sk);
+            for (i, sk) in theirs.kept_iter() {
+                mine.keep(mapped[i as usize], sk);
             }
             mine.kept_all &= theirs.kept_all;
+        }
+        if let Some(theirs) = other.sizes.as_ref() {
+            let mine = self.sizes.get_or_insert_with(ItemSizes::default);
+            mine.merge(theirs, &mapped);
         }
     }
 
@@ -309,10 +552,9 @@ impl KeySet {
             return (Vec::new(), true);
         };
         let sks: Vec<&[u8]> = t
-            .kept
-            .iter()
+            .kept_iter()
             .filter(|(i, _)| *i == idx)
-            .map(|(_, sk)| sk.as_ref())
+            .map(|(_, sk)| sk)
             .collect();
         (sks, t.kept_all)
     }
@@ -559,5 +801,83 @@ mod kept_tests {
         let (j, _) = a.item_sort_keys(a.find(b"J").unwrap());
         assert_eq!(j, [b"x".as_slice(), b"y"]);
         assert_eq!(KeySet::new(KeyType::S).item_sort_keys(0).0.len(), 0);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn item_sizes_per_key_and_by_kb_survive_a_merge() {
+        let mut a = KeySet::new(KeyType::S);
+        let k = a.add(b"K", 1);
+        a.note_item_bytes(k, 100, 1);
+        a.note_item_bytes(k, 1024, 1);
+        let j = a.add(b"J", 2);
+        a.note_item_bytes(j, 5000, 2);
+        assert_eq!(
+            a.item_bytes(k),
+            Some(KeyBytes {
+                items: 2,
+                bytes: 1124,
+                max: 1024
+            })
+        );
+        assert_eq!(a.item_bytes(k).unwrap().mean(), 562);
+        let plain = a.add(b"plain", 1);
+        assert_eq!(a.item_bytes(plain), None, "a key written without a size");
+        let p = a.size_profile().unwrap();
+        let kb: Vec<(u64, u64, u64)> = p.groups.iter().map(|g| (g.kb, g.items, g.bytes)).collect();
+        assert_eq!(kb, [(1, 2, 1124), (5, 2, 10000)]);
+        assert_eq!((p.items(), p.bytes(), p.mean()), (4, 11124, 2781));
+        assert_eq!(a.largest_collection(), Some((j, a.item_bytes(j).unwrap())));
+
+        let mut b = KeySet::new(KeyType::S);
+        let j2 = b.add(b"J", 1);
+        b.note_item_bytes(j2, 7000, 1);
+        let n = b.add(b"N", 1);
+        b.note_item_bytes(n, 1, 1);
+        a.merge(&b);
+        let j = a.find(b"J").unwrap();
+        assert_eq!(a.item_bytes(j).unwrap().bytes, 17000);
+        assert_eq!(a.item_bytes(j).unwrap().max, 7000);
+        assert_eq!(a.item_bytes(a.find(b"N").unwrap()).unwrap().items, 1);
+        assert_eq!(a.size_profile().unwrap().items(), 6);
+        assert_eq!(KeySet::new(KeyType::S).size_profile(), None);
+    }
+
+    #[test]
+    fn hash_set_counts_distinct_hashes_through_growth() {
+        let mut set = HashSet64::default();
+        for h in 0..10_000u64 {
+            assert!(set.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        for h in (0..10_000u64).step_by(7) {
+            assert!(!set.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        assert_eq!(set.len, 10_000);
+        // Colliding probe starts still tell hashes apart.
+        let mut set = HashSet64::default();
+        for i in 0..100u64 {
+            assert!(set.insert((i << 40) | 5));
+        }
+        assert!(!set.insert((7 << 40) | 5));
+    }
+
+    #[test]
+    fn kept_sort_keys_stay_within_a_shared_budget() {
+        let mut a = KeySet::with_kept_budget(KeyType::S, 4);
+        for sk in ["aa", "bb", "cc"] {
+            a.add_item(b"K", Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        let (kept, all) = a.item_sort_keys(0);
+        assert_eq!(kept, [b"aa".as_slice(), b"bb"]);
+        assert!(!all);
+        assert_eq!(
+            a.sort_key_facts(0).unwrap().items,
+            3,
+            "facts count every item"
+        );
     }
 }

@@ -84,6 +84,8 @@ pub struct Report {
     pub evidence: Evidence,
     /// The workload over the partitions, when the view has a workload (or why it cannot be computed).
     pub capacity: Option<Result<Capacity, CapacityError>>,
+    /// The view's workload as computed: an item size "from the data" resolved to the keys' measured sizes.
+    pub workload: Option<Workload>,
 }
 
 /// Computes the report of `keys` under `view`.
@@ -102,7 +104,11 @@ pub fn report_reusing(
     view: &ViewSettings,
     previous: Option<(&ViewSettings, &Report)>,
 ) -> Report {
-    let plan = view.workload.as_ref().map(Workload::partition_plan);
+    let workload = view
+        .workload
+        .as_ref()
+        .map(|w| w.resolve(keys.size_profile()));
+    let plan = workload.as_ref().map(Workload::partition_plan);
     let buckets = match &plan {
         Some(Ok(p)) => p.count,
         _ => view.buckets,
@@ -134,14 +140,14 @@ pub fn report_reusing(
     } else {
         (plain(), None)
     };
-    let capacity = view.workload.as_ref().zip(plan).map(|(workload, plan)| {
+    let capacity = workload.as_ref().zip(plan).map(|(workload, plan)| {
         plan.and_then(|plan| capacity::compute(workload, &plan, &analysis.buckets))
     });
     let mut evidence = Evidence::from_analysis(keys, &analysis);
     if let Some(Ok(c)) = &capacity {
         evidence.capacity = Some(c.facts(&analysis));
     }
-    if let Some(w) = &view.workload {
+    if let Some(w) = &workload {
         evidence.item_bytes = Some(w.item_size.mean_bytes());
     }
     Report {
@@ -151,6 +157,7 @@ pub fn report_reusing(
         unsharded,
         evidence,
         capacity,
+        workload,
     }
 }
 

@@ -3,15 +3,17 @@
 //! (`{"Metadata":…,"Keys":{…},"NewImage":…,"OldImage":…}`), whose item is the `Keys` object: each line is
 //! one write of its key.
 //!
-//! Each line is deserialised straight from the line's bytes with a [`serde::de::DeserializeSeed`] that copies
-//! out only the key attributes and skips the rest with [`serde::de::IgnoredAny`]: no DOM, no allocation per
-//! item. The first item decides the key attributes when they are not given (see [`super::item`]).
+//! Each line goes through a hand-written scanner first ([`super::fast_json`]), which takes the common shape
+//! in one pass; anything else is deserialised from the line's bytes with a [`serde::de::DeserializeSeed`] that
+//! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
+//! exact error message. Neither builds a DOM or allocates per item. The first item decides the key attributes when they are not given (see [`super::item`]).
 
 use std::io::BufRead;
 use std::path::Path;
 
 use serde::de::DeserializeSeed as _;
 
+use super::fast_json::scan_record;
 use super::item::{ItemSeed, RecordSeed, Scratch};
 use super::read::{Sink, Tick, for_each_line, invalid_json_line};
 use super::{At, LoadOptions, SourceError};
@@ -47,6 +49,14 @@ pub fn json_line(
     scratch: &mut Scratch,
     opts: &LoadOptions,
 ) -> Result<(), String> {
+    if let Some(names) = sink.names.as_ref()
+        && let Some(item_bytes) = scan_record(line, field, names, scratch)
+    {
+        if field == "Item" {
+            scratch.item_bytes = Some(item_bytes as u64);
+        }
+        return sink.add_scratch(scratch, 1);
+    }
     let mut de = serde_json::Deserializer::from_slice(line);
     let found = RecordSeed {
         field,
@@ -67,6 +77,10 @@ pub fn json_line(
                 "an incremental export line"
             }
         ));
+    }
+    if field == "Item" {
+        // The item object is the line less `{"Item":` and the closing `}` (give or take whitespace).
+        scratch.item_bytes = Some(line.trim_ascii().len().saturating_sub(9) as u64);
     }
     if sink.names.is_none() {
         sink.resolve_from_first(scratch, opts)?;

@@ -79,7 +79,12 @@ pub fn ion_line(
                 if !p.eat(b'{') {
                     return Err(p.err("expected the item struct after Item:"));
                 }
+                let start = p.i - 1;
                 p.item(sink.names.as_ref(), scratch)?;
+                if field == "Item" {
+                    // The Ion text of the item struct: an estimate of its size, like a JSON item's.
+                    scratch.item_bytes = Some(p.i.saturating_sub(start) as u64);
+                }
                 found = true;
             } else {
                 p.value(1, None)?;

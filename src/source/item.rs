@@ -38,6 +38,8 @@ pub struct KeyNames {
 /// One item's key attributes as read (raw text, not yet canonical), reused from item to item.
 #[derive(Debug, Default)]
 pub struct Scratch {
+    /// The bytes of the item's JSON text, when the format tells (an estimate of the item's size).
+    pub item_bytes: Option<u64>,
     pub pk: Option<Tag>,
     pub pk_raw: Vec<u8>,
     pub sk: Option<Tag>,
@@ -48,13 +50,16 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn clear(&mut self) {
+        self.item_bytes = None;
         self.pk = None;
         self.sk = None;
     }
 
     /// Takes the key attributes of `names` from the collected attributes of the first item.
     pub fn take_from_attrs(&mut self, names: &KeyNames) {
+        let item_bytes = self.item_bytes;
         self.clear();
+        self.item_bytes = item_bytes;
         let Some(attrs) = self.attrs.take() else {
             return;
         };

@@ -41,6 +41,7 @@ pub mod csv;
 pub mod detect;
 pub mod dynamo;
 pub mod dynamodb_json;
+pub(crate) mod fast_json;
 pub mod incremental;
 pub mod ion;
 pub mod item;

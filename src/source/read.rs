@@ -215,9 +215,14 @@ impl Sink {
     }
 
     /// A sink for a worker thread: same names and types as `self`, nothing counted.
-    pub fn fork(&self) -> Self {
+    /// An empty sink with this one's settings for one of `of` loader threads (which share the budget of
+    /// sort keys kept, so the merged set stays within it).
+    pub fn fork(&self, of: usize) -> Self {
         Self {
-            keys: KeySet::new(self.keys.key_type()),
+            keys: KeySet::with_kept_budget(
+                self.keys.key_type(),
+                crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
+            ),
             key_type: self.key_type,
             key_type_given: self.key_type_given,
             sk_type: self.sk_type,
@@ -239,6 +244,8 @@ impl Sink {
         }
         if self.keys.is_empty() && !self.keys.has_sort_keys() {
             self.keys = other.keys;
+            self.keys
+                .set_kept_budget(crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES);
         } else {
             self.keys.merge(&other.keys);
         }
@@ -370,12 +377,15 @@ impl Sink {
             }
             _ => None,
         };
-        match sk {
+        let idx = match sk {
             Some(st) => self
                 .keys
                 .add_item(&self.pk_buf, Some((&self.sk_buf, st)), count),
             None => self.keys.add(&self.pk_buf, count),
         };
+        if let Some(bytes) = scratch.item_bytes {
+            self.keys.note_item_bytes(idx, bytes, count);
+        }
         self.items += count;
         Ok(())
     }

@@ -406,7 +406,7 @@ fn load_parallel(
         let handles: Vec<_> = assigned
             .iter()
             .map(|mine| {
-                let mut w = sink.fork();
+                let mut w = sink.fork(assigned.len());
                 let (abort, lines_done) = (&abort, &lines_done);
                 s.spawn(move || {
                     let mut counts = Vec::with_capacity(mine.len());

@@ -1,0 +1,782 @@
+//! A hand-written fast path for one DynamoDB JSON line (`{"Item":{…}}`, or an incremental line's `"Keys"`):
+//! one pass over the bytes that copies the key attributes into a [`Scratch`] as [`super::item::RecordSeed`]
+//! does, with no allocation, and checks everything it skips as strictly as serde_json's `IgnoredAny`.
+//!
+//! It is a pure optimisation and only takes the common shape: attribute names without backslash escapes, key
+//! values `{"S":"…"}`, `{"N":"…"}` or `{"B":"…"}` without escapes. On anything else (an escape where it
+//! matters, another type tag on a key attribute, a missing field, invalid JSON, nesting deeper than serde's
+//! recursion limit) it returns `None` and the caller runs the serde path, which gives the exact result or
+//! error message. When it returns `Some`, the serde path would have succeeded and left the same key
+//! attributes in the [`Scratch`]; the tests check this on hand-written lines and on thousands of mutated ones.
+
+use super::item::{KeyNames, Scratch, Tag};
+use crate::model::KeyType;
+
+/// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
+const MAX_DEPTH: u32 = 128;
+
+/// Tries the fast path on one line `{"Item":{...}}` (field = "Item") or an incremental line with the item under
+/// `field` ("Keys"). Returns Some(item_bytes) — the byte length of the JSON text of the object under `field`,
+/// from its `{` to its `}` inclusive — when the line was handled completely; None when the line has anything
+/// the fast path does not handle, or is invalid, or lacks `field` (the caller then runs the serde path, which
+/// gives the exact result or error message).
+pub fn scan_record(
+    line: &[u8],
+    field: &str,
+    names: &KeyNames,
+    scratch: &mut Scratch,
+) -> Option<usize> {
+    let mut c = Cursor { s: line, i: 0 };
+    c.expect(b'{')?;
+    let mut item_bytes = None;
+    if !c.close(b'}') {
+        loop {
+            c.expect(b'"')?;
+            let name = c.plain_str()?;
+            c.expect(b':')?;
+            if item_bytes.is_none() && name == field.as_bytes() {
+                c.expect(b'{')?;
+                let start = c.i - 1;
+                c.item(names, scratch)?;
+                item_bytes = Some(c.i - start);
+            } else {
+                c.skip_value(2)?;
+            }
+            match c.next_token()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    c.skip_ws();
+    if c.i != line.len() {
+        return None;
+    }
+    item_bytes
+}
+
+const ONES: u64 = u64::MAX / 255;
+const HIGHS: u64 = ONES << 7;
+
+/// The index of the first `"`, `\` or control character (below 0x20) in `s`, or `s.len()`: eight bytes at a
+/// time (Mycroft's zero-byte test, as serde_json does); the lowest flagged byte is always a true match.
+#[inline]
+fn find_special(s: &[u8]) -> usize {
+    let mut at = 0;
+    let mut chunks = s.chunks_exact(8);
+    for chunk in &mut chunks {
+        let Ok(bytes) = <[u8; 8]>::try_from(chunk) else {
+            // Cannot happen; `at` then names a plain byte, which callers refuse.
+            return at;
+        };
+        let x = u64::from_le_bytes(bytes);
+        let ctrl = x.wrapping_sub(ONES * 0x20) & !x;
+        let q = x ^ (ONES * u64::from(b'"'));
+        let quote = q.wrapping_sub(ONES) & !q;
+        let b = x ^ (ONES * u64::from(b'\\'));
+        let backslash = b.wrapping_sub(ONES) & !b;
+        let hit = (ctrl | quote | backslash) & HIGHS;
+        if hit != 0 {
+            return at + (hit.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    for &b in chunks.remainder() {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return at;
+        }
+        at += 1;
+    }
+    at
+}
+
+struct Cursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// The next byte after whitespace, consumed.
+    #[inline]
+    fn next_token(&mut self) -> Option<u8> {
+        self.skip_ws();
+        let b = self.peek()?;
+        self.i += 1;
+        Some(b)
+    }
+
+    #[inline]
+    fn expect(&mut self, want: u8) -> Option<()> {
+        (self.next_token()? == want).then_some(())
+    }
+
+    /// Skips whitespace, then consumes `end` if it comes next (an empty object or array).
+    #[inline]
+    fn close(&mut self, end: u8) -> bool {
+        self.skip_ws();
+        let here = self.peek() == Some(end);
+        if here {
+            self.i += 1;
+        }
+        here
+    }
+
+    /// The rest of a string (the opening quote consumed) that serde would read as a `&str` borrowed from the
+    /// line: no escape, no control character, valid UTF-8. Its bytes, without the quotes.
+    #[inline]
+    fn plain_str(&mut self) -> Option<&'a [u8]> {
+        let rest = self.s.get(self.i..)?;
+        let n = find_special(rest);
+        if rest.get(n) != Some(&b'"') {
+            return None;
+        }
+        let text = rest.get(..n)?;
+        if !text.is_ascii() {
+            std::str::from_utf8(text).ok()?;
+        }
+        self.i += n + 1;
+        Some(text)
+    }
+
+    /// Skips the rest of a string (the opening quote consumed) as serde_json's `ignore_str` does: escapes are
+    /// checked, control characters refused, UTF-8 not checked.
+    fn skip_str(&mut self) -> Option<()> {
+        loop {
+            let rest = self.s.get(self.i..)?;
+            let n = find_special(rest);
+            match rest.get(n)? {
+                b'"' => {
+                    self.i += n + 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    let len = match rest.get(n + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
+                        b'u' => {
+                            let hex = rest.get(n + 2..n + 6)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            6
+                        }
+                        _ => return None,
+                    };
+                    self.i += n + len;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Consumes `rest` exactly (the tail of `true`, `false` or `null`).
+    fn literal(&mut self, rest: &[u8]) -> Option<()> {
+        let end = self.i + rest.len();
+        if self.s.get(self.i..end)? != rest {
+            return None;
+        }
+        self.i = end;
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    /// At least one digit.
+    fn digits1(&mut self) -> Option<()> {
+        let start = self.i;
+        self.digits();
+        (self.i > start).then_some(())
+    }
+
+    /// The rest of a number whose first digit `first` was consumed: JSON's grammar, as serde_json checks it.
+    fn number_rest(&mut self, first: u8) -> Option<()> {
+        match first {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            self.digits1()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            self.digits1()?;
+        }
+        Some(())
+    }
+
+    /// Skips any JSON value as serde_json's `IgnoredAny` does; a container here would be at `depth`.
+    fn skip_value(&mut self, depth: u32) -> Option<()> {
+        match self.next_token()? {
+            b'"' => self.skip_str(),
+            b'{' => {
+                if depth > MAX_DEPTH {
+                    return None;
+                }
+                if self.close(b'}') {
+                    return Some(());
+                }
+                loop {
+                    self.expect(b'"')?;
+                    self.skip_str()?;
+                    self.expect(b':')?;
+                    self.skip_value(depth + 1)?;
+                    match self.next_token()? {
+                        b',' => {}
+                        b'}' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                if depth > MAX_DEPTH {
+                    return None;
+                }
+                if self.close(b']') {
+                    return Some(());
+                }
+                loop {
+                    self.skip_value(depth + 1)?;
+                    match self.next_token()? {
+                        b',' => {}
+                        b']' => return Some(()),
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"rue"),
+            b'f' => self.literal(b"alse"),
+            b'n' => self.literal(b"ull"),
+            b'-' => {
+                let first = self.peek()?;
+                self.i += 1;
+                self.number_rest(first)
+            }
+            first @ b'0'..=b'9' => self.number_rest(first),
+            _ => None,
+        }
+    }
+
+    /// The rest of an item (its `{` consumed): the key attributes into `scratch`, the others skipped.
+    fn item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<()> {
+        scratch.clear();
+        if self.close(b'}') {
+            return Some(());
+        }
+        let pk = names.pk.as_bytes();
+        let sk = names.sk.as_deref().map(str::as_bytes);
+        loop {
+            self.expect(b'"')?;
+            let name = self.plain_str()?;
+            self.expect(b':')?;
+            // As serde: the partition key first when both names are the same, and the last occurrence wins.
+            if name == pk {
+                let (t, raw) = self.key_value()?;
+                scratch.pk = Some(Tag::Key(t));
+                scratch.pk_raw.clear();
+                scratch.pk_raw.extend_from_slice(raw);
+            } else if sk == Some(name) {
+                let (t, raw) = self.key_value()?;
+                scratch.sk = Some(Tag::Key(t));
+                scratch.sk_raw.clear();
+                scratch.sk_raw.extend_from_slice(raw);
+            } else {
+                self.skip_value(3)?;
+            }
+            match self.next_token()? {
+                b',' => {}
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A key attribute's value: exactly `{"S":"…"}`, `{"N":"…"}` or `{"B":"…"}`, the text without escapes.
+    fn key_value(&mut self) -> Option<(KeyType, &'a [u8])> {
+        self.expect(b'{')?;
+        self.expect(b'"')?;
+        let t = match self.plain_str()? {
+            b"S" => KeyType::S,
+            b"N" => KeyType::N,
+            b"B" => KeyType::B,
+            _ => return None,
+        };
+        self.expect(b':')?;
+        self.expect(b'"')?;
+        let raw = self.plain_str()?;
+        self.expect(b'}')?;
+        Some((t, raw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::DeserializeSeed as _;
+
+    use super::*;
+    use crate::source::item::{ItemSeed, RecordSeed};
+
+    const TYPICAL: &str = r#"{"Item":{"pk":{"S":"user#000123"},"sk":{"S":"2024-05-03T02:02:14.002Z#0000002"},"status":{"S":"ACTIVE"},"amount":{"N":"123.45"},"tags":{"SS":["t2","t2"]},"payload":{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}}}"#;
+
+    fn names(pk: &str, sk: Option<&str>) -> KeyNames {
+        KeyNames {
+            pk: pk.into(),
+            sk: sk.map(Into::into),
+            guessed: false,
+        }
+    }
+
+    /// A scratch left over from an earlier line: the fast path must not let any of it through.
+    fn stale() -> Scratch {
+        Scratch {
+            pk: Some(Tag::Key(KeyType::B)),
+            pk_raw: b"stale pk".to_vec(),
+            sk: Some(Tag::Other("SS".into())),
+            sk_raw: b"stale sk".to_vec(),
+            attrs: None,
+            item_bytes: Some(7),
+        }
+    }
+
+    /// The serde path: the scratch when it succeeds with the field found.
+    fn serde(line: &[u8], field: &'static str, names: &KeyNames) -> Option<Scratch> {
+        let mut s = Scratch::default();
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let found = RecordSeed {
+            field,
+            item: ItemSeed {
+                names: Some(names),
+                scratch: &mut s,
+            },
+        }
+        .deserialize(&mut de)
+        .and_then(|found| de.end().map(|()| found))
+        .ok()?;
+        found.then_some(s)
+    }
+
+    /// The key attributes as the caller reads them: the raw text only counts under a key tag.
+    fn keys(s: &Scratch) -> [(Option<Tag>, Option<&[u8]>); 2] {
+        [
+            (
+                s.pk.clone(),
+                matches!(s.pk, Some(Tag::Key(_))).then_some(s.pk_raw.as_slice()),
+            ),
+            (
+                s.sk.clone(),
+                matches!(s.sk, Some(Tag::Key(_))).then_some(s.sk_raw.as_slice()),
+            ),
+        ]
+    }
+
+    /// Runs the fast path on a stale scratch and checks the contract against serde; returns what it returned.
+    fn check(line: &[u8], field: &'static str, names: &KeyNames) -> Option<(usize, Scratch)> {
+        let mut fast = stale();
+        let n = scan_record(line, field, names, &mut fast)?;
+        let Some(slow) = serde(line, field, names) else {
+            panic!(
+                "the fast path took a line serde refuses: {}",
+                String::from_utf8_lossy(line)
+            );
+        };
+        assert_eq!(
+            keys(&fast),
+            keys(&slow),
+            "fast and serde disagree on {}",
+            String::from_utf8_lossy(line)
+        );
+        Some((n, fast))
+    }
+
+    fn key(t: KeyType, raw: &str) -> (Option<Tag>, Option<&[u8]>) {
+        (Some(Tag::Key(t)), Some(raw.as_bytes()))
+    }
+
+    /// `{"Item":ITEM}` through the fast path: the scratch, after checking the item's length.
+    fn item(item: &str, names: &KeyNames) -> Scratch {
+        let line = format!("{{\"Item\":{item}}}");
+        let (n, s) = check(line.as_bytes(), "Item", names)
+            .unwrap_or_else(|| panic!("fast path refused {line}"));
+        assert_eq!(n, item.len(), "{line}");
+        s
+    }
+
+    #[test]
+    fn takes_the_typical_line() {
+        let n = names("pk", Some("sk"));
+        let (len, s) = check(TYPICAL.as_bytes(), "Item", &n).unwrap();
+        assert_eq!(len, TYPICAL.len() - "{\"Item\":}".len());
+        assert_eq!(
+            keys(&s),
+            [
+                key(KeyType::S, "user#000123"),
+                key(KeyType::S, "2024-05-03T02:02:14.002Z#0000002")
+            ]
+        );
+    }
+
+    #[test]
+    fn takes_keys_in_any_order_and_of_any_key_type() {
+        let n = names("pk", Some("sk"));
+        let s = item(
+            r#"{"x":{"S":"1"},"sk":{"N":"-1.5e3"},"pk":{"B":"AAEC"}}"#,
+            &n,
+        );
+        assert_eq!(
+            keys(&s),
+            [key(KeyType::B, "AAEC"), key(KeyType::N, "-1.5e3")]
+        );
+        let s = item(r#"{"pk":{"N":"7"},"v":{"N":"1"}}"#, &n);
+        assert_eq!(keys(&s), [key(KeyType::N, "7"), (None, None)], "no sk");
+        let s = item("{}", &n);
+        assert_eq!(keys(&s), [(None, None), (None, None)]);
+        let s = item(r#"{"pk":{"S":"a"},"sk":{"S":"b"}}"#, &names("pk", None));
+        assert_eq!(keys(&s), [key(KeyType::S, "a"), (None, None)]);
+        let s = item(r#"{"ünï":{"S":"é✓"}}"#, &names("ünï", None));
+        assert_eq!(keys(&s), [key(KeyType::S, "é✓"), (None, None)]);
+        let s = item(r#"{"pk":{"S":""}}"#, &n);
+        assert_eq!(keys(&s), [key(KeyType::S, ""), (None, None)]);
+    }
+
+    #[test]
+    fn ignores_key_names_inside_other_values() {
+        let n = names("pk", Some("sk"));
+        let s = item(
+            r#"{"m":{"M":{"pk":{"S":"no"},"sk":{"SS":["x"]}}},"pk":{"S":"yes"},"l":{"L":[{"M":{"pk":{"N":"1"}}},{"S":"pk"},null,true,false,-0.5E+2,[],{}]},"s":{"S":"a\"b\\c\/\b\f\n\r\t\u00e9\uD83D"}}"#,
+            &n,
+        );
+        assert_eq!(keys(&s), [key(KeyType::S, "yes"), (None, None)]);
+    }
+
+    #[test]
+    fn takes_whitespace_everywhere() {
+        let n = names("pk", Some("sk"));
+        let it = " {\t\"pk\" :\r{ \"S\" : \"a b\" } ,\n\"sk\":{\"N\":\"1\"\n} , \"x\" : [ 1 , { \"y\" : null } ] } ";
+        let line = format!(" \r\n{{ \"Item\" :{it},\"z\" : \"w\"\t}}\n\r ");
+        let (len, s) = check(line.as_bytes(), "Item", &n).unwrap();
+        assert_eq!(len, it.trim().len());
+        assert_eq!(keys(&s), [key(KeyType::S, "a b"), key(KeyType::N, "1")]);
+    }
+
+    #[test]
+    fn the_last_duplicate_key_wins_and_the_first_field() {
+        let n = names("pk", Some("sk"));
+        let s = item(
+            r#"{"pk":{"S":"first"},"sk":{"N":"1"},"pk":{"N":"2"},"sk":{"N":"3"}}"#,
+            &n,
+        );
+        assert_eq!(keys(&s), [key(KeyType::N, "2"), key(KeyType::N, "3")]);
+        let line = br#"{"Item":{"pk":{"S":"a"}},"Item":{"pk":{"S":"b"}},"Item":7}"#;
+        let (len, s) = check(line, "Item", &n).unwrap();
+        assert_eq!(len, r#"{"pk":{"S":"a"}}"#.len());
+        assert_eq!(keys(&s), [key(KeyType::S, "a"), (None, None)]);
+    }
+
+    #[test]
+    fn takes_incremental_lines() {
+        let n = names("pk", Some("sk"));
+        let line = br#"{"Metadata":{"WriteTimestampMicros":{"N":"1"}},"Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"},"sk":{"S":"not a key"},"v":{"BOOL":true}},"OldImage":null}"#;
+        let (len, s) = check(line, "Keys", &n).unwrap();
+        assert_eq!(len, r#"{"pk":{"S":"a"}}"#.len());
+        assert_eq!(keys(&s), [key(KeyType::S, "a"), (None, None)]);
+        assert!(check(line, "Item", &n).is_none(), "no Item field");
+    }
+
+    #[test]
+    fn takes_nesting_up_to_serde_s_limit() {
+        let n = names("pk", None);
+        let deep = |levels: usize| {
+            format!(
+                "{{\"Item\":{{\"pk\":{{\"S\":\"a\"}},\"x\":{}{}}}}}",
+                "[".repeat(levels),
+                "]".repeat(levels)
+            )
+        };
+        // The top-level object, the item and `x`'s arrays: 128 levels in all.
+        assert!(check(deep(126).as_bytes(), "Item", &n).is_some());
+        assert!(check(deep(127).as_bytes(), "Item", &n).is_none());
+        assert!(check(deep(1000).as_bytes(), "Item", &n).is_none());
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_handle() {
+        let n = names("pk", Some("sk"));
+        let ok = r#"{"Item":{"pk":{"S":"a"},"n":{"N":"1"}}}"#;
+        assert!(check(ok.as_bytes(), "Item", &n).is_some());
+        let refused: &[&[u8]] = &[
+            // Truncated.
+            b"",
+            b"{",
+            br#"{"Item":{"pk":{"S":"a"},"n":{"N":"1"}}"#,
+            br#"{"Item":{"pk":{"S":"a"#,
+            br#"{"Item":{"pk":{"S":"a"},"n":{"N":"1"#,
+            br#"{"Item":{"pk":{"S":"a"},"n":{"N":"1"}},"x":tru}"#,
+            // Trailing garbage, trailing commas, missing commas and colons.
+            br#"{"Item":{"pk":{"S":"a"}}}x"#,
+            br#"{"Item":{"pk":{"S":"a"}}}}"#,
+            br#"{"Item":{"pk":{"S":"a"}}} {}"#,
+            br#"{"Item":{"pk":{"S":"a"},}}"#,
+            br#"{"Item":{"pk":{"S":"a"}},}"#,
+            br#"{"Item":{"pk":{"S":"a"},"l":{"L":[1,]}}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"l":{"L":[,]}}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"m":{"M":{"x":1,}}}}"#,
+            br#"{"Item":{"pk":{"S":"a"} "n":{"N":"1"}}}"#,
+            br#"{"Item":{"pk" {"S":"a"}}}"#,
+            br#"{,"Item":{"pk":{"S":"a"}}}"#,
+            // Invalid numbers and literals.
+            br#"{"Item":{"pk":{"S":"a"},"x":01}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":1.}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":-}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":1e}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":.5}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":+1}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":- 1}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":nul}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":True}}"#,
+            // Bad escapes and control characters in skipped strings.
+            br#"{"Item":{"pk":{"S":"a"},"x":{"S":"\x"}}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":{"S":"\u12G4"}}}"#,
+            br#"{"Item":{"pk":{"S":"a"},"x":{"S":"\u12"}}}"#,
+            b"{\"Item\":{\"pk\":{\"S\":\"a\"},\"x\":{\"S\":\"tab\there\"}}}",
+            b"{\"Item\":{\"pk\":{\"S\":\"a\"},\"x\":{\"S\":\"nul\x00\"}}}",
+            // Escapes where the fast path does not decode them.
+            br#"{"Item":{"pk":{"S":"a\"b"}}}"#,
+            br#"{"Item":{"pk":{"S":"\u0061"}}}"#,
+            br#"{"Item":{"p\u006b":{"S":"a"}}}"#,
+            br#"{"It\u0065m":{"pk":{"S":"a"}}}"#,
+            br#"{"Item":{"pk":{"\u0053":"a"}}}"#,
+            // Key values of another shape.
+            br#"{"Item":{"pk":{"SS":["a"]}}}"#,
+            br#"{"Item":{"pk":{"N":1}}}"#,
+            br#"{"Item":{"pk":{"S":"a","N":"1"}}}"#,
+            br#"{"Item":{"pk":{}}}"#,
+            br#"{"Item":{"pk":"a"}}"#,
+            br#"{"Item":{"sk":{"NULL":true}}}"#,
+            // No field, or not an object.
+            br#"{}"#,
+            br#"{"Items":{"pk":{"S":"a"}}}"#,
+            br#"{"Item":[{"pk":{"S":"a"}}]}"#,
+            br#"{"Item":null}"#,
+            br#"[{"Item":{"pk":{"S":"a"}}}]"#,
+            // Invalid UTF-8 in a key value or a name.
+            b"{\"Item\":{\"pk\":{\"S\":\"a\xff\"}}}",
+            b"{\"Item\":{\"pk\":{\"S\":\"\xc3\"}}}",
+            b"{\"Item\":{\"p\xe9\":{\"S\":\"a\"}}}",
+            b"{\"It\xffem\":{\"pk\":{\"S\":\"a\"}}}",
+        ];
+        for line in refused {
+            assert!(
+                check(line, "Item", &n).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn skips_strings_as_serde_does() {
+        // serde_json checks neither UTF-8 nor surrogates in a string it ignores...
+        let n = names("pk", None);
+        let line = b"{\"Item\":{\"pk\":{\"S\":\"a\"},\"x\":{\"B\":\"\xff\xfe\\uDC00\"},\"m\":{\"M\":{\"\xff\":1}}},\"o\":[\"\xc3\"]}";
+        assert!(check(line, "Item", &n).is_some());
+        // ...but it reads attribute names and top-level names as text, which must be valid UTF-8.
+        let line = b"{\"Item\":{\"pk\":{\"S\":\"a\"},\"\xff\":1}}";
+        assert!(serde(line, "Item", &n).is_none());
+        assert!(check(line, "Item", &n).is_none());
+        let line = b"{\"Item\":{\"pk\":{\"S\":\"a\"}},\"\xc3\":[]}";
+        assert!(serde(line, "Item", &n).is_none());
+        assert!(check(line, "Item", &n).is_none());
+    }
+
+    /// A tiny deterministic PRNG (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % u64::try_from(n).unwrap()).unwrap()
+        }
+
+        fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+            &from[self.below(from.len())]
+        }
+    }
+
+    const WS: [&str; 6] = ["", "", "", " ", "\n\t", " \r "];
+
+    /// Attribute values, some of them with the key attributes' names inside.
+    const VALUES: [&str; 14] = [
+        r#"{"S":"user#000123"}"#,
+        r#"{"N":"-12.5e3"}"#,
+        r#"{"B":"AAEC"}"#,
+        r#"{"S":"é✓ 日本"}"#,
+        r#"{"S":"2024-05-03T02:02:14.002Z#0000002"}"#,
+        r#"{"N":"0"}"#,
+        r#"{"SS":["t2","t2"]}"#,
+        r#"{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}"#,
+        r#"{"BOOL":true}"#,
+        r#"{"NULL":true}"#,
+        r#"{"M":{"pk":{"S":"inner"},"sk":{"N":"1"}}}"#,
+        r#"{"L":[{"S":"a\"b\u00e9"},{"N":"1E+2"},null,false,[],{}]}"#,
+        r#"{"S":"tab\there\\"}"#,
+        r#"{ "NS" : [ "1" , "2.5" ] }"#,
+    ];
+
+    /// Values the fast path takes on a key attribute.
+    const KEY_VALUES: [&str; 5] = [
+        r#"{"S":"user#000123"}"#,
+        r#"{"N":"-12.5e3"}"#,
+        r#"{"B":"AAEC"}"#,
+        r#"{"S":"é✓ 日本"}"#,
+        r#"{ "S" :"2024-05-03T02:02:14.002Z#0000002"
+        }"#,
+    ];
+
+    const NAMES: [&str; 8] = ["pk", "sk", "pk", "sk", "status", "amount", "ünï", "payload"];
+
+    fn gen_value(rng: &mut Rng, depth: usize) -> String {
+        let v = *rng.pick(&VALUES);
+        match rng.below(6) {
+            0 if depth < 4 => format!("{{\"M\":{{\"pk\":{}}}}}", gen_value(rng, depth + 1)),
+            1 if depth < 4 => format!("{{\"L\":[{},{}]}}", gen_value(rng, depth + 1), v),
+            _ => v.to_owned(),
+        }
+    }
+
+    fn gen_item(rng: &mut Rng) -> String {
+        let count = rng.below(7);
+        let attrs: Vec<String> = (0..count)
+            .map(|_| {
+                let name = *rng.pick(&NAMES);
+                let value = if name == "pk" || name == "sk" {
+                    (*rng.pick(&KEY_VALUES)).to_owned()
+                } else {
+                    gen_value(rng, 0)
+                };
+                format!(
+                    "{}\"{name}\"{}:{}{value}{}",
+                    rng.pick(&WS),
+                    rng.pick(&WS),
+                    rng.pick(&WS),
+                    rng.pick(&WS)
+                )
+            })
+            .collect();
+        format!("{{{}{}}}", attrs.join(","), rng.pick(&WS))
+    }
+
+    /// A valid line, its field, and the item's length.
+    fn gen_line(rng: &mut Rng) -> (Vec<u8>, &'static str, usize) {
+        let it = gen_item(rng);
+        let ws = |rng: &mut Rng| *rng.pick(&WS);
+        let (line, field) = match rng.below(4) {
+            0 => (
+                format!(
+                    "{}{{{}\"Metadata\":{{\"WriteTimestampMicros\":{{\"N\":\"1\"}}}},\"Keys\":{}{it}{},\"NewImage\":{}}}{}",
+                    ws(rng),
+                    ws(rng),
+                    ws(rng),
+                    ws(rng),
+                    gen_item(rng),
+                    ws(rng)
+                ),
+                "Keys",
+            ),
+            1 => (
+                format!(
+                    "{{\"x\":[1,2.5e-3,\"y\"],\"Item\":{it},\"Item\":{}}}",
+                    gen_item(rng)
+                ),
+                "Item",
+            ),
+            _ => (
+                format!(
+                    "{}{{\"Item\":{}{it}{}}}{}",
+                    ws(rng),
+                    ws(rng),
+                    ws(rng),
+                    ws(rng)
+                ),
+                "Item",
+            ),
+        };
+        (line.into_bytes(), field, it.len())
+    }
+
+    const MUTANTS: &[u8] = b"{}[]\":,\\ 0123456789eE.+-aSNBzZ\x01\xff\xc3\t";
+
+    fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
+        for _ in 0..=rng.below(3) {
+            let at = rng.below(line.len() + 1);
+            let b = *rng.pick(MUTANTS);
+            match rng.below(3) {
+                0 if at < line.len() => {
+                    line.remove(at);
+                }
+                1 if at < line.len() => line[at] = b,
+                _ => line.insert(at, b),
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_serde_on_generated_and_mutated_lines() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let all = names("pk", Some("sk"));
+        let pk_only = names("pk", None);
+        let (mut valid, mut mutated, mut fast, mut slow) = (0, 0, 0, 0);
+        for round in 0..4000 {
+            let (line, field, len) = gen_line(&mut rng);
+            let n = if round % 3 == 0 { &pk_only } else { &all };
+            let got = check(&line, field, n);
+            assert_eq!(
+                got.map(|(l, _)| l),
+                Some(len),
+                "a valid line the fast path refused: {}",
+                String::from_utf8_lossy(&line)
+            );
+            valid += 1;
+            for _ in 0..4 {
+                let mut bad = line.clone();
+                mutate(&mut rng, &mut bad);
+                mutated += 1;
+                fast += usize::from(check(&bad, field, n).is_some());
+                slow += usize::from(serde(&bad, field, n).is_some());
+            }
+        }
+        assert_eq!(valid, 4000);
+        // The mutations must exercise both outcomes for the test to mean something.
+        assert!(
+            fast > mutated / 20,
+            "{fast} of {mutated} mutated lines taken"
+        );
+        assert!(slow < mutated, "{slow} of {mutated}");
+        eprintln!("mutated lines: {mutated}, taken by the fast path: {fast}, by serde: {slow}");
+    }
+}
