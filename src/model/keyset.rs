@@ -257,6 +257,9 @@ pub struct KeySet {
     index: Index,
     total: u64,
     sort_keys: Option<SortKeys>,
+    /// Every item added is a distinct item (a full export lists each item once): items per key are counted
+    /// without looking for repeats.
+    items_distinct: bool,
     /// Budget for the sort keys kept (see [`Self::with_kept_budget`]).
     kept_budget: usize,
     sizes: Option<ItemSizes>,
@@ -279,9 +282,16 @@ impl KeySet {
             index: Index::default(),
             total: 0,
             sort_keys: None,
+            items_distinct: false,
             kept_budget: MAX_KEPT_SORT_KEY_BYTES,
             sizes: None,
         }
+    }
+
+    /// Promises (or stops promising) that every item added from now on is a new item, as in a full export,
+    /// where each item appears once: counting a key's items then skips the check for repeats.
+    pub fn set_items_distinct(&mut self, distinct: bool) {
+        self.items_distinct = distinct;
     }
 
     /// Changes the budget for kept sort keys (what is kept already stays).
@@ -360,7 +370,7 @@ impl KeySet {
 
     fn note_sort_key(&mut self, idx: u32, sk: &[u8], sk_type: KeyType) {
         let n = self.counts.len();
-        let budget = self.kept_budget;
+        let (budget, distinct) = (self.kept_budget, self.items_distinct);
         let tracker = self
             .sort_keys
             .get_or_insert_with(|| SortKeys::new(sk_type, budget));
@@ -369,7 +379,7 @@ impl KeySet {
             tracker.last.resize(n, None);
         }
         let i = idx as usize;
-        let new_item = tracker.seen.insert(pair_hash(idx, sk));
+        let new_item = distinct || tracker.seen.insert(pair_hash(idx, sk));
         if new_item {
             tracker.keep(idx, sk);
         }

@@ -246,6 +246,7 @@ impl Sink {
             self.keys = other.keys;
             self.keys
                 .set_kept_budget(crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES);
+            self.keys.set_items_distinct(false);
         } else {
             self.keys.merge(&other.keys);
         }

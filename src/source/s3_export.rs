@@ -10,6 +10,9 @@
 //! AWS writes at least one data file per partition, and the items of one file all come from one partition's
 //! hashed key range, so the per-file item counts ([`super::Loaded::groups`]) are a real grouping by partition.
 //!
+//! A full export lists every item once, so a key's items are counted without looking for repeated sort keys
+//! (an incremental export, which may hold several writes of one item, still looks).
+//!
 //! Data files load in parallel, one thread per core: each thread has its own [`crate::model::KeySet`], merged
 //! at the end (merging keeps counts exact). Files are dealt to threads largest first, so the work is even and
 //! the result does not depend on timing.
@@ -274,7 +277,9 @@ pub fn load_folder(
             }
         }
     }
-    let counts = load_parallel(&files, format, sink, ctx)?;
+    // A full export lists every item once; an incremental one may hold several writes of one item.
+    let distinct = format != FormatIn::Incremental;
+    let counts = load_parallel(&files, format, distinct, sink, ctx)?;
     let mut groups = Vec::with_capacity(files.len());
     let mut mismatches = Vec::new();
     for (f, &items) in files.iter().zip(&counts) {
@@ -375,6 +380,7 @@ type WorkerResult = Result<(Sink, Vec<(usize, u64)>), SourceError>;
 fn load_parallel(
     files: &[DataFile],
     format: FormatIn,
+    items_distinct: bool,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<Vec<u64>, SourceError> {
@@ -407,6 +413,7 @@ fn load_parallel(
             .iter()
             .map(|mine| {
                 let mut w = sink.fork(assigned.len());
+                w.keys.set_items_distinct(items_distinct);
                 let (abort, lines_done) = (&abort, &lines_done);
                 s.spawn(move || {
                     let mut counts = Vec::with_capacity(mine.len());
