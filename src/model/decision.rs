@@ -247,11 +247,18 @@ pub struct Evidence {
     pub throttle_reason: Option<ThrottleReason>,
     /// Mean item size in bytes, when a workload gives one (for the item-collection size).
     pub item_bytes: Option<f64>,
+    /// The top key's items measured while loading (bytes of their JSON together), when the input carried
+    /// item sizes: the item-collection size without assuming a mean.
+    pub top_key_bytes: Option<u64>,
 }
 
 impl Evidence {
-    /// Estimated size of the top key's item collection: its items × the mean item size.
+    /// Estimated size of the top key's item collection: its items as measured, else its items × the mean
+    /// item size.
     pub fn collection_bytes(&self) -> Option<f64> {
+        if let Some(b) = self.top_key_bytes {
+            return Some(b as f64);
+        }
         let items = self.top_key_items?.items;
         Some(items as f64 * self.item_bytes?)
     }
@@ -295,6 +302,7 @@ impl Evidence {
             capacity: None,
             throttle_reason: None,
             item_bytes: None,
+            top_key_bytes: top.and_then(|t| keys.item_bytes(t.id.key)).map(|b| b.bytes),
         }
     }
 }
@@ -396,14 +404,20 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
                         } else {
                             ""
                         },
-                        ev.collection_bytes()
-                            .map(|b| format!(
+                        match (ev.top_key_bytes, ev.collection_bytes()) {
+                            (Some(_), Some(b)) => format!(
+                                "; its item collection ≈ {} ({} items, sizes measured from the data)",
+                                bytes(b),
+                                f.items
+                            ),
+                            (None, Some(b)) => format!(
                                 "; its item collection ≈ {} ({} items × {})",
                                 bytes(b),
                                 f.items,
                                 bytes(ev.item_bytes.unwrap_or(0.0))
-                            ))
-                            .unwrap_or_default()
+                            ),
+                            _ => String::new(),
+                        }
                     ),
                 ),
                 None => (
@@ -657,6 +671,7 @@ mod tests {
             capacity: None,
             throttle_reason: None,
             item_bytes: None,
+            top_key_bytes: None,
         }
     }
 
@@ -746,6 +761,7 @@ mod tests {
             capacity: None,
             throttle_reason: None,
             item_bytes: None,
+            top_key_bytes: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -769,6 +785,7 @@ mod tests {
             capacity: None,
             throttle_reason: None,
             item_bytes: None,
+            top_key_bytes: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));
@@ -894,6 +911,7 @@ mod tests {
                 only_increasing: true,
             }),
             item_bytes: Some(8192.0),
+            top_key_bytes: None,
             capacity: Some(capacity_facts(0.1, 2.0, 0.9)),
             ..hot_key_evidence()
         };
@@ -917,6 +935,7 @@ mod tests {
         );
         let small = Evidence {
             item_bytes: Some(1000.0),
+            top_key_bytes: None,
             top_key_items: Some(SortKeyFacts {
                 items: 1000,
                 only_increasing: false,
@@ -934,6 +953,19 @@ mod tests {
             evaluate(&small, &UserAnswers::default())
                 .recommendation
                 .contains("can help")
+        );
+        // Sizes measured while loading win over items × the mean.
+        let measured = Evidence {
+            top_key_bytes: Some(11 * 1024 * 1024 * 1024),
+            ..small
+        };
+        let path = evaluate(&measured, &user);
+        assert!(
+            path.path[1]
+                .evidence
+                .contains("item collection ≈ 11.0 GB (1000 items, sizes measured from the data)"),
+            "{}",
+            path.path[1].evidence
         );
     }
 
