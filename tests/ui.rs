@@ -401,3 +401,39 @@ fn a_keys_item_collection_shows_the_run_a_query_reads() {
     h.run();
     h.get_by_label_contains("The Query reads items 0–2 (3 items, one contiguous run)");
 }
+
+#[test]
+fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/items.json");
+    let mut h = harness();
+    h.state_mut().open_path(file);
+    for _ in 0..500 {
+        h.run();
+        if h.state().report().is_some_and(|r| r.analysis.total == 6) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    settle(&mut h);
+    h.get_by_label("Model capacity").click();
+    h.run();
+    settle(&mut h);
+    // "Measured" is on by default: the report's item size is the items' own.
+    let w = h.state().report().unwrap().workload.clone().unwrap();
+    let mean = w.item_size.mean_bytes();
+    assert!((100.0..200.0).contains(&mean), "{mean}");
+    h.get_by_label_contains("B over 6 items");
+    // Unticked, the size is a number again (the measured mean, rounded), and typed sizes win.
+    h.get_by_label("Measured").click();
+    h.run();
+    settle(&mut h);
+    let w = h.state().report().unwrap().workload.clone().unwrap();
+    assert_eq!(
+        w.item_size,
+        shardlens::model::capacity::ItemSize::Bytes(mean.round() as u64)
+    );
+    // The inspector: the hot key's items and their bytes.
+    h.get_by_label_contains("% of bucket  USER#1").click();
+    h.run();
+    h.get_by_label_contains("(JSON bytes, an estimate)");
+}

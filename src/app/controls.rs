@@ -176,11 +176,17 @@ pub fn workload_ui(
                 }
             }
             _ => {
-                let text = resolved.map_or_else(|| w.item_size.describe(), |r| match r {
-                    ItemSize::Bytes(_) => "none in the data: 1,024 bytes".to_owned(),
-                    other => other.describe(),
-                });
-                ui.label(text);
+                let text = match resolved {
+                    Some(ItemSize::Measured(p)) => format!(
+                        "mean {} B over {} items",
+                        p.mean(),
+                        p.items()
+                    ),
+                    _ => "none in the data: 1,024 B".to_owned(),
+                };
+                ui.label(text).on_hover_text(
+                    resolved.map_or_else(|| w.item_size.describe(), ItemSize::describe),
+                );
             }
         }
         let label = ui.label("Reads");
