@@ -903,7 +903,8 @@ fn source_code_calls_no_writing_operation() {
 #[cfg(feature = "gui")]
 #[test]
 fn the_app_scans_a_table_into_its_histogram() {
-    use shardlens::app::{App, Keys};
+    use shardlens::app::{App, Command, Keys};
+    use shardlens::model::decision::Question;
     let server = Dynalite::start();
     let setup = Setup::new(&server);
     let name = unique("app");
@@ -930,16 +931,39 @@ fn the_app_scans_a_table_into_its_histogram() {
         opts,
         ScanOptions {
             page_size: Some(50),
+            // Paced (about a second), so pages arrive while the test answers a question.
+            max_rcu: Some(2.0),
             ..fast(&name)
         },
     );
     let deadline = Instant::now() + Duration::from_secs(30);
+    let mut answered = false;
     while (h.state().scanning() || h.state().busy()) && Instant::now() < deadline {
         h.step();
+        // Once the table's first pages are on screen, answer a question: later pages must keep the answer.
+        if !answered
+            && h.state()
+                .source
+                .describe()
+                .starts_with(&format!("table {name}"))
+        {
+            h.state_mut()
+                .apply(Command::Answer(Question::OneItem, Some(false)));
+            answered = true;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     let app = h.state();
     assert!(!app.scanning(), "the scan finished");
+    assert!(
+        answered,
+        "the table's pages were shown before the scan ended"
+    );
+    assert_eq!(
+        app.answers.get(Question::OneItem),
+        Some(false),
+        "an answer given during the scan survives its pages"
+    );
     assert!(matches!(app.keys, Keys::Data(_)));
     let report = app.report().unwrap();
     assert_eq!(report.analysis.total, 500);

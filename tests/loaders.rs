@@ -111,6 +111,8 @@ fn dynamodb_json_plain_and_gzip_with_sort_keys() {
     let want = [("USER#1", 3), ("USER#2", 2), ("USER#3", 1)];
     check("items.json", &[], &want);
     check("items.json.gz", &[], &want);
+    // zstd, two frames back to back.
+    check("items.json.zst", &[], &want);
     let loaded = load("items.json.gz");
     assert_eq!(loaded.key_attribute.as_deref(), Some("pk"));
     assert_eq!(loaded.sort_key_attribute.as_deref(), Some("sk"));
@@ -260,6 +262,18 @@ fn truncated_gzip() {
         &fixture("bad/truncated.json.gz"),
         &[],
         &["gzip data is truncated or corrupt after line"],
+    );
+}
+
+#[test]
+fn truncated_zstd() {
+    bad(
+        &fixture("bad/truncated.json.zst"),
+        &[],
+        &[
+            "zstd data is truncated or corrupt",
+            "expected a complete zstd file",
+        ],
     );
 }
 

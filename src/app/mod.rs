@@ -397,9 +397,17 @@ impl App {
             }
             other => other,
         };
+        // Answers are about the data: new data clears them, except more of the same table (a live scan's
+        // pages, or a scan of the table again), whose answers the user gave while watching it grow.
+        let same_table = matches!(
+            (&self.source, &source),
+            (Source::Table { name: a, .. }, Source::Table { name: b, .. }) if a == b
+        );
+        if !same_table {
+            self.answers = UserAnswers::default();
+        }
         self.keys = keys;
         self.source = source;
-        self.answers = UserAnswers::default();
         self.groups = None;
         self.dirty = true;
     }
@@ -453,7 +461,9 @@ impl App {
                     .set_title("Open keys")
                     .add_filter(
                         "Keys and exports",
-                        &["txt", "csv", "json", "jsonl", "gz", "ion", "keys", "lst"],
+                        &[
+                            "txt", "csv", "json", "jsonl", "gz", "zst", "ion", "keys", "lst",
+                        ],
                     )
                     .add_filter("All files", &["*"])
                     .pick_file();

@@ -8,6 +8,7 @@
 //! as the header. Keys are read as `--key-type` (default S). Streaming: a row is at most
 //! [`MAX_LINE_BYTES`] long.
 
+use super::read::Compression;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -134,7 +135,7 @@ fn columns(header: &Row, opts: &LoadOptions, sink: &mut Sink) -> Result<Columns,
 /// Loads a CSV file with a header.
 pub fn load_csv(
     reader: &mut dyn BufRead,
-    gzip: bool,
+    compression: Compression,
     name: &Path,
     sink: &mut Sink,
     opts: &LoadOptions,
@@ -145,7 +146,7 @@ pub fn load_csv(
     }
     let mut cols: Option<Columns> = None;
     let mut rows = 0u64;
-    let lines = read_rows(reader, name, gzip, |row| {
+    let lines = read_rows(reader, name, compression, |row| {
         if row.is_blank() {
             return Ok(());
         }
@@ -202,7 +203,7 @@ fn csv_row(row: &Row, c: &Columns, sink: &mut Sink) -> Result<(), String> {
 fn read_rows(
     reader: &mut dyn BufRead,
     name: &Path,
-    gzip: bool,
+    compression: Compression,
     mut f: impl FnMut(&Row) -> Result<(), SourceError>,
 ) -> Result<u64, SourceError> {
     let mut row = Row {
@@ -216,15 +217,8 @@ fn read_rows(
         let chunk = match reader.fill_buf() {
             Ok(c) => c,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) if gzip => {
-                return Err(SourceError::record(
-                    name,
-                    At::File,
-                    format!(
-                        "gzip data is truncated or corrupt after line {} ({e}); expected a complete gzip file",
-                        line - 1
-                    ),
-                ));
+            Err(e) if compression != Compression::None => {
+                return Err(compression.corrupt(name, Some(line - 1), &e));
             }
             Err(source) => {
                 return Err(SourceError::Io {
@@ -322,7 +316,7 @@ mod tests {
         let mut sink = Sink::new(opts);
         load_csv(
             &mut text.as_bytes(),
-            false,
+            Compression::None,
             Path::new("k.csv"),
             &mut sink,
             opts,

@@ -92,7 +92,9 @@ pub fn detect_bytes(head: &[u8], path: &Path) -> Result<FormatIn, String> {
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let ext_csv = file_name.ends_with(".csv") || file_name.ends_with(".csv.gz");
+    let ext_csv = [".csv", ".csv.gz", ".csv.zst"]
+        .iter()
+        .any(|e| file_name.ends_with(e));
     if trimmed.starts_with(b"{") && !ext_csv {
         let has = |field: &[u8]| {
             let mut pat = Vec::with_capacity(field.len() + 3);
@@ -142,14 +144,8 @@ pub fn detect_input(
         match input.reader.fill_buf() {
             Ok(h) => break h,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) if input.gzip => {
-                return Err(SourceError::record(
-                    name,
-                    At::File,
-                    format!(
-                        "gzip data is truncated or corrupt ({e}); expected a complete gzip file"
-                    ),
-                ));
+            Err(e) if input.compression != super::read::Compression::None => {
+                return Err(input.compression.corrupt(name, None, &e));
             }
             Err(source) => {
                 return Err(SourceError::Io {

@@ -8,6 +8,7 @@
 //! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
 //! exact error message. Neither builds a DOM or allocates per item. The first item decides the key attributes when they are not given (see [`super::item`]).
 
+use super::read::Compression;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -21,7 +22,7 @@ use super::{At, LoadOptions, SourceError};
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
 pub fn load_json_lines(
     reader: &mut dyn BufRead,
-    gzip: bool,
+    compression: Compression,
     name: &Path,
     field: &'static str,
     sink: &mut Sink,
@@ -29,7 +30,7 @@ pub fn load_json_lines(
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
     let mut scratch = Scratch::default();
-    let lines = for_each_line(reader, name, gzip, tick, |line, n| {
+    let lines = for_each_line(reader, name, compression, tick, |line, n| {
         if line.trim_ascii().is_empty() {
             return Ok(());
         }
@@ -97,7 +98,7 @@ mod tests {
         let mut sink = Sink::new(opts);
         load_json_lines(
             &mut text.as_bytes(),
-            false,
+            Compression::None,
             Path::new("x.json"),
             "Item",
             &mut sink,

@@ -6,6 +6,7 @@
 //! like a sort key (`sk`, `SK`, …) is the sort key, or `--key`/`--sort-key` say which. The lines are read by the
 //! DynamoDB JSON reader ([`super::dynamodb_json`]) with `Keys` as the item.
 
+use super::read::Compression;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -15,13 +16,13 @@ use super::{LoadOptions, SourceError};
 /// Loads incremental export lines (plain or gzip).
 pub fn load_incremental(
     reader: &mut dyn BufRead,
-    gzip: bool,
+    compression: Compression,
     name: &Path,
     sink: &mut Sink,
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
-    super::dynamodb_json::load_json_lines(reader, gzip, name, "Keys", sink, opts, tick)
+    super::dynamodb_json::load_json_lines(reader, compression, name, "Keys", sink, opts, tick)
 }
 
 #[cfg(test)]
@@ -38,7 +39,7 @@ mod tests {
         let mut sink = Sink::new(&opts);
         load_incremental(
             &mut text.as_bytes(),
-            false,
+            Compression::None,
             Path::new("i.json"),
             &mut sink,
             &opts,

@@ -8,6 +8,7 @@
 //! `B`; anything else (sets, maps, lists, booleans, nulls, timestamps) cannot be a key. Nesting is limited to
 //! 64 levels so hostile input cannot overflow the stack.
 
+use super::read::Compression;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -21,14 +22,14 @@ const MAX_DEPTH: usize = 64;
 /// Loads Ion text, one item a line.
 pub fn load_ion(
     reader: &mut dyn BufRead,
-    gzip: bool,
+    compression: Compression,
     name: &Path,
     sink: &mut Sink,
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
     let mut scratch = Scratch::default();
-    let lines = for_each_line(reader, name, gzip, tick, |line, n| {
+    let lines = for_each_line(reader, name, compression, tick, |line, n| {
         let result = ion_line(line, sink, &mut scratch, opts)
             .map_err(|what| SourceError::record(name, At::Line(n), what));
         sink.check(result)
@@ -535,7 +536,7 @@ mod tests {
         let mut sink = Sink::new(&opts);
         load_ion(
             &mut text.as_bytes(),
-            false,
+            Compression::None,
             Path::new("x.ion"),
             &mut sink,
             &opts,

@@ -1,4 +1,4 @@
-//! What every format shares: opening a path (gzip detected by its magic bytes), counting bytes for progress,
+//! What every format shares: opening a path (gzip and zstd detected by their magic bytes), counting bytes for progress,
 //! reading lines with a length cap, the [`Sink`] that turns records into keys under the bad-input policy, and
 //! [`load`], which dispatches paths to their format.
 
@@ -36,10 +36,33 @@ impl<R: Read> Read for Counting<'_, R> {
     }
 }
 
-/// An opened input: buffered, decompressed when it is gzip.
+/// How an input is compressed (detected by its magic bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// The error for compressed data that stops decoding (`after`: the lines read before).
+    pub fn corrupt(self, name: &Path, after: Option<u64>, e: &std::io::Error) -> SourceError {
+        let format = if self == Self::Zstd { "zstd" } else { "gzip" };
+        SourceError::record(
+            name,
+            At::File,
+            format!(
+                "{format} data is truncated or corrupt{} ({e}); expected a complete {format} file",
+                after.map_or_else(String::new, |n| format!(" after line {n}"))
+            ),
+        )
+    }
+}
+
+/// An opened input: buffered, decompressed when it is gzip or zstd.
 pub struct Input<'a> {
     pub reader: Box<dyn BufRead + Send + 'a>,
-    pub gzip: bool,
+    pub compression: Compression,
 }
 
 /// Is `path` standard input (`-`)?
@@ -56,7 +79,7 @@ pub fn display_name(path: &Path) -> PathBuf {
     }
 }
 
-/// Opens a file (or standard input for `-`), decompressing gzip (detected by its magic bytes).
+/// Opens a file (or standard input for `-`), decompressing gzip or zstd (detected by their magic bytes).
 pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
     let name = display_name(path);
     let io_err = |source| SourceError::Io {
@@ -80,12 +103,19 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
-            gzip: true,
+            compression: Compression::Gzip,
+        })
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        // Concatenated frames are read one after the other, like gzip members.
+        let decoder = zstd::stream::read::Decoder::with_buffer(buffered).map_err(io_err)?;
+        Ok(Input {
+            reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
+            compression: Compression::Zstd,
         })
     } else {
         Ok(Input {
             reader: Box::new(buffered),
-            gzip: false,
+            compression: Compression::None,
         })
     }
 }
@@ -102,7 +132,7 @@ pub const TICK_LINES: u64 = 1 << 16;
 pub fn for_each_line(
     reader: &mut dyn BufRead,
     name: &Path,
-    gzip: bool,
+    compression: Compression,
     tick: &mut Tick<'_>,
     mut f: impl FnMut(&[u8], u64) -> Result<(), SourceError>,
 ) -> Result<u64, SourceError> {
@@ -115,14 +145,8 @@ pub fn for_each_line(
             match reader.take(limit).read_until(b'\n', &mut line) {
                 Ok(read) => break read,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) if gzip => {
-                    return Err(SourceError::record(
-                        name,
-                        At::File,
-                        format!(
-                            "gzip data is truncated or corrupt after line {n} ({e}); expected a complete gzip file"
-                        ),
-                    ));
+                Err(e) if compression != Compression::None => {
+                    return Err(compression.corrupt(name, Some(n), &e));
                 }
                 Err(source) => {
                     return Err(SourceError::Io {
@@ -566,7 +590,7 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     let (lines_before, items_before) = (sink.lines, sink.items);
     let mut tick = |lines: u64, _items: u64| ctx.tick(lines_before, items_before, lines, lines);
     let reader = &mut *input.reader;
-    let gzip = input.gzip;
+    let compression = input.compression;
     match format {
         FormatIn::Auto | FormatIn::Lines => {
             let ty = sink.key_type.unwrap_or_default();
@@ -583,14 +607,20 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
             }
             Ok(())
         }
-        FormatIn::Csv => super::csv::load_csv(reader, gzip, &name, sink, opts, &mut tick),
+        FormatIn::Csv => super::csv::load_csv(reader, compression, &name, sink, opts, &mut tick),
         FormatIn::DynamodbJson => super::dynamodb_json::load_json_lines(
-            reader, gzip, &name, "Item", sink, opts, &mut tick,
+            reader,
+            compression,
+            &name,
+            "Item",
+            sink,
+            opts,
+            &mut tick,
         ),
         FormatIn::Incremental => {
-            super::incremental::load_incremental(reader, gzip, &name, sink, opts, &mut tick)
+            super::incremental::load_incremental(reader, compression, &name, sink, opts, &mut tick)
         }
-        FormatIn::Ion => super::ion::load_ion(reader, gzip, &name, sink, opts, &mut tick),
+        FormatIn::Ion => super::ion::load_ion(reader, compression, &name, sink, opts, &mut tick),
         FormatIn::ScanJson => super::scan_json::load_scan(reader, &name, sink, opts, &mut tick),
         FormatIn::Workbench => super::workbench::load_workbench(reader, &name, sink, opts),
     }

@@ -337,7 +337,7 @@ fn resolve_names(
     let result = for_each_line(
         &mut *input.reader,
         path,
-        input.gzip,
+        input.compression,
         &mut |_, _| Ok(()),
         |line, n| {
             if line.trim_ascii().is_empty() {
@@ -432,16 +432,34 @@ fn load_parallel(
                             let reader = &mut *input.reader;
                             match format {
                                 FormatIn::Ion => {
-                                    load_ion(reader, input.gzip, &f.path, &mut w, opts, &mut tick)?;
+                                    load_ion(
+                                        reader,
+                                        input.compression,
+                                        &f.path,
+                                        &mut w,
+                                        opts,
+                                        &mut tick,
+                                    )?;
                                 }
                                 FormatIn::Incremental => {
                                     load_json_lines(
-                                        reader, input.gzip, &f.path, "Keys", &mut w, opts,
+                                        reader,
+                                        input.compression,
+                                        &f.path,
+                                        "Keys",
+                                        &mut w,
+                                        opts,
                                         &mut tick,
                                     )?;
                                 }
                                 _ => load_json_lines(
-                                    reader, input.gzip, &f.path, "Item", &mut w, opts, &mut tick,
+                                    reader,
+                                    input.compression,
+                                    &f.path,
+                                    "Item",
+                                    &mut w,
+                                    opts,
+                                    &mut tick,
                                 )?,
                             }
                             counts.push((i, w.items - before));

@@ -2,7 +2,7 @@
 //! `tests/capacity.rs`). Included with `#[path = "support/cli.rs"] mod support;`; each test file uses some.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -19,8 +19,22 @@ pub fn run(args: &[&str]) -> Output {
 
 /// A fresh folder under the target's temporary folder, unique to this test process.
 pub fn temp_dir(group: &str, name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{group}-{name}-{}", std::process::id()));
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("{group}-{name}-");
+    // Earlier runs' folders for this test (their process is gone) are removed, so they do not pile up.
+    for entry in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file_name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let gone = pid.parse::<u32>().is_ok_and(|pid| {
+            pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+        });
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let dir = root.join(format!("{prefix}{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
