@@ -204,7 +204,7 @@ pub struct ViewArgs {
     #[arg(long, value_enum, help_heading = "Capacity")]
     pub counts_are: Option<CountsArg>,
     /// Item size in bytes: reads cost ⌈size / 4 KB⌉ units, writes ⌈size / 1 KB⌉ [default: measured from the
-    /// items when the input carries them (DynamoDB JSON and Ion exports), else 1024].
+    /// items when the input carries them (DynamoDB JSON and Ion exports, scan output), else 1024].
     #[arg(long, help_heading = "Capacity")]
     pub item_size: Option<u64>,
     /// Read consistency [default: strong]; transactional doubles reads and writes.

@@ -152,7 +152,7 @@ pub fn workload_ui(
         if ui
             .checkbox(&mut measured, "Measured")
             .on_hover_text(
-                "Use the loaded items' sizes (DynamoDB JSON and Ion exports carry them): the bytes of each \
+                "Use the loaded items' sizes (DynamoDB JSON and Ion exports and scan output carry them): the bytes of each \
                  item's JSON, which runs a little larger than DynamoDB's own item size",
             )
             .changed()

@@ -143,7 +143,7 @@ pub enum ItemSize {
     /// BatchGetItem round per item). Measured from JSON, which runs larger than DynamoDB's own item size, a
     /// group over 400 KB counts as 400 KB.
     Measured(SizeProfile),
-    /// The loaded items' measured sizes when the input carried them (DynamoDB JSON and Ion exports), else
+    /// The loaded items' measured sizes when the input carried them (DynamoDB JSON and Ion exports, scan output), else
     /// 1 KB: turned into [`Self::Measured`] or [`Self::Bytes`] by [`Workload::resolve`].
     #[default]
     FromData,

@@ -32,7 +32,7 @@ pub struct ReportDoc<'a> {
     /// The workload over the partitions, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<&'a Capacity>,
-    /// Item sizes, when the input carried them (DynamoDB JSON and Ion exports).
+    /// Item sizes, when the input carried them (DynamoDB JSON and Ion exports, scan output).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item_sizes: Option<ItemSizesDoc>,
 }

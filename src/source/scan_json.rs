@@ -3,9 +3,11 @@
 //! read one by one with the same targeted item reader as DynamoDB JSON; nothing but the current item is held.
 //! A page whose `Count` disagrees with the items it holds gives a warning.
 
+use std::cell::Cell;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
+use std::rc::Rc;
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -13,8 +15,43 @@ use super::item::{ItemSeed, Scratch};
 use super::read::{Sink, TICK_LINES, Tick, json_reason};
 use super::{At, LoadOptions, SourceError};
 
+/// Counts the bytes read that compact JSON would keep (whitespace outside strings left out): item sizes of
+/// pretty-printed scan output then match those of the same items on one line.
+struct Compact<'r> {
+    inner: &'r mut dyn BufRead,
+    count: Rc<Cell<u64>>,
+    in_str: bool,
+    escaped: bool,
+}
+
+impl Read for Compact<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut kept = 0u64;
+        for &b in buf.get(..n).unwrap_or_default() {
+            if self.in_str {
+                kept += 1;
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_str = false;
+                }
+            } else if !b.is_ascii_whitespace() {
+                kept += 1;
+                self.in_str = b == b'"';
+            }
+        }
+        self.count.set(self.count.get() + kept);
+        Ok(n)
+    }
+}
+
 struct State<'a, 't> {
     sink: &'a mut Sink,
+    /// Compact JSON bytes read so far (see [`Compact`]).
+    read: Rc<Cell<u64>>,
     scratch: Scratch,
     opts: &'a LoadOptions,
     name: &'a Path,
@@ -31,8 +68,16 @@ pub fn load_scan(
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
+    let read = Rc::new(Cell::new(0));
+    let compact = Compact {
+        inner: reader,
+        count: Rc::clone(&read),
+        in_str: false,
+        escaped: false,
+    };
     let mut state = State {
         sink,
+        read,
         scratch: Scratch::default(),
         opts,
         name,
@@ -40,7 +85,7 @@ pub fn load_scan(
         stash: None,
         tick,
     };
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut de = serde_json::Deserializer::from_reader(compact);
     let mut page = 0u64;
     loop {
         page += 1;
@@ -140,14 +185,20 @@ impl<'de> Visitor<'de> for ItemsSeed<'_, '_, '_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let st = self.0;
+        let mut first = true;
         loop {
             let seed = ItemSeed {
                 names: st.sink.names.as_ref(),
                 scratch: &mut st.scratch,
             };
+            let start = st.read.get();
             if seq.next_element_seed(seed)?.is_none() {
                 return Ok(());
             }
+            // The item's compact JSON, less the comma before it (read with it).
+            let bytes = (st.read.get() - start).saturating_sub(u64::from(!first));
+            first = false;
+            st.scratch.item_bytes = Some(bytes);
             st.item += 1;
             let mut result = Ok(());
             if st.sink.names.is_none() {
@@ -211,6 +262,27 @@ mod tests {
             "{:?}",
             sink.warnings
         );
+    }
+
+    #[test]
+    fn item_sizes_are_compact_json_bytes_pretty_or_not() {
+        let items = [
+            r#"{"pk":{"S":"a"},"x":{"L":[]}}"#,
+            r#"{"pk":{"S":"b c"},"t":{"S":"x \" y"}}"#,
+        ];
+        let compact = format!("{{\"Items\":[{}],\"Count\":2}}", items.join(","));
+        let pretty = format!(
+            "{{\n    \"Items\": [\n        {{ \"pk\": {{ \"S\": \"a\" }}, \"x\": {{ \"L\": [ ] }} }},\n        {{\"pk\":{{\"S\":\"b c\"}},\n \"t\": {{\"S\": \"x \\\" y\"}}}}\n    ],\n    \"Count\": 2\n}}\n{compact}",
+        );
+        for (text, pages) in [(compact.clone(), 1), (pretty, 2)] {
+            let sink = load(&text).unwrap();
+            for (i, item) in items.iter().enumerate() {
+                let key = if i == 0 { b"a".as_slice() } else { b"b c" };
+                let b = sink.keys.item_bytes(sink.keys.find(key).unwrap()).unwrap();
+                assert_eq!(b.items, pages, "{text}");
+                assert_eq!(b.max, item.len() as u64, "{text}");
+            }
+        }
     }
 
     #[test]
