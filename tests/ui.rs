@@ -286,18 +286,25 @@ fn ctrl_v_outside_the_editor_pastes_keys_into_it() {
     h.get_by_label("3 keys · 3 distinct");
 }
 
-#[test]
-fn an_s3_export_folder_shows_its_data_files() {
-    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/export");
-    let mut h = harness();
-    h.state_mut().open_path(folder);
+/// Opens a fixture in the app and runs frames until `loaded` holds (or a time limit passes).
+fn open_fixture(h: &mut Harness<'_, App>, name: &str, loaded: impl Fn(&App) -> bool) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    h.state_mut().open_path(path);
     for _ in 0..500 {
         h.run();
-        if h.state().groups.is_some() {
-            break;
+        if loaded(h.state()) {
+            return;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
+}
+
+#[test]
+fn an_s3_export_folder_shows_its_data_files() {
+    let mut h = harness();
+    open_fixture(&mut h, "export", |app| app.groups.is_some());
     let groups = h.state().groups.clone().expect("per data file groups");
     assert!(groups.len() >= 2, "{groups:?}");
     let items: u64 = groups.iter().map(|g| g.items).sum();
@@ -404,16 +411,10 @@ fn a_keys_item_collection_shows_the_run_a_query_reads() {
 
 #[test]
 fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
-    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/items.json");
     let mut h = harness();
-    h.state_mut().open_path(file);
-    for _ in 0..500 {
-        h.run();
-        if h.state().report().is_some_and(|r| r.analysis.total == 6) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    open_fixture(&mut h, "items.json", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 6)
+    });
     settle(&mut h);
     h.get_by_label("Model capacity").click();
     h.run();
