@@ -2,6 +2,7 @@
 
 use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context as _;
@@ -561,7 +562,25 @@ fn scan(args: &ScanArgs) -> anyhow::Result<()> {
             client.describe_target()
         );
     }
-    let cancel = AtomicBool::new(false);
+    // Ctrl+C stops the scan and prints what it read so far, labelled partial; a second Ctrl+C ends the
+    // process at once.
+    let cancel = Arc::new(AtomicBool::new(false));
+    for register in [
+        |flag: &Arc<AtomicBool>| {
+            signal_hook::flag::register_conditional_shutdown(
+                signal_hook::consts::SIGINT,
+                130,
+                Arc::clone(flag),
+            )
+        },
+        |flag: &Arc<AtomicBool>| {
+            signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(flag))
+        },
+    ] {
+        if let Err(e) = register(&cancel) {
+            eprintln!("shardlens: Ctrl+C will end the scan without its partial result ({e})");
+        }
+    }
     let scanned = client.scan(&opts, &cancel, &mut |event| {
         if live && let ScanEvent::Page { progress, .. } | ScanEvent::Throttled { progress } = &event
         {
@@ -597,6 +616,13 @@ fn scan(args: &ScanArgs) -> anyhow::Result<()> {
             String::new()
         }
     );
+    if scanned.status == ScanStatus::Cancelled {
+        anyhow::bail!(
+            "interrupted: the scan of {} stopped after {} items (the analysis above is partial)",
+            args.table,
+            p.items
+        );
+    }
     if let ScanStatus::Failed(e) = &scanned.status {
         anyhow::bail!(
             "the scan of {} stopped after {} items (the analysis above is partial): {e}",

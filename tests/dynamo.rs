@@ -652,13 +652,25 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
         Some(("sk", ScalarAttributeType::N)),
     );
     setup.write(&name, &collection_items(3000, 50));
-    // 20 small items a page cost 0.5 RCU: at 10 RCU/s the scan takes several seconds.
-    let child = bin(&[
+    let child = slow_cli_scan(&server, &name);
+    std::thread::sleep(Duration::from_millis(2500));
+    server.kill();
+    let (items, msg) = partial_output(child);
+    assert!(
+        msg.contains(&format!("stopped after {items} items")),
+        "{msg}"
+    );
+}
+
+/// `shardlens scan --format json` of a 3,000-item table, paced to take several seconds (20 small items a page
+/// cost 0.5 RCU; at most 10 RCU/s).
+fn slow_cli_scan(server: &Dynalite, table: &str) -> std::process::Child {
+    bin(&[
         "scan",
         "--endpoint-url",
         &server.endpoint(),
         "--table",
-        &name,
+        table,
         "--page-size",
         "20",
         "--max-rcu",
@@ -669,12 +681,14 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
     .stdout(std::process::Stdio::piped())
     .stderr(std::process::Stdio::piped())
     .spawn()
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
-    server.kill();
+    .unwrap()
+}
+
+/// A stopped scan's output: exit status 1, the partial analysis on stdout (labelled so), its item count and
+/// the messages on stderr.
+fn partial_output(child: std::process::Child) -> (u64, String) {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let msg = stderr(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let items = doc["total"].as_u64().unwrap();
     assert!(items > 0 && items < 3000, "{items}");
@@ -685,8 +699,33 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
             .contains(&format!("partial: {items} items read")),
         "{doc}"
     );
+    (items, stderr(&out))
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_cli_scan_and_prints_what_it_read() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("cli-interrupted");
+    setup.create(
+        &name,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&name, &collection_items(3000, 50));
+    let child = slow_cli_scan(&server, &name);
+    std::thread::sleep(Duration::from_millis(2000));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let (items, msg) = partial_output(child);
     assert!(
-        msg.contains(&format!("stopped after {items} items")),
+        msg.contains(&format!(
+            "interrupted: the scan of {name} stopped after {items} items"
+        )),
         "{msg}"
     );
 }
