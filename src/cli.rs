@@ -851,7 +851,20 @@ fn print_report(
                 writeln!(out)?;
                 print_capacity(out, c)?;
                 if let Some(w) = &rep.workload {
-                    writeln!(out, "  item size: {}", w.item_size.describe())?;
+                    let assumed = view
+                        .workload
+                        .as_ref()
+                        .is_some_and(|v| v.item_size == ItemSize::FromData)
+                        && matches!(w.item_size, ItemSize::Bytes(_));
+                    if assumed {
+                        writeln!(
+                            out,
+                            "  item size: {} assumed (the input carries no item sizes; --item-size sets one)",
+                            w.item_size.describe()
+                        )?;
+                    } else {
+                        writeln!(out, "  item size: {}", w.item_size.describe())?;
+                    }
                 }
             }
             writeln!(out)?;

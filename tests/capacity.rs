@@ -108,6 +108,29 @@ fn one_key_at_4000_writes_throttles_3000_on_a_new_on_demand_table() {
         "{text}"
     );
     assert!(text.contains("over the limit"), "{text}");
+    assert!(
+        text.contains(
+            "item size: 1,024 bytes assumed (the input carries no item sizes; --item-size sets one)"
+        ),
+        "{text}"
+    );
+
+    // CSV: one row per partition with its units, use of its limits and throttled units.
+    let csv = run(&file, &["--writes-per-sec", "4000", "--format", "csv"]);
+    assert!(csv.status.success());
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(
+        rows.next().unwrap(),
+        "bucket,range_start,range_end,count,share,top_key,top_key_count,read_units,write_units,read_util,write_util,throttled_read_units,throttled_write_units"
+    );
+    let hot_row = rows.nth(hot).unwrap();
+    assert!(
+        hot_row.ends_with(",HOT,10,0.000,4000.000,0.000000,4.000000,0.000,3000.000"),
+        "{hot_row}"
+    );
+    let plain = String::from_utf8(run(&file, &["--format", "csv"]).stdout).unwrap();
+    assert!(plain.starts_with("bucket,range_start,range_end,count,share,top_key,top_key_count\n"));
 }
 
 #[test]

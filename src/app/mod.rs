@@ -510,7 +510,7 @@ impl App {
             },
             Command::ExportCsv => {
                 if let Some(shown) = &self.current {
-                    let csv = buckets_csv(&shown.report, self.settings.view().buckets);
+                    let csv = buckets_csv(&shown.report, self.settings.view().bucket_count());
                     self.save_dialog("buckets.csv", "CSV", "csv", csv.into_bytes());
                 }
             }

@@ -166,18 +166,42 @@ pub fn report_doc<'a>(
 pub fn buckets_csv(report: &Report, buckets: usize) -> String {
     let a = &report.analysis;
     let partitions = Partitioner::equal(buckets);
-    let mut out = String::from("bucket,range_start,range_end,count,share,top_key,top_key_count\n");
+    // With a workload, each bucket is a partition: its units per second, use of its limits and what throttles.
+    let loads = report
+        .capacity
+        .as_ref()
+        .and_then(|c| c.as_ref().ok())
+        .map(|c| &c.partitions);
+    let mut out = String::from("bucket,range_start,range_end,count,share,top_key,top_key_count");
+    if loads.is_some() {
+        out.push_str(
+            ",read_units,write_units,read_util,write_util,throttled_read_units,throttled_write_units",
+        );
+    }
+    out.push('\n');
     for (i, &count) in a.buckets.iter().enumerate() {
         let r = partitions.range(i);
         let top = a.bucket_top.get(i).and_then(|t| t.first());
         out.push_str(&format!(
-            "{i},{:#018x},{:#018x},{count},{:.6},{},{}\n",
+            "{i},{:#018x},{:#018x},{count},{:.6},{},{}",
             r.start(),
             r.end(),
             super::stats::share(count, a.total),
             csv_field(top.map_or("", |t| t.key.as_str())),
             top.map_or(0, |t| t.count),
         ));
+        if let Some(p) = loads.map(|l| l.get(i).copied().unwrap_or_default()) {
+            out.push_str(&format!(
+                ",{:.3},{:.3},{:.6},{:.6},{:.3},{:.3}",
+                p.read_units,
+                p.write_units,
+                p.read_util,
+                p.write_util,
+                p.throttled_read_units,
+                p.throttled_write_units
+            ));
+        }
+        out.push('\n');
     }
     out
 }
