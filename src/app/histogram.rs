@@ -97,7 +97,7 @@ fn fixed_plot<'a>(
         .include_y(0.0)
         .x_axis_label(x_label.to_owned())
         .y_axis_label(y_label)
-        .x_grid_spacer(egui_plot::uniform_grid_spacer(bucket_steps))
+        .x_grid_spacer(egui_plot::uniform_grid_spacer(|input| bucket_steps(&input)))
         .x_axis_formatter(|mark, _| {
             if mark.value.fract().abs() < 1e-9 && mark.value >= 0.0 {
                 format!("{}", mark.value as u64)
@@ -117,7 +117,7 @@ fn fixed_plot<'a>(
 
 /// Grid steps along the bucket axis: every bucket while there are few (so each bar is numbered), then 2, 5,
 /// 10, 20, 50 … so that about 16 numbers fit.
-fn bucket_steps(input: egui_plot::GridInput) -> [f64; 3] {
+fn bucket_steps(input: &egui_plot::GridInput) -> [f64; 3] {
     let span = (input.bounds.1 - input.bounds.0).max(1.0);
     let mut step = 1.0;
     // 1, 2, 5, 10, 20, 50 …; a span that is not a finite number gets every bucket.
@@ -128,27 +128,6 @@ fn bucket_steps(input: egui_plot::GridInput) -> [f64; 3] {
         step *= factor;
     }
     [step, step * 2.0, step * 10.0]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bucket_steps_number_every_bar_of_a_few_and_round_steps_of_many() {
-        let steps = |lo: f64, hi: f64| {
-            bucket_steps(egui_plot::GridInput {
-                bounds: (lo, hi),
-                base_step_size: 0.01,
-            })[0]
-        };
-        assert_eq!(steps(-0.5, 7.5), 1.0);
-        assert_eq!(steps(-0.5, 16.5), 2.0);
-        assert_eq!(steps(-0.5, 63.5), 5.0);
-        assert_eq!(steps(-0.5, 255.5), 20.0);
-        assert_eq!(steps(0.0, f64::INFINITY), 1.0);
-        assert_eq!(steps(f64::NAN, 1.0), 1.0);
-    }
 }
 
 /// Draws the histogram of `report` (ghost bars for the unsharded distribution when sharding is on).
@@ -294,4 +273,25 @@ pub fn capacity_ui(ui: &mut egui::Ui, capacity: &crate::model::capacity::Capacit
         .weak(),
     );
     response.response.rect
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_steps_number_every_bar_of_a_few_and_round_steps_of_many() {
+        let steps = |lo: f64, hi: f64| {
+            bucket_steps(&egui_plot::GridInput {
+                bounds: (lo, hi),
+                base_step_size: 0.01,
+            })[0]
+        };
+        assert_eq!(steps(-0.5, 7.5), 1.0);
+        assert_eq!(steps(-0.5, 16.5), 2.0);
+        assert_eq!(steps(-0.5, 63.5), 5.0);
+        assert_eq!(steps(-0.5, 255.5), 20.0);
+        assert_eq!(steps(0.0, f64::INFINITY), 1.0);
+        assert_eq!(steps(f64::NAN, 1.0), 1.0);
+    }
 }
