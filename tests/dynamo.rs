@@ -644,15 +644,7 @@ fn server_killed_mid_scan_keeps_the_partial_result() {
 #[test]
 fn cli_says_how_many_items_were_read_when_the_server_dies() {
     let mut server = Dynalite::start();
-    let setup = Setup::new(&server);
-    let name = unique("cli-killed");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(3000, 50));
-    let child = slow_cli_scan(&server, &name);
+    let (child, _table) = slow_cli_scan(&server, "cli-killed");
     std::thread::sleep(Duration::from_millis(2500));
     server.kill();
     let (items, msg) = partial_output(child);
@@ -662,15 +654,23 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
     );
 }
 
-/// `shardlens scan --format json` of a 3,000-item table, paced to take several seconds (20 small items a page
-/// cost 0.5 RCU; at most 10 RCU/s).
-fn slow_cli_scan(server: &Dynalite, table: &str) -> std::process::Child {
-    bin(&[
+/// A new 3,000-item table and `shardlens scan --format json` of it, paced to take several seconds (20 small
+/// items a page cost 0.5 RCU; at most 10 RCU/s); the scan's process and the table's name.
+fn slow_cli_scan(server: &Dynalite, prefix: &str) -> (std::process::Child, String) {
+    let setup = Setup::new(server);
+    let table = unique(prefix);
+    setup.create(
+        &table,
+        ("pk", ScalarAttributeType::S),
+        Some(("sk", ScalarAttributeType::N)),
+    );
+    setup.write(&table, &collection_items(3000, 50));
+    let child = bin(&[
         "scan",
         "--endpoint-url",
         &server.endpoint(),
         "--table",
-        table,
+        &table,
         "--page-size",
         "20",
         "--max-rcu",
@@ -681,7 +681,8 @@ fn slow_cli_scan(server: &Dynalite, table: &str) -> std::process::Child {
     .stdout(std::process::Stdio::piped())
     .stderr(std::process::Stdio::piped())
     .spawn()
-    .unwrap()
+    .unwrap();
+    (child, table)
 }
 
 /// A stopped scan's output: exit status 1, the partial analysis on stdout (labelled so), its item count and
@@ -706,15 +707,7 @@ fn partial_output(child: std::process::Child) -> (u64, String) {
 #[test]
 fn ctrl_c_stops_a_cli_scan_and_prints_what_it_read() {
     let server = Dynalite::start();
-    let setup = Setup::new(&server);
-    let name = unique("cli-interrupted");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(3000, 50));
-    let child = slow_cli_scan(&server, &name);
+    let (child, name) = slow_cli_scan(&server, "cli-interrupted");
     std::thread::sleep(Duration::from_millis(2000));
     let interrupted = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
