@@ -358,6 +358,27 @@ impl KeySet {
         idx
     }
 
+    /// Touches what adding a key of this hash will read (its index slot, and for a key already present its
+    /// bytes and count), so that lookups of a batch of keys wait for memory together instead of one after the
+    /// other. Changes nothing; returns a value only so the reads are not optimised away.
+    pub fn warm(&self, hash: u64) -> u64 {
+        let Some(mask) = self.index.slots.len().checked_sub(1) else {
+            return 0;
+        };
+        let slot = self.index.slots[hash as usize & mask];
+        if slot == 0 || slot & Index::TAG != hash & Index::TAG {
+            return slot;
+        }
+        let i = (slot as u32).wrapping_sub(1) as usize;
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends.get(i - 1).copied().unwrap_or(0) as usize
+        };
+        let first = self.arena.get(start).copied().unwrap_or(0);
+        slot ^ u64::from(first) ^ self.counts.get(i).copied().unwrap_or(0)
+    }
+
     /// Adds one write of an item: partition key plus optional sort key (both canonical bytes), tracking the
     /// per-key sort-key facts.
     pub fn add_item(&mut self, pk: &[u8], sk: Option<(&[u8], KeyType)>, count: u64) -> u32 {
