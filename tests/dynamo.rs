@@ -61,6 +61,19 @@ impl Setup {
         }
     }
 
+    /// A new table `<prefix>-…` (pk S, sk N) holding `items` items over `keys` partition keys (see
+    /// [`collection_items`]); its name.
+    fn collection_table(&self, prefix: &str, items: usize, keys: usize) -> String {
+        let name = unique(prefix);
+        self.create(
+            &name,
+            ("pk", ScalarAttributeType::S),
+            Some(("sk", ScalarAttributeType::N)),
+        );
+        self.write(&name, &collection_items(items, keys));
+        name
+    }
+
     fn create(
         &self,
         name: &str,
@@ -391,13 +404,7 @@ fn describes_key_schema_billing_and_indexes() {
 fn keys_only_scan_with_four_segments_counts_exactly() {
     let server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("counts");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(3000, 37));
+    let name = setup.collection_table("counts", 3000, 37);
     let client = connect(&server, Duration::from_secs(10));
     let mut pages = 0;
     let mut live = shardlens::model::KeySet::new(KeyType::S);
@@ -500,13 +507,7 @@ fn number_and_binary_keys_are_canonical() {
 fn with_sort_key_gives_item_counts() {
     let server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("sortkeys");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(500, 7));
+    let name = setup.collection_table("sortkeys", 500, 7);
     let client = connect(&server, Duration::from_secs(10));
     let got = scan(
         &client,
@@ -600,13 +601,7 @@ fn endpoint_that_is_not_a_url_fails_before_any_request() {
 fn server_killed_mid_scan_keeps_the_partial_result() {
     let mut server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("killed");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(2000, 50));
+    let name = setup.collection_table("killed", 2000, 50);
     let client = connect(&server, Duration::from_secs(10));
     let cancel = AtomicBool::new(false);
     let opts = ScanOptions {
@@ -658,13 +653,7 @@ fn cli_says_how_many_items_were_read_when_the_server_dies() {
 /// items a page cost 0.5 RCU; at most 10 RCU/s); the scan's process and the table's name.
 fn slow_cli_scan(server: &Dynalite, prefix: &str) -> (std::process::Child, String) {
     let setup = Setup::new(server);
-    let table = unique(prefix);
-    setup.create(
-        &table,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&table, &collection_items(3000, 50));
+    let table = setup.collection_table(prefix, 3000, 50);
     let child = bin(&[
         "scan",
         "--endpoint-url",
@@ -727,13 +716,7 @@ fn ctrl_c_stops_a_cli_scan_and_prints_what_it_read() {
 fn frozen_server_times_out_and_says_so() {
     let mut server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("frozen");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(1000, 10));
+    let name = setup.collection_table("frozen", 1000, 10);
     let client = connect(&server, Duration::from_secs(1));
     let cancel = AtomicBool::new(false);
     let opts = ScanOptions {
@@ -789,13 +772,7 @@ fn frozen_server_times_out_and_says_so() {
 fn scanning_leaves_the_table_unchanged() {
     let server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("unchanged");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(800, 13));
+    let name = setup.collection_table("unchanged", 800, 13);
     let before = setup.raw(&name);
     assert_eq!(before.len(), 800);
     let client = connect(&server, Duration::from_secs(10));
@@ -828,13 +805,7 @@ fn scanning_leaves_the_table_unchanged() {
 fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
     let server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("cli");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(1200, 40));
+    let name = setup.collection_table("cli", 1200, 40);
     let out = bin(&[
         "scan",
         "--endpoint-url",
@@ -939,13 +910,7 @@ fn the_app_scans_a_table_into_its_histogram() {
     use shardlens::model::decision::Question;
     let server = Dynalite::start();
     let setup = Setup::new(&server);
-    let name = unique("app");
-    setup.create(
-        &name,
-        ("pk", ScalarAttributeType::S),
-        Some(("sk", ScalarAttributeType::N)),
-    );
-    setup.write(&name, &collection_items(500, 9));
+    let name = setup.collection_table("app", 500, 9);
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::jobs::Shown;
 use crate::model::Partitioner;
+use crate::model::decision::bytes;
 use crate::model::stats::{TopKey, bucket_keys, share};
 
 /// Rows listed per bucket.
@@ -151,9 +152,9 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         if let Some(b) = shown.keys.item_bytes(k.id.key) {
             facts.push_str(&format!(
                 "; items {} each on average (largest {}), {} together (JSON bytes, an estimate){}",
-                human_bytes(b.mean()),
-                human_bytes(b.max),
-                human_bytes(b.bytes),
+                bytes(b.mean() as f64),
+                bytes(b.max as f64),
+                bytes(b.bytes as f64),
                 if b.bytes > crate::model::capacity::ITEM_COLLECTION_LIMIT_BYTES {
                     ": over 10 GB, the most an item collection may hold on a table with a local secondary index"
                 } else {
@@ -283,19 +284,4 @@ fn collection_ui(
                 }
             }
         });
-}
-
-/// Bytes for people: "212 B", "3.4 KB", "1.2 MB", "10.5 GB" (powers of 1,024, as DynamoDB counts).
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }

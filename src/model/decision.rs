@@ -510,7 +510,7 @@ fn one_key_from_capacity(c: &CapacityFacts) -> (Option<bool>, String) {
 }
 
 /// Bytes in words: "980 B", "4.2 MB", "12.5 GB" (1 KB = 1,024 bytes).
-fn bytes(b: f64) -> String {
+pub fn bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
     let mut v = b;
     let mut unit = 0;

@@ -8,6 +8,7 @@
 //! as the header. Keys are read as `--key-type` (default S). Streaming: a row is at most
 //! [`MAX_LINE_BYTES`] long.
 
+use super::item::{PK_NAMES, SK_NAMES};
 use super::read::Compression;
 use std::io::BufRead;
 use std::path::Path;
@@ -55,18 +56,6 @@ struct Columns {
     width: usize,
 }
 
-const KEY_NAMES: [&str; 8] = [
-    "pk",
-    "partitionkey",
-    "partition_key",
-    "hashkey",
-    "hash_key",
-    "id",
-    "key",
-    "_id",
-];
-const SK_NAMES: [&str; 5] = ["sk", "sortkey", "sort_key", "rangekey", "range_key"];
-
 fn columns(header: &Row, opts: &LoadOptions, sink: &mut Sink) -> Result<Columns, String> {
     let names: Vec<String> = (0..header.len())
         .map(|i| {
@@ -94,7 +83,7 @@ fn columns(header: &Row, opts: &LoadOptions, sink: &mut Sink) -> Result<Columns,
             false,
         ),
         None => {
-            let by_name = KEY_NAMES.iter().find_map(|k| find(k)).or_else(|| {
+            let by_name = PK_NAMES.iter().find_map(|k| find(k)).or_else(|| {
                 names
                     .iter()
                     .position(|n| n.len() > 2 && n.to_ascii_lowercase().ends_with("id"))

@@ -76,7 +76,7 @@ impl Scratch {
 }
 
 /// Names that usually hold the partition key, in order of preference (compared ignoring case).
-const PK_NAMES: [&str; 8] = [
+pub(super) const PK_NAMES: [&str; 8] = [
     "pk",
     "partitionkey",
     "partition_key",
@@ -87,7 +87,10 @@ const PK_NAMES: [&str; 8] = [
     "_id",
 ];
 /// Names that usually hold the sort key (compared ignoring case).
-const SK_NAMES: [&str; 6] = ["sk", "sortkey", "sort_key", "rangekey", "range_key", "sort"];
+pub(super) const SK_NAMES: [&str; 5] = ["sk", "sortkey", "sort_key", "rangekey", "range_key"];
+/// One more for items: an attribute `sort` of a key type is a sort key (a CSV column `sort` is more often an
+/// ordering, so CSV does not take it).
+const ITEM_SK_NAMES: [&str; 1] = ["sort"];
 
 /// Picks the key attributes: the given ones, else guesses from the first item's attribute names (a name like
 /// `pk`/`id`, else one ending in `id`, else the only attribute of a key type). Returns the names and a note for the user when guessed.
@@ -136,7 +139,7 @@ pub fn resolve_names(
     };
     let sk = match sort_key {
         Some(s) => Some(s.to_owned()),
-        None => SK_NAMES.iter().find_map(|want| {
+        None => SK_NAMES.iter().chain(&ITEM_SK_NAMES).find_map(|want| {
             attrs
                 .clone()
                 .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && is_key(*t))
