@@ -43,7 +43,7 @@ fn gui(files: Vec<std::path::PathBuf>) -> i32 {
         Box::new(move |cc| {
             let mut app = App::new(cc);
             if let Some(first) = files.into_iter().next() {
-                app.open_path(first);
+                app.open_at_start(first);
             }
             Ok(Box::new(app))
         }),

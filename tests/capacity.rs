@@ -103,7 +103,7 @@ fn one_key_at_4000_writes_throttles_3000_on_a_new_on_demand_table() {
     let text = String::from_utf8(table.stdout).unwrap();
     assert!(
         text.contains(
-            "capacity: table at 100 % · hottest partition at 400 % · 3000 units/s throttled"
+            "capacity: table at 100 % of its write capacity · hottest partition at 400 % of its write limit · 3000 write units/s throttled"
         ),
         "{text}"
     );

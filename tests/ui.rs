@@ -47,7 +47,7 @@ fn opens_on_the_leaderboard_with_a_hot_bucket_and_the_leaf() {
     assert_eq!(app.path.as_ref().unwrap().leaf, Some(Leaf::ShardOrCache));
     h.get_by_label("Recommendation: Shard the key or cache the reads");
     h.get_by_label_contains("teaching hash (xxh3)");
-    h.get_by_label("1000 keys · 41 distinct");
+    h.get_by_label("1,000 writes · 41 distinct keys");
 }
 
 #[test]
@@ -56,11 +56,13 @@ fn typing_keys_updates_the_count_and_the_buckets() {
     // Empty the editor, then type.
     h.state_mut().set_text(String::new());
     h.run();
-    let editor = h.get_by_label("Keys (one per line; a repeated line is a repeated write)");
+    let editor = h.get_by_label(
+        "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
+    );
     editor.focus();
     editor.type_text("a\nb\na\nc\n");
     h.run();
-    h.get_by_label("4 keys · 3 distinct");
+    h.get_by_label("4 writes · 3 distinct keys");
     let report = h.state().report().unwrap();
     assert_eq!(report.analysis.total, 4);
     assert_eq!(report.analysis.buckets.iter().sum::<u64>(), 4);
@@ -140,12 +142,18 @@ fn an_unknown_answer_is_set_by_clicking() {
 #[test]
 fn invalid_input_keeps_the_previous_data_and_says_why() {
     let mut h = harness();
-    let before = h.state().report().unwrap().analysis.total;
+    h.state_mut().set_text("1\n2\n2\n".to_owned());
+    h.run();
     h.get_by_label("N").click();
+    h.run();
+    assert_eq!(h.state().settings.key_type, shardlens::model::KeyType::N);
+    let before = h.state().report().unwrap().analysis.total;
+    // A line that is not a number, typed while the keys are numbers.
+    h.state_mut().set_text("1\n2\n2\nabc\n".to_owned());
     h.run();
     let app = h.state();
     assert!(
-        app.input_error.as_deref().unwrap().starts_with("line 1:"),
+        app.input_error.as_deref().unwrap().starts_with("line 4:"),
         "{:?}",
         app.input_error
     );
@@ -178,7 +186,7 @@ fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
     let report = app.report().unwrap();
     assert_eq!(report.analysis.total, 60_000);
     assert_eq!(report.analysis.buckets.len(), 12);
-    h.get_by_label("60000 keys · 5000 distinct");
+    h.get_by_label("60,000 writes · 5,000 distinct keys");
     h.get_by_label("Filter");
 }
 
@@ -193,7 +201,7 @@ fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
     h.run();
     let app = h.state();
     let notice = app.notices.last().unwrap();
-    assert!(notice.error);
+    assert!(notice.error());
     assert!(
         notice
             .text
@@ -211,13 +219,50 @@ fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
     assert_eq!(h.state().report().unwrap().analysis.buckets.len(), 5);
 }
 
+/// The rectangle of the chart's plot (the widget AccessKit names after the y axis label).
+fn plot_width(h: &Harness<'_, App>) -> f32 {
+    let rect = h.state().chart_rect().expect("a chart on screen");
+    rect.width()
+}
+
 #[test]
-fn presentation_mode_scales_the_ui() {
-    let mut h = harness();
-    h.state_mut().apply(Command::TogglePresentation);
-    h.run();
-    assert!(h.state().settings.presentation);
-    assert!(h.ctx.zoom_factor() > 1.2);
+fn presentation_mode_makes_the_chart_the_hero_and_round_trips() {
+    for size in [[1024.0, 768.0], [1280.0, 800.0], [1600.0, 1000.0]] {
+        let mut h = Harness::builder()
+            .with_size(size)
+            .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+        h.run();
+        let normal_body = h.ctx.global_style().text_styles[&egui::TextStyle::Body].size;
+        h.state_mut().apply(Command::TogglePresentation);
+        h.run();
+        h.run();
+        assert!(h.state().settings.presentation);
+        let width = plot_width(&h);
+        assert!(
+            width >= size[0] / 2.0,
+            "at {size:?} the chart is {width} px wide, under half the window"
+        );
+        // Text readable from the back of a room: nothing under 18 px.
+        let style = h.ctx.global_style();
+        let smallest = style
+            .text_styles
+            .values()
+            .map(|f| f.size)
+            .fold(f32::INFINITY, f32::min);
+        assert!(smallest >= 18.0, "smallest text {smallest} px");
+        // The path and its leaf are on screen beside the chart.
+        h.get_by_label("Shard the key or cache the reads");
+        // And back: the normal sizes and both side panels.
+        h.state_mut().apply(Command::TogglePresentation);
+        h.run();
+        h.run();
+        assert_eq!(
+            h.ctx.global_style().text_styles[&egui::TextStyle::Body].size,
+            normal_body
+        );
+        h.get_by_label("Decision tree");
+        h.get_by_label("Recommendation: Shard the key or cache the reads");
+    }
 }
 
 #[test]
@@ -227,7 +272,7 @@ fn emoji_keys_render_real_glyphs() {
     h.state_mut()
         .set_text("🔥hot\n🔥hot\n🎮game\nüñî\n".to_owned());
     h.run();
-    h.get_by_label("4 keys · 3 distinct");
+    h.get_by_label("4 writes · 3 distinct keys");
     assert_eq!(
         h.state().report().unwrap().analysis.top_keys[0].key,
         "🔥hot"
@@ -256,20 +301,24 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
-    h.get_by_label("3 keys · 2 distinct");
+    h.get_by_label("3 writes · 2 distinct keys");
     // A missing file: an error that names it, and the keys stay.
     let missing = dir.join("no-such-file.txt");
     h.state_mut().open_path(missing);
     for _ in 0..500 {
         h.run();
-        if h.state().notices.last().is_some_and(|n| n.error) {
+        if h.state()
+            .notices
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+        {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let notice = h.state().notices.last().unwrap();
     assert!(
-        notice.error && notice.text.contains("no-such-file.txt"),
+        notice.error() && notice.text.contains("no-such-file.txt"),
         "{}",
         notice.text
     );
@@ -283,7 +332,7 @@ fn ctrl_v_outside_the_editor_pastes_keys_into_it() {
     h.run();
     h.event(egui::Event::Paste("b\nc".to_owned()));
     h.run();
-    h.get_by_label("3 keys · 3 distinct");
+    h.get_by_label("3 writes · 3 distinct keys");
 }
 
 /// Opens a fixture in the app and runs frames until `loaded` holds (or a time limit passes).
@@ -321,7 +370,8 @@ fn modelling_capacity_shows_partitions_over_their_limit() {
     let mut h = harness();
     h.get_by_label("Model capacity").click();
     h.run();
-    // The default workload: 4,000 writes/s of 1 KB items on a new on-demand table (4 partitions).
+    // The default workload: 2,000 writes/s of 1 KB items on a new on-demand table (4 partitions): the table
+    // at half its capacity while one partition is over its limit.
     let report = h.state().report().unwrap();
     let capacity = report.capacity.as_ref().unwrap().as_ref().unwrap();
     assert_eq!(capacity.partitions.len(), 4);
@@ -333,6 +383,11 @@ fn modelling_capacity_shows_partitions_over_their_limit() {
     assert!(
         capacity.hottest_util() > 1.0,
         "the leaderboard's partition is over its limit"
+    );
+    assert!(
+        capacity.table_util() < 0.9,
+        "the table has room: {}",
+        capacity.headline()
     );
     h.get_by_label_contains("hottest partition at");
     h.get_by_label_contains("% of partition capacity");
@@ -362,7 +417,9 @@ fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
     let row = h.get_by_label_contains("% of bucket  ARENA#7f3a");
     row.click();
     h.run();
-    h.get_by_label_contains("sort keys only increase: split-for-heat cannot split this collection");
+    h.get_by_label_contains(
+        "written in only-increasing sort-key order: split-for-heat cannot split this collection",
+    );
 }
 
 #[test]
@@ -437,4 +494,143 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     h.get_by_label_contains("% of bucket  USER#1").click();
     h.run();
     h.get_by_label_contains("(JSON bytes, an estimate)");
+}
+
+/// Runs frames until `done` holds (background loads), or fails after a few seconds.
+fn wait_for(h: &mut Harness<'_, App>, done: impl Fn(&App) -> bool) {
+    for _ in 0..500 {
+        h.run();
+        if done(h.state()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the app never got there");
+}
+
+fn red_bars(app: &App) -> usize {
+    use shardlens::model::heat::Heat;
+    let report = app.report().unwrap();
+    let keys = app.key_set().unwrap();
+    let shards = if app.settings.shard_enabled {
+        app.settings.shard.shards
+    } else {
+        1
+    };
+    shardlens::app::histogram::bar_heat(report, keys, shards)
+        .iter()
+        .filter(|h| h.heat == Heat::Hot)
+        .count()
+}
+
+#[test]
+fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
+    let mut h = harness();
+    assert_eq!(red_bars(h.state()), 1, "the celebrity's bucket is red");
+    h.get_by_label("Turn on sharding for the hot key").click();
+    h.run();
+    h.run();
+    assert!(h.state().settings.shard_enabled);
+    assert_eq!(red_bars(h.state()), 0, "after the fix nothing is red");
+    let path = h.state().path.clone().unwrap();
+    assert_ne!(path.leaf, Some(Leaf::ShardOrCache), "{path:?}");
+    assert_ne!(path.leaf, Some(Leaf::WriteShardPrefix), "{path:?}");
+    // The healthy example has no warning colour at all.
+    h.state_mut().apply(Command::LoadExample(Scenario::Healthy));
+    h.run();
+    assert_eq!(red_bars(h.state()), 0);
+}
+
+#[test]
+fn three_keys_get_a_caveat_instead_of_advice() {
+    let mut h = harness();
+    h.state_mut().set_text("a\nb\na\n".to_owned());
+    h.run();
+    h.get_by_label("Too few writes to judge");
+    let path = h.state().path.clone().unwrap();
+    assert!(path.caveat.is_some());
+    assert_eq!(path.action, None);
+    assert!(
+        h.query_by_label("Turn on sharding for the hot key")
+            .is_none()
+    );
+    assert_eq!(red_bars(h.state()), 0);
+}
+
+#[test]
+fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let empty = dir.join(format!("ui-empty-{}.txt", std::process::id()));
+    std::fs::write(&empty, "").unwrap();
+    let mut h = harness();
+    h.state_mut().set_text("mine\nmine\nyours\n".to_owned());
+    h.run();
+    h.state_mut().open_path(empty.clone());
+    wait_for(&mut h, |a| {
+        a.notices
+            .last()
+            .is_some_and(|n| n.text.contains("has no keys"))
+    });
+    assert_eq!(h.state().report().unwrap().analysis.total, 3);
+    assert!(
+        h.state()
+            .notices
+            .last()
+            .unwrap()
+            .text
+            .contains("the previous keys stay")
+    );
+    h.get_by_label("3 writes · 2 distinct keys");
+    // An example replaces the keys, says so, and Ctrl+Z brings them back.
+    h.state_mut()
+        .apply(Command::LoadExample(Scenario::StatusFlag));
+    h.run();
+    assert!(h.state().notices.last().unwrap().text.contains("Ctrl+Z"));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    h.run();
+    h.get_by_label("3 writes · 2 distinct keys");
+    std::fs::remove_file(empty).ok();
+}
+
+#[test]
+fn a_bad_file_at_start_shows_its_error_not_an_example() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let bad = dir.join(format!("ui-bad-{}.json", std::process::id()));
+    std::fs::write(&bad, "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":\n").unwrap();
+    let mut h = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.state_mut().open_at_start(bad.clone());
+    wait_for(&mut h, |a| {
+        a.notices
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+    });
+    assert!(!matches!(
+        h.state().source,
+        shardlens::source::Source::Example(_)
+    ));
+    assert_eq!(h.state().report().map_or(0, |r| r.analysis.total), 0);
+    // In the chart's place and on the status line.
+    assert_eq!(h.query_all_by_label_contains("could not load").count(), 2);
+    std::fs::remove_file(bad).ok();
+}
+
+#[test]
+fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
+    let mut h = harness();
+    h.state_mut().set_text("1\n2\nabc\n".to_owned());
+    h.run();
+    h.get_by_label("N").click();
+    h.run();
+    h.run();
+    let app = h.state();
+    assert_eq!(app.settings.key_type, shardlens::model::KeyType::S);
+    let notice = app.notices.last().unwrap();
+    assert!(
+        notice.error() && notice.text.contains("cannot read these keys as N keys"),
+        "{}",
+        notice.text
+    );
 }

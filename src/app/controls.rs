@@ -65,8 +65,11 @@ pub fn controls_ui(ui: &mut egui::Ui, settings: &mut Settings) -> bool {
                 Scope::All
             };
             let label = ui.label("Separator");
-            ui.add(egui::TextEdit::singleline(&mut settings.shard.separator).desired_width(28.0))
-                .labelled_by(label.id);
+            ui.add(
+                egui::TextEdit::singleline(&mut settings.shard.separator)
+                    .desired_width(ui.text_style_height(&egui::TextStyle::Body) * 2.0),
+            )
+            .labelled_by(label.id);
         });
     });
     if settings.shard.separator.is_empty() {

@@ -25,15 +25,37 @@ struct Filtered {
     rows: Arc<Vec<u32>>,
 }
 
-/// The header: "N keys · D distinct".
+/// "1,000 writes · 41 distinct keys" (items for inputs that are not a log of writes: exports, scans, models).
 pub fn header(keys: &KeySet) -> String {
-    format!("{} keys · {} distinct", keys.total(), keys.len())
+    use crate::model::decision::plural;
+    let noun = if keys.write_ordered() {
+        "write"
+    } else {
+        "item"
+    };
+    format!(
+        "{} · {}",
+        plural(keys.total(), noun),
+        plural(keys.len() as u64, "distinct key")
+    )
 }
 
 /// The editor for text input. Returns whether the text changed.
 pub fn text_ui(ui: &mut egui::Ui, text: &mut String) -> bool {
-    let label = ui.label("Keys (one per line; a repeated line is a repeated write)");
-    egui::ScrollArea::vertical()
+    let label = ui.label(
+        "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
+    );
+    // Lines never wrap: a long `pk<TAB>sk` line must read as one key, so the editor scrolls sideways instead.
+    let mut layouter = |ui: &egui::Ui, buf: &dyn egui::TextBuffer, _wrap_width: f32| {
+        let job = egui::text::LayoutJob::simple(
+            buf.as_str().to_owned(),
+            egui::TextStyle::Monospace.resolve(ui.style()),
+            ui.visuals().text_color(),
+            f32::INFINITY,
+        );
+        ui.fonts_mut(|f| f.layout_job(job))
+    };
+    egui::ScrollArea::both()
         .id_salt("editor-scroll")
         .show(ui, |ui| {
             ui.add_sized(
@@ -42,7 +64,7 @@ pub fn text_ui(ui: &mut egui::Ui, text: &mut String) -> bool {
                     .id_salt("key-editor")
                     .code_editor()
                     .hint_text("BOARD#global\nBOARD#chess\nUSER#42\n…")
-                    .desired_width(f32::INFINITY),
+                    .layouter(&mut layouter),
             )
             .labelled_by(label.id)
             .changed()

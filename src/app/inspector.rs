@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use super::jobs::Shown;
 use crate::model::Partitioner;
-use crate::model::decision::bytes;
+use crate::model::decision::{bytes, grouped, plural};
+use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::{TopKey, bucket_keys, share};
 
 /// Rows listed per bucket.
@@ -22,6 +23,8 @@ pub struct InspectorState {
     pub begins_with: String,
     pub between_lo: String,
     pub between_hi: String,
+    /// The condition the collection list last scrolled to, so it scrolls once per change.
+    scrolled_for: Option<(String, String, String)>,
 }
 
 #[derive(Debug)]
@@ -31,6 +34,8 @@ struct Collection {
     sorted: Arc<Vec<Box<[u8]>>>,
     /// Every sort key of the key was kept.
     all: bool,
+    /// The sort keys look time-ordered by their values (only judged when the input is not in write order).
+    time: Option<TimeOrdered>,
 }
 
 #[derive(Debug)]
@@ -40,7 +45,8 @@ struct Cached {
     rows: Arc<(Vec<TopKey>, usize)>,
 }
 
-pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown) {
+/// Draws the inspector; `noun` is what the counts are ("writes", or "items" for exports and scans).
+pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, noun: &str) {
     let a = &shown.report.analysis;
     if a.total == 0 || a.buckets.is_empty() {
         ui.label("No keys to inspect.");
@@ -56,8 +62,8 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
             .show_ui(ui, |ui| {
                 for i in 0..n {
                     let text = format!(
-                        "{i} — {} writes ({:.1} %)",
-                        a.buckets[i],
+                        "{i} — {} {noun} ({:.1} %)",
+                        grouped(a.buckets[i]),
                         share(a.buckets[i], a.total) * 100.0
                     );
                     ui.selectable_value(&mut b, i, text);
@@ -94,11 +100,12 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
     let (list, all) = (&rows.0, rows.1);
     let range = Partitioner::equal(n).range(bucket);
     ui.weak(format!(
-        "bucket {bucket}: hash range {:#018x} – {:#018x}, {} writes ({:.1} % of all), {all} keys{}",
+        "bucket {bucket}: hash range {:#018x} – {:#018x}, {} {noun} ({:.1} % of all), {}{}",
         range.start(),
         range.end(),
-        a.buckets[bucket],
+        grouped(a.buckets[bucket]),
         share(a.buckets[bucket], a.total) * 100.0,
+        plural(all as u64, "key"),
         if all > list.len() {
             format!(", the {} most written listed", list.len())
         } else {
@@ -128,23 +135,32 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
                 }
             }
         });
-    if let Some(k) = state.selected.and_then(|i| list.get(i)) {
+    let Some(k) = state.selected.and_then(|i| list.get(i)) else {
+        // The same room as a key's facts, so picking a key does not move what is below.
+        ui.weak("Pick a key above to see its writes, its items and their sort keys.");
+        return;
+    };
+    {
+        ensure_collection(state, shown, report_id, k.id.key);
+        let time = state.collection.as_ref().and_then(|c| c.time.clone());
         let mut facts = format!(
-            "{}: {} writes, {:.1} % of its bucket, {:.1} % of all writes",
+            "{}: {} {noun}, {:.1} % of its bucket, {:.1} % of all {noun}",
             k.key,
-            k.count,
+            grouped(k.count),
             share(k.count, bucket_total) * 100.0,
             k.share * 100.0
         );
         match shown.keys.sort_key_facts(k.id.key) {
             Some(f) => facts.push_str(&format!(
-                "; {} item{} (distinct sort keys){}",
-                f.items,
-                if f.items == 1 { "" } else { "s" },
+                "; {} (distinct sort keys){}",
+                plural(f.items, "item"),
                 if f.only_increasing {
-                    ", sort keys only increase: split-for-heat cannot split this collection"
+                    ", written in only-increasing sort-key order: split-for-heat cannot split this collection"
+                        .to_owned()
+                } else if let Some(t) = &time {
+                    format!("; its {}", t.describe())
                 } else {
-                    ""
+                    String::new()
                 }
             )),
             None => facts.push_str("; no sort keys loaded"),
@@ -173,8 +189,38 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
     }
 }
 
+/// Fills the cached item collection of `key` (sorted, and judged for time-ordered values) once per report.
+fn ensure_collection(state: &mut InspectorState, shown: &Shown, report: usize, key: u32) {
+    let Some(ty) = shown.keys.sort_key_type() else {
+        state.collection = None;
+        return;
+    };
+    let fresh = state
+        .collection
+        .as_ref()
+        .is_some_and(|c| c.report == report && c.key == key);
+    if fresh {
+        return;
+    }
+    let (mut sks, all) = shown.keys.item_sort_keys(key);
+    let time = if shown.keys.write_ordered() {
+        None
+    } else {
+        crate::model::sortkey::infer(&sks, ty)
+    };
+    crate::model::collection::sort(&mut sks, ty);
+    let owned: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
+    state.collection = Some(Collection {
+        report,
+        key,
+        sorted: Arc::new(owned),
+        all,
+        time,
+    });
+}
+
 /// The selected key's item collection in sort-key order, with the contiguous run a Query's `begins_with` or
-/// `between` reads highlighted, and its cost against a Scan of the whole table.
+/// `between` reads highlighted (the list scrolls to it), and its cost against a Scan of the whole table.
 fn collection_ui(
     ui: &mut egui::Ui,
     state: &mut InspectorState,
@@ -182,25 +228,11 @@ fn collection_ui(
     report: usize,
     key: u32,
 ) {
-    use crate::model::collection::{SortKeyCondition, query_range, query_units, sort};
+    use crate::model::collection::{SortKeyCondition, query_range, query_units};
     let Some(ty) = shown.keys.sort_key_type() else {
         return;
     };
-    let fresh = state
-        .collection
-        .as_ref()
-        .is_some_and(|c| c.report == report && c.key == key);
-    if !fresh {
-        let (mut sks, all) = shown.keys.item_sort_keys(key);
-        sort(&mut sks, ty);
-        let owned: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
-        state.collection = Some(Collection {
-            report,
-            key,
-            sorted: Arc::new(owned),
-            all,
-        });
-    }
+    ensure_collection(state, shown, report, key);
     let Some(c) = &state.collection else {
         return;
     };
@@ -218,15 +250,19 @@ fn collection_ui(
             " (a sample: the input was too large to keep every sort key)"
         }
     ));
+    // Two rows, so each field keeps a usable width in a narrow panel.
+    let field = ((ui.available_width() - 120.0) / 2.0).max(110.0);
     ui.horizontal(|ui| {
         let label = ui.label("begins_with");
-        ui.add(egui::TextEdit::singleline(&mut state.begins_with).desired_width(90.0))
+        ui.add(egui::TextEdit::singleline(&mut state.begins_with).desired_width(field * 2.0))
             .labelled_by(label.id);
+    });
+    ui.horizontal(|ui| {
         let label = ui.label("between");
-        ui.add(egui::TextEdit::singleline(&mut state.between_lo).desired_width(70.0))
+        ui.add(egui::TextEdit::singleline(&mut state.between_lo).desired_width(field))
             .labelled_by(label.id);
         let label = ui.label("and");
-        ui.add(egui::TextEdit::singleline(&mut state.between_hi).desired_width(70.0))
+        ui.add(egui::TextEdit::singleline(&mut state.between_hi).desired_width(field))
             .labelled_by(label.id);
     });
     let refs: Vec<&[u8]> = sorted.iter().map(AsRef::as_ref).collect();
@@ -258,30 +294,43 @@ fn collection_ui(
             })
             .sum();
         ui.label(format!(
-            "The Query reads items {}–{} ({} items, one contiguous run): {} read units strongly consistent, {} \
-             eventually; a Scan of the table reads all {table_items} items: {} units ({item_bytes}-byte items).",
+            "The Query reads items {}–{} ({}, one contiguous run): {} read units strongly consistent, {} \
+             eventually; a Scan of the table reads all {} items: {} units ({item_bytes}-byte items).",
             r.start,
             r.end.saturating_sub(1),
-            r.len(),
+            plural(r.len() as u64, "item"),
             query_units(r.len() as u64, item_bytes, false),
             query_units(r.len() as u64, item_bytes, true),
+            grouped(table_items),
             query_units(table_items, item_bytes, false),
         ));
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    egui::ScrollArea::vertical()
+    let wanted = (
+        state.begins_with.clone(),
+        state.between_lo.clone(),
+        state.between_hi.clone(),
+    );
+    let mut area = egui::ScrollArea::vertical()
         .id_salt("collection")
-        .max_height(160.0)
-        .show_rows(ui, row_height, refs.len(), |ui, rows| {
-            for i in rows {
-                let text = crate::model::key::display_key(refs[i], ty);
-                let hit = range.as_ref().is_some_and(|r| r.contains(&i));
-                let rich = egui::RichText::new(format!("{i:>6}  {text}")).monospace();
-                if hit {
-                    ui.label(rich.strong().color(super::theme::PATH));
-                } else {
-                    ui.label(rich.weak());
-                }
+        .max_height(160.0);
+    if let Some(r) = range.as_ref().filter(|r| !r.is_empty())
+        && state.scrolled_for.as_ref() != Some(&wanted)
+    {
+        state.scrolled_for = Some(wanted);
+        let step = row_height + ui.spacing().item_spacing.y;
+        area = area.vertical_scroll_offset(r.start as f32 * step);
+    }
+    area.show_rows(ui, row_height, refs.len(), |ui, rows| {
+        for i in rows {
+            let text = crate::model::key::display_key(refs[i], ty);
+            let hit = range.as_ref().is_some_and(|r| r.contains(&i));
+            let rich = egui::RichText::new(format!("{i:>6}  {text}")).monospace();
+            if hit {
+                ui.label(rich.strong().color(super::theme::PATH));
+            } else {
+                ui.label(rich.weak());
             }
-        });
+        }
+    });
 }

@@ -11,6 +11,7 @@ pub mod editor;
 pub mod histogram;
 pub mod inspector;
 pub mod jobs;
+pub mod notices;
 pub mod settings;
 pub mod theme;
 
@@ -25,12 +26,25 @@ use crate::model::shard::Scope;
 use crate::model::{KeySet, Report};
 use crate::source::{Group, LoadOptions, Source};
 use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
+use notices::{Activity, Level, Notices};
 use settings::{SESSION_FORMAT, SESSION_VERSION, Session, Settings};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
 /// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
 const INLINE_BYTES: usize = 256 * 1024;
-const PRESENTATION_ZOOM: f32 = 1.6;
+/// Text sizes in presentation mode, in points (readable from the back of a room; the smallest text is
+/// 18 px at 1 px per point).
+const PRESENTATION_TEXT: [(egui::TextStyle, f32); 5] = [
+    (egui::TextStyle::Small, 18.0),
+    (egui::TextStyle::Body, 21.0),
+    (egui::TextStyle::Button, 21.0),
+    (egui::TextStyle::Monospace, 19.0),
+    (egui::TextStyle::Heading, 30.0),
+];
+/// Undo steps kept for keys replaced by an example, a file, a session or a scan.
+const UNDO_STEPS: usize = 8;
+/// A scan that has heard nothing from DynamoDB for this long says so.
+const SCAN_QUIET_SECS: u64 = 4;
 
 /// What a panel asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +65,11 @@ pub enum Command {
     ExportCsv,
     ExportJson,
     TogglePresentation,
+    /// Bring back the keys an example, a file, a session or a scan replaced.
+    Undo,
+    DismissNotice(Activity),
+    /// Presentation mode: show or hide the editor and the tree beside the chart.
+    ToggleSidePanels,
 }
 
 /// Where the keys live: as text in the editor, or as data (large sets, loaded files).
@@ -60,11 +79,12 @@ pub enum Keys {
     Data(Arc<KeySet>),
 }
 
-/// A message for the user in the status bar.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    pub text: String,
-    pub error: bool,
+/// Keys that something else replaced, for Undo.
+struct Replaced {
+    keys: Keys,
+    source: Source,
+    key_type: crate::model::KeyType,
+    groups: Option<Vec<Group>>,
 }
 
 /// Results of file dialogs and exports, which run off the UI thread.
@@ -86,7 +106,18 @@ pub struct App {
     pub path: Option<Path>,
     /// The parse error of the current input, if any.
     pub input_error: Option<String>,
-    pub notices: Vec<Notice>,
+    pub notices: Notices,
+    /// Keys replaced by examples, files, sessions and scans, newest last.
+    undo: Vec<Replaced>,
+    /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
+    pub empty_reason: Option<String>,
+    /// The key type before the user switched it: restored if the keys cannot be read as the new type.
+    key_type_before: Option<crate::model::KeyType>,
+    /// The first window was fitted to the screen.
+    fitted: bool,
+    /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
+    show_side: bool,
+    scan_heard_at: Option<std::time::Instant>,
     editor: editor::EditorState,
     inspector: inspector::InspectorState,
     connect: connect::ConnectState,
@@ -132,11 +163,7 @@ impl App {
                 Source::Example(Scenario::Leaderboard),
             ),
         };
-        ctx.set_zoom_factor(if settings.presentation {
-            PRESENTATION_ZOOM
-        } else {
-            1.0
-        });
+        set_presentation_style(&ctx, settings.presentation);
         let mut app = Self {
             settings,
             keys,
@@ -145,7 +172,13 @@ impl App {
             current: None,
             path: None,
             input_error: None,
-            notices: Vec::new(),
+            notices: Notices::default(),
+            undo: Vec::new(),
+            empty_reason: None,
+            key_type_before: None,
+            fitted: false,
+            show_side: false,
+            scan_heard_at: None,
             editor: editor::EditorState::default(),
             inspector: inspector::InspectorState::default(),
             connect: connect::ConnectState::default(),
@@ -172,6 +205,11 @@ impl App {
         self.current.as_ref().map(|s| s.report.as_ref())
     }
 
+    /// The chart block on screen (headline, legend, plot with axes, caption): what Export chart as PNG saves.
+    pub fn chart_rect(&self) -> Option<egui::Rect> {
+        self.chart_rect
+    }
+
     pub fn key_set(&self) -> Option<&KeySet> {
         self.current.as_ref().map(|s| s.keys.as_ref())
     }
@@ -181,13 +219,29 @@ impl App {
         self.dirty || self.wanted != self.generation
     }
 
-    fn notify(&mut self, text: impl Into<String>, error: bool) {
-        self.notices.push(Notice {
-            text: text.into(),
-            error,
-        });
-        if self.notices.len() > 20 {
-            self.notices.remove(0);
+    /// Shows a notice as the current line of its activity (and in the history).
+    fn notify(&mut self, activity: Activity, level: Level, text: impl Into<String>) {
+        self.notices
+            .push(activity, level, text, std::time::Instant::now());
+    }
+
+    /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
+    /// is empty (with the error), never an example that could be read as the file's analysis.
+    pub fn open_at_start(&mut self, path: PathBuf) {
+        self.set_keys(
+            Keys::Data(Arc::new(KeySet::new(self.settings.key_type))),
+            Source::File(path.clone()),
+        );
+        self.undo.clear();
+        self.empty_reason = Some(format!("loading {}…", path.display()));
+        self.open_path(path);
+    }
+
+    /// What the counts are: writes when the input is a log of writes (pasted lines), else items.
+    pub fn noun(&self) -> &'static str {
+        match self.key_set() {
+            Some(k) if !k.write_ordered() => "items",
+            _ => "writes",
         }
     }
 
@@ -239,10 +293,28 @@ impl App {
         match computed.result {
             Ok(shown) => {
                 self.input_error = None;
+                self.key_type_before = None;
                 self.current = Some(shown);
                 self.update_path();
             }
-            Err(e) => self.input_error = Some(e),
+            Err(e) => match self.key_type_before.take() {
+                // The keys cannot be read as the type just chosen: keep them as they were, and say why.
+                Some(before) if before != self.settings.key_type => {
+                    let wanted = self.settings.key_type;
+                    self.settings.key_type = before;
+                    self.notify(
+                        Activity::Keys,
+                        Level::Error,
+                        format!(
+                            "cannot read these keys as {} keys: {e}; the key type stays {}",
+                            wanted.as_str(),
+                            before.as_str()
+                        ),
+                    );
+                    self.dirty = true;
+                }
+                _ => self.input_error = Some(e),
+            },
         }
     }
 
@@ -255,14 +327,29 @@ impl App {
     /// A file load finished: on success the keys replace what was there; on failure what was there stays.
     pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
         self.load_progress = None;
+        let fresh = self.empty_reason.is_some();
         match result {
-            Ok(loaded) => {
-                for w in &loaded.warnings {
-                    self.notify(w.clone(), true);
+            Ok(loaded) if loaded.keys.total() == 0 => {
+                let text = if fresh {
+                    format!("{} has no keys", path.display())
+                } else {
+                    format!("{} has no keys: the previous keys stay", path.display())
+                };
+                if fresh {
+                    self.empty_reason = Some(text.clone());
                 }
+                self.notify(Activity::Load, Level::Warning, text);
+            }
+            Ok(loaded) => {
+                self.empty_reason = None;
+                let noun = if loaded.keys.write_ordered() {
+                    "write"
+                } else {
+                    "item"
+                };
                 let mut text = format!(
-                    "loaded {} keys from {}",
-                    loaded.keys.total(),
+                    "loaded {} from {}",
+                    crate::model::decision::plural(loaded.keys.total(), noun),
                     path.display()
                 );
                 if loaded.skipped > 0 {
@@ -271,13 +358,27 @@ impl App {
                 if let Some(attr) = &loaded.key_attribute {
                     text.push_str(&format!("; key attribute {attr}"));
                 }
-                self.notify(text, false);
+                // Warnings stay on the load's line, after what was loaded.
+                let level = if loaded.warnings.is_empty() {
+                    Level::Info
+                } else {
+                    text.push_str(" — ");
+                    text.push_str(&loaded.warnings.join("; "));
+                    Level::Warning
+                };
+                self.notify(Activity::Load, level, text);
                 self.settings.key_type = loaded.keys.key_type();
                 self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
                 self.groups = loaded.groups;
                 self.by_data_file = false;
             }
-            Err(e) => self.notify(format!("could not load {}: {e}", path.display()), true),
+            Err(e) => {
+                let text = format!("could not load {}: {e}", path.display());
+                if fresh {
+                    self.empty_reason = Some(text.clone());
+                }
+                self.notify(Activity::Load, Level::Error, text);
+            }
         }
     }
 
@@ -292,8 +393,10 @@ impl App {
             job.cancel();
         }
         self.scan = connect::ScanJob::start(&self.ctx, connect, scan);
+        self.scan_heard_at = Some(std::time::Instant::now());
+        self.notices.clear(Activity::Scan);
         if self.scan.is_none() {
-            self.notify("cannot start the scan thread", true);
+            self.notify(Activity::Scan, Level::Error, "cannot start the scan thread");
         }
     }
 
@@ -306,7 +409,11 @@ impl App {
     /// stops early keeps what it read, labelled.
     fn drain_scan(&mut self) {
         let Some(job) = &mut self.scan else { return };
-        match job.drain() {
+        let update = job.drain();
+        if update.is_some() {
+            self.scan_heard_at = Some(std::time::Instant::now());
+        }
+        match update {
             None => {}
             Some(connect::ScanUpdate::Grew) => {
                 let due = self
@@ -331,8 +438,13 @@ impl App {
                         let status = scanned.status.describe();
                         let complete = scanned.status.is_complete();
                         self.notify(
+                            Activity::Scan,
+                            if complete {
+                                Level::Info
+                            } else {
+                                Level::Warning
+                            },
                             format!("{table}: {} — {}", status, scanned.progress.summary()),
-                            !complete,
                         );
                         self.settings.key_type = scanned.keys.key_type();
                         let status = if complete { String::new() } else { status };
@@ -344,7 +456,11 @@ impl App {
                             },
                         );
                     }
-                    Err(e) => self.notify(format!("cannot scan {table}: {e}"), true),
+                    Err(e) => self.notify(
+                        Activity::Scan,
+                        Level::Error,
+                        format!("cannot scan {table}: {e}"),
+                    ),
                 }
             }
         }
@@ -357,6 +473,7 @@ impl App {
         if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {
             opts.key_type = Some(self.settings.key_type);
         }
+        self.notices.clear(Activity::Load);
         self.jobs.load_file(path, opts);
     }
 
@@ -390,7 +507,11 @@ impl App {
                 match crate::model::text::parse_text(t.as_bytes(), self.settings.key_type) {
                     Ok(k) => Keys::Data(Arc::new(k)),
                     Err(e) => {
-                        self.notify(format!("cannot use these keys: {e}"), true);
+                        self.notify(
+                            Activity::Keys,
+                            Level::Error,
+                            format!("cannot use these keys: {e}"),
+                        );
                         return;
                     }
                 }
@@ -406,6 +527,21 @@ impl App {
         if !same_table {
             self.answers = UserAnswers::default();
         }
+        // Keys replaced by something other than typing can be brought back (Ctrl+Z); a live scan's pages
+        // replace its own earlier pages, which is no loss.
+        if !matches!(source, Source::Paste) && !same_table {
+            let replaced = Replaced {
+                keys: std::mem::replace(&mut self.keys, Keys::Text(String::new())),
+                source: self.source.clone(),
+                key_type: self.settings.key_type,
+                groups: self.groups.take(),
+            };
+            self.undo.push(replaced);
+            if self.undo.len() > UNDO_STEPS {
+                self.undo.remove(0);
+            }
+        }
+        self.empty_reason = None;
         self.keys = keys;
         self.source = source;
         self.groups = None;
@@ -416,13 +552,34 @@ impl App {
     pub fn apply(&mut self, command: Command) {
         match command {
             Command::LoadExample(s) => {
+                let had_own = !matches!(self.source, Source::Example(_))
+                    && self.key_set().is_some_and(|k| k.total() > 0);
                 self.set_keys(Keys::Text(s.text()), Source::Example(s));
                 self.settings.shard_enabled = false;
                 self.settings.key_type = crate::model::KeyType::S;
+                if had_own {
+                    self.notify(
+                        Activity::Keys,
+                        Level::Info,
+                        format!(
+                            "example \"{}\" replaced your keys: Ctrl+Z (Edit > Undo) brings them back",
+                            s.title()
+                        ),
+                    );
+                }
             }
+            Command::Undo => self.undo(),
+            Command::DismissNotice(activity) => self.notices.dismiss(activity),
+            Command::ToggleSidePanels => self.show_side = !self.show_side,
             Command::Answer(q, a) => {
                 self.answers.set(q, a);
                 self.update_path();
+            }
+            Command::Apply(Action::MoreShards) => {
+                self.settings.shard_enabled = true;
+                self.settings.shard.shards =
+                    (self.settings.shard.shards * 2).clamp(2, crate::model::shard::MAX_SHARDS);
+                self.dirty = true;
             }
             Command::Apply(action) => {
                 self.settings.shard_enabled = true;
@@ -434,13 +591,13 @@ impl App {
                             Scope::All => crate::model::shard::DEFAULT_HOT_SHARE,
                         },
                     },
-                    Action::ShardAllKeys => Scope::All,
+                    Action::ShardAllKeys | Action::MoreShards => Scope::All,
                 };
                 self.dirty = true;
             }
             Command::Copy(text) => {
                 self.ctx.copy_text(text);
-                self.notify("copied to the clipboard", false);
+                self.notify(Activity::Clipboard, Level::Info, "copied to the clipboard");
             }
             Command::EditAsText => {
                 if let Keys::Data(k) = &self.keys {
@@ -484,7 +641,11 @@ impl App {
             Command::CancelLoad => {
                 self.jobs.cancel_load();
                 self.load_progress = None;
-                self.notify("loading cancelled; the previous keys stay", false);
+                self.notify(
+                    Activity::Load,
+                    Level::Info,
+                    "loading cancelled; the previous keys stay",
+                );
             }
             Command::OpenSession => self.dialog(|tx| {
                 let picked = rfd::FileDialog::new()
@@ -506,7 +667,11 @@ impl App {
                     "json",
                     json.into_bytes(),
                 ),
-                Err(e) => self.notify(format!("cannot write the session: {e}"), true),
+                Err(e) => self.notify(
+                    Activity::File,
+                    Level::Error,
+                    format!("cannot write the session: {e}"),
+                ),
             },
             Command::ExportCsv => {
                 if let Some(shown) = &self.current {
@@ -527,20 +692,43 @@ impl App {
                     );
                     match serde_json::to_vec_pretty(&doc) {
                         Ok(json) => self.save_dialog("buckets.json", "JSON", "json", json),
-                        Err(e) => self.notify(format!("cannot write JSON: {e}"), true),
+                        Err(e) => self.notify(
+                            Activity::File,
+                            Level::Error,
+                            format!("cannot write JSON: {e}"),
+                        ),
                     }
                 }
             }
             Command::ExportPng => self.export_png(),
             Command::TogglePresentation => {
                 self.settings.presentation = !self.settings.presentation;
-                self.ctx.set_zoom_factor(if self.settings.presentation {
-                    PRESENTATION_ZOOM
-                } else {
-                    1.0
-                });
+                self.show_side = false;
+                set_presentation_style(&self.ctx, self.settings.presentation);
             }
         }
+    }
+
+    /// Brings back the keys the last example, file, session or scan replaced.
+    fn undo(&mut self) {
+        let Some(r) = self.undo.pop() else {
+            self.notify(Activity::Keys, Level::Info, "nothing to undo");
+            return;
+        };
+        let what = r.source.describe();
+        self.keys = r.keys;
+        self.source = r.source;
+        self.settings.key_type = r.key_type;
+        self.groups = r.groups;
+        self.answers = UserAnswers::default();
+        self.empty_reason = None;
+        self.dirty = true;
+        self.notify(Activity::Keys, Level::Info, format!("back to {what}"));
+    }
+
+    /// What Undo would bring back, for the Edit menu.
+    pub fn undo_label(&self) -> Option<String> {
+        self.undo.last().map(|r| r.source.describe())
     }
 
     /// Runs a blocking file dialog on its own thread.
@@ -582,7 +770,7 @@ impl App {
 
     fn export_png(&mut self) {
         let Some(rect) = self.chart_rect else {
-            self.notify("no chart to export", true);
+            self.notify(Activity::File, Level::Error, "no chart to export");
             return;
         };
         let tx = self.outcomes.0.clone();
@@ -639,7 +827,11 @@ impl App {
         let session = match Session::parse(bytes) {
             Ok(s) => s,
             Err(e) => {
-                self.notify(format!("cannot open session {name}: {e}"), true);
+                self.notify(
+                    Activity::File,
+                    Level::Error,
+                    format!("cannot open session {name}: {e}"),
+                );
                 return;
             }
         };
@@ -656,8 +848,9 @@ impl App {
                         &mut buf,
                     ) {
                         self.notify(
+                            Activity::File,
+                            Level::Error,
                             format!("cannot open session {name}: key {}: {e}", i + 1),
-                            true,
                         );
                         return;
                     }
@@ -672,7 +865,11 @@ impl App {
         self.settings.presentation = presentation;
         self.set_keys(keys, Source::File(PathBuf::from(name)));
         self.answers = session.answers;
-        self.notify(format!("opened session {name}"), false);
+        self.notify(
+            Activity::File,
+            Level::Info,
+            format!("opened session {name}"),
+        );
     }
 
     fn title(&self) -> String {
@@ -684,8 +881,14 @@ impl App {
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
         let zoom = KeyboardShortcut::new(Modifiers::COMMAND, Key::Equals);
+        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+        // In a text field Ctrl+Z is the field's own undo.
+        let typing = ctx.memory(|m| m.focused().is_some());
         let mut commands = Vec::new();
         ctx.input_mut(|i| {
+            if !typing && i.consume_shortcut(&undo) {
+                commands.push(Command::Undo);
+            }
             if i.consume_shortcut(&open) {
                 commands.push(Command::OpenFile);
             }
@@ -743,6 +946,25 @@ impl App {
                     ui.close();
                 }
             });
+            ui.menu_button("Edit", |ui| {
+                let label = self
+                    .undo_label()
+                    .map_or_else(|| "Undo".to_owned(), |w| format!("Undo: back to {w}"));
+                if ui
+                    .add_enabled(self.undo_label().is_some(), egui::Button::new(label))
+                    .on_hover_text("Ctrl+Z: bring back the keys an example, a file, a session or a scan replaced")
+                    .clicked()
+                {
+                    command = Some(Command::Undo);
+                }
+                if ui.button("Paste keys  (Ctrl+V)").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::RequestPaste);
+                    ui.close();
+                }
+                if command.is_some() {
+                    ui.close();
+                }
+            });
             ui.menu_button("Examples", |ui| {
                 for s in Scenario::ALL {
                     if ui.button(s.title()).on_hover_text(s.story()).clicked() {
@@ -764,12 +986,7 @@ impl App {
                 ui.separator();
                 egui::widgets::global_theme_preference_buttons(ui);
             });
-            ui.menu_button("Help", |ui| {
-                ui.label(format!("shardlens {}", env!("CARGO_PKG_VERSION")));
-                ui.label("See how DynamoDB partition keys spread over partitions.");
-                ui.label(histogram::HASH_CAPTION);
-                ui.label("Each partition serves at most 3,000 read units and 1,000 write units per second.");
-            });
+            ui.menu_button("Help", help_ui);
         });
         command
     }
@@ -791,10 +1008,14 @@ impl App {
                     self.open_session(&bytes, &path.display().to_string());
                 }
                 Outcome::OpenSession(path, Err(e)) => {
-                    self.notify(format!("cannot read {}: {e}", path.display()), true);
+                    self.notify(
+                        Activity::File,
+                        Level::Error,
+                        format!("cannot read {}: {e}", path.display()),
+                    );
                 }
-                Outcome::Saved(Ok(msg)) => self.notify(msg, false),
-                Outcome::Saved(Err(msg)) => self.notify(msg, true),
+                Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
+                Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
                 Outcome::Nothing => {}
             }
         }
@@ -898,6 +1119,7 @@ impl eframe::App for App {
 impl App {
     /// Per-frame work that is not drawing: results from the background, shortcuts, recomputation.
     pub fn tick(&mut self, ctx: &egui::Context) {
+        self.fit_to_screen(ctx);
         self.drain_background();
         self.drain_scan();
         let dropped: Vec<PathBuf> = ctx.input(|i| {
@@ -940,6 +1162,7 @@ impl App {
     /// Draws every panel; the commands they return are applied afterwards.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
+        let presenting = self.settings.presentation;
         if self.connect.open
             && let Some(connect::ConnectCommand::Scan(opts, scan)) =
                 connect::connect_ui(ui.ctx(), &mut self.connect, &mut self.settings.connect)
@@ -950,170 +1173,67 @@ impl App {
             if let Some(c) = self.menu_ui(ui) {
                 commands.push(c);
             }
-        });
-        egui::Panel::bottom("status").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                if let Some(job) = &self.scan {
-                    ui.spinner();
-                    let text = job.progress.as_ref().map_or_else(
-                        || format!("connecting to scan {}…", job.table),
-                        |p| format!("scanning {}: {}", job.table, p.summary()),
-                    );
-                    ui.label(text);
-                    if ui.button("Cancel scan").clicked() {
-                        commands.push(Command::CancelScan);
-                    }
-                } else if let Some(p) = self.load_progress {
-                    let fraction = p
-                        .total_bytes
-                        .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
-                    ui.add(
-                        egui::ProgressBar::new(fraction)
-                            .desired_width(200.0)
-                            .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
-                    );
-                    if ui.button("Cancel").clicked() {
-                        commands.push(Command::CancelLoad);
-                    }
-                } else if self.busy() {
-                    ui.spinner();
-                    ui.label("computing…");
-                }
-                if let Some(n) = self.notices.last() {
-                    if n.error {
-                        ui.colored_label(theme::ERROR, &n.text);
+            if presenting {
+                ui.horizontal(|ui| {
+                    ui.strong("Presentation mode");
+                    let side = if self.show_side {
+                        "Hide keys and tree"
                     } else {
-                        ui.label(&n.text);
+                        "Show keys and tree"
+                    };
+                    if ui.button(side).clicked() {
+                        commands.push(Command::ToggleSidePanels);
                     }
-                }
-            });
+                    if ui.button("Leave presentation (F11)").clicked() {
+                        commands.push(Command::TogglePresentation);
+                    }
+                });
+            }
         });
-        egui::Panel::left("editor")
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui, &mut commands));
+        if presenting && !self.show_side {
+            egui::Panel::bottom("decision-strip").show(ui, |ui| {
                 ui.add_space(4.0);
-                match self.key_set() {
-                    Some(k) => ui.heading(editor::header(k)),
-                    None => ui.heading("0 keys · 0 distinct"),
-                };
-                ui.weak(self.source.describe());
-                if editor::key_type_ui(ui, &mut self.settings.key_type) {
-                    self.dirty = true;
+                if let Some(path) = &self.path
+                    && let Some(c) = decision_ui::path_strip_ui(ui, path, &self.answers)
+                {
+                    commands.push(c);
                 }
-                if let Some(e) = &self.input_error {
-                    ui.colored_label(theme::ERROR, format!("{e} — showing the last valid keys"));
-                }
-                match &mut self.keys {
-                    Keys::Text(text) => {
-                        if editor::text_ui(ui, text) {
-                            self.source = Source::Paste;
-                            self.dirty = true;
-                        }
-                    }
-                    Keys::Data(_) => {
-                        // The list shows the computed keys (the loaded set once its report is in).
-                        if let Some(shown) = &self.current
-                            && let Some(c) =
-                                editor::list_ui(ui, &mut self.editor, &shown.keys, &shown.by_count)
+                ui.add_space(4.0);
+            });
+        }
+        if !presenting || self.show_side {
+            // Side panels start at a share of the window, so a small screen still leaves the chart room.
+            let width = ui.ctx().content_rect().width();
+            egui::Panel::left("editor")
+                .resizable(true)
+                .default_size((width * 0.22).clamp(200.0, 320.0))
+                .size_range(180.0..=700.0)
+                .show(ui, |ui| self.editor_panel_ui(ui, &mut commands));
+            let noun = self.noun();
+            egui::Panel::right("decision")
+                .resizable(true)
+                .default_size((width * 0.3).clamp(260.0, 420.0))
+                .size_range(240.0..=800.0)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| {
+                        if let Some(path) = &self.path
+                            && let Some(c) = decision_ui::decision_ui(ui, path, &self.answers)
                         {
                             commands.push(c);
                         }
-                    }
-                }
-            });
-        egui::Panel::right("decision")
-            .resizable(true)
-            .default_size(380.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    if let Some(path) = &self.path
-                        && let Some(c) = decision_ui::decision_ui(ui, path, &self.answers)
-                    {
-                        commands.push(c);
-                    }
-                    ui.separator();
-                    egui::CollapsingHeader::new("Partition inspector")
-                        .default_open(true)
-                        .show(ui, |ui| {
-                            if let Some(shown) = &self.current {
-                                inspector::inspector_ui(ui, &mut self.inspector, shown);
-                            }
-                        });
+                        ui.separator();
+                        egui::CollapsingHeader::new("Partition inspector")
+                            .default_open(true)
+                            .show(ui, |ui| {
+                                if let Some(shown) = &self.current {
+                                    inspector::inspector_ui(ui, &mut self.inspector, shown, noun);
+                                }
+                            });
+                    });
                 });
-            });
-        egui::CentralPanel::default().show(ui, |ui| {
-            if controls::controls_ui(ui, &mut self.settings) {
-                self.dirty = true;
-            }
-            let resolved = self
-                .current
-                .as_ref()
-                .and_then(|s| s.report.workload.as_ref())
-                .map(|w| w.item_size.clone());
-            let (view_changed, answers_changed) = controls::workload_ui(
-                ui,
-                &mut self.settings,
-                &mut self.answers,
-                resolved.as_ref(),
-            );
-            if view_changed {
-                self.dirty = true;
-            }
-            if answers_changed {
-                self.update_path();
-            }
-            if let Some(Shown { keys, report, .. }) = &self.current {
-                if let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report) {
-                    commands.push(c);
-                }
-                match &report.capacity {
-                    Some(Ok(c)) => {
-                        ui.horizontal_wrapped(|ui| {
-                            ui.label(egui::RichText::new(c.headline()).strong());
-                            ui.radio_value(&mut self.settings.capacity_view, false, "Writes per bucket");
-                            ui.radio_value(&mut self.settings.capacity_view, true, "% of partition capacity");
-                        });
-                    }
-                    Some(Err(e)) => {
-                        ui.colored_label(theme::ERROR, format!("capacity: {e}"));
-                    }
-                    None => {
-                        ui.label(egui::RichText::new(histogram::headline(&report.analysis)).strong());
-                    }
-                }
-            }
-            if let Some(groups) = &self.groups {
-                ui.horizontal(|ui| {
-                    ui.radio_value(&mut self.by_data_file, false, "By teaching hash");
-                    ui.radio_value(&mut self.by_data_file, true, "By export data file")
-                        .on_hover_text(
-                            "AWS writes at least one data file per partition, and a file's items come from one \
-                             partition's key range: this is the export's real grouping",
-                        );
-                    ui.weak(format!("{} data files", groups.len()));
-                });
-            }
-            ui.separator();
-            if self.by_data_file
-                && let Some(groups) = &self.groups
-            {
-                self.chart_rect = Some(histogram::groups_ui(ui, groups, self.settings.log_scale));
-                return;
-            }
-            let report = self.current.as_ref().map(|s| Arc::clone(&s.report));
-            if self.settings.capacity_view
-                && let Some(Ok(capacity)) = report.as_ref().and_then(|r| r.capacity.as_ref())
-            {
-                self.chart_rect = Some(histogram::capacity_ui(ui, capacity));
-                return;
-            }
-            self.chart_rect = Some(histogram::plot_ui(
-                ui,
-                report.as_deref(),
-                self.settings.log_scale,
-            ));
-        });
+        }
+        egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, &mut commands));
         for c in commands {
             self.apply(c);
         }
@@ -1121,4 +1241,294 @@ impl App {
             ui.ctx().request_repaint();
         }
     }
+
+    /// The status bar: the activity under way (scan, load, computing) and the current notices.
+    fn status_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let now = std::time::Instant::now();
+        ui.horizontal_wrapped(|ui| {
+            if let Some(job) = &self.scan {
+                ui.spinner();
+                let mut text = job.progress.as_ref().map_or_else(
+                    || format!("connecting to scan {}…", job.table),
+                    |p| format!("scanning {}: {}", job.table, p.summary()),
+                );
+                let quiet = self.scan_heard_at.map(|t| now.saturating_duration_since(t));
+                if let Some(q) = quiet.filter(|q| q.as_secs() >= SCAN_QUIET_SECS) {
+                    text.push_str(&format!(
+                        " — no reply from DynamoDB for {} s, still trying",
+                        q.as_secs()
+                    ));
+                }
+                ui.label(text);
+                if ui.button("Cancel scan").clicked() {
+                    commands.push(Command::CancelScan);
+                }
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_secs(1));
+            } else if let Some(p) = self.load_progress {
+                let fraction = p
+                    .total_bytes
+                    .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(200.0)
+                        .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
+                );
+                if ui.button("Cancel").clicked() {
+                    commands.push(Command::CancelLoad);
+                }
+            } else if self.busy() {
+                ui.spinner();
+                ui.label("computing…");
+            }
+            for n in self.notices.visible(now) {
+                ui.separator();
+                match n.level {
+                    Level::Error => {
+                        ui.colored_label(theme::ERROR, &n.text);
+                    }
+                    Level::Warning => {
+                        ui.colored_label(theme::UNKNOWN, &n.text);
+                    }
+                    Level::Info => {
+                        ui.label(&n.text);
+                    }
+                }
+                if n.level > Level::Info
+                    && ui
+                        .small_button("×")
+                        .on_hover_text("Dismiss this message")
+                        .clicked()
+                {
+                    commands.push(Command::DismissNotice(n.activity));
+                }
+            }
+            if self.notices.history().next().is_some() {
+                ui.menu_button("Messages", |ui| {
+                    egui::ScrollArea::vertical()
+                        .max_height(300.0)
+                        .show(ui, |ui| {
+                            for n in self.notices.history().rev() {
+                                let text = egui::RichText::new(&n.text);
+                                ui.label(match n.level {
+                                    Level::Error => text.color(theme::ERROR),
+                                    Level::Warning => text.color(theme::UNKNOWN),
+                                    Level::Info => text,
+                                });
+                            }
+                        });
+                });
+            }
+        });
+        if let Some(wait) = self.notices.next_fade(now) {
+            ui.ctx().request_repaint_after(wait);
+        }
+    }
+
+    /// The left panel: the key count, the source, the key type, and the keys (text or list).
+    fn editor_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        ui.add_space(4.0);
+        match self.key_set() {
+            Some(k) => ui.heading(editor::header(k)),
+            None => ui.heading("0 writes · 0 distinct keys"),
+        };
+        ui.weak(self.source.describe());
+        let before = self.settings.key_type;
+        if editor::key_type_ui(ui, &mut self.settings.key_type) {
+            self.key_type_before = Some(before);
+            self.dirty = true;
+        }
+        if let Some(e) = &self.input_error {
+            ui.colored_label(theme::ERROR, format!("{e} — showing the last valid keys"));
+        }
+        match &mut self.keys {
+            Keys::Text(text) => {
+                if editor::text_ui(ui, text) {
+                    self.source = Source::Paste;
+                    self.dirty = true;
+                }
+            }
+            Keys::Data(_) => {
+                // The list shows the computed keys (the loaded set once its report is in).
+                if let Some(shown) = &self.current
+                    && let Some(c) =
+                        editor::list_ui(ui, &mut self.editor, &shown.keys, &shown.by_count)
+                {
+                    commands.push(c);
+                }
+            }
+        }
+    }
+
+    /// The centre: shard and workload controls, then the chart block (what Export chart as PNG saves).
+    fn chart_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        if controls::controls_ui(ui, &mut self.settings) {
+            self.dirty = true;
+        }
+        let resolved = self
+            .current
+            .as_ref()
+            .and_then(|s| s.report.workload.as_ref())
+            .map(|w| w.item_size.clone());
+        if !self.settings.presentation || self.settings.workload_enabled {
+            let (view_changed, answers_changed) =
+                controls::workload_ui(ui, &mut self.settings, &mut self.answers, resolved.as_ref());
+            if view_changed {
+                self.dirty = true;
+            }
+            if answers_changed {
+                self.update_path();
+            }
+        }
+        if let Some(Shown { keys, report, .. }) = &self.current
+            && let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report)
+        {
+            commands.push(c);
+        }
+        let capacity_ok = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
+        if capacity_ok || self.groups.is_some() {
+            ui.horizontal_wrapped(|ui| {
+                if capacity_ok {
+                    ui.radio_value(&mut self.settings.capacity_view, false, "Writes per bucket");
+                    ui.radio_value(
+                        &mut self.settings.capacity_view,
+                        true,
+                        "% of partition capacity",
+                    );
+                }
+                if let Some(groups) = &self.groups {
+                    ui.radio_value(&mut self.by_data_file, false, "By teaching hash");
+                    ui.radio_value(&mut self.by_data_file, true, "By export data file")
+                        .on_hover_text(
+                            "AWS writes at least one data file per partition, and a file's items come from one \
+                             partition's key range: this is the export's real grouping",
+                        );
+                    ui.weak(format!("{} data files", groups.len()));
+                }
+            });
+        }
+        if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
+            ui.colored_label(theme::ERROR, format!("capacity: {e}"));
+        }
+        ui.separator();
+        if self.by_data_file
+            && let Some(groups) = &self.groups
+        {
+            self.chart_rect = Some(histogram::groups_ui(ui, groups, self.settings.log_scale));
+            return;
+        }
+        let Some(shown) = self.current.clone().filter(|s| s.report.analysis.total > 0) else {
+            let reason = self.empty_reason.clone().or_else(|| {
+                self.input_error
+                    .as_ref()
+                    .map(|e| format!("These keys cannot be read: {e}"))
+            });
+            self.chart_rect = Some(histogram::empty_ui(ui, reason.as_deref()));
+            return;
+        };
+        if self.settings.capacity_view
+            && let Some(Ok(capacity)) = shown.report.capacity.as_ref()
+        {
+            self.chart_rect = Some(histogram::capacity_ui(ui, capacity));
+            return;
+        }
+        let shards = if shown.view.shard.is_active() {
+            shown.view.shard.shards
+        } else {
+            1
+        };
+        self.chart_rect = Some(histogram::plot_ui(
+            ui,
+            &histogram::HistogramArgs {
+                report: &shown.report,
+                keys: &shown.keys,
+                log_scale: self.settings.log_scale,
+                shards,
+                noun: self.noun(),
+            },
+        ));
+    }
+
+    /// On the first frames: a window larger than its screen (a default size on a small screen or projector)
+    /// is made to fit.
+    fn fit_to_screen(&mut self, ctx: &egui::Context) {
+        if self.fitted {
+            return;
+        }
+        let (monitor, inner) = ctx.input(|i| {
+            let v = i.viewport();
+            (v.monitor_size, v.inner_rect.map(|r| r.size()))
+        });
+        let (Some(monitor), Some(inner)) = (monitor, inner) else {
+            return;
+        };
+        self.fitted = true;
+        let fit = egui::vec2(inner.x.min(monitor.x * 0.96), inner.y.min(monitor.y * 0.9));
+        if fit != inner {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(fit));
+            ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(egui::pos2(
+                monitor.x * 0.02,
+                monitor.y * 0.02,
+            )));
+        }
+    }
+}
+
+/// Larger text for projectors: every text style at least 18 px, and roomier widgets; the normal sizes when
+/// `on` is false. The chart's own text (axes, tooltips) follows the styles.
+fn set_presentation_style(ctx: &egui::Context, on: bool) {
+    let base = egui::Style::default();
+    ctx.all_styles_mut(|style| {
+        style.text_styles = base.text_styles.clone();
+        style.spacing = base.spacing.clone();
+        if on {
+            for (text_style, size) in PRESENTATION_TEXT {
+                if let Some(font) = style.text_styles.get_mut(&text_style) {
+                    font.size = size;
+                }
+            }
+            style.spacing.interact_size *= 1.6;
+            style.spacing.button_padding *= 1.5;
+            style.spacing.item_spacing *= 1.4;
+        }
+    });
+}
+
+/// The Help menu: shortcuts, and how to read the chart and the tree.
+fn help_ui(ui: &mut egui::Ui) {
+    ui.set_max_width(520.0);
+    ui.strong(format!("shardlens {}", env!("CARGO_PKG_VERSION")));
+    ui.label("See how DynamoDB partition keys spread over partitions.");
+    ui.separator();
+    ui.strong("How to read the chart");
+    ui.label(
+        "Each bar is one bucket, an equal range of the hash space (with a workload: one partition). Its height \
+         is the writes (or items) whose key hashes into it. Blue: even. Amber: well above the mean, but no one \
+         key makes it so (hover for why, e.g. shards of one key that collide). Red: one key holds a bucket at \
+         least twice the mean, which is what the tree calls a hot key. Grey bars behind: the spread before \
+         sharding.",
+    );
+    ui.label(
+        "Each partition serves at most 3,000 read units and 1,000 write units per second: a hot partition \
+         throttles while the rest of the table idles.",
+    );
+    ui.label(histogram::HASH_CAPTION);
+    ui.separator();
+    ui.strong("Shortcuts");
+    egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+        for (keys, what) in [
+            ("Ctrl+V", "paste keys (outside a text field)"),
+            (
+                "Ctrl+Z",
+                "bring back keys an example, file or scan replaced",
+            ),
+            ("Ctrl+O", "open keys"),
+            ("Ctrl+S", "save the session"),
+            ("F11 or Ctrl+=", "presentation mode"),
+        ] {
+            ui.monospace(keys);
+            ui.label(what);
+            ui.end_row();
+        }
+    });
 }

@@ -52,7 +52,7 @@ impl Default for Settings {
             last_keys: None,
             workload_enabled: false,
             workload: Workload {
-                writes_per_sec: 4000.0,
+                writes_per_sec: 2000.0,
                 reads_per_sec: 0.0,
                 ..Workload::default()
             },

@@ -339,8 +339,8 @@ pub enum PartitionsFrom {
 impl PartitionsFrom {
     pub fn describe(self) -> &'static str {
         match self {
-            Self::Throughput => "provisioned throughput: ⌈RCU / 3,000 + WCU / 1,000⌉",
-            Self::Size => "table size: ⌈size / 10 GB⌉",
+            Self::Throughput => "provisioned throughput: RCU / 3,000 + WCU / 1,000, rounded up",
+            Self::Size => "table size: size / 10 GB, rounded up",
             Self::OnDemandWarm => {
                 "a new on-demand table's warm throughput (12,000 reads, 4,000 writes)"
             }
@@ -551,13 +551,41 @@ impl Capacity {
         self.partitions.iter().map(PartitionLoad::util).collect()
     }
 
-    /// The headline: "table at X % · hottest partition at Y % · Z units/s throttled".
+    /// The headline, naming read or write units: "table at 40 % of its write capacity · hottest partition at
+    /// 150 % of its write limit · 500 write units/s throttled".
     pub fn headline(&self) -> String {
+        let table_kind = if self.table_read_util > self.table_write_util {
+            "read"
+        } else {
+            "write"
+        };
+        let hot_kind = match self.partitions.get(self.hottest_partition) {
+            Some(p) if p.read_util > p.write_util => "read",
+            _ => "write",
+        };
+        let throttled = match (
+            self.throttled_read_units > 0.0,
+            self.throttled_write_units > 0.0,
+        ) {
+            (true, true) => format!(
+                "{} read + {} write units/s throttled",
+                units(self.throttled_read_units),
+                units(self.throttled_write_units)
+            ),
+            (true, false) => format!(
+                "{} read units/s throttled",
+                units(self.throttled_read_units)
+            ),
+            (false, true) => format!(
+                "{} write units/s throttled",
+                units(self.throttled_write_units)
+            ),
+            (false, false) => "nothing throttled".to_owned(),
+        };
         format!(
-            "table at {} · hottest partition at {} · {} units/s throttled",
+            "table at {} of its {table_kind} capacity · hottest partition at {} of its {hot_kind} limit · {throttled}",
             percent(self.table_util()),
             percent(self.hottest_util()),
-            units(self.throttled_units())
         )
     }
 
@@ -943,7 +971,8 @@ mod tests {
         assert_eq!(c.hottest_partition, 2);
         assert_eq!(
             c.headline(),
-            "table at 100 % · hottest partition at 400 % · 3000 units/s throttled"
+            "table at 100 % of its write capacity · hottest partition at 400 % of its write limit · 3000 write \
+             units/s throttled"
         );
     }
 

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 use super::capacity::{CapacityFacts, ITEM_COLLECTION_LIMIT_BYTES, ThrottleReason, percent};
 use super::keyset::{KeySet, SortKeyFacts};
+use super::sortkey::TimeOrdered;
 use super::stats::Analysis;
 
 /// A bucket counts as hot from this many times the mean bucket.
@@ -38,6 +39,16 @@ pub const DOMINANT_OVER_NEXT: f64 = 2.0;
 pub const LOW_CARDINALITY_KEYS_PER_BUCKET: usize = 4;
 /// A handful of keys (the top three) taking at least this share of writes is low cardinality too.
 pub const LOW_CARDINALITY_TOP3_SHARE: f64 = 0.5;
+/// Fewer writes than this (or than [`MIN_WRITES_PER_BUCKET`] per bucket) are too few to judge skew: by chance
+/// alone a bucket of a handful of writes is often twice the mean. Our own threshold, not an AWS number.
+pub const MIN_WRITES_TO_JUDGE: u64 = 100;
+/// See [`MIN_WRITES_TO_JUDGE`].
+pub const MIN_WRITES_PER_BUCKET: u64 = 10;
+
+/// Whether `total` writes over `buckets` buckets are too few for the tree (and the chart's colours) to judge.
+pub fn too_few_to_judge(total: u64, buckets: usize) -> bool {
+    total < MIN_WRITES_TO_JUDGE.max(MIN_WRITES_PER_BUCKET * buckets as u64)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -54,6 +65,9 @@ pub enum Leaf {
     ItemCollection,
     WriteShardPrefix,
     AdaptiveCapacity,
+    /// Reached from "Throttling concentrated on one key?" = no when the data says the limit is the table's
+    /// ([`TABLE_LEVEL`]).
+    TableLimit,
 }
 
 /// Where an edge of the tree leads.
@@ -90,6 +104,11 @@ pub const TREE: [Branch; 3] = [
     },
 ];
 
+/// The root's second "no": when the throttling is table-level (an observed `…ProvisionedThroughputExceeded`,
+/// `…AccountLimitExceeded` or `…MaxOnDemandThroughputExceeded`, or a workload over the table's total), the key
+/// design is not the problem, and the tree ends at its own leaf instead of asking about cardinality.
+pub const TABLE_LEVEL: (Question, Leaf) = (Question::OneKey, Leaf::TableLimit);
+
 pub fn branch(question: Question) -> &'static Branch {
     TREE.iter()
         .find(|b| b.question == question)
@@ -111,11 +130,12 @@ impl Question {
 }
 
 impl Leaf {
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::ShardOrCache,
         Self::ItemCollection,
         Self::WriteShardPrefix,
         Self::AdaptiveCapacity,
+        Self::TableLimit,
     ];
 
     pub fn title(self) -> &'static str {
@@ -124,6 +144,7 @@ impl Leaf {
             Self::ItemCollection => "The item collection is hot: shard the key",
             Self::WriteShardPrefix => "Write-shard the prefix",
             Self::AdaptiveCapacity => "Adaptive capacity will most likely absorb it",
+            Self::TableLimit => "A table-level limit: raise capacity, not the key",
         }
     }
 
@@ -147,6 +168,11 @@ impl Leaf {
                 "Writes spread over many keys. DynamoDB's adaptive capacity and burst capacity absorb moderate \
                  unevenness; watch ThrottledRequests and Contributor Insights rather than redesigning the key."
             }
+            Self::TableLimit => {
+                "The whole table is at a limit, not one partition: reshaping the key alone will not stop the \
+                 throttling. Raise the table's capacity (or let auto scaling or on-demand do it), or spread the \
+                 load over time."
+            }
         }
     }
 
@@ -155,7 +181,7 @@ impl Leaf {
         match self {
             Self::ShardOrCache | Self::ItemCollection => Some(Action::ShardHotKeys),
             Self::WriteShardPrefix => Some(Action::ShardAllKeys),
-            Self::AdaptiveCapacity => None,
+            Self::AdaptiveCapacity | Self::TableLimit => None,
         }
     }
 }
@@ -166,6 +192,8 @@ impl Leaf {
 pub enum Action {
     ShardHotKeys,
     ShardAllKeys,
+    /// Sharding is on but a shard is still hot: double the shard count.
+    MoreShards,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -226,7 +254,8 @@ impl UserAnswers {
 pub struct Evidence {
     pub total: u64,
     pub buckets: usize,
-    /// Distinct physical keys (after sharding).
+    /// Distinct logical keys (as loaded, before sharding): cardinality is a property of the key design, so the
+    /// suffixes of one sharded key do not count as many values.
     pub distinct: usize,
     /// Hottest physical key, its writes, and its share of all writes.
     pub top_key: Option<(String, u64, f64)>,
@@ -235,7 +264,8 @@ pub struct Evidence {
     /// The top key's bucket: its writes over the mean bucket, and the top key's share of that bucket.
     pub top_bucket_over_mean: f64,
     pub top_key_share_of_bucket: f64,
-    /// Share of writes taken by the three hottest physical keys.
+    /// Share of writes taken by the three hottest logical keys, each counted by its hottest physical key (so
+    /// a sharded key counts by its hottest shard, and the shards of one key are one value).
     pub top3_share: f64,
     /// Sort-key facts of the top key's logical key, when sort keys were loaded.
     pub top_key_items: Option<SortKeyFacts>,
@@ -250,6 +280,22 @@ pub struct Evidence {
     /// The top key's items measured while loading (bytes of their JSON together), when the input carried
     /// item sizes: the item-collection size without assuming a mean.
     pub top_key_bytes: Option<u64>,
+    /// The top key's sort keys look time-ordered by their values (an inference, for inputs in read order).
+    pub top_key_time: Option<TimeOrdered>,
+    /// The shard plan in effect, when one is.
+    pub sharding: Option<ShardFacts>,
+}
+
+/// The shard plan the evidence was computed under.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ShardFacts {
+    pub shards: u32,
+    /// Every key is sharded (not only hot ones).
+    pub all_keys: bool,
+    /// The hottest physical key is a shard of a sharded key.
+    pub top_key_sharded: bool,
+    /// Physical keys after sharding.
+    pub physical_distinct: usize,
 }
 
 impl Evidence {
@@ -288,16 +334,22 @@ impl Evidence {
                 ))
             })
             .unwrap_or((0.0, 0.0));
+        let top_key_items = top.and_then(|t| keys.sort_key_facts(t.id.key));
         Self {
             total: analysis.total,
             buckets: analysis.buckets.len(),
-            distinct: analysis.physical_distinct,
+            distinct: analysis.distinct,
             top_key: top.map(|t| (t.key.clone(), t.count, t.share)),
             next_key_count: analysis.top_keys.get(1).map_or(0, |k| k.count),
             top_bucket_over_mean: over_mean,
             top_key_share_of_bucket: share_of_bucket,
-            top3_share: analysis.top_keys.iter().take(3).map(|k| k.share).sum(),
-            top_key_items: top.and_then(|t| keys.sort_key_facts(t.id.key)),
+            top3_share: top_values_share(analysis, 3),
+            top_key_items,
+            // Only when the order of writes is unknown, and only for a collection (one item has no order).
+            top_key_time: top
+                .filter(|_| !keys.write_ordered() && top_key_items.is_some_and(|f| f.items >= 2))
+                .and_then(|t| keys.sort_key_time_pattern(t.id.key)),
+            sharding: None,
             has_lsi: None,
             capacity: None,
             throttle_reason: None,
@@ -305,6 +357,30 @@ impl Evidence {
             top_key_bytes: top.and_then(|t| keys.item_bytes(t.id.key)).map(|b| b.bytes),
         }
     }
+}
+
+/// The share of writes of the `n` hottest logical keys, each by its hottest physical key, from the analysis'
+/// top list (physical keys, hottest first). When that list holds fewer than `n` logical keys, each missing one
+/// counts as the smallest listed share: an upper bound, since every key not listed writes no more than that.
+fn top_values_share(analysis: &Analysis, n: usize) -> f64 {
+    let mut seen: Vec<u32> = Vec::with_capacity(n);
+    let mut sum = 0.0;
+    for k in &analysis.top_keys {
+        if seen.len() == n {
+            break;
+        }
+        if !seen.contains(&k.id.key) {
+            seen.push(k.id.key);
+            sum += k.share;
+        }
+    }
+    let more = analysis.physical_distinct > analysis.top_keys.len();
+    if seen.len() < n && more {
+        let smallest = analysis.top_keys.last().map_or(0.0, |k| k.share);
+        let missing = (n - seen.len()).min(analysis.distinct.saturating_sub(seen.len()));
+        sum += smallest * missing as f64;
+    }
+    sum
 }
 
 /// One answered (or unanswerable) question on the path.
@@ -328,6 +404,14 @@ pub struct Path {
     #[serde(skip)]
     pub leaf: Option<Leaf>,
     pub recommendation: String,
+    /// Why the path is not advice: too few writes to judge. The leaf is then what these writes suggest, and
+    /// no fix is offered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
+    /// The one-click fix for this data, if any: the leaf's, unless the input is too small to judge or the fix
+    /// is already in effect.
+    #[serde(skip)]
+    pub action: Option<Action>,
 }
 
 impl Path {
@@ -400,9 +484,11 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
                         "{key} has {} items (distinct sort keys){}{}",
                         f.items,
                         if f.only_increasing {
-                            ", written in only-increasing sort-key order"
+                            ", written in only-increasing sort-key order".to_owned()
+                        } else if let Some(t) = &ev.top_key_time {
+                            format!("; its {}", t.describe())
                         } else {
-                            ""
+                            String::new()
                         },
                         match (ev.top_key_bytes, ev.collection_bytes()) {
                             (Some(_), Some(b)) => format!(
@@ -432,7 +518,8 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
             (
                 Some(yes),
                 format!(
-                    "{} distinct keys for {} buckets (low below {limit}); top 3 keys take {} of writes (low from {})",
+                    "{} distinct keys (before sharding) for {} buckets (low below {limit}); top 3 keys take {} of \
+                     writes (low from {})",
                     ev.distinct,
                     ev.buckets,
                     pct(ev.top3_share),
@@ -544,17 +631,41 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
             path: Vec::new(),
             leaf: None,
             recommendation: "No keys yet: paste keys or open a file.".to_owned(),
+            caveat: None,
+            action: None,
         };
     }
+    let caveat = too_few_to_judge(ev.total, ev.buckets).then(|| {
+        format!(
+            "Too few writes to judge: {} over {} buckets (at least {} are needed before a bucket's share means \
+             more than chance).",
+            plural(ev.total, "write"),
+            ev.buckets,
+            MIN_WRITES_TO_JUDGE.max(MIN_WRITES_PER_BUCKET * ev.buckets as u64)
+        )
+    });
     let mut path = Vec::new();
     let mut node = Node::Ask(TREE[0].question);
     loop {
         match node {
             Node::Leaf(leaf) => {
+                let (recommendation, action) = match &caveat {
+                    Some(c) => (
+                        format!(
+                            "{c} These few writes lead to \"{}\"; load more of the table's traffic before acting \
+                             on it.",
+                            leaf.title()
+                        ),
+                        None,
+                    ),
+                    None => (recommendation(leaf, ev), action_for(leaf, ev)),
+                };
                 return Path {
                     path,
                     leaf: Some(leaf),
-                    recommendation: recommendation(leaf, ev),
+                    recommendation,
+                    caveat,
+                    action,
                 };
             }
             Node::Ask(q) => {
@@ -570,22 +681,79 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
                 });
                 let b = branch(q);
                 match answer {
+                    Some(false) if q == TABLE_LEVEL.0 && supplied.is_none() && table_level(ev) => {
+                        node = Node::Leaf(TABLE_LEVEL.1);
+                    }
                     Some(true) => node = b.yes,
                     Some(false) => node = b.no,
                     None => {
                         let (yes, no) = (leaf_title(b.yes), leaf_title(b.no));
+                        let mut recommendation = format!(
+                            "Answer \"{}\" to finish: yes leads to \"{yes}\", no to \"{no}\".",
+                            q.text()
+                        );
+                        if let Some(c) = &caveat {
+                            recommendation = format!("{c} {recommendation}");
+                        }
                         return Path {
                             path,
                             leaf: None,
-                            recommendation: format!(
-                                "Answer \"{}\" to finish: yes leads to \"{yes}\", no to \"{no}\".",
-                                q.text()
-                            ),
+                            recommendation,
+                            caveat,
+                            action: None,
                         };
                     }
                 }
             }
         }
+    }
+}
+
+/// A count with thousands separators: "1,204".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "1 write", "1,204 writes": a count and its noun, plural unless the count is one.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", grouped(n))
+    }
+}
+
+/// The data says the throttling is the table's: an observed table-level reason, or a workload whose table is
+/// over its total while a partition is over its limit.
+fn table_level(ev: &Evidence) -> bool {
+    ev.throttle_reason.is_some_and(|r| !r.is_key_range())
+        || ev
+            .capacity
+            .as_ref()
+            .is_some_and(|c| c.table_util() > 1.0 && c.hottest_util() > 1.0)
+}
+
+/// The leaf's fix, unless it is in effect already: with the hot key sharded and a shard still hot, more
+/// shards; with every key sharded, nothing more to click.
+fn action_for(leaf: Leaf, ev: &Evidence) -> Option<Action> {
+    let action = leaf.action()?;
+    let Some(s) = ev.sharding else {
+        return Some(action);
+    };
+    match action {
+        Action::ShardHotKeys if s.top_key_sharded => {
+            (s.shards < super::shard::MAX_SHARDS).then_some(Action::MoreShards)
+        }
+        Action::ShardAllKeys if s.all_keys => None,
+        other => Some(other),
     }
 }
 
@@ -600,11 +768,17 @@ fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
     let mut text = format!("{}. {}", leaf.title(), leaf.advice());
     if leaf == Leaf::ItemCollection {
         let mut blockers = Vec::new();
+        let mut likely = Vec::new();
         if ev.top_key_items.is_some_and(|f| f.only_increasing) {
             blockers.push(
                 "its sort key only increases, so every write lands at the end of the collection"
                     .to_owned(),
             );
+        } else if let Some(t) = &ev.top_key_time {
+            likely.push(format!(
+                "its {}: if new items are written at the end of the range, every write lands there",
+                t.describe()
+            ));
         }
         if ev.has_lsi == Some(true) {
             let size = ev
@@ -628,25 +802,71 @@ fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
                 .unwrap_or_default();
             blockers.push(format!("the table has a local secondary index{size}"));
         }
-        if blockers.is_empty() {
-            text.push_str(" Split-for-heat can help here: nothing found that blocks it.");
-        } else {
+        if !blockers.is_empty() {
             text.push_str(" Split-for-heat cannot help: ");
+            blockers.extend(likely);
             text.push_str(&blockers.join("; "));
             text.push('.');
+        } else if !likely.is_empty() {
+            text.push_str(" Split-for-heat may not help: ");
+            text.push_str(&likely.join("; "));
+            text.push('.');
+        } else {
+            text.push_str(" Split-for-heat can help here: nothing found that blocks it.");
         }
     }
-    if let Some(reason) = ev.throttle_reason.filter(|r| !r.is_key_range()) {
-        text.push_str(&format!(
-            " Note: the observed {reason} is a table-level limit, not a hot partition: raise the {}, or spread \
-             the load over time; reshaping the key alone will not stop it.",
-            match reason.cause {
-                super::capacity::ThrottleCause::ProvisionedThroughputExceeded =>
-                    "provisioned units (or let auto scaling raise them)",
-                super::capacity::ThrottleCause::AccountLimitExceeded =>
-                    "account's per-table quota (Service Quotas)",
-                _ => "table's maximum on-demand throughput",
+    if let Some(s) = ev.sharding {
+        match leaf {
+            Leaf::ShardOrCache | Leaf::ItemCollection if s.top_key_sharded => {
+                text.push_str(&format!(
+                    " Sharding is on ({} shards) and one shard still takes most of a hot bucket: more shards \
+                     spread it further (each shard is one more Query on read).",
+                    s.shards
+                ));
             }
+            Leaf::WriteShardPrefix if s.all_keys => text.push_str(&format!(
+                " Every key is sharded already ({} shards, {} physical keys): the few values now spread over more \
+                 partitions.",
+                s.shards,
+                grouped(s.physical_distinct as u64)
+            )),
+            _ => {}
+        }
+    }
+    if leaf == Leaf::AdaptiveCapacity
+        && let Some(c) = ev.capacity.as_ref().filter(|c| c.hottest_util() > 1.0)
+    {
+        text.push_str(&format!(
+            " Partition {} is over its limit ({}) with no single key behind it: split-for-heat divides such a \
+             partition after some minutes of sustained load; until then its excess requests throttle.",
+            c.hottest_partition,
+            percent(c.hottest_util())
+        ));
+    }
+    if let Some(reason) = ev.throttle_reason.filter(|r| !r.is_key_range()) {
+        let raise = match reason.cause {
+            super::capacity::ThrottleCause::ProvisionedThroughputExceeded => {
+                "provisioned units (or let auto scaling raise them)"
+            }
+            super::capacity::ThrottleCause::AccountLimitExceeded => {
+                "account's per-table quota (Service Quotas)"
+            }
+            _ => "table's maximum on-demand throughput",
+        };
+        if leaf == Leaf::TableLimit {
+            text.push_str(&format!(" The observed {reason}: raise the {raise}."));
+        } else {
+            text.push_str(&format!(
+                " Note: the observed {reason} is a table-level limit, not a hot partition: raise the {raise}, or \
+                 spread the load over time; reshaping the key alone will not stop it."
+            ));
+        }
+    } else if leaf == Leaf::TableLimit
+        && let Some(c) = &ev.capacity
+    {
+        text.push_str(&format!(
+            " The workload puts the table at {} of its capacity.",
+            percent(c.table_util())
         ));
     }
     text
@@ -672,6 +892,8 @@ mod tests {
             throttle_reason: None,
             item_bytes: None,
             top_key_bytes: None,
+            top_key_time: None,
+            sharding: None,
         }
     }
 
@@ -762,6 +984,8 @@ mod tests {
             throttle_reason: None,
             item_bytes: None,
             top_key_bytes: None,
+            top_key_time: None,
+            sharding: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -786,6 +1010,8 @@ mod tests {
             throttle_reason: None,
             item_bytes: None,
             top_key_bytes: None,
+            top_key_time: None,
+            sharding: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));
@@ -979,6 +1205,7 @@ mod tests {
                 }
             }
         }
+        leaves.push(TABLE_LEVEL.1);
         assert_eq!(leaves.len(), Leaf::ALL.len());
         for l in Leaf::ALL {
             assert!(leaves.contains(&l));

@@ -82,6 +82,9 @@ pub struct DecisionDoc<'a> {
     pub path: &'a [Step],
     pub leaf: Option<&'static str>,
     pub recommendation: &'a str,
+    /// Set when the input is too small to judge: the leaf is then no advice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<&'a str>,
 }
 
 /// Builds the document for a report of `keys` under `view`.
@@ -145,6 +148,7 @@ pub fn report_doc<'a>(
             path: &decision.path,
             leaf: decision.leaf.map(super::decision::Leaf::title),
             recommendation: &decision.recommendation,
+            caveat: decision.caveat.as_deref(),
         },
         workload: report.workload.clone(),
         capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),

@@ -16,8 +16,10 @@ use super::partition::key_hash;
 pub struct SortKeyFacts {
     /// Distinct sort keys seen for this partition key: the items of its item collection.
     pub items: u64,
-    /// Every new sort key was greater than or equal to the one before it, in input order, over at least two
-    /// distinct items: the pattern (time-ordered sort keys) that split-for-heat cannot split.
+    /// Every new sort key was greater than or equal to the one before it, in write order, over at least two
+    /// distinct items: the pattern (time-ordered sort keys) that split-for-heat cannot split. Only ever true
+    /// when the input's order is the order of writes ([`KeySet::set_write_ordered`]): a Scan or an export
+    /// returns each collection in sort-key order, which says nothing about how it was written.
     pub only_increasing: bool,
 }
 
@@ -263,6 +265,8 @@ pub struct KeySet {
     /// Budget for the sort keys kept (see [`Self::with_kept_budget`]).
     kept_budget: usize,
     sizes: Option<ItemSizes>,
+    /// The input's order is the order of writes (pasted lines), so "only increasing" can be read from it.
+    write_ordered: bool,
 }
 
 impl Default for KeySet {
@@ -285,6 +289,7 @@ impl KeySet {
             items_distinct: false,
             kept_budget: MAX_KEPT_SORT_KEY_BYTES,
             sizes: None,
+            write_ordered: false,
         }
     }
 
@@ -292,6 +297,18 @@ impl KeySet {
     /// where each item appears once: counting a key's items then skips the check for repeats.
     pub fn set_items_distinct(&mut self, distinct: bool) {
         self.items_distinct = distinct;
+    }
+
+    /// Declares that items were added in the order they were written (pasted lines, a log of writes), so a
+    /// key's sort keys that only increase in input order were written in increasing order. Every other input
+    /// (scans, exports, models, JSON arrays) is in read order, where collections come back sorted.
+    pub fn set_write_ordered(&mut self, write_ordered: bool) {
+        self.write_ordered = write_ordered;
+    }
+
+    /// Whether the input's order is the order of writes (see [`Self::set_write_ordered`]).
+    pub fn write_ordered(&self) -> bool {
+        self.write_ordered
     }
 
     /// Changes the budget for kept sort keys (what is kept already stays).
@@ -475,9 +492,23 @@ impl KeySet {
     pub fn sort_key_facts(&self, idx: u32) -> Option<SortKeyFacts> {
         let facts = *self.sort_keys.as_ref()?.facts.get(idx as usize)?;
         (facts.items > 0).then_some(SortKeyFacts {
-            only_increasing: facts.only_increasing && facts.items >= 2,
+            only_increasing: self.write_ordered && facts.only_increasing && facts.items >= 2,
             ..facts
         })
+    }
+
+    /// Whether key `idx`'s kept sort keys look time-ordered by their values (timestamps, epoch numbers,
+    /// counters, ULID/KSUID-like ids): an inference for inputs whose order is not the order of writes.
+    pub fn sort_key_time_pattern(&self, idx: u32) -> Option<super::sortkey::TimeOrdered> {
+        let ty = self.sort_key_type()?;
+        let t = self.sort_keys.as_ref()?;
+        let sks: Vec<&[u8]> = t
+            .kept_iter()
+            .filter(|(i, _)| *i == idx)
+            .map(|(_, sk)| sk)
+            .take(super::sortkey::SAMPLE)
+            .collect();
+        super::sortkey::infer(&sks, ty)
     }
 
     pub fn has_sort_keys(&self) -> bool {
@@ -542,6 +573,11 @@ impl KeySet {
 
     /// Adds every key and count of `other` (which must be of the same key type) to this set.
     pub fn merge(&mut self, other: &KeySet) {
+        self.write_ordered = if self.is_empty() {
+            other.write_ordered
+        } else {
+            self.write_ordered && other.write_ordered
+        };
         let mut mapped = Vec::with_capacity(other.len());
         for i in 0..other.len() as u32 {
             let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
@@ -734,6 +770,7 @@ mod tests {
     #[test]
     fn sort_key_facts() {
         let mut set = KeySet::new(KeyType::S);
+        set.set_write_ordered(true);
         let s = Some;
         // A time-ordered collection.
         for sk in ["EVT#001", "EVT#002", "EVT#002", "EVT#010"] {
@@ -761,6 +798,15 @@ mod tests {
         assert_eq!(mixed.items, 3);
         assert!(!mixed.only_increasing);
         assert_eq!(set.sort_key_facts(set.find(b"NOSK").unwrap()), None);
+        // In read order (a scan, an export) the same collection is never called "only increasing", but its
+        // values say it looks time-ordered.
+        set.set_write_ordered(false);
+        let arena = set.find(b"ARENA").unwrap();
+        assert!(!set.sort_key_facts(arena).unwrap().only_increasing);
+        let time = set.sort_key_time_pattern(arena).unwrap();
+        assert_eq!(time.pattern, crate::model::sortkey::TimePattern::ZeroPadded);
+        assert_eq!(time.prefix, "EVT#");
+        assert_eq!(set.sort_key_time_pattern(set.find(b"MIXED").unwrap()), None);
     }
 
     #[test]
@@ -780,6 +826,7 @@ mod tests {
     #[test]
     fn numeric_sort_keys_compare_by_value() {
         let mut set = KeySet::new(KeyType::S);
+        set.set_write_ordered(true);
         for sk in ["9", "10", "100"] {
             set.add_item(b"K", Some((sk.as_bytes(), KeyType::N)), 1);
         }

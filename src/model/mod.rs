@@ -7,11 +7,13 @@ pub mod capacity;
 pub mod collection;
 pub mod decision;
 pub mod export;
+pub mod heat;
 pub mod key;
 pub mod keyset;
 pub mod partition;
 pub mod scenario;
 pub mod shard;
+pub mod sortkey;
 pub mod stats;
 pub mod text;
 
@@ -149,6 +151,17 @@ pub fn report_reusing(
     }
     if let Some(w) = &workload {
         evidence.item_bytes = Some(w.item_size.mean_bytes());
+    }
+    if view.shard.is_active() && !sharded.sharded_keys.is_empty() {
+        evidence.sharding = Some(decision::ShardFacts {
+            shards: view.shard.shards,
+            all_keys: view.shard.scope == Scope::All,
+            top_key_sharded: analysis
+                .top_keys
+                .first()
+                .is_some_and(|k| k.id.shard.is_some()),
+            physical_distinct: analysis.physical_distinct,
+        });
     }
     Report {
         read_fan_out: sharded.read_fan_out(),

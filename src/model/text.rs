@@ -152,6 +152,9 @@ impl LineParser {
 
     pub fn finish(mut self) -> KeySet {
         self.flush();
+        // Lines are writes in the order they happened: a key's sort keys that only increase here were
+        // written in increasing order.
+        self.keys.set_write_ordered(true);
         self.keys
     }
 }

@@ -1,0 +1,154 @@
+//! Messages for the user: one current line per activity, with levels, and a history.
+//!
+//! Errors never happen in silence and never linger past their time: an info notice fades after
+//! [`INFO_SECS`]; warnings and errors stay until dismissed or replaced by a newer notice of the same activity
+//! (a new load replaces the last load's error, a new scan the last scan's result). Every notice is kept in a
+//! short history, and written to standard error so that logs show it too.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// How long an info notice stays on screen.
+pub const INFO_SECS: u64 = 6;
+/// Notices kept in the history.
+pub const HISTORY: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+/// What a notice is about: each activity has at most one current line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// Opening files of keys.
+    Load,
+    /// Scanning a live table.
+    Scan,
+    /// The keys in the editor (types, examples, undo).
+    Keys,
+    /// Sessions, exports and dialogs.
+    File,
+    Clipboard,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub level: Level,
+    pub activity: Activity,
+    pub text: String,
+    pub at: Instant,
+}
+
+impl Notice {
+    /// Whether this notice was an error (a shorthand for tests and callers that only care about that).
+    pub fn error(&self) -> bool {
+        self.level == Level::Error
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Notices {
+    current: Vec<Notice>,
+    history: VecDeque<Notice>,
+}
+
+impl Notices {
+    /// Shows `text` as the current line of `activity`, replacing what it said before.
+    pub fn push(
+        &mut self,
+        activity: Activity,
+        level: Level,
+        text: impl Into<String>,
+        now: Instant,
+    ) {
+        let notice = Notice {
+            level,
+            activity,
+            text: text.into(),
+            at: now,
+        };
+        let tag = match level {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        };
+        eprintln!("shardlens: {tag}: {}", notice.text);
+        self.current.retain(|n| n.activity != activity);
+        self.current.push(notice.clone());
+        self.history.push_back(notice);
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+    }
+
+    /// Removes the current line of `activity` (e.g. when that activity starts again).
+    pub fn clear(&mut self, activity: Activity) {
+        self.current.retain(|n| n.activity != activity);
+    }
+
+    /// Dismisses the current line of `activity` (its × button).
+    pub fn dismiss(&mut self, activity: Activity) {
+        self.clear(activity);
+    }
+
+    /// The lines on screen at `now`, oldest first: info notices younger than [`INFO_SECS`], and every
+    /// warning and error.
+    pub fn visible(&self, now: Instant) -> impl Iterator<Item = &Notice> {
+        self.current.iter().filter(move |n| {
+            n.level > Level::Info
+                || now.saturating_duration_since(n.at) < Duration::from_secs(INFO_SECS)
+        })
+    }
+
+    /// When the next info notice fades (for a repaint then).
+    pub fn next_fade(&self, now: Instant) -> Option<Duration> {
+        self.current
+            .iter()
+            .filter(|n| n.level == Level::Info)
+            .map(|n| (n.at + Duration::from_secs(INFO_SECS)).saturating_duration_since(now))
+            .filter(|d| !d.is_zero())
+            .min()
+    }
+
+    /// Every notice of this run, newest last (at most [`HISTORY`]).
+    pub fn history(&self) -> impl DoubleEndedIterator<Item = &Notice> {
+        self.history.iter()
+    }
+
+    /// The newest notice, shown or not.
+    pub fn last(&self) -> Option<&Notice> {
+        self.history.back()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_fades_errors_stay_until_replaced_or_dismissed() {
+        let t0 = Instant::now();
+        let mut n = Notices::default();
+        n.push(Activity::Clipboard, Level::Info, "copied", t0);
+        n.push(Activity::Load, Level::Error, "cannot load x", t0);
+        assert_eq!(n.visible(t0).count(), 2);
+        let later = t0 + Duration::from_secs(INFO_SECS + 1);
+        let shown: Vec<&str> = n.visible(later).map(|n| n.text.as_str()).collect();
+        assert_eq!(shown, ["cannot load x"]);
+        assert!(n.next_fade(t0).is_some());
+        assert!(n.next_fade(later).is_none());
+        // A new load replaces the old load's error: one line per activity.
+        n.push(Activity::Load, Level::Info, "loaded 3 keys", later);
+        let shown: Vec<&str> = n.visible(later).map(|n| n.text.as_str()).collect();
+        assert_eq!(shown, ["loaded 3 keys"]);
+        n.push(Activity::Scan, Level::Warning, "partial", later);
+        n.dismiss(Activity::Scan);
+        assert!(n.visible(later).all(|n| n.activity != Activity::Scan));
+        // The history keeps everything, newest last.
+        assert_eq!(n.history().count(), 4);
+        assert_eq!(n.last().map(|n| n.text.as_str()), Some("partial"));
+    }
+}
