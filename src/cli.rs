@@ -847,6 +847,12 @@ fn print_report(
                 a.skew.max_over_mean,
                 a.skew.gini
             )?;
+            // The buckets the app colours: hot (one key) and uneven ones, with why.
+            for (i, h) in rep.heat.iter().enumerate() {
+                if let Some(note) = &h.note {
+                    writeln!(out, "  bucket {i}: {note}")?;
+                }
+            }
             if let Some(c) = capacity {
                 writeln!(out)?;
                 print_capacity(out, c)?;

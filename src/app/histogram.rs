@@ -10,11 +10,11 @@ use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, GridInput, GridMark, Plot, PlotPoint};
 
 use super::theme;
+use crate::model::Report;
 use crate::model::decision::grouped;
-use crate::model::heat::{BucketHeat, Heat, bucket_heat};
+use crate::model::heat::{BucketHeat, Heat};
 use crate::model::partition::Partitioner;
 use crate::model::stats::{Analysis, share};
-use crate::model::{KeySet, Report};
 
 pub const HASH_CAPTION: &str = "teaching hash (xxh3), not DynamoDB's internal hash";
 
@@ -217,10 +217,7 @@ fn heat_color(h: Heat) -> Color32 {
 /// What a histogram block needs.
 pub struct HistogramArgs<'a> {
     pub report: &'a Report,
-    pub keys: &'a KeySet,
     pub log_scale: bool,
-    /// Shards in effect (1 for none).
-    pub shards: u32,
     /// "writes" or "items": what the counts are.
     pub noun: &'a str,
 }
@@ -259,17 +256,12 @@ pub fn empty_ui(ui: &mut egui::Ui, reason: Option<&str>) -> egui::Rect {
     rect
 }
 
-/// The heat of each bar, as the chart colours it (the model's rule; see [`crate::model::heat`]).
-pub fn bar_heat(report: &Report, keys: &KeySet, shards: u32) -> Vec<BucketHeat> {
-    bucket_heat(&report.analysis, keys, shards)
-}
-
 /// Draws the histogram block of a report: headline, legend, bars (ghost bars for the unsharded distribution
 /// when sharding is on), a framed tooltip, the caption and any collision notes. Returns the block's rectangle.
 pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
     let a = &args.report.analysis;
     let n = a.buckets.len();
-    let heat = bar_heat(args.report, args.keys, args.shards);
+    let heat = &args.report.heat;
     let ghost = args.report.unsharded.as_ref();
     let collisions = heat
         .iter()
@@ -331,7 +323,7 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
         let plot_rect = response.response.rect;
         if let Some(b) = response.inner {
             plot_tooltip(ui, plot_rect, "histogram", |ui| {
-                bucket_tooltip(ui, args, &partitions, &heat, b);
+                bucket_tooltip(ui, args, &partitions, heat, b);
             });
         }
         ui.label(RichText::new(HASH_CAPTION).small().weak());

@@ -1432,18 +1432,11 @@ impl App {
             self.chart_rect = Some(histogram::capacity_ui(ui, capacity));
             return;
         }
-        let shards = if shown.view.shard.is_active() {
-            shown.view.shard.shards
-        } else {
-            1
-        };
         self.chart_rect = Some(histogram::plot_ui(
             ui,
             &histogram::HistogramArgs {
                 report: &shown.report,
-                keys: &shown.keys,
                 log_scale: self.settings.log_scale,
-                shards,
                 noun: self.noun(),
             },
         ));

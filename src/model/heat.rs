@@ -8,6 +8,7 @@ use super::decision::{
     DOMINANT_OVER_NEXT, DOMINANT_SHARE_OF_BUCKET, HOT_BUCKET_RATIO, too_few_to_judge,
 };
 use super::keyset::KeySet;
+use super::shard::MAX_SHARDS;
 use super::stats::Analysis;
 
 /// From this many times the mean bucket, a bucket is uneven (our own threshold: a healthy key spreads its
@@ -44,6 +45,7 @@ pub fn bucket_heat(a: &Analysis, keys: &KeySet, shards: u32) -> Vec<BucketHeat> 
         return vec![even(); n];
     }
     let mean = a.total as f64 / n as f64;
+    let mut stems = StemCounts::new();
     a.buckets
         .iter()
         .enumerate()
@@ -65,26 +67,15 @@ pub fn bucket_heat(a: &Analysis, keys: &KeySet, shards: u32) -> Vec<BucketHeat> 
                             )),
                         };
                     }
-                    // Shards of one logical key among this bucket's top keys: a hash collision.
-                    let mut best: Option<(u32, usize)> = None;
-                    for k in top.iter().filter(|k| k.id.shard.is_some()) {
-                        let same = top
-                            .iter()
-                            .filter(|o| o.id.key == k.id.key && o.id.shard.is_some())
-                            .count();
-                        if same >= 2 && best.is_none_or(|(_, c)| same > c) {
-                            best = Some((k.id.key, same));
-                        }
-                    }
-                    if let Some((key, same)) = best {
+                    // Shards of one key among this bucket's top keys: a hash collision.
+                    if let Some((stem, same, of)) = collided_shards(top, keys, shards, &mut stems) {
                         let at_least = if same >= top.len() { "at least " } else { "" };
                         return BucketHeat {
                             heat: Heat::Collision,
                             note: Some(format!(
-                                "{ratio:.1}× the mean bucket: {at_least}{same} of the {shards} shards of {} land \
-                                 here ({shards} shards over {n} buckets cannot all land apart; the teaching hash \
-                                 puts some together)",
-                                keys.display(key)
+                                "{ratio:.1}× the mean bucket: {at_least}{same} of the {of} shards of {stem} land \
+                                 here ({of} shards over {n} buckets cannot all land apart; the teaching hash puts \
+                                 some together)"
                             )),
                         };
                     }
@@ -105,6 +96,67 @@ pub fn bucket_heat(a: &Analysis, keys: &KeySet, shards: u32) -> Vec<BucketHeat> 
             even()
         })
         .collect()
+}
+
+/// Keys per literal shard stem (`BOARD#global` of `BOARD#global#3`), counted over the key set once each.
+type StemCounts = std::collections::HashMap<String, usize>;
+
+/// The stem of a key that looks like a shard written into the data: text, a separator (`#`, `.`, `_`, `-`,
+/// `:`), and a number below [`MAX_SHARDS`]: `BOARD#global#3` → `BOARD#global`.
+pub fn shard_stem(label: &str) -> Option<&str> {
+    let digits = label.trim_end_matches(|c: char| c.is_ascii_digit());
+    let number = &label[digits.len()..];
+    if number.is_empty() || number.len() > 3 || number.parse::<u32>().ok()? >= MAX_SHARDS {
+        return None;
+    }
+    let stem = digits.strip_suffix(['#', '.', '_', '-', ':'])?;
+    (!stem.is_empty()).then_some(stem)
+}
+
+/// Two or more shards of one key among a bucket's top keys: the key's name, how many are here, and how many
+/// shards it has. Shards made by the shard plan are known; shards written into the data (`BOARD#global#3`)
+/// are recognised by [`shard_stem`] when 2 to [`MAX_SHARDS`] keys of the whole set share the stem (so
+/// `USER#1 … USER#5000` are not taken for shards).
+fn collided_shards(
+    top: &[super::stats::TopKey],
+    keys: &KeySet,
+    shards: u32,
+    stems: &mut StemCounts,
+) -> Option<(String, usize, usize)> {
+    let mut best: Option<(String, usize, usize)> = None;
+    let mut consider = |name: String, same: usize, of: usize| {
+        if same >= 2 && best.as_ref().is_none_or(|b| same > b.1) {
+            best = Some((name, same, of));
+        }
+    };
+    for k in top.iter().filter(|k| k.id.shard.is_some()) {
+        let same = top
+            .iter()
+            .filter(|o| o.id.key == k.id.key && o.id.shard.is_some())
+            .count();
+        consider(keys.display(k.id.key).into_owned(), same, shards as usize);
+    }
+    for k in top.iter().filter(|k| k.id.shard.is_none()) {
+        let Some(stem) = shard_stem(&k.key) else {
+            continue;
+        };
+        let same = top
+            .iter()
+            .filter(|o| o.id.shard.is_none() && shard_stem(&o.key) == Some(stem))
+            .count();
+        if same < 2 {
+            continue;
+        }
+        let of = *stems.entry(stem.to_owned()).or_insert_with(|| {
+            (0..keys.len() as u32)
+                .filter(|&i| shard_stem(&keys.display(i)) == Some(stem))
+                .count()
+        });
+        if (2..=MAX_SHARDS as usize).contains(&of) {
+            consider(stem.to_owned(), same, of);
+        }
+    }
+    best
 }
 
 #[cfg(test)]
@@ -191,6 +243,32 @@ mod tests {
         assert_eq!(heat[1].heat, Heat::Hot);
         assert_eq!(heat[2].heat, Heat::Uneven);
         assert_eq!(heat[3].heat, Heat::Even);
+    }
+
+    #[test]
+    fn shards_written_into_the_data_are_recognised_by_their_stem() {
+        assert_eq!(shard_stem("BOARD#global#3"), Some("BOARD#global"));
+        assert_eq!(shard_stem("orders_12"), Some("orders"));
+        assert_eq!(shard_stem("BOARD#chess"), None);
+        assert_eq!(shard_stem("key123"), None);
+        assert_eq!(shard_stem("USER#1234"), None);
+        assert_eq!(shard_stem("#7"), None);
+        // The example that writes BOARD#global#0 … #9 into its keys: its fullest bucket is explained.
+        let (heat, _) = heats(Scenario::LeaderboardSharded, 1);
+        assert!(!heat.contains(&Heat::Hot), "{heat:?}");
+        let keys = parse_text(Scenario::LeaderboardSharded.text().as_bytes(), KeyType::S).unwrap();
+        let rep = report(&keys, &ViewSettings::default());
+        let notes: Vec<String> = bucket_heat(&rep.analysis, &keys, 1)
+            .into_iter()
+            .filter(|h| h.heat == Heat::Collision)
+            .filter_map(|h| h.note)
+            .collect();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("of the 10 shards of BOARD#global")),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub struct Report {
     pub capacity: Option<Result<Capacity, CapacityError>>,
     /// The view's workload as computed: an item size "from the data" resolved to the keys' measured sizes.
     pub workload: Option<Workload>,
+    /// What each bucket's colour means, by the decision tree's rules (see [`heat`]).
+    pub heat: Vec<heat::BucketHeat>,
 }
 
 /// Computes the report of `keys` under `view`.
@@ -163,7 +165,13 @@ pub fn report_reusing(
             physical_distinct: analysis.physical_distinct,
         });
     }
+    let shards = if view.shard.is_active() {
+        view.shard.shards
+    } else {
+        1
+    };
     Report {
+        heat: heat::bucket_heat(&analysis, keys, shards),
         read_fan_out: sharded.read_fan_out(),
         sharded_keys: sharded.sharded_keys,
         analysis,
