@@ -970,3 +970,63 @@ fn the_app_scans_a_table_into_its_histogram() {
     let notice = app.notices.last().unwrap();
     assert!(!notice.error(), "{}", notice.text);
 }
+
+#[test]
+fn the_app_says_when_a_scan_hears_nothing() {
+    use egui_kittest::kittest::Queryable as _;
+    use shardlens::app::{App, Command};
+    let mut server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = setup.collection_table("quiet", 1000, 10);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.run();
+    let opts = ConnectOptions {
+        endpoint: Some(server.endpoint()),
+        region: Some("us-east-1".into()),
+        credentials: Some(StaticKeys {
+            access_key_id: "test".into(),
+            secret_access_key: "test".into(),
+        }),
+        attempt_timeout: Duration::from_secs(60),
+        ..ConnectOptions::default()
+    };
+    h.state_mut().start_scan(
+        opts,
+        ScanOptions {
+            page_size: Some(50),
+            max_rcu: Some(2.0),
+            ..fast(&name)
+        },
+    );
+    // The first pages arrive, then the server stops answering.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !h
+        .state()
+        .source
+        .describe()
+        .starts_with(&format!("table {name}"))
+    {
+        assert!(Instant::now() < deadline, "no page arrived");
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    server.freeze();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        h.step();
+        if h.query_by_label_contains("no reply from DynamoDB for")
+            .is_some()
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the status bar never said the scan is quiet"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(h.state().scanning());
+    h.state_mut().apply(Command::CancelScan);
+}
