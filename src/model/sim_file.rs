@@ -1,0 +1,693 @@
+//! Scenario files: TOML that teachers write and share, parsed into a [`super::simulate::Setup`].
+//!
+//! ```toml
+//! name = "Tournament final"
+//! duration = "30m"
+//! [table]
+//! billing = "on-demand"
+//! [[traffic]]
+//! key = "ARENA#7f3a"
+//! writes_per_sec = 4000
+//! sort_key = "monotonic"
+//! ```
+//!
+//! Unknown fields are errors, and every error names the field and the line. Key files (`keys = "keys.txt"`)
+//! are left for the caller to read (this module does no I/O): see [`KeySource`].
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::capacity::Consistency;
+use super::simulate::{
+    AutoScaling, Billing, Keys, Limits, Params, Schedule, Setup, SortKey, Stream, Table,
+};
+
+/// A scenario error: what is wrong, with the line it is on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ScenarioError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Where a stream's keys come from, before key files are read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeySource {
+    Keys(Keys),
+    /// A key file, relative to the scenario file; its counts give the shares.
+    File(String),
+}
+
+/// A parsed scenario: its name and text, the setup, and per stream where its keys come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub setup: Setup,
+    /// One per stream of `setup.traffic`; `KeySource::File` streams hold a placeholder until resolved.
+    pub keys: Vec<KeySource>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    name: Option<String>,
+    description: Option<String>,
+    duration: Option<Spanned<Duration>>,
+    step: Option<Spanned<Duration>>,
+    start: Option<Spanned<Start>>,
+    seed: Option<u64>,
+    table: Option<TableDoc>,
+    #[serde(default)]
+    traffic: Vec<StreamDoc>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableDoc {
+    billing: Option<Spanned<String>>,
+    rcu: Option<Spanned<f64>>,
+    wcu: Option<Spanned<f64>>,
+    partitions: Option<Spanned<u32>>,
+    lsi: Option<bool>,
+    adaptive_capacity: Option<bool>,
+    split_for_heat: Option<bool>,
+    split_after: Option<Spanned<Duration>>,
+    idle_before: Option<Spanned<Duration>>,
+    limits: Option<Spanned<String>>,
+    previous_peak_reads: Option<Spanned<f64>>,
+    previous_peak_writes: Option<Spanned<f64>>,
+    quota_reads: Option<Spanned<f64>>,
+    quota_writes: Option<Spanned<f64>>,
+    max_reads: Option<Spanned<f64>>,
+    max_writes: Option<Spanned<f64>>,
+    autoscaling: Option<Spanned<ScalingDoc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScalingDoc {
+    target: Option<f64>,
+    min_rcu: Option<f64>,
+    max_rcu: Option<f64>,
+    min_wcu: Option<f64>,
+    max_wcu: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StreamDoc {
+    key: Option<Spanned<String>>,
+    keys: Option<Spanned<String>>,
+    writes_per_sec: Option<Spanned<Rate>>,
+    reads_per_sec: Option<Spanned<Rate>>,
+    item_size: Option<Spanned<f64>>,
+    consistency: Option<Spanned<String>>,
+    sort_key: Option<Spanned<String>>,
+    from: Option<Spanned<Duration>>,
+    until: Option<Spanned<Duration>>,
+}
+
+/// The simulated clock's start: a TOML date-time, or the same in a string.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum Start {
+    Native(toml::value::Datetime),
+    Text(String),
+}
+
+/// A duration: seconds as a number, or "90s", "20m", "2h", "1d".
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum Duration {
+    Seconds(f64),
+    Text(String),
+}
+
+/// A rate: a number, or a schedule `[[0, 50], ["5m", 300]]`.
+#[derive(Deserialize, Clone)]
+#[serde(untagged)]
+enum Rate {
+    Constant(f64),
+    Schedule(Vec<(Duration, f64)>),
+}
+
+/// Seconds of a duration, or why not.
+pub fn parse_duration(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    let (num, unit) = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((t, "s"), |i| (&t[..i], t[i..].trim()));
+    let value: f64 = num.parse().map_err(|_| {
+        format!("\"{text}\" is not a duration (like \"90s\", \"20m\", \"2h\", \"1d\")")
+    })?;
+    let scale = match unit {
+        "s" | "" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3_600.0,
+        "d" => 86_400.0,
+        _ => {
+            return Err(format!(
+                "\"{text}\": unknown unit \"{unit}\" (s, m, h or d)"
+            ));
+        }
+    };
+    seconds(value * scale).ok_or_else(|| format!("\"{text}\" is out of range"))
+}
+
+fn seconds(v: f64) -> Option<u32> {
+    (v.is_finite() && v >= 0.0 && v <= f64::from(u32::MAX)).then(|| v.round() as u32)
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err<T>(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl Into<String>,
+    ) -> Result<T, ScenarioError> {
+        Err(ScenarioError {
+            line: line_of(self.text, span.start),
+            message: message.into(),
+        })
+    }
+
+    fn duration(&self, field: &str, d: &Spanned<Duration>) -> Result<u32, ScenarioError> {
+        let got = match d.get_ref() {
+            Duration::Seconds(s) => seconds(*s).ok_or_else(|| format!("{s} is not a duration")),
+            Duration::Text(t) => parse_duration(t),
+        };
+        match got {
+            Ok(s) => Ok(s),
+            Err(e) => self.err(d.span(), format!("{field}: {e}")),
+        }
+    }
+
+    fn non_negative(&self, field: &str, v: &Spanned<f64>) -> Result<f64, ScenarioError> {
+        let x = *v.get_ref();
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            self.err(v.span(), format!("{field} must be a number ≥ 0, not {x}"))
+        }
+    }
+
+    fn rate(&self, field: &str, r: &Spanned<Rate>) -> Result<Schedule, ScenarioError> {
+        match r.get_ref() {
+            Rate::Constant(x) => {
+                let x = self.non_negative(field, &Spanned::new(r.span(), *x))?;
+                Ok(Schedule::constant(x))
+            }
+            Rate::Schedule(points) => {
+                let mut out: Vec<(u32, f64)> = Vec::with_capacity(points.len());
+                for (t, x) in points {
+                    let t = self.duration(field, &Spanned::new(r.span(), t.clone()))?;
+                    let x = self.non_negative(field, &Spanned::new(r.span(), *x))?;
+                    if out.last().is_some_and(|&(prev, _)| t <= prev) {
+                        return self.err(
+                            r.span(),
+                            format!(
+                                "{field}: the schedule's times must increase ({t} s after {} s)",
+                                out[out.len() - 1].0
+                            ),
+                        );
+                    }
+                    out.push((t, x));
+                }
+                Ok(Schedule(out))
+            }
+        }
+    }
+
+    fn word<'w>(
+        &self,
+        field: &str,
+        v: &'w Spanned<String>,
+        allowed: &[&str],
+    ) -> Result<&'w str, ScenarioError> {
+        let w = v.get_ref().as_str();
+        if allowed.contains(&w) {
+            Ok(w)
+        } else {
+            self.err(
+                v.span(),
+                format!("{field} = \"{w}\": expected one of {}", allowed.join(", ")),
+            )
+        }
+    }
+}
+
+/// Parses a scenario file's text. `today` (Unix seconds, midnight UTC) is the default start.
+pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
+    let doc: FileDoc = toml::from_str(text).map_err(|e| ScenarioError {
+        line: e.span().map_or(1, |s| line_of(text, s.start)),
+        message: e.message().to_owned(),
+    })?;
+    let c = Ctx { text };
+    let duration = match &doc.duration {
+        Some(d) => c.duration("duration", d)?,
+        None => 30 * 60,
+    };
+    if duration == 0 {
+        return Err(ScenarioError {
+            line: doc
+                .duration
+                .as_ref()
+                .map_or(1, |d| line_of(text, d.span().start)),
+            message: "duration must be more than 0 s".to_owned(),
+        });
+    }
+    let step = match &doc.step {
+        Some(d) => {
+            let s = c.duration("step", d)?;
+            if s != 1 && s != 60 {
+                return c.err(d.span(), "step must be \"1s\" or \"1m\"");
+            }
+            s
+        }
+        None => 1,
+    };
+    let start = match &doc.start {
+        Some(dt) => {
+            let parsed = match dt.get_ref() {
+                Start::Native(d) => Some(*d),
+                Start::Text(t) => t.parse::<toml::value::Datetime>().ok(),
+            };
+            match parsed.as_ref().and_then(datetime_seconds) {
+                Some(s) => s,
+                None => {
+                    return c.err(
+                        dt.span(),
+                        "start: expected a UTC date-time like 2026-06-23T23:00:00Z",
+                    );
+                }
+            }
+        }
+        None => today,
+    };
+    let table = match &doc.table {
+        Some(t) => table_of(&c, t)?,
+        None => Table::default(),
+    };
+    if doc.traffic.is_empty() {
+        return Err(ScenarioError {
+            line: line_of(text, text.len()),
+            message: "no [[traffic]]: a scenario needs at least one stream".to_owned(),
+        });
+    }
+    let mut traffic = Vec::new();
+    let mut keys = Vec::new();
+    for s in &doc.traffic {
+        let (stream, source) = stream_of(&c, s, duration)?;
+        traffic.push(stream);
+        keys.push(source);
+    }
+    Ok(Scenario {
+        name: doc.name.unwrap_or_else(|| "scenario".to_owned()),
+        description: doc.description.unwrap_or_default(),
+        setup: Setup {
+            table,
+            traffic,
+            duration,
+            step,
+            start,
+            seed: doc.seed.unwrap_or(1),
+            params: Params::default(),
+        },
+        keys,
+    })
+}
+
+fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError> {
+    let on_demand = match &t.billing {
+        Some(b) => c.word("billing", b, &["provisioned", "on-demand"])? == "on-demand",
+        None => true,
+    };
+    let billing = if on_demand {
+        for (field, v) in [("rcu", &t.rcu), ("wcu", &t.wcu)] {
+            if let Some(v) = v {
+                return c.err(
+                    v.span(),
+                    format!("{field} is for provisioned tables; this one is on-demand"),
+                );
+            }
+        }
+        if let Some(a) = &t.autoscaling {
+            return c.err(
+                a.span(),
+                "autoscaling is for provisioned tables; this one is on-demand",
+            );
+        }
+        let get =
+            |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, ScenarioError> {
+                v.as_ref().map_or(Ok(default), |v| c.non_negative(field, v))
+            };
+        Billing::OnDemand {
+            previous_peak: [
+                get(&t.previous_peak_reads, "previous_peak_reads", 6_000.0)?,
+                get(&t.previous_peak_writes, "previous_peak_writes", 2_000.0)?,
+            ],
+            quota: [
+                get(&t.quota_reads, "quota_reads", 40_000.0)?,
+                get(&t.quota_writes, "quota_writes", 40_000.0)?,
+            ],
+            max: [
+                get(&t.max_reads, "max_reads", 0.0)?,
+                get(&t.max_writes, "max_writes", 0.0)?,
+            ],
+        }
+    } else {
+        for (field, v) in [
+            ("previous_peak_reads", &t.previous_peak_reads),
+            ("previous_peak_writes", &t.previous_peak_writes),
+            ("quota_reads", &t.quota_reads),
+            ("quota_writes", &t.quota_writes),
+            ("max_reads", &t.max_reads),
+            ("max_writes", &t.max_writes),
+        ] {
+            if let Some(v) = v {
+                return c.err(
+                    v.span(),
+                    format!("{field} is for on-demand tables; this one is provisioned"),
+                );
+            }
+        }
+        let rcu = t
+            .rcu
+            .as_ref()
+            .map_or(Ok(0.0), |v| c.non_negative("rcu", v))?;
+        let wcu = t
+            .wcu
+            .as_ref()
+            .map_or(Ok(0.0), |v| c.non_negative("wcu", v))?;
+        if rcu + wcu <= 0.0 {
+            let line = t
+                .billing
+                .as_ref()
+                .map_or(1, |b| line_of(c.text, b.span().start));
+            return Err(ScenarioError {
+                line,
+                message: "a provisioned table needs rcu or wcu above 0".to_owned(),
+            });
+        }
+        Billing::Provisioned { units: [rcu, wcu] }
+    };
+    let limits = match &t.limits {
+        Some(l) => match c.word("limits", l, &["independent", "combined"])? {
+            "combined" => Limits::Combined,
+            _ => Limits::Independent,
+        },
+        None => Limits::Independent,
+    };
+    let partitions = match &t.partitions {
+        Some(p) if *p.get_ref() == 0 => return c.err(p.span(), "partitions must be at least 1"),
+        Some(p) => Some(*p.get_ref() as usize),
+        None => None,
+    };
+    let autoscaling = match &t.autoscaling {
+        Some(a) => {
+            let d = a.get_ref();
+            let target = d.target.unwrap_or(0.7);
+            if !(0.2..=0.9).contains(&target) {
+                return c.err(
+                    a.span(),
+                    format!("autoscaling target {target}: AWS allows 0.2 to 0.9"),
+                );
+            }
+            let Billing::Provisioned { units } = &billing else {
+                return c.err(a.span(), "autoscaling is for provisioned tables");
+            };
+            Some(AutoScaling {
+                target,
+                min: [
+                    d.min_rcu.unwrap_or(units[0].min(1.0)),
+                    d.min_wcu.unwrap_or(units[1].min(1.0)),
+                ],
+                max: [
+                    d.max_rcu.unwrap_or(units[0].max(40_000.0)),
+                    d.max_wcu.unwrap_or(units[1].max(40_000.0)),
+                ],
+            })
+        }
+        None => None,
+    };
+    let base = Table::default();
+    Ok(Table {
+        billing,
+        partitions,
+        lsi: t.lsi.unwrap_or(false),
+        adaptive_capacity: t.adaptive_capacity.unwrap_or(true),
+        split_for_heat: t.split_for_heat.unwrap_or(true),
+        split_after: t
+            .split_after
+            .as_ref()
+            .map_or(Ok(base.split_after), |d| c.duration("split_after", d))?,
+        idle_before: t
+            .idle_before
+            .as_ref()
+            .map_or(Ok(base.idle_before), |d| c.duration("idle_before", d))?,
+        limits,
+        autoscaling,
+    })
+}
+
+fn stream_of(
+    c: &Ctx<'_>,
+    s: &StreamDoc,
+    duration: u32,
+) -> Result<(Stream, KeySource), ScenarioError> {
+    let source = match (&s.key, &s.keys) {
+        (Some(k), None) => KeySource::Keys(Keys::One(k.get_ref().clone())),
+        (None, Some(k)) => match k.get_ref().strip_prefix("uniform:") {
+            Some(n) => match n.trim().parse::<u32>() {
+                Ok(n) if n > 0 => KeySource::Keys(Keys::Uniform(n)),
+                _ => {
+                    return c.err(
+                        k.span(),
+                        format!("keys = \"{}\": expected uniform:N with N ≥ 1", k.get_ref()),
+                    );
+                }
+            },
+            None => KeySource::File(k.get_ref().clone()),
+        },
+        (Some(k), Some(_)) => return c.err(k.span(), "a stream has either key or keys, not both"),
+        (None, None) => {
+            let line = s
+                .writes_per_sec
+                .as_ref()
+                .map(Spanned::span)
+                .or_else(|| s.reads_per_sec.as_ref().map(Spanned::span))
+                .map_or(1, |sp| line_of(c.text, sp.start));
+            return Err(ScenarioError {
+                line,
+                message:
+                    "a [[traffic]] stream needs key = \"…\" or keys = \"file\" / \"uniform:N\""
+                        .to_owned(),
+            });
+        }
+    };
+    let writes = s
+        .writes_per_sec
+        .as_ref()
+        .map_or(Ok(Schedule::default()), |r| c.rate("writes_per_sec", r))?;
+    let reads = s
+        .reads_per_sec
+        .as_ref()
+        .map_or(Ok(Schedule::default()), |r| c.rate("reads_per_sec", r))?;
+    let item_size = match &s.item_size {
+        Some(v) => {
+            let b = c.non_negative("item_size", v)?;
+            if b > 400.0 * 1024.0 {
+                return c.err(v.span(), "item_size: a DynamoDB item is at most 400 KB");
+            }
+            b.round() as u64
+        }
+        None => 1024,
+    };
+    let consistency = match &s.consistency {
+        Some(v) => match c.word("consistency", v, &["strong", "eventual", "transactional"])? {
+            "eventual" => Consistency::Eventual,
+            "transactional" => Consistency::Transactional,
+            _ => Consistency::Strong,
+        },
+        None => Consistency::Strong,
+    };
+    let sort_key = match &s.sort_key {
+        Some(v) => match c.word("sort_key", v, &["random", "monotonic", "single-item"])? {
+            "monotonic" => SortKey::Monotonic,
+            "single-item" => SortKey::SingleItem,
+            _ => SortKey::Random,
+        },
+        None => SortKey::Random,
+    };
+    let from = s.from.as_ref().map_or(Ok(0), |d| c.duration("from", d))?;
+    let until = s
+        .until
+        .as_ref()
+        .map(|d| c.duration("until", d))
+        .transpose()?;
+    if let (Some(u), Some(span)) = (until, s.until.as_ref().map(Spanned::span))
+        && u <= from
+    {
+        return c.err(span, format!("until ({u} s) must be after from ({from} s)"));
+    }
+    let _ = duration;
+    let keys = match &source {
+        KeySource::Keys(k) => k.clone(),
+        KeySource::File(_) => Keys::Weighted(Vec::new()),
+    };
+    Ok((
+        Stream {
+            keys,
+            reads_per_sec: reads,
+            writes_per_sec: writes,
+            item_size,
+            consistency,
+            sort_key,
+            from,
+            until,
+        },
+        source,
+    ))
+}
+
+/// Unix seconds of a TOML date-time with a UTC offset (or a bare date, at midnight UTC).
+fn datetime_seconds(dt: &toml::value::Datetime) -> Option<i64> {
+    let date = dt.date?;
+    let days = days_from_civil(
+        i64::from(date.year),
+        i64::from(date.month),
+        i64::from(date.day),
+    );
+    let (h, m, s) = dt.time.map_or((0, 0, 0), |t| {
+        (
+            i64::from(t.hour),
+            i64::from(t.minute),
+            i64::from(t.second.unwrap_or(0)),
+        )
+    });
+    let offset = match dt.offset {
+        None if dt.time.is_some() => return None,
+        None | Some(toml::value::Offset::Z) => 0,
+        Some(toml::value::Offset::Custom { minutes }) => i64::from(minutes) * 60,
+    };
+    Some(days * 86_400 + h * 3_600 + m * 60 + s - offset)
+}
+
+/// Days since 1970-01-01 of a civil date (the inverse of `simulate::date_of_day`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TODAY: i64 = 1_782_172_800;
+
+    #[test]
+    fn the_issue_s_example_parses() {
+        let text = r#"
+name = "Tournament final"
+description = "ARENA#7f3a at 4,000 writes/s"
+duration = "30m"
+step = "1s"
+start = "2026-06-23T23:00:00Z"
+seed = 1
+[table]
+billing = "provisioned"
+rcu = 1000
+wcu = 1000
+partitions = 4
+lsi = false
+adaptive_capacity = true
+split_for_heat = true
+split_after = "8m"
+idle_before = "5m"
+limits = "independent"
+[table.autoscaling]
+target = 0.7
+min_wcu = 100
+max_wcu = 4000
+[[traffic]]
+key = "ARENA#7f3a"
+writes_per_sec = [[0, 50], ["5m", 300], ["6m", 50]]
+reads_per_sec = 0
+item_size = 1024
+consistency = "strong"
+sort_key = "monotonic"
+from = "0s"
+until = "30m"
+[[traffic]]
+keys = "uniform:1000"
+writes_per_sec = 100
+"#;
+        let s = parse(text, TODAY).unwrap();
+        assert_eq!(s.name, "Tournament final");
+        assert_eq!(s.setup.duration, 1_800);
+        assert_eq!(s.setup.start, TODAY + 23 * 3_600);
+        assert_eq!(s.setup.table.partitions, Some(4));
+        assert_eq!(s.setup.table.split_after, 480);
+        assert!(s.setup.table.autoscaling.is_some());
+        let w = &s.setup.traffic[0].writes_per_sec;
+        assert_eq!(w.0, vec![(0, 50.0), (300, 300.0), (360, 50.0)]);
+        assert_eq!(s.setup.traffic[0].sort_key, SortKey::Monotonic);
+        assert_eq!(s.keys[1], KeySource::Keys(Keys::Uniform(1_000)));
+    }
+
+    fn error(text: &str) -> ScenarioError {
+        parse(text, TODAY).unwrap_err()
+    }
+
+    #[test]
+    fn bad_scenarios_name_the_field_and_the_line() {
+        let e = error("duration = \"10m\"\ncolour = \"red\"\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("colour"), "{e}");
+        let e = error("[[traffic]]\nkey = \"a\"\nwrites_per_sec = -5\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("writes_per_sec"), "{e}");
+        let e = error("[[traffic]]\nkey = \"a\"\nwrites_per_sec = [[\"5m\", 1], [\"1m\", 2]]\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("must increase"), "{e}");
+        let e = error("[table]\nbilling = \"on-demand\"\nrcu = 100\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("rcu is for provisioned tables"), "{e}");
+        let e = error("duration = \"ten minutes\"\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 1);
+        assert!(e.to_string().starts_with("line 1: duration:"), "{e}");
+        let e = error("[[traffic]]\nkey = \"a\"\nsort_key = \"sideways\"\n");
+        assert!(e.message.contains("random, monotonic, single-item"), "{e}");
+        let e = error("name = \"no traffic\"\n");
+        assert!(e.message.contains("[[traffic]]"), "{e}");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s"), Ok(90));
+        assert_eq!(parse_duration("20m"), Ok(1_200));
+        assert_eq!(parse_duration("2h"), Ok(7_200));
+        assert_eq!(parse_duration("1d"), Ok(86_400));
+        assert_eq!(parse_duration("45"), Ok(45));
+        assert!(parse_duration("5 weeks").is_err());
+        assert_eq!(days_from_civil(2026, 6, 23), TODAY / 86_400);
+    }
+}
