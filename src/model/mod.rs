@@ -13,6 +13,7 @@ pub mod keyset;
 pub mod partition;
 pub mod scenario;
 pub mod shard;
+pub mod sim_examples;
 pub mod sim_file;
 pub mod simulate;
 pub mod sortkey;

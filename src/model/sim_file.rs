@@ -470,18 +470,29 @@ fn stream_of(
 ) -> Result<(Stream, KeySource), ScenarioError> {
     let source = match (&s.key, &s.keys) {
         (Some(k), None) => KeySource::Keys(Keys::One(k.get_ref().clone())),
-        (None, Some(k)) => match k.get_ref().strip_prefix("uniform:") {
-            Some(n) => match n.trim().parse::<u32>() {
-                Ok(n) if n > 0 => KeySource::Keys(Keys::Uniform(n)),
-                _ => {
-                    return c.err(
-                        k.span(),
-                        format!("keys = \"{}\": expected uniform:N with N ≥ 1", k.get_ref()),
-                    );
+        (None, Some(k)) => {
+            let text = k.get_ref();
+            if let Some(n) = text.strip_prefix("uniform:") {
+                match n.trim().parse::<u32>() {
+                    Ok(n) if n > 0 => KeySource::Keys(Keys::Uniform(n)),
+                    _ => {
+                        return c.err(
+                            k.span(),
+                            format!("keys = \"{text}\": expected uniform:N with N ≥ 1"),
+                        );
+                    }
                 }
-            },
-            None => KeySource::File(k.get_ref().clone()),
-        },
+            } else if let Some(p) = text.strip_prefix("partition:") {
+                match p.trim().parse::<usize>() {
+                    Ok(p) => KeySource::Keys(Keys::InPartition(p)),
+                    Err(_) => {
+                        return c.err(k.span(), format!("keys = \"{text}\": expected partition:P"));
+                    }
+                }
+            } else {
+                KeySource::File(text.clone())
+            }
+        }
         (Some(k), Some(_)) => return c.err(k.span(), "a stream has either key or keys, not both"),
         (None, None) => {
             let line = s

@@ -163,6 +163,9 @@ pub enum Keys {
     Weighted(Vec<(String, f64)>),
     /// N distinct keys `key#0 … key#N-1` with equal shares.
     Uniform(u32),
+    /// One key that the teaching hash puts in partition `p` of the table's first partitions (for teaching
+    /// examples that load one partition: "partition 4 gets 150 WCU/s").
+    InPartition(usize),
 }
 
 /// A rate over time: `(second, rate)` points, the rate holding until the next point; 0 before the first.
@@ -352,7 +355,18 @@ pub fn date_of_day(day: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-fn atoms_of(keys: &Keys, day: i64) -> Vec<Atom> {
+/// A key that the teaching hash puts in partition `p` of `n` equal ones: `P{p}-{i}` for the first `i` that
+/// lands there.
+pub fn key_in_partition(p: usize, n: usize) -> String {
+    let parts = Partitioner::equal(n);
+    let p = p.min(n.saturating_sub(1));
+    (0u64..)
+        .map(|i| format!("P{p}-{i}"))
+        .find(|k| parts.partition_of(key_hash(k.as_bytes())) == p)
+        .unwrap_or_default()
+}
+
+fn atoms_of(keys: &Keys, day: i64, partitions: usize) -> Vec<Atom> {
     let atom = |name: String, share: f64| Atom {
         hash: key_hash(name.as_bytes()),
         share,
@@ -378,6 +392,7 @@ fn atoms_of(keys: &Keys, day: i64) -> Vec<Atom> {
                 .map(|i| atom(format!("key#{i}"), share))
                 .collect()
         }
+        Keys::InPartition(p) => vec![atom(key_in_partition(*p, partitions), 1.0)],
     }
 }
 
@@ -467,7 +482,7 @@ impl<'a> Sim<'a> {
             .traffic
             .iter()
             .map(|s| StreamState {
-                atoms: atoms_of(&s.keys, day0),
+                atoms: atoms_of(&s.keys, day0, count),
                 weights: Vec::new(),
                 day: day0,
             })
@@ -762,7 +777,7 @@ pub fn run(setup: &Setup) -> Outcome {
                 if let Keys::One(k) = &setup.traffic[s].keys
                     && k.contains("{date}")
                 {
-                    state.atoms = atoms_of(&setup.traffic[s].keys, day);
+                    state.atoms = atoms_of(&setup.traffic[s].keys, day, 1);
                     rotated.push(state.atoms[0].name.clone());
                 }
             }
@@ -1233,13 +1248,8 @@ mod tests {
         }
     }
 
-    /// A key that the teaching hash puts in partition `p` of `n` equal ones.
     fn key_in(p: usize, n: usize) -> String {
-        let parts = Partitioner::equal(n);
-        (0..)
-            .map(|i| format!("P{p}-{i}"))
-            .find(|k| parts.partition_of(key_hash(k.as_bytes())) == p)
-            .unwrap_or_default()
+        key_in_partition(p, n)
     }
 
     fn close(a: f64, b: f64) -> bool {
