@@ -43,6 +43,8 @@ pub enum Command {
     Scan(ScanArgs),
     /// List the DynamoDB tables of an account and region, with their key schemas.
     Tables(TablesArgs),
+    /// Simulate a table over time from a scenario file (burst, adaptive capacity, split-for-heat, on-demand).
+    Simulate(crate::simulate_cli::SimulateArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -476,6 +478,7 @@ pub fn run(command: Command) -> i32 {
         Command::Analyze(args) => analyze(&args),
         Command::Scan(args) => scan(&args),
         Command::Tables(args) => tables(&args),
+        Command::Simulate(args) => crate::simulate_cli::simulate(&args),
     };
     match result {
         Ok(()) => 0,

@@ -19,4 +19,5 @@
 pub mod app;
 pub mod cli;
 pub mod model;
+pub mod simulate_cli;
 pub mod source;

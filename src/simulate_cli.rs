@@ -1,0 +1,408 @@
+//! `shardlens simulate`: a scenario over time, printed as a story (phases, events, totals, the per-minute
+//! CloudWatch view), as JSON, or as CSV rows of the series.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use serde_json::json;
+
+use crate::cli::{OutputFormat, ScopeArg};
+use crate::model::decision::grouped;
+use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
+use crate::model::sim_examples::{EXAMPLES, example, example_key_file};
+use crate::model::sim_file::{KeySource, Scenario, parse};
+use crate::model::simulate::{Billing, Keys, Outcome, run};
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// A scenario file (TOML; see the README's "Time" section). Omit it with --example.
+    pub scenario: Option<PathBuf>,
+    /// A built-in scenario instead of a file: adaptive, burst, tournament-monotonic, tournament-random,
+    /// tournament-sharded, celebrity-reads, date-key, spike, on-demand-growth, autoscaling.
+    #[arg(long)]
+    pub example: Option<String>,
+    /// Output: a readable story, JSON, or CSV rows of the series.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Write-shard the streams' keys over N suffixes (1 = off, up to 200): each suffix takes an equal share.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_SHARDS)))]
+    pub shards: u32,
+    /// Shard every key, or only keys above --hot-share of their stream.
+    #[arg(long, value_enum, default_value = "hot")]
+    pub shard_scope: ScopeArg,
+    /// The share (0–1) of a stream above which a key is hot.
+    #[arg(long, default_value_t = DEFAULT_HOT_SHARE)]
+    pub hot_share: f64,
+    /// Text between key and shard number.
+    #[arg(long, default_value = "#")]
+    pub separator: String,
+}
+
+/// Midnight UTC of today, the default start of the simulated clock.
+fn today() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    now - now.rem_euclid(86_400)
+}
+
+/// Reads the scenario (a file or a built-in), with its key files.
+pub fn load_scenario(args: &SimulateArgs) -> anyhow::Result<Scenario> {
+    let (text, base, label) = match (&args.scenario, &args.example) {
+        (Some(_), Some(_)) => bail!("give a scenario file or --example, not both"),
+        (None, None) => bail!(
+            "give a scenario file, or --example NAME (one of: {})",
+            EXAMPLES
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        (None, Some(name)) => {
+            let Some(e) = example(name) else {
+                bail!(
+                    "no built-in scenario {name:?}; there are: {}",
+                    EXAMPLES
+                        .iter()
+                        .map(|e| e.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            };
+            (e.toml.to_owned(), None, format!("example {name}"))
+        }
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            (
+                text,
+                path.parent().map(Path::to_path_buf),
+                path.display().to_string(),
+            )
+        }
+    };
+    let mut scenario = parse(&text, today()).with_context(|| format!("in {label}"))?;
+    for (i, source) in scenario.keys.clone().iter().enumerate() {
+        let KeySource::File(name) = source else {
+            continue;
+        };
+        let weighted = match (&base, example_key_file(name)) {
+            (None, Some(text)) => text.lines().map(|l| (l.to_owned(), 1.0)).collect(),
+            (Some(dir), _) => {
+                let path = dir.join(name);
+                let loaded = crate::source::load(
+                    std::slice::from_ref(&path),
+                    &crate::source::LoadOptions::default(),
+                    &AtomicBool::new(false),
+                    &mut |_| {},
+                )
+                .with_context(|| format!("keys of stream {} in {label}", i + 1))?;
+                let keys = &loaded.keys;
+                keys.iter()
+                    .map(|(k, _, count)| (keys.display(k).into_owned(), count as f64))
+                    .collect::<Vec<_>>()
+            }
+            (None, None) => bail!("{label}: no key file {name:?}"),
+        };
+        if weighted.is_empty() {
+            bail!(
+                "{label}: the key file {name} of stream {} has no keys",
+                i + 1
+            );
+        }
+        scenario.setup.traffic[i].keys = Keys::Weighted(weighted);
+    }
+    apply_shards(&mut scenario, args);
+    Ok(scenario)
+}
+
+/// The shard options of `analyze`, applied to the streams: each sharded key becomes N keys with equal shares.
+fn apply_shards(scenario: &mut Scenario, args: &SimulateArgs) {
+    let n = args.shards;
+    if n <= 1 {
+        return;
+    }
+    let hot = |share: f64| args.shard_scope == ScopeArg::All || share >= args.hot_share;
+    let fan = |key: &str, share: f64| -> Vec<(String, f64)> {
+        (0..n)
+            .map(|i| (format!("{key}{}{i}", args.separator), share / f64::from(n)))
+            .collect()
+    };
+    for stream in &mut scenario.setup.traffic {
+        stream.keys = match std::mem::replace(&mut stream.keys, Keys::Uniform(1)) {
+            Keys::One(k) => Keys::Weighted(fan(&k, 1.0)),
+            Keys::Weighted(list) => {
+                let total: f64 = list
+                    .iter()
+                    .map(|(_, w)| *w)
+                    .sum::<f64>()
+                    .max(f64::MIN_POSITIVE);
+                Keys::Weighted(
+                    list.into_iter()
+                        .flat_map(|(k, w)| {
+                            if hot(w / total) {
+                                fan(&k, w)
+                            } else {
+                                vec![(k, w)]
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            other => other,
+        };
+    }
+}
+
+/// `shardlens simulate`.
+pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
+    let scenario = load_scenario(args)?;
+    let outcome = run(&scenario.setup);
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        OutputFormat::Table => print_story(&mut out, &scenario, &outcome)?,
+        OutputFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &outcome_json(&scenario, &outcome))?;
+            writeln!(out)?;
+        }
+        OutputFormat::Csv => print_csv(&mut out, &outcome)?,
+    }
+    Ok(())
+}
+
+/// `hh:mm:ss` of a second from the start.
+pub fn clock(t: u32) -> String {
+    format!("{:02}:{:02}:{:02}", t / 3_600, t / 60 % 60, t % 60)
+}
+
+/// The JSON document of a run (the fields the README lists).
+pub fn outcome_json(scenario: &Scenario, o: &Outcome) -> serde_json::Value {
+    let s = &o.series;
+    json!({
+        "name": scenario.name,
+        "description": scenario.description,
+        "step_seconds": o.step_seconds,
+        "series": {
+            "t": s.t,
+            "read_demand_units": s.read_demand_units,
+            "read_served_units": s.read_served_units,
+            "read_throttled_units": s.read_throttled_units,
+            "write_demand_units": s.write_demand_units,
+            "write_served_units": s.write_served_units,
+            "write_throttled_units": s.write_throttled_units,
+            "throttled_requests": s.throttled_requests,
+            "partitions": s.partitions,
+        },
+        "minutes": o.minutes.iter().map(|m| json!({
+            "t": m.t,
+            "consumed_read_units": m.consumed_read_units,
+            "consumed_write_units": m.consumed_write_units,
+            "read_throttle_events": m.read_throttle_events,
+            "write_throttle_events": m.write_throttle_events,
+            "throttle_reasons": m.throttle_reasons.iter().map(|(r, n)| (r.clone(), json!(n))).collect::<serde_json::Map<String, serde_json::Value>>(),
+        })).collect::<Vec<_>>(),
+        "events": o.events.iter().map(|e| json!({
+            "t": e.t,
+            "kind": e.kind.as_str(),
+            "partition": e.partition,
+            "detail": e.detail,
+        })).collect::<Vec<_>>(),
+        "final_partitions": o.final_partitions.iter().map(|p| json!({
+            "start_hash": format!("{:#018x}", p.start_hash),
+            "start_sort_key": p.start_sort_key,
+            "read_units": p.read_units,
+            "write_units": p.write_units,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_csv(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "t,read_demand_units,read_served_units,read_throttled_units,write_demand_units,write_served_units,\
+         write_throttled_units,throttled_requests,partitions"
+    )?;
+    let s = &o.series;
+    for i in 0..s.t.len() {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{}",
+            s.t[i],
+            s.read_demand_units[i],
+            s.read_served_units[i],
+            s.read_throttled_units[i],
+            s.write_demand_units[i],
+            s.write_served_units[i],
+            s.write_throttled_units[i],
+            s.throttled_requests[i],
+            s.partitions[i]
+        )?;
+    }
+    Ok(())
+}
+
+/// Stretches of the run where throttling (on or off) and the served rate stay about the same.
+fn phases(o: &Outcome) -> Vec<(usize, usize)> {
+    let s = &o.series;
+    let level = |i: usize| {
+        let served = s.read_served_units[i] + s.write_served_units[i];
+        let throttled = s.read_throttled_units[i] + s.write_throttled_units[i];
+        (served, throttled)
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..s.t.len() {
+        let (a, ta) = level(start);
+        let (b, tb) = level(i);
+        let changed = (ta > 0.0) != (tb > 0.0) || (b - a).abs() > 0.05 * a.max(b).max(1.0);
+        if changed {
+            out.push((start, i));
+            start = i;
+        }
+    }
+    if !s.t.is_empty() {
+        out.push((start, s.t.len()));
+    }
+    out
+}
+
+fn print_story(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Result<()> {
+    let setup = &sc.setup;
+    let s = &o.series;
+    writeln!(out, "scenario: {}", sc.name)?;
+    if !sc.description.is_empty() {
+        writeln!(out, "  {}", sc.description)?;
+    }
+    let billing = match &setup.table.billing {
+        Billing::Provisioned { units } => format!(
+            "provisioned {} RCU / {} WCU{}",
+            grouped(units[0] as u64),
+            grouped(units[1] as u64),
+            if setup.table.autoscaling.is_some() {
+                " with auto scaling"
+            } else {
+                ""
+            }
+        ),
+        Billing::OnDemand { previous_peak, .. } => format!(
+            "on-demand (previous peak {} reads / {} writes per second)",
+            grouped(previous_peak[0] as u64),
+            grouped(previous_peak[1] as u64)
+        ),
+    };
+    writeln!(
+        out,
+        "table: {billing}; {} partitions at the start; {} simulated at {} s steps",
+        s.partitions.first().copied().unwrap_or(0),
+        clock(setup.duration),
+        o.step_seconds
+    )?;
+    writeln!(
+        out,
+        "  adaptive capacity {}, split-for-heat {} (after {} s)",
+        if setup.table.adaptive_capacity {
+            "on"
+        } else {
+            "off (before adaptive capacity)"
+        },
+        if setup.table.split_for_heat {
+            "on"
+        } else {
+            "off"
+        },
+        setup.table.split_after
+    )?;
+    writeln!(out)?;
+    writeln!(out, "phases (units per second):")?;
+    let list = phases(o);
+    let shown = list.len().min(24);
+    for &(a, b) in &list[..shown] {
+        let n = (b - a) as f64;
+        let avg = |v: &[f64]| v[a..b].iter().sum::<f64>() / n;
+        let served = avg(&s.read_served_units) + avg(&s.write_served_units);
+        let throttled = avg(&s.read_throttled_units) + avg(&s.write_throttled_units);
+        let end = s.t.get(b).copied().unwrap_or(setup.duration);
+        writeln!(
+            out,
+            "  {}–{}  served {:>9}  throttled {:>9}  partitions {}",
+            clock(s.t[a]),
+            clock(end),
+            grouped(served.round() as u64),
+            grouped(throttled.round() as u64),
+            s.partitions[b - 1]
+        )?;
+    }
+    if list.len() > shown {
+        writeln!(
+            out,
+            "  … {} more phases (--format json has every second)",
+            list.len() - shown
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "events:")?;
+    if o.events.is_empty() {
+        writeln!(out, "  none")?;
+    }
+    for e in o.events.iter().take(40) {
+        writeln!(
+            out,
+            "  {}  {:<16} {}",
+            clock(e.t),
+            e.kind.as_str(),
+            e.detail
+        )?;
+    }
+    if o.events.len() > 40 {
+        writeln!(out, "  … {} more", o.events.len() - 40)?;
+    }
+    writeln!(out)?;
+    let sum = |v: &[f64]| v.iter().sum::<f64>() * f64::from(o.step_seconds);
+    let demand = sum(&s.read_demand_units) + sum(&s.write_demand_units);
+    let throttled = sum(&s.read_throttled_units) + sum(&s.write_throttled_units);
+    writeln!(
+        out,
+        "totals: demand {} units, served {}, throttled {} ({:.1} %), {} throttled requests",
+        grouped(demand.round() as u64),
+        grouped((demand - throttled).round() as u64),
+        grouped(throttled.round() as u64),
+        if demand > 0.0 {
+            throttled / demand * 100.0
+        } else {
+            0.0
+        },
+        grouped(sum(&s.throttled_requests).round() as u64)
+    )?;
+    writeln!(out)?;
+    writeln!(out, "per minute, as CloudWatch shows it (Sum):")?;
+    writeln!(
+        out,
+        "  minute    consumed RCU   consumed WCU   read throttle events   write throttle events"
+    )?;
+    let every = o.minutes.len().div_ceil(30).max(1);
+    for m in o.minutes.iter().step_by(every) {
+        writeln!(
+            out,
+            "  {}  {:>13}  {:>13}  {:>21}  {:>22}",
+            &clock(m.t)[..5],
+            grouped(m.consumed_read_units.round() as u64),
+            grouped(m.consumed_write_units.round() as u64),
+            grouped(m.read_throttle_events.round() as u64),
+            grouped(m.write_throttle_events.round() as u64)
+        )?;
+    }
+    if every > 1 {
+        writeln!(out, "  (one minute in {every}; --format json has them all)")?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in the README are \
+         modelling choices, not AWS numbers.",
+        o.final_partitions.len()
+    )?;
+    Ok(())
+}
