@@ -6,11 +6,15 @@
 //!   ([`model::keyset`]), the teaching hash and partition ranges ([`model::partition`]), write sharding
 //!   ([`model::shard`]), statistics ([`model::stats`]), capacity per partition ([`model::capacity`]: a
 //!   workload's read and write units against each partition's 3,000 / 1,000 units per second), the decision
-//!   tree ([`model::decision`]) and the teaching scenarios ([`model::scenario`]). No UI, async or AWS imports.
+//!   tree ([`model::decision`]), the chart's colours by the tree's rules ([`model::heat`]), sort keys that look
+//!   time-ordered ([`model::sortkey`]), the teaching scenarios ([`model::scenario`]) and the time simulation
+//!   ([`model::simulate`], its scenario files [`model::sim_file`] and built-in ones [`model::sim_examples`]).
+//!   No UI, async or AWS imports.
 //! - [`source`] does I/O: it streams files, folders and standard input into a [`model::KeySet`], and reads live
 //!   DynamoDB tables ([`source::dynamo`]: the AWS SDK wrapped once, with its own tokio runtime, read-only).
 //! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
-//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`).
+//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`;
+//!   `shardlens simulate` in [`simulate_cli`]).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.
