@@ -314,7 +314,11 @@ fn simulation() {
         traffic: vec![
             Stream {
                 keys: Keys::Uniform(100_000),
-                writes_per_sec: Schedule(vec![(0, 300_000.0), (6 * 3_600, 600_000.0), (18 * 3_600, 200_000.0)]),
+                writes_per_sec: Schedule(vec![
+                    (0, 300_000.0),
+                    (6 * 3_600, 600_000.0),
+                    (18 * 3_600, 200_000.0),
+                ]),
                 reads_per_sec: Schedule::constant(500_000.0),
                 ..Stream::default()
             },

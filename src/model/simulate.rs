@@ -444,6 +444,8 @@ struct Sim<'a> {
     below_minutes: [u32; 2],
     decreases_today: (i64, u32),
     events: Vec<Event>,
+    /// The partitions or the keys changed since demand was last computed.
+    reweighed: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -500,6 +502,7 @@ impl<'a> Sim<'a> {
             below_minutes: [0; 2],
             decreases_today: (day0, 0),
             events: Vec::new(),
+            reweighed: true,
         };
         // R2: idle time before the start fills each bank with the unused allocation, up to 300 s of it.
         let idle = f64::from(t.idle_before);
@@ -561,6 +564,7 @@ impl<'a> Sim<'a> {
             }
             state.weights = merged;
         }
+        self.reweighed = true;
     }
 
     fn event(&mut self, t: u32, kind: EventKind, partition: Option<usize>, detail: String) {
@@ -767,6 +771,15 @@ pub fn run(setup: &Setup) -> Outcome {
     let mut minute = Minute::default();
     let mut minute_served = [0.0f64; 2];
     let mut reasons: Vec<(String, f64)> = Vec::new();
+    let mut demand: Vec<[f64; 2]> = Vec::new();
+    let mut requests: Vec<[f64; 2]> = Vec::new();
+    let mut last_rates: Vec<[f64; 2]> = Vec::new();
+    // The last computed second, reused while nothing changes.
+    let mut served: Vec<[f64; 2]> = Vec::new();
+    let mut sums = [0.0f64; 7];
+    let mut sec_events = [0.0f64; 2];
+    let mut sec_reasons: Vec<(usize, ThrottleCause, f64)> = Vec::new();
+    let mut stable = false;
     for t in 0..setup.duration {
         // A day key rotates at midnight (the simulated clock).
         let day = (setup.start + i64::from(t)).div_euclid(86_400);
@@ -799,6 +812,8 @@ pub fn run(setup: &Setup) -> Outcome {
         {
             sim.pending = None;
             sim.provisioned = units;
+            // Every partition's share changed: compute the next second afresh.
+            sim.reweighed = true;
             let needed = (units[READ] / R1[READ] + units[WRITE] / R1[WRITE]).ceil() as usize;
             let mut detail = format!(
                 "provisioned capacity is now {:.0} RCU and {:.0} WCU",
@@ -828,137 +843,158 @@ pub fn run(setup: &Setup) -> Outcome {
             sim.event(t, EventKind::Scale, None, detail);
         }
 
-        // 1. Demand per partition (units and requests).
+        // 1. Demand per partition (units and requests): recomputed only when a rate or the partitions change.
         let n = sim.parts.len();
-        let mut demand = vec![[0.0f64; 2]; n];
-        let mut requests = vec![[0.0f64; 2]; n];
-        for (s, stream) in setup.traffic.iter().enumerate() {
-            if t < stream.from || stream.until.is_some_and(|u| t >= u) {
-                continue;
-            }
-            let rate = [stream.reads_per_sec.at(t), stream.writes_per_sec.at(t)];
-            let unit = [
-                read_units(stream.item_size, stream.consistency),
-                write_units(stream.item_size, stream.consistency),
-            ];
-            for &(p, share) in &sim.streams[s].weights {
-                for dim in [READ, WRITE] {
-                    demand[p][dim] += rate[dim] * share * unit[dim];
-                    requests[p][dim] += rate[dim] * share;
-                }
-            }
-        }
-
-        // 2. What each partition may serve.
-        let mut served = vec![[0.0f64; 2]; n];
-        let mut throttled_by: Vec<[(f64, ThrottleCause, f64); 2]> = Vec::with_capacity(n);
-        // R1 (and the combined switch): what a partition could serve at most.
-        let wanted: Vec<[f64; 2]> = demand
+        let rates: Vec<[f64; 2]> = setup
+            .traffic
             .iter()
-            .map(|d| {
-                let mut w = [d[READ].min(R1[READ]), d[WRITE].min(R1[WRITE])];
-                if setup.table.limits == Limits::Combined {
-                    let load = w[READ] / R1[READ] + w[WRITE] / R1[WRITE];
-                    if load > 1.0 {
-                        w = [w[READ] / load, w[WRITE] / load];
-                    }
+            .map(|stream| {
+                if t < stream.from || stream.until.is_some_and(|u| t >= u) {
+                    [0.0; 2]
+                } else {
+                    [stream.reads_per_sec.at(t), stream.writes_per_sec.at(t)]
                 }
-                w
             })
             .collect();
-        let mut table_cause = [ThrottleCause::ProvisionedThroughputExceeded; 2];
-        for dim in [READ, WRITE] {
-            match &setup.table.billing {
-                Billing::Provisioned { .. } => {
-                    let share = sim.allocation(dim, n);
-                    let cap = sim.provisioned[dim];
-                    let base: Vec<f64> = wanted.iter().map(|w| w[dim].min(share)).collect();
-                    let alloc: Vec<f64> = if setup.table.adaptive_capacity {
-                        // R3: a partition over its share borrows, instantly, what the others leave unused of
-                        // the table's provisioned total, up to R1.
-                        let spare = (cap - base.iter().sum::<f64>()).max(0.0);
-                        let excess: Vec<f64> =
-                            wanted.iter().zip(&base).map(|(w, b)| w[dim] - b).collect();
-                        let want: f64 = excess.iter().sum();
-                        let give = if want > 0.0 {
-                            (spare / want).min(1.0)
-                        } else {
-                            0.0
-                        };
-                        base.iter()
-                            .zip(&excess)
-                            .map(|(b, e)| b + e * give)
-                            .collect()
-                    } else {
-                        base
-                    };
-                    for p in 0..n {
-                        // R2: what is still unmet is drawn from the partition's own burst bank.
-                        let unmet = (wanted[p][dim] - alloc[p]).max(0.0);
-                        let draw = unmet.min(sim.parts[p].bank[dim]);
-                        served[p][dim] = alloc[p] + draw;
-                        sim.parts[p].bank[dim] -= draw;
-                        let unused = (share - served[p][dim]).max(0.0);
-                        sim.parts[p].bank[dim] =
-                            (sim.parts[p].bank[dim] + unused).min(params.burst_seconds * share);
+        let mut demand_changed = false;
+        if sim.reweighed || rates != last_rates || demand.len() != n {
+            demand_changed = true;
+            sim.reweighed = false;
+            demand.clear();
+            demand.resize(n, [0.0; 2]);
+            requests.clear();
+            requests.resize(n, [0.0; 2]);
+            for (s, stream) in setup.traffic.iter().enumerate() {
+                let rate = rates[s];
+                let unit = [
+                    read_units(stream.item_size, stream.consistency),
+                    write_units(stream.item_size, stream.consistency),
+                ];
+                for &(p, share) in &sim.streams[s].weights {
+                    for dim in [READ, WRITE] {
+                        demand[p][dim] += rate[dim] * share * unit[dim];
+                        requests[p][dim] += rate[dim] * share;
                     }
-                    table_cause[dim] = if setup.table.adaptive_capacity {
-                        ThrottleCause::ProvisionedThroughputExceeded
-                    } else {
-                        // [ours] Before adaptive capacity the partition's share is its limit.
-                        ThrottleCause::KeyRangeThroughputExceeded
-                    };
-                }
-                Billing::OnDemand { quota, max, .. } => {
-                    // R5: twice the previous peak at once, within the quota and the maximum.
-                    let doubled = 2.0 * sim.previous_peak[dim];
-                    let mut ceiling = doubled.min(quota[dim]);
-                    // [ours] Past twice the peak, throttling shows on the partitions that have not grown yet.
-                    let mut cause = ThrottleCause::KeyRangeThroughputExceeded;
-                    if quota[dim] < doubled {
-                        cause = ThrottleCause::AccountLimitExceeded;
-                    }
-                    if max[dim] > 0.0 && max[dim] < ceiling {
-                        ceiling = max[dim];
-                        cause = ThrottleCause::MaxOnDemandThroughputExceeded;
-                    }
-                    let total: f64 = wanted.iter().map(|w| w[dim]).sum();
-                    let scale = if total > ceiling {
-                        ceiling / total
-                    } else {
-                        1.0
-                    };
-                    for p in 0..n {
-                        served[p][dim] = wanted[p][dim] * scale;
-                    }
-                    table_cause[dim] = cause;
                 }
             }
-        }
-        for p in 0..n {
-            let mut row = [(0.0, ThrottleCause::KeyRangeThroughputExceeded, 0.0); 2];
-            for dim in [READ, WRITE] {
-                let over_r1 = demand[p][dim] - wanted[p][dim];
-                let table = (wanted[p][dim] - served[p][dim]).max(0.0);
-                row[dim] = (over_r1.max(0.0), table_cause[dim], table);
-            }
-            throttled_by.push(row);
+            last_rates = rates;
         }
 
-        // Burst banks that ran dry (R2), once per emptying.
-        for p in 0..n {
+        // 2. What each partition may serve. A second like the one before (same demand, banks that did not
+        // move, nothing happened) is not computed again: its results are reused.
+        if demand_changed || !stable {
+            let events_before = sim.events.len();
+            let banks_before: Vec<[f64; 2]> = sim.parts.iter().map(|p| p.bank).collect();
+            served.clear();
+            served.resize(n, [0.0; 2]);
+            let mut throttled_by: Vec<[(f64, ThrottleCause, f64); 2]> = Vec::with_capacity(n);
+            // R1 (and the combined switch): what a partition could serve at most.
+            let wanted: Vec<[f64; 2]> = demand
+                .iter()
+                .map(|d| {
+                    let mut w = [d[READ].min(R1[READ]), d[WRITE].min(R1[WRITE])];
+                    if setup.table.limits == Limits::Combined {
+                        let load = w[READ] / R1[READ] + w[WRITE] / R1[WRITE];
+                        if load > 1.0 {
+                            w = [w[READ] / load, w[WRITE] / load];
+                        }
+                    }
+                    w
+                })
+                .collect();
+            let mut table_cause = [ThrottleCause::ProvisionedThroughputExceeded; 2];
             for dim in [READ, WRITE] {
-                let part = &sim.parts[p];
-                let drawing = served[p][dim] > sim.allocation(dim, n) + 1e-9;
-                if matches!(setup.table.billing, Billing::Provisioned { .. })
-                    && !setup.table.adaptive_capacity
-                    && part.bank[dim] <= 1e-9
-                    && demand[p][dim] > served[p][dim] + 1e-9
-                    && !part.exhausted
-                    && t > 0
-                {
-                    sim.parts[p].exhausted = true;
-                    sim.event(
+                match &setup.table.billing {
+                    Billing::Provisioned { .. } => {
+                        let share = sim.allocation(dim, n);
+                        let cap = sim.provisioned[dim];
+                        let base: Vec<f64> = wanted.iter().map(|w| w[dim].min(share)).collect();
+                        let alloc: Vec<f64> = if setup.table.adaptive_capacity {
+                            // R3: a partition over its share borrows, instantly, what the others leave unused of
+                            // the table's provisioned total, up to R1.
+                            let spare = (cap - base.iter().sum::<f64>()).max(0.0);
+                            let excess: Vec<f64> =
+                                wanted.iter().zip(&base).map(|(w, b)| w[dim] - b).collect();
+                            let want: f64 = excess.iter().sum();
+                            let give = if want > 0.0 {
+                                (spare / want).min(1.0)
+                            } else {
+                                0.0
+                            };
+                            base.iter()
+                                .zip(&excess)
+                                .map(|(b, e)| b + e * give)
+                                .collect()
+                        } else {
+                            base
+                        };
+                        for p in 0..n {
+                            // R2: what is still unmet is drawn from the partition's own burst bank.
+                            let unmet = (wanted[p][dim] - alloc[p]).max(0.0);
+                            let draw = unmet.min(sim.parts[p].bank[dim]);
+                            served[p][dim] = alloc[p] + draw;
+                            sim.parts[p].bank[dim] -= draw;
+                            let unused = (share - served[p][dim]).max(0.0);
+                            sim.parts[p].bank[dim] =
+                                (sim.parts[p].bank[dim] + unused).min(params.burst_seconds * share);
+                        }
+                        table_cause[dim] = if setup.table.adaptive_capacity {
+                            ThrottleCause::ProvisionedThroughputExceeded
+                        } else {
+                            // [ours] Before adaptive capacity the partition's share is its limit.
+                            ThrottleCause::KeyRangeThroughputExceeded
+                        };
+                    }
+                    Billing::OnDemand { quota, max, .. } => {
+                        // R5: twice the previous peak at once, within the quota and the maximum.
+                        let doubled = 2.0 * sim.previous_peak[dim];
+                        let mut ceiling = doubled.min(quota[dim]);
+                        // [ours] Past twice the peak, throttling shows on the partitions that have not grown yet.
+                        let mut cause = ThrottleCause::KeyRangeThroughputExceeded;
+                        if quota[dim] < doubled {
+                            cause = ThrottleCause::AccountLimitExceeded;
+                        }
+                        if max[dim] > 0.0 && max[dim] < ceiling {
+                            ceiling = max[dim];
+                            cause = ThrottleCause::MaxOnDemandThroughputExceeded;
+                        }
+                        let total: f64 = wanted.iter().map(|w| w[dim]).sum();
+                        let scale = if total > ceiling {
+                            ceiling / total
+                        } else {
+                            1.0
+                        };
+                        for p in 0..n {
+                            served[p][dim] = wanted[p][dim] * scale;
+                        }
+                        table_cause[dim] = cause;
+                    }
+                }
+            }
+            for p in 0..n {
+                let mut row = [(0.0, ThrottleCause::KeyRangeThroughputExceeded, 0.0); 2];
+                for dim in [READ, WRITE] {
+                    let over_r1 = demand[p][dim] - wanted[p][dim];
+                    let table = (wanted[p][dim] - served[p][dim]).max(0.0);
+                    row[dim] = (over_r1.max(0.0), table_cause[dim], table);
+                }
+                throttled_by.push(row);
+            }
+
+            // Burst banks that ran dry (R2), once per emptying.
+            for p in 0..n {
+                for dim in [READ, WRITE] {
+                    let part = &sim.parts[p];
+                    let drawing = served[p][dim] > sim.allocation(dim, n) + 1e-9;
+                    if matches!(setup.table.billing, Billing::Provisioned { .. })
+                        && !setup.table.adaptive_capacity
+                        && part.bank[dim] <= 1e-9
+                        && demand[p][dim] > served[p][dim] + 1e-9
+                        && !part.exhausted
+                        && t > 0
+                    {
+                        sim.parts[p].exhausted = true;
+                        sim.event(
                         t,
                         EventKind::BurstExhausted,
                         Some(p),
@@ -969,67 +1005,81 @@ pub fn run(setup: &Setup) -> Outcome {
                             if dim == READ { "read" } else { "write" }
                         ),
                     );
-                } else if matches!(setup.table.billing, Billing::Provisioned { .. })
-                    && setup.table.adaptive_capacity
-                    && part.bank[dim] <= 1e-9
-                    && demand[p][dim] > served[p][dim] + 1e-9
-                    && !part.exhausted
-                    && drawing
-                {
-                    sim.parts[p].exhausted = true;
-                    sim.event(
-                        t,
-                        EventKind::BurstExhausted,
-                        Some(p),
-                        format!("partition {p}'s burst capacity is spent"),
-                    );
-                } else if part.bank[dim] > 1e-9
-                    && part.exhausted
-                    && demand[p][dim] <= served[p][dim]
-                {
-                    sim.parts[p].exhausted = false;
+                    } else if matches!(setup.table.billing, Billing::Provisioned { .. })
+                        && setup.table.adaptive_capacity
+                        && part.bank[dim] <= 1e-9
+                        && demand[p][dim] > served[p][dim] + 1e-9
+                        && !part.exhausted
+                        && drawing
+                    {
+                        sim.parts[p].exhausted = true;
+                        sim.event(
+                            t,
+                            EventKind::BurstExhausted,
+                            Some(p),
+                            format!("partition {p}'s burst capacity is spent"),
+                        );
+                    } else if part.bank[dim] > 1e-9
+                        && part.exhausted
+                        && demand[p][dim] <= served[p][dim]
+                    {
+                        sim.parts[p].exhausted = false;
+                    }
                 }
             }
-        }
 
-        // 3. Totals for the series and the minute.
-        let mut sums = [0.0f64; 7];
-        for p in 0..n {
-            for dim in [READ, WRITE] {
-                let thr = throttled_by[p][dim].0 + throttled_by[p][dim].2;
-                let base = if dim == READ { 0 } else { 3 };
-                sums[base] += demand[p][dim];
-                sums[base + 1] += served[p][dim];
-                sums[base + 2] += thr;
-                // Requests throttled in proportion to units throttled.
-                let req = if demand[p][dim] > 0.0 {
-                    requests[p][dim] * thr / demand[p][dim]
-                } else {
-                    0.0
-                };
-                sums[6] += req;
-                if dim == READ {
-                    minute.read_throttle_events += req;
-                } else {
-                    minute.write_throttle_events += req;
-                }
-                for (units, cause) in [
-                    (
-                        throttled_by[p][dim].0,
-                        ThrottleCause::KeyRangeThroughputExceeded,
-                    ),
-                    (throttled_by[p][dim].2, throttled_by[p][dim].1),
-                ] {
-                    if units <= 0.0 || demand[p][dim] <= 0.0 {
-                        continue;
+            // 3. Totals for the series and the minute.
+            sums = [0.0f64; 7];
+            sec_events = [0.0; 2];
+            sec_reasons.clear();
+            for p in 0..n {
+                for dim in [READ, WRITE] {
+                    let thr = throttled_by[p][dim].0 + throttled_by[p][dim].2;
+                    let base = if dim == READ { 0 } else { 3 };
+                    sums[base] += demand[p][dim];
+                    sums[base + 1] += served[p][dim];
+                    sums[base + 2] += thr;
+                    // Requests throttled in proportion to units throttled.
+                    let req = if demand[p][dim] > 0.0 {
+                        requests[p][dim] * thr / demand[p][dim]
+                    } else {
+                        0.0
+                    };
+                    sums[6] += req;
+                    sec_events[dim] += req;
+                    for (units, cause) in [
+                        (
+                            throttled_by[p][dim].0,
+                            ThrottleCause::KeyRangeThroughputExceeded,
+                        ),
+                        (throttled_by[p][dim].2, throttled_by[p][dim].1),
+                    ] {
+                        if units <= 0.0 || demand[p][dim] <= 0.0 {
+                            continue;
+                        }
+                        let req = requests[p][dim] * units / demand[p][dim];
+                        match sec_reasons
+                            .iter_mut()
+                            .find(|(d, c, _)| *d == dim && *c == cause)
+                        {
+                            Some(r) => r.2 += req,
+                            None => sec_reasons.push((dim, cause, req)),
+                        }
                     }
-                    let req = requests[p][dim] * units / demand[p][dim];
-                    let name = reason_name(dim, cause);
-                    match reasons.iter_mut().find(|(r, _)| *r == name) {
-                        Some(r) => r.1 += req,
-                        None => reasons.push((name, req)),
-                    }
                 }
+            }
+            let moved = sim.parts.iter().zip(&banks_before).any(|(p, b)| {
+                (p.bank[READ] - b[READ]).abs() > 1e-9 || (p.bank[WRITE] - b[WRITE]).abs() > 1e-9
+            });
+            stable = !moved && sim.events.len() == events_before;
+        }
+        minute.read_throttle_events += sec_events[READ];
+        minute.write_throttle_events += sec_events[WRITE];
+        for &(dim, cause, req) in &sec_reasons {
+            let name = reason_name(dim, cause);
+            match reasons.iter_mut().find(|(r, _)| *r == name) {
+                Some(r) => r.1 += req,
+                None => reasons.push((name, req)),
             }
         }
         minute.consumed_read_units += sums[1];
