@@ -284,6 +284,8 @@ pub struct Evidence {
     pub top_key_time: Option<TimeOrdered>,
     /// The shard plan in effect, when one is.
     pub sharding: Option<ShardFacts>,
+    /// A bucket well above the mean because shards of one key landed together (see `model::heat`), in words.
+    pub collision: Option<String>,
 }
 
 /// The shard plan the evidence was computed under.
@@ -350,6 +352,7 @@ impl Evidence {
                 .filter(|_| !keys.write_ordered() && top_key_items.is_some_and(|f| f.items >= 2))
                 .and_then(|t| keys.sort_key_time_pattern(t.id.key)),
             sharding: None,
+            collision: None,
             has_lsi: None,
             capacity: None,
             throttle_reason: None,
@@ -833,6 +836,14 @@ fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
             _ => {}
         }
     }
+    if let Some(note) = &ev.collision
+        && matches!(leaf, Leaf::AdaptiveCapacity | Leaf::WriteShardPrefix)
+    {
+        text.push_str(&format!(
+            " One bucket stays uneven where shards collide ({note}): more shards, or a calculated suffix, spread \
+             them further."
+        ));
+    }
     if leaf == Leaf::AdaptiveCapacity
         && let Some(c) = ev.capacity.as_ref().filter(|c| c.hottest_util() > 1.0)
     {
@@ -894,6 +905,7 @@ mod tests {
             top_key_bytes: None,
             top_key_time: None,
             sharding: None,
+            collision: None,
         }
     }
 
@@ -986,6 +998,7 @@ mod tests {
             top_key_bytes: None,
             top_key_time: None,
             sharding: None,
+            collision: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -1012,6 +1025,7 @@ mod tests {
             top_key_bytes: None,
             top_key_time: None,
             sharding: None,
+            collision: None,
         };
         let path = evaluate(&ev, &UserAnswers::default());
         assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));

@@ -173,8 +173,14 @@ pub fn report_reusing(
     } else {
         1
     };
+    let heat = heat::bucket_heat(&analysis, keys, shards);
+    evidence.collision = heat
+        .iter()
+        .enumerate()
+        .find(|(_, h)| h.heat == heat::Heat::Collision)
+        .and_then(|(b, h)| h.note.as_ref().map(|n| format!("bucket {b}: {n}")));
     Report {
-        heat: heat::bucket_heat(&analysis, keys, shards),
+        heat,
         read_fan_out: sharded.read_fan_out(),
         sharded_keys: sharded.sharded_keys,
         analysis,
