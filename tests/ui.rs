@@ -625,3 +625,51 @@ fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
         notice.text
     );
 }
+
+#[test]
+fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
+    let copy_keys = egui::Modifiers::COMMAND | egui::Modifiers::SHIFT;
+    let mut h = harness();
+    // Sharding off: nothing to copy, and the notice says how to turn it on.
+    h.key_press_modifiers(copy_keys, egui::Key::C);
+    h.run();
+    let notice = h.state().notices.last().unwrap().text.clone();
+    assert!(
+        notice.contains("turn on \"Shard hot keys\" (Ctrl+K)"),
+        "{notice}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run();
+    assert!(h.state().settings.shard_enabled);
+    h.get_by_label("Copy key conditions");
+    // One frame with the press, so its output holds what that frame copied (`key_press_modifiers` spreads a
+    // press over several frames, and the harness keeps the last one's output).
+    let events = &mut h.input_mut().events;
+    events.push(egui::Event::ModifiersChanged(copy_keys));
+    events.push(egui::Event::Key {
+        key: egui::Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: copy_keys,
+    });
+    events.push(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.step();
+    let copied: Vec<String> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..10)
+        .map(|i| format!("PK = \"BOARD#global#{i}\" AND begins_with(SK, :sk)"))
+        .collect();
+    assert_eq!(copied, vec![expected.join("\n")]);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run();
+    assert!(!h.state().settings.shard_enabled);
+}

@@ -872,8 +872,18 @@ impl App {
         );
     }
 
-    fn title(&self) -> String {
-        format!("shardlens — {}", self.source.describe())
+    /// The window title: where the keys come from and how many are shown ("shardlens — pasted keys ·
+    /// 1,204 keys"), so a glance (or a desktop test) sees what is loaded.
+    pub fn title(&self) -> String {
+        match self.key_set() {
+            Some(k) => format!(
+                "shardlens — {} · {} {}",
+                self.source.describe(),
+                crate::model::capacity::thousands(k.total()),
+                if k.total() == 1 { "key" } else { "keys" }
+            ),
+            None => format!("shardlens — {}", self.source.describe()),
+        }
     }
 
     fn handle_shortcuts(&mut self, ctx: &egui::Context) {
@@ -881,14 +891,19 @@ impl App {
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
         let zoom = KeyboardShortcut::new(Modifiers::COMMAND, Key::Equals);
+        let shard = KeyboardShortcut::new(Modifiers::COMMAND, Key::K);
+        let copy_conditions = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::C);
         let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
         // In a text field Ctrl+Z is the field's own undo.
         let typing = ctx.memory(|m| m.focused().is_some());
         let mut commands = Vec::new();
+        let (mut toggle_shard, mut copy) = (false, false);
         ctx.input_mut(|i| {
             if !typing && i.consume_shortcut(&undo) {
                 commands.push(Command::Undo);
             }
+            toggle_shard = i.consume_shortcut(&shard);
+            copy = i.consume_shortcut(&copy_conditions);
             if i.consume_shortcut(&open) {
                 commands.push(Command::OpenFile);
             }
@@ -899,6 +914,29 @@ impl App {
                 commands.push(Command::TogglePresentation);
             }
         });
+        if toggle_shard {
+            self.settings.shard_enabled = !self.settings.shard_enabled;
+            self.dirty = true;
+        }
+        if copy {
+            let conditions = self
+                .current
+                .as_ref()
+                .and_then(|s| controls::key_conditions(&self.settings, &s.keys, &s.report));
+            match conditions {
+                Some(text) => commands.push(Command::Copy(text)),
+                None if !self.settings.shard_enabled => self.notify(
+                    Activity::Clipboard,
+                    Level::Warning,
+                    "no key conditions to copy: turn on \"Shard hot keys\" (Ctrl+K) first",
+                ),
+                None => self.notify(
+                    Activity::Clipboard,
+                    Level::Warning,
+                    "no key conditions to copy: no key is above the hot threshold, so nothing is sharded",
+                ),
+            }
+        }
         for c in commands {
             self.apply(c);
         }
