@@ -626,10 +626,11 @@ fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
     );
 }
 
-/// Runs frames until `done` holds (background threads answer in milliseconds), or fails the test.
+/// Runs frames until `done` holds (background threads answer in milliseconds), or fails the test. Steps
+/// frame by frame: a spinner (the path field checking a path) repaints, so `run` would not settle.
 fn run_until(h: &mut Harness<'_, App>, what: &str, done: impl Fn(&App) -> bool) {
     for _ in 0..500 {
-        h.run();
+        h.step();
         if done(h.state()) {
             return;
         }
@@ -665,7 +666,7 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     h.run();
     h.get_by_label("Open").click();
     for _ in 0..100 {
-        h.run();
+        h.step();
         if h.query_by_label("no such file or folder: /no/such/dir/keys.txt")
             .is_some()
         {
