@@ -839,10 +839,9 @@ impl App {
     pub fn title(&self) -> String {
         match self.key_set() {
             Some(k) => format!(
-                "shardlens — {} · {} {}",
+                "shardlens — {} · {}",
                 self.source.describe(),
-                crate::model::capacity::thousands(k.total()),
-                if k.total() == 1 { "key" } else { "keys" }
+                crate::model::decision::plural(k.total(), "key")
             ),
             None => format!("shardlens — {}", self.source.describe()),
         }

@@ -216,8 +216,7 @@ impl ItemSize {
     }
 }
 
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
+fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
