@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command that runs every test: unit, integration (CLI, loaders, DynamoDB against dynalite), UI
-# (egui_kittest), the real binary under Xvfb (smoke), and the Linux packaging files. Installs what the tests
-# need beyond the Rust toolchain.
+# (egui_kittest), the real binary under Xvfb (smoke; desktop: clipboard and file-dialog fallback), and the
+# Linux packaging files. Installs what the tests need beyond the Rust toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,9 @@ cargo test --locked --all-features "$@" 2>&1 | tee "$log"
 
 echo "== smoke test of the desktop app under Xvfb"
 tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke.png"
+
+echo "== desktop test: clipboard and file-dialog fallback under Xvfb"
+tests/desktop.sh "$target_dir/debug/shardlens" "$target_dir/desktop"
 
 echo "== packaging files"
 tests/packaging.sh

@@ -625,3 +625,118 @@ fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
         notice.text
     );
 }
+
+/// Runs frames until `done` holds (background threads answer in milliseconds), or fails the test. Steps
+/// frame by frame: a spinner (the path field checking a path) repaints, so `run` would not settle.
+fn run_until(h: &mut Harness<'_, App>, what: &str, done: impl Fn(&App) -> bool) {
+    for _ in 0..500 {
+        h.step();
+        if done(h.state()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[test]
+fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("ui-path-field-{}.txt", std::process::id()));
+    std::fs::write(&file, "p\nq\np\np\n").unwrap();
+    let mut h = harness();
+    // As when no portal and no zenity exist (tests/desktop.sh checks that detection on a real desktop).
+    h.state_mut().dialogs.native = false;
+    h.state_mut().apply(Command::OpenFile);
+    run_until(&mut h, "the path field", |app| {
+        app.dialogs.path_field_open()
+    });
+    h.run();
+    assert_eq!(h.state().dialogs.path_field_title(), Some("Open keys"));
+    let field = h.get_by_label("Path");
+    assert!(field.is_focused(), "the path field takes the keyboard");
+    assert!(
+        field.value().is_some_and(|v| v.ends_with('/')),
+        "starts in the current folder: {:?}",
+        field.value()
+    );
+    // A missing file: said in the window, which stays open.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path").type_text("/no/such/dir/keys.txt");
+    h.run();
+    h.get_by_label("Open").click();
+    for _ in 0..100 {
+        h.step();
+        if h.query_by_label("no such file or folder: /no/such/dir/keys.txt")
+            .is_some()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.get_by_label("no such file or folder: /no/such/dir/keys.txt");
+    assert!(h.state().dialogs.path_field_open());
+    // The real file, confirmed with Enter: the window closes and the file loads.
+    h.get_by_label("Path").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&file.display().to_string());
+    h.run();
+    h.key_press(egui::Key::Enter);
+    run_until(&mut h, "the typed file to load", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 4)
+    });
+    assert!(!h.state().dialogs.path_field_open());
+    h.get_by_label("4 writes · 2 distinct keys");
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(h.state().title(), format!("shardlens — {name} · 4 keys"));
+    std::fs::remove_file(&file).ok();
+}
+
+#[test]
+fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
+    let copy_keys = egui::Modifiers::COMMAND | egui::Modifiers::SHIFT;
+    let mut h = harness();
+    // Sharding off: nothing to copy, and the notice says how to turn it on.
+    h.key_press_modifiers(copy_keys, egui::Key::C);
+    h.run();
+    let notice = h.state().notices.last().unwrap().text.clone();
+    assert!(
+        notice.contains("turn on \"Shard hot keys\" (Ctrl+K)"),
+        "{notice}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run();
+    assert!(h.state().settings.shard_enabled);
+    h.get_by_label("Copy key conditions");
+    // One frame with the press, so its output holds what that frame copied (`key_press_modifiers` spreads a
+    // press over several frames, and the harness keeps the last one's output).
+    let events = &mut h.input_mut().events;
+    events.push(egui::Event::ModifiersChanged(copy_keys));
+    events.push(egui::Event::Key {
+        key: egui::Key::C,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: copy_keys,
+    });
+    events.push(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.step();
+    let copied: Vec<String> = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..10)
+        .map(|i| format!("PK = \"BOARD#global#{i}\" AND begins_with(SK, :sk)"))
+        .collect();
+    assert_eq!(copied, vec![expected.join("\n")]);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.run();
+    assert!(!h.state().settings.shard_enabled);
+}

@@ -119,12 +119,24 @@ pub fn fan_out_ui(
             .wrap(),
     );
     if ui.button("Copy key conditions").clicked() {
-        let all: Vec<String> = (0..n)
-            .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
-            .collect();
-        command = Some(Command::Copy(all.join("\n")));
+        command = key_conditions(settings, keys, report).map(Command::Copy);
     }
     command
+}
+
+/// The key conditions that read the first sharded key back, one Query per shard: what "Copy key conditions"
+/// and Ctrl+Shift+C copy. `None` when sharding is off or no key is sharded.
+pub fn key_conditions(settings: &Settings, keys: &KeySet, report: &Report) -> Option<String> {
+    if !settings.shard_enabled {
+        return None;
+    }
+    let &first = report.sharded_keys.first()?;
+    let key = keys.display(first);
+    let sep = &settings.shard.separator;
+    let all: Vec<String> = (0..report.read_fan_out)
+        .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
+        .collect();
+    Some(all.join("\n"))
 }
 
 /// The "Workload" group: rates, item size, consistency, billing, partition count, and table facts for the

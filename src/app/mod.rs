@@ -7,6 +7,7 @@
 pub mod connect;
 pub mod controls;
 pub mod decision_ui;
+pub mod dialogs;
 pub mod editor;
 pub mod histogram;
 pub mod inspector;
@@ -94,6 +95,8 @@ enum Outcome {
     Saved(Result<String, String>),
     /// A file dialog closed without a choice.
     Nothing,
+    /// The in-app path field: no dialog could open, or its typed path worked or did not.
+    Path(dialogs::Reply),
 }
 
 pub struct App {
@@ -136,6 +139,8 @@ pub struct App {
     /// Show the export's data files instead of the teaching hash's buckets.
     pub by_data_file: bool,
     outcomes: (Sender<Outcome>, Receiver<Outcome>),
+    /// Native file dialogs, and the path field when none can open.
+    pub dialogs: dialogs::Dialogs,
     chart_rect: Option<egui::Rect>,
     shown_title: String,
     ctx: egui::Context,
@@ -148,6 +153,7 @@ impl App {
             .storage
             .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
         install_fallback_fonts(&cc.egui_ctx);
+        dialogs::install_log_capture();
         Self::with_settings(cc.egui_ctx.clone(), settings)
     }
 
@@ -193,6 +199,7 @@ impl App {
             groups: None,
             by_data_file: false,
             outcomes: channel(),
+            dialogs: dialogs::Dialogs::new(),
             chart_rect: None,
             shown_title: String::new(),
             ctx,
@@ -613,25 +620,8 @@ impl App {
                     self.dirty = true;
                 }
             }
-            Command::OpenFile => self.dialog(|tx| {
-                let picked = rfd::FileDialog::new()
-                    .set_title("Open keys")
-                    .add_filter(
-                        "Keys and exports",
-                        &[
-                            "txt", "csv", "json", "jsonl", "gz", "zst", "ion", "keys", "lst",
-                        ],
-                    )
-                    .add_filter("All files", &["*"])
-                    .pick_file();
-                let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
-            }),
-            Command::OpenFolder => self.dialog(|tx| {
-                let picked = rfd::FileDialog::new()
-                    .set_title("Open an S3 export folder (AWSDynamoDB/<export-id>)")
-                    .pick_folder();
-                let _ = tx.send(picked.map_or(Outcome::Nothing, Outcome::OpenKeys));
-            }),
+            Command::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
+            Command::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
             Command::Connect => self.connect.open = true,
             Command::CancelScan => {
                 if let Some(job) = &self.scan {
@@ -647,21 +637,10 @@ impl App {
                     "loading cancelled; the previous keys stay",
                 );
             }
-            Command::OpenSession => self.dialog(|tx| {
-                let picked = rfd::FileDialog::new()
-                    .set_title("Open session")
-                    .add_filter("shardlens session", &["json"])
-                    .pick_file();
-                let _ = tx.send(match picked {
-                    Some(p) => {
-                        let bytes = std::fs::read(&p).map_err(|e| e.to_string());
-                        Outcome::OpenSession(p, bytes)
-                    }
-                    None => Outcome::Nothing,
-                });
-            }),
+            Command::OpenSession => self.file_dialog(dialogs::Request::open_session()),
             Command::SaveSession => match self.session().to_json() {
                 Ok(json) => self.save_dialog(
+                    "Save session",
                     "session.shardlens.json",
                     "shardlens session",
                     "json",
@@ -676,7 +655,13 @@ impl App {
             Command::ExportCsv => {
                 if let Some(shown) = &self.current {
                     let csv = buckets_csv(&shown.report, self.settings.view().bucket_count());
-                    self.save_dialog("buckets.csv", "CSV", "csv", csv.into_bytes());
+                    self.save_dialog(
+                        "Export buckets as CSV",
+                        "buckets.csv",
+                        "CSV",
+                        "csv",
+                        csv.into_bytes(),
+                    );
                 }
             }
             Command::ExportJson => {
@@ -691,7 +676,13 @@ impl App {
                         path,
                     );
                     match serde_json::to_vec_pretty(&doc) {
-                        Ok(json) => self.save_dialog("buckets.json", "JSON", "json", json),
+                        Ok(json) => self.save_dialog(
+                            "Export buckets as JSON",
+                            "buckets.json",
+                            "JSON",
+                            "json",
+                            json,
+                        ),
                         Err(e) => self.notify(
                             Activity::File,
                             Level::Error,
@@ -731,41 +722,25 @@ impl App {
         self.undo.last().map(|r| r.source.describe())
     }
 
-    /// Runs a blocking file dialog on its own thread.
-    fn dialog(&self, f: impl FnOnce(Sender<Outcome>) + Send + 'static) {
-        let tx = self.outcomes.0.clone();
-        let ctx = self.ctx.clone();
-        let _ = std::thread::Builder::new()
-            .name("shardlens-dialog".into())
-            .spawn(move || {
-                f(tx);
-                ctx.request_repaint();
-            });
+    /// Shows a file dialog (or the path field when none can open) and finishes its action off the UI thread.
+    fn file_dialog(&self, request: dialogs::Request) {
+        dialogs::start(
+            request,
+            self.dialogs.native,
+            self.outcomes.0.clone(),
+            self.ctx.clone(),
+        );
     }
 
     fn save_dialog(
         &self,
+        title: &'static str,
         name: &'static str,
         kind: &'static str,
         ext: &'static str,
         bytes: Vec<u8>,
     ) {
-        self.dialog(move |tx| {
-            let picked = rfd::FileDialog::new()
-                .set_title("Save")
-                .set_file_name(name)
-                .add_filter(kind, &[ext])
-                .save_file();
-            let outcome = match picked {
-                Some(p) => Outcome::Saved(
-                    std::fs::write(&p, bytes)
-                        .map(|()| format!("saved {}", p.display()))
-                        .map_err(|e| format!("cannot write {}: {e}", p.display())),
-                ),
-                None => Outcome::Nothing,
-            };
-            let _ = tx.send(outcome);
-        });
+        self.file_dialog(dialogs::Request::save(title, name, kind, ext, bytes));
     }
 
     fn export_png(&mut self) {
@@ -776,23 +751,10 @@ impl App {
         let tx = self.outcomes.0.clone();
         let ctx = self.ctx.clone();
         let ppp = self.ctx.pixels_per_point();
+        let native = self.dialogs.native;
         self.ctx.request_screenshot(move |image| {
             let region = image.region(&rect, Some(ppp));
-            let _ = std::thread::Builder::new()
-                .name("shardlens-png".into())
-                .spawn(move || {
-                    let picked = rfd::FileDialog::new()
-                        .set_title("Export chart as PNG")
-                        .set_file_name("shardlens-chart.png")
-                        .add_filter("PNG image", &["png"])
-                        .save_file();
-                    let outcome = match picked {
-                        Some(p) => Outcome::Saved(write_png(&p, &region)),
-                        None => Outcome::Nothing,
-                    };
-                    let _ = tx.send(outcome);
-                    ctx.request_repaint();
-                });
+            dialogs::start(dialogs::Request::save_png(region), native, tx, ctx);
         });
     }
 
@@ -872,8 +834,17 @@ impl App {
         );
     }
 
-    fn title(&self) -> String {
-        format!("shardlens — {}", self.source.describe())
+    /// The window title: where the keys come from and how many are shown ("shardlens — pasted keys ·
+    /// 1,204 keys"), so a glance (or a desktop test) sees what is loaded.
+    pub fn title(&self) -> String {
+        match self.key_set() {
+            Some(k) => format!(
+                "shardlens — {} · {}",
+                self.source.describe(),
+                crate::model::decision::plural(k.total(), "key")
+            ),
+            None => format!("shardlens — {}", self.source.describe()),
+        }
     }
 
     fn handle_shortcuts(&mut self, ctx: &egui::Context) {
@@ -881,14 +852,19 @@ impl App {
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
         let zoom = KeyboardShortcut::new(Modifiers::COMMAND, Key::Equals);
+        let shard = KeyboardShortcut::new(Modifiers::COMMAND, Key::K);
+        let copy_conditions = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::C);
         let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
         // In a text field Ctrl+Z is the field's own undo.
         let typing = ctx.memory(|m| m.focused().is_some());
         let mut commands = Vec::new();
+        let (mut toggle_shard, mut copy) = (false, false);
         ctx.input_mut(|i| {
             if !typing && i.consume_shortcut(&undo) {
                 commands.push(Command::Undo);
             }
+            toggle_shard = i.consume_shortcut(&shard);
+            copy = i.consume_shortcut(&copy_conditions);
             if i.consume_shortcut(&open) {
                 commands.push(Command::OpenFile);
             }
@@ -899,6 +875,29 @@ impl App {
                 commands.push(Command::TogglePresentation);
             }
         });
+        if toggle_shard {
+            self.settings.shard_enabled = !self.settings.shard_enabled;
+            self.dirty = true;
+        }
+        if copy {
+            let conditions = self
+                .current
+                .as_ref()
+                .and_then(|s| controls::key_conditions(&self.settings, &s.keys, &s.report));
+            match conditions {
+                Some(text) => commands.push(Command::Copy(text)),
+                None if !self.settings.shard_enabled => self.notify(
+                    Activity::Clipboard,
+                    Level::Warning,
+                    "no key conditions to copy: turn on \"Shard hot keys\" (Ctrl+K) first",
+                ),
+                None => self.notify(
+                    Activity::Clipboard,
+                    Level::Warning,
+                    "no key conditions to copy: no key is above the hot threshold, so nothing is sharded",
+                ),
+            }
+        }
         for c in commands {
             self.apply(c);
         }
@@ -1017,6 +1016,11 @@ impl App {
                 Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
                 Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
                 Outcome::Nothing => {}
+                Outcome::Path(reply) => {
+                    if let Some(text) = self.dialogs.on_reply(reply) {
+                        self.notify(Activity::File, Level::Warning, text);
+                    }
+                }
             }
         }
     }
@@ -1163,6 +1167,7 @@ impl App {
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
         let presenting = self.settings.presentation;
+        self.dialogs.ui(ui.ctx(), &self.outcomes.0);
         if self.connect.open
             && let Some(connect::ConnectCommand::Scan(opts, scan)) =
                 connect::connect_ui(ui.ctx(), &mut self.connect, &mut self.settings.connect)

@@ -1,0 +1,744 @@
+//! File dialogs that never fail silently.
+//!
+//! Every file action — open keys, open an S3 export folder, open and save a session, every export — goes
+//! through [`start`]. On a thread of its own it asks whether a native dialog can open at all, opens it, and
+//! finishes the action (reads or writes the file) off the UI thread. When no dialog can open, or one fails, the
+//! app says why and what to install (status bar and stderr), and [`Dialogs`] asks for the path in a small
+//! window instead, so the action still works.
+//!
+//! How rfd 0.17 shows a dialog on Linux (feature `xdg-portal`), and why its result alone cannot tell a failure
+//! from a cancel: it calls the xdg-desktop-portal's `org.freedesktop.portal.FileChooser` over libdbus (opened
+//! with dlopen). When libdbus is missing, the session bus cannot be reached or the call fails (no portal
+//! installed: `ServiceUnknown`; a portal without a file-chooser backend: no such interface), it logs an error
+//! and runs `zenity --file-selection` instead. When zenity cannot be started either, it logs "Failed to … with
+//! zenity: …" and returns `None` — the same `None` as a cancelled dialog. So [`availability`] checks both ways
+//! before a dialog is tried (the portal through zbus, zenity on `PATH`), and [`install_log_capture`] catches
+//! rfd's log on the dialog thread, which is how a dialog that was tried and failed is told from a cancel.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+use super::{Outcome, theme};
+
+/// What to install when no file dialog can open.
+pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such as xdg-desktop-portal-gtk \
+     (or -kde, -gnome), or zenity";
+
+/// The environment variable that turns native dialogs off: `SHARDLENS_FILE_DIALOG=path` always asks for paths
+/// in the app.
+pub const MODE_VAR: &str = "SHARDLENS_FILE_DIALOG";
+
+/// What the chosen path is for.
+#[derive(Clone)]
+pub enum Action {
+    /// A file of keys, or an S3 export folder (anything `App::open_path` takes).
+    OpenKeys,
+    /// An S3 export folder.
+    OpenFolder,
+    OpenSession,
+    /// Writes the data to the chosen file.
+    Save(Payload),
+}
+
+/// What a save writes.
+#[derive(Clone)]
+pub enum Payload {
+    Bytes(Arc<[u8]>),
+    Png(Arc<egui::ColorImage>),
+}
+
+/// A file dialog to show: its title, what the path is for, its filters and, when saving, a suggested name.
+#[derive(Clone)]
+pub struct Request {
+    pub title: &'static str,
+    pub action: Action,
+    filters: Vec<(&'static str, Vec<&'static str>)>,
+    file_name: Option<&'static str>,
+}
+
+impl Request {
+    pub fn open_keys() -> Self {
+        Self {
+            title: "Open keys",
+            action: Action::OpenKeys,
+            filters: vec![
+                (
+                    "Keys and exports",
+                    vec![
+                        "txt", "csv", "json", "jsonl", "gz", "zst", "ion", "keys", "lst",
+                    ],
+                ),
+                ("All files", vec!["*"]),
+            ],
+            file_name: None,
+        }
+    }
+
+    pub fn open_folder() -> Self {
+        Self {
+            title: "Open an S3 export folder (AWSDynamoDB/<export-id>)",
+            action: Action::OpenFolder,
+            filters: Vec::new(),
+            file_name: None,
+        }
+    }
+
+    pub fn open_session() -> Self {
+        Self {
+            title: "Open session",
+            action: Action::OpenSession,
+            filters: vec![("shardlens session", vec!["json"])],
+            file_name: None,
+        }
+    }
+
+    /// Saves `bytes`, suggesting `file_name`; `kind` and `ext` make the dialog's filter ("CSV", "csv").
+    pub fn save(
+        title: &'static str,
+        file_name: &'static str,
+        kind: &'static str,
+        ext: &'static str,
+        bytes: Vec<u8>,
+    ) -> Self {
+        Self {
+            title,
+            action: Action::Save(Payload::Bytes(bytes.into())),
+            filters: vec![(kind, vec![ext])],
+            file_name: Some(file_name),
+        }
+    }
+
+    /// Saves an image of the chart as PNG.
+    pub fn save_png(image: egui::ColorImage) -> Self {
+        Self {
+            title: "Export chart as PNG",
+            action: Action::Save(Payload::Png(Arc::new(image))),
+            filters: vec![("PNG image", vec!["png"])],
+            file_name: Some("shardlens-chart.png"),
+        }
+    }
+
+    fn saves(&self) -> bool {
+        matches!(self.action, Action::Save(_))
+    }
+
+    fn verb(&self) -> &'static str {
+        if self.saves() { "Save" } else { "Open" }
+    }
+}
+
+/// The path field's way in: a request that no dialog could serve, and why.
+pub struct Fallback {
+    pub request: Request,
+    /// Why no dialog opened; `None` when native dialogs are turned off ([`MODE_VAR`]).
+    pub reason: Option<String>,
+}
+
+/// What the dialog threads tell the app about the path field.
+pub(super) enum Reply {
+    /// No dialog could open, or one failed: ask for the path in the app.
+    Ask(Fallback),
+    /// The path field's path worked: its window closes (the action's own outcome follows on the channel).
+    Done(u64, PathBuf),
+    /// The path field's path did not work: said in its window, which stays open.
+    Problem(u64, Problem),
+}
+
+/// Why a typed path did not work.
+#[derive(Debug)]
+pub(super) enum Problem {
+    /// The file to save exists: saving again replaces it.
+    Exists(PathBuf),
+    Other(String),
+}
+
+/// Shows the native file dialog for `request` on its own thread and finishes the action there; what happened
+/// comes back on `tx`: the action's outcome, [`Outcome::Nothing`] when cancelled, or [`Reply::Ask`] when no
+/// dialog could open (then the path field takes over). With `native` false it asks for the path straight away.
+pub(super) fn start(request: Request, native: bool, tx: Sender<Outcome>, ctx: egui::Context) {
+    if !native {
+        let _ = tx.send(Outcome::Path(Reply::Ask(Fallback {
+            request,
+            reason: None,
+        })));
+        ctx.request_repaint();
+        return;
+    }
+    spawn("shardlens-dialog", ctx, move || {
+        let outcome = match native_dialog(&request) {
+            Native::Picked(path) => match finish(&request.action, path, true) {
+                Ok(outcome) => outcome,
+                Err(Problem::Exists(p)) => {
+                    Outcome::Saved(Err(format!("not replaced: {}", p.display())))
+                }
+                Err(Problem::Other(e)) => Outcome::Saved(Err(e)),
+            },
+            Native::Cancelled => Outcome::Nothing,
+            Native::Unavailable(reason) => Outcome::Path(Reply::Ask(Fallback {
+                request,
+                reason: Some(reason),
+            })),
+        };
+        let _ = tx.send(outcome);
+    });
+}
+
+fn spawn(name: &str, ctx: egui::Context, f: impl FnOnce() + Send + 'static) {
+    let spawned = std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(move || {
+            f();
+            ctx.request_repaint();
+        });
+    if let Err(e) = spawned {
+        eprintln!("shardlens: cannot start the {name} thread: {e}");
+    }
+}
+
+enum Native {
+    Picked(PathBuf),
+    Cancelled,
+    Unavailable(String),
+}
+
+/// Opens rfd's dialog when one can open; blocks until it closes.
+fn native_dialog(request: &Request) -> Native {
+    if let Err(reason) = availability() {
+        return Native::Unavailable(reason);
+    }
+    let mut dialog = rfd::FileDialog::new().set_title(request.title);
+    for (name, exts) in &request.filters {
+        dialog = dialog.add_filter(*name, exts);
+    }
+    if let Some(name) = request.file_name {
+        dialog = dialog.set_file_name(name);
+    }
+    let (picked, errors) = capture_log(|| match request.action {
+        Action::OpenKeys | Action::OpenSession => dialog.pick_file(),
+        Action::OpenFolder => dialog.pick_folder(),
+        Action::Save(_) => dialog.save_file(),
+    });
+    match picked {
+        Some(path) => Native::Picked(path),
+        // rfd's last resort failed (see the module documentation); its other errors are portal errors that
+        // zenity then made up for.
+        None if errors.iter().any(|e| e.contains("zenity")) => {
+            Native::Unavailable(format!("the file dialog failed ({})", errors.join("; ")))
+        }
+        None => Native::Cancelled,
+    }
+}
+
+/// Whether a native file dialog can open here; if not, why ([`INSTALL_HINT`] says what to install).
+pub fn availability() -> Result<(), String> {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    {
+        let portal = match portal_file_chooser() {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        if zenity_on_path().is_some() {
+            return Ok(());
+        }
+        Err(format!(
+            "no xdg-desktop-portal file chooser ({portal}) and no zenity on PATH"
+        ))
+    }
+    #[cfg(not(all(unix, not(target_os = "macos"))))]
+    Ok(())
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+const PORTAL: &str = "org.freedesktop.portal.Desktop";
+
+/// Whether the session bus has the desktop portal (running or activatable) with a file chooser.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn portal_file_chooser() -> Result<(), String> {
+    use zbus::names::{BusName, InterfaceName};
+    pollster::block_on(async {
+        let conn = zbus::connection::Builder::session()
+            .map_err(|e| format!("no D-Bus session bus: {e}"))?
+            // Starting a portal takes a moment; one that hangs must not hold the dialog forever.
+            .method_timeout(std::time::Duration::from_secs(10))
+            .build()
+            .await
+            .map_err(|e| format!("no D-Bus session bus: {e}"))?;
+        let bus_error = |e: zbus::Error| format!("D-Bus: {e}");
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await.map_err(bus_error)?;
+        let name = BusName::try_from(PORTAL).map_err(|e| format!("D-Bus: {e}"))?;
+        let running = dbus
+            .name_has_owner(name)
+            .await
+            .map_err(|e| format!("D-Bus: {e}"))?;
+        if !running {
+            let names = dbus
+                .list_activatable_names()
+                .await
+                .map_err(|e| format!("D-Bus: {e}"))?;
+            if !names.iter().any(|n| n.as_str() == PORTAL) {
+                return Err(format!(
+                    "{PORTAL} is neither running nor activatable on the session bus"
+                ));
+            }
+        }
+        let properties = zbus::fdo::PropertiesProxy::builder(&conn)
+            .destination(PORTAL)
+            .and_then(|b| b.path("/org/freedesktop/portal/desktop"))
+            .map_err(bus_error)?
+            .build()
+            .await
+            .map_err(bus_error)?;
+        let interface =
+            InterfaceName::from_static_str_unchecked("org.freedesktop.portal.FileChooser");
+        properties.get(interface, "version").await.map_err(|e| {
+            format!("the portal has no file chooser, so no backend provides one: {e}")
+        })?;
+        Ok(())
+    })
+}
+
+/// The first executable `zenity` on `PATH`: rfd's fallback runs that one.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn zenity_on_path() -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("zenity"))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Does what the path is for: checks an opened path, reads a session, writes a save. `replace` allows
+/// overwriting an existing file (a native dialog has asked already).
+fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Problem> {
+    let meta = std::fs::metadata(&path);
+    let missing = |e: &std::io::Error| {
+        Problem::Other(if e.kind() == std::io::ErrorKind::NotFound {
+            format!("no such file or folder: {}", path.display())
+        } else {
+            format!("cannot open ({e}): {}", path.display())
+        })
+    };
+    match action {
+        Action::OpenKeys => match meta {
+            Ok(_) => Ok(Outcome::OpenKeys(path)),
+            Err(e) => Err(missing(&e)),
+        },
+        Action::OpenFolder => match meta {
+            Ok(m) if m.is_dir() => Ok(Outcome::OpenKeys(path)),
+            Ok(_) => Err(Problem::Other(format!(
+                "not a folder (an S3 export is a folder, AWSDynamoDB/<export-id>): {}",
+                path.display()
+            ))),
+            Err(e) => Err(missing(&e)),
+        },
+        Action::OpenSession => match meta {
+            Ok(m) if m.is_dir() => Err(Problem::Other(format!(
+                "a folder, not a session file: {}",
+                path.display()
+            ))),
+            Ok(_) => match std::fs::read(&path) {
+                Ok(bytes) => Ok(Outcome::OpenSession(path, Ok(bytes))),
+                Err(e) => Err(Problem::Other(format!(
+                    "cannot read ({e}): {}",
+                    path.display()
+                ))),
+            },
+            Err(e) => Err(missing(&e)),
+        },
+        Action::Save(payload) => {
+            match meta {
+                Ok(m) if m.is_dir() => {
+                    return Err(Problem::Other(format!(
+                        "a folder: add a file name: {}",
+                        path.display()
+                    )));
+                }
+                Ok(_) if !replace => return Err(Problem::Exists(path)),
+                _ => {}
+            }
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+                && !dir.is_dir()
+            {
+                return Err(Problem::Other(format!("no such folder: {}", dir.display())));
+            }
+            let written = match payload {
+                Payload::Bytes(bytes) => std::fs::write(&path, bytes)
+                    .map(|()| format!("saved {}", path.display()))
+                    .map_err(|e| format!("cannot write ({e}): {}", path.display())),
+                Payload::Png(image) => super::write_png(&path, image),
+            };
+            written
+                .map(|msg| Outcome::Saved(Ok(msg)))
+                .map_err(Problem::Other)
+        }
+    }
+}
+
+/// Turns what the user typed into a path: surrounding quotes and a `file://` prefix go, `~` is the home
+/// folder, and a relative path is taken from the current folder.
+pub fn resolve(text: &str) -> Result<PathBuf, String> {
+    let mut t = text.trim();
+    for q in ['"', '\''] {
+        if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
+            t = &t[1..t.len() - 1];
+        }
+    }
+    let t = t.strip_prefix("file://").unwrap_or(t);
+    if t.is_empty() {
+        return Err("type a path".to_owned());
+    }
+    let home = || std::env::var_os("HOME").map(PathBuf::from);
+    let path = if t == "~" {
+        home().ok_or("~: HOME is not set")?
+    } else if let Some(rest) = t.strip_prefix("~/") {
+        home().ok_or("~: HOME is not set")?.join(rest)
+    } else {
+        PathBuf::from(t)
+    };
+    if path.is_absolute() {
+        return Ok(path);
+    }
+    std::env::current_dir().map(|d| d.join(&path)).map_err(|e| {
+        format!(
+            "cannot find the current folder ({e}) for {}",
+            path.display()
+        )
+    })
+}
+
+/// The file dialogs' state in the app: whether native dialogs are used, and the path field's window.
+pub struct Dialogs {
+    /// Native dialogs first (the default); false always asks for paths in the app ([`MODE_VAR`]).
+    pub native: bool,
+    window: Option<PathWindow>,
+    next_id: u64,
+    /// The folder of the last path that worked, where the next path field starts.
+    last_dir: Option<PathBuf>,
+}
+
+struct PathWindow {
+    id: u64,
+    request: Request,
+    reason: Option<String>,
+    text: String,
+    error: Option<String>,
+    /// A typed path is being checked (or written) on a thread.
+    busy: bool,
+    /// The existing file that the next confirm replaces.
+    replace: Option<PathBuf>,
+    focus: bool,
+}
+
+impl Default for Dialogs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Dialogs {
+    /// Native dialogs unless [`MODE_VAR`] is `path`.
+    pub fn new() -> Self {
+        let native = std::env::var(MODE_VAR).map_or(true, |v| v.trim() != "path");
+        Self {
+            native,
+            window: None,
+            next_id: 0,
+            last_dir: None,
+        }
+    }
+
+    /// Whether the path field is showing.
+    pub fn path_field_open(&self) -> bool {
+        self.window.is_some()
+    }
+
+    /// The title of the path field's request, when it is showing.
+    pub fn path_field_title(&self) -> Option<&'static str> {
+        self.window.as_ref().map(|w| w.request.title)
+    }
+
+    /// Handles a reply from a dialog thread; returns a notice for the status bar (which prints it on stderr).
+    pub(super) fn on_reply(&mut self, reply: Reply) -> Option<String> {
+        match reply {
+            Reply::Ask(fallback) => {
+                let notice = fallback.reason.as_ref().map(|reason| {
+                    format!(
+                        "No file dialog could open for {}: {reason}; {INSTALL_HINT}. Type the path in the \
+                         window instead.",
+                        fallback.request.title
+                    )
+                });
+                self.open(fallback);
+                notice
+            }
+            Reply::Done(id, path) => {
+                if self.window.as_ref().is_some_and(|w| w.id == id) {
+                    self.window = None;
+                }
+                self.last_dir = path.parent().map(Path::to_path_buf);
+                None
+            }
+            Reply::Problem(id, problem) => {
+                let w = self.window.as_mut().filter(|w| w.id == id)?;
+                w.busy = false;
+                match problem {
+                    Problem::Exists(path) => {
+                        w.error = Some(format!(
+                            "This file exists; Replace overwrites it: {}",
+                            path.display()
+                        ));
+                        w.replace = Some(path);
+                    }
+                    Problem::Other(e) => w.error = Some(e),
+                }
+                w.focus = true;
+                None
+            }
+        }
+    }
+
+    /// Shows the path field for a request (replacing one already showing).
+    fn open(&mut self, fallback: Fallback) {
+        let dir = self
+            .last_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok());
+        let mut text = dir.map(|d| d.display().to_string()).unwrap_or_default();
+        if !text.is_empty() && !text.ends_with('/') {
+            text.push('/');
+        }
+        if let Some(name) = fallback.request.file_name {
+            text.push_str(name);
+        }
+        self.next_id += 1;
+        self.window = Some(PathWindow {
+            id: self.next_id,
+            request: fallback.request,
+            reason: fallback.reason,
+            text,
+            error: None,
+            busy: false,
+            replace: None,
+            focus: true,
+        });
+    }
+
+    /// Draws the path field when it is showing. A confirmed path is checked and used on a thread, whose
+    /// replies come back on `tx` as [`Outcome::Path`].
+    pub(super) fn ui(&mut self, ctx: &egui::Context, tx: &Sender<Outcome>) {
+        let Some(w) = &mut self.window else { return };
+        let mut confirm = false;
+        let mut cancel = false;
+        egui::Window::new(w.request.title)
+            .id(egui::Id::unique("path-field"))
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_TOP, [0.0, 80.0])
+            .show(ctx, |ui| {
+                ui.set_max_width(560.0);
+                if let Some(reason) = &w.reason {
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(format!("No file dialog could open: {reason}."))
+                                .color(theme::UNKNOWN),
+                        )
+                        .wrap(),
+                    );
+                    ui.add(egui::Label::new(format!("For file dialogs, {INSTALL_HINT}.")).wrap());
+                    ui.add_space(4.0);
+                }
+                ui.label(if w.request.saves() {
+                    "Type the path to save to:"
+                } else {
+                    "Type the path to open:"
+                });
+                ui.horizontal(|ui| {
+                    let label = ui.label("Path");
+                    let response = ui
+                        .add(
+                            egui::TextEdit::singleline(&mut w.text)
+                                .desired_width(480.0)
+                                .hint_text("/path/to/file"),
+                        )
+                        .labelled_by(label.id);
+                    if w.focus {
+                        response.request_focus();
+                        w.focus = false;
+                    }
+                    if response.changed() {
+                        w.error = None;
+                        w.replace = None;
+                    }
+                    if response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                        confirm = true;
+                    }
+                });
+                if let Some(name) = w.request.file_name {
+                    ui.weak(format!("Suggested name: {name}"));
+                }
+                if let Some(e) = &w.error {
+                    ui.add(egui::Label::new(egui::RichText::new(e).color(theme::ERROR)).wrap());
+                }
+                ui.horizontal(|ui| {
+                    let verb = if w.replace.is_some() {
+                        "Replace"
+                    } else {
+                        w.request.verb()
+                    };
+                    if ui.add_enabled(!w.busy, egui::Button::new(verb)).clicked() {
+                        confirm = true;
+                    }
+                    if ui.button("Cancel").clicked() {
+                        cancel = true;
+                    }
+                    if w.busy {
+                        ui.spinner();
+                    }
+                });
+            });
+        if ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+            cancel = true;
+        }
+        if cancel {
+            self.window = None;
+            return;
+        }
+        if !confirm || w.busy {
+            return;
+        }
+        let path = match resolve(&w.text) {
+            Ok(p) => p,
+            Err(e) => {
+                w.error = Some(e);
+                w.focus = true;
+                return;
+            }
+        };
+        w.busy = true;
+        w.error = None;
+        let replace = w.replace.as_ref() == Some(&path);
+        let (id, action, tx) = (w.id, w.request.action.clone(), tx.clone());
+        spawn("shardlens-path", ctx.clone(), move || {
+            match finish(&action, path.clone(), replace) {
+                Ok(outcome) => {
+                    let _ = tx.send(Outcome::Path(Reply::Done(id, path)));
+                    let _ = tx.send(outcome);
+                }
+                Err(problem) => {
+                    let _ = tx.send(Outcome::Path(Reply::Problem(id, problem)));
+                }
+            }
+        });
+    }
+}
+
+// ---- rfd's log -----------------------------------------------------------------------------------------------
+
+/// rfd reports why a dialog failed only through the `log` crate; this logger prints its warnings and errors on
+/// stderr and keeps the errors of the dialog thread that is listening.
+struct RfdLog;
+
+static RFD_LOG: RfdLog = RfdLog;
+
+thread_local! {
+    static CAUGHT: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+impl log::Log for RfdLog {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.target().starts_with("rfd") && metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let text = record.args().to_string();
+        eprintln!("shardlens: file dialog: {text}");
+        if record.level() == log::Level::Error {
+            CAUGHT.with(|c| {
+                if let Some(errors) = c.borrow_mut().as_mut() {
+                    errors.push(text);
+                }
+            });
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the logger that catches rfd's errors (once; a logger set before stays, and then dialog failures
+/// are told from cancels only by [`availability`]).
+pub fn install_log_capture() {
+    if log::set_logger(&RFD_LOG).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+}
+
+/// Runs `f`, returning what it returns and the rfd errors logged on this thread meanwhile.
+fn capture_log<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    CAUGHT.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    let errors = CAUGHT.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    (out, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_paths_lose_quotes_and_file_urls_and_expand_home() {
+        assert_eq!(
+            resolve("  '/tmp/a b.txt' ").ok(),
+            Some(PathBuf::from("/tmp/a b.txt"))
+        );
+        assert_eq!(resolve("file:///tmp/x").ok(), Some(PathBuf::from("/tmp/x")));
+        assert!(resolve("   ").is_err());
+        if let Some(home) = std::env::var_os("HOME") {
+            assert_eq!(
+                resolve("~/k.txt").ok(),
+                Some(PathBuf::from(home).join("k.txt"))
+            );
+        }
+        let relative = resolve("keys.txt").ok();
+        assert!(
+            relative
+                .as_ref()
+                .is_some_and(|p| p.is_absolute() && p.ends_with("keys.txt"))
+        );
+    }
+
+    #[test]
+    fn saving_never_replaces_a_file_unasked_and_names_a_missing_folder() {
+        let dir = std::env::temp_dir().join(format!("shardlens-dialogs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok();
+        let file = dir.join("out.csv");
+        std::fs::write(&file, "old").ok();
+        let save = Action::Save(Payload::Bytes(Arc::from(&b"new"[..])));
+        assert!(matches!(
+            finish(&save, file.clone(), false),
+            Err(Problem::Exists(_))
+        ));
+        assert_eq!(std::fs::read(&file).ok(), Some(b"old".to_vec()));
+        assert!(matches!(
+            finish(&save, file.clone(), true),
+            Ok(Outcome::Saved(Ok(_)))
+        ));
+        assert_eq!(std::fs::read(&file).ok(), Some(b"new".to_vec()));
+        let nowhere = dir.join("no-such-dir").join("out.csv");
+        match finish(&save, nowhere, false) {
+            Err(Problem::Other(e)) => assert!(e.starts_with("no such folder"), "{e}"),
+            _ => panic!("a missing folder is an error"),
+        }
+        match finish(&Action::OpenFolder, file, false) {
+            Err(Problem::Other(e)) => assert!(e.starts_with("not a folder"), "{e}"),
+            _ => panic!("a file is not an export folder"),
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
