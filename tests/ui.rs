@@ -438,3 +438,66 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     h.run();
     h.get_by_label_contains("(JSON bytes, an estimate)");
 }
+
+/// Runs frames until `cond` holds (or a time limit passes), then lets the computation settle.
+fn wait_for(h: &mut Harness<'_, App>, cond: impl Fn(&App) -> bool) {
+    for _ in 0..500 {
+        h.run();
+        if cond(h.state()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    settle(h);
+}
+
+#[test]
+fn a_model_with_several_tables_asks_which_one_to_show() {
+    let mut h = harness();
+    open_fixture(&mut h, "shapes/workbench-facets.json", |app| {
+        app.table_picker.is_some()
+    });
+    settle(&mut h);
+    // The first table (its items are in facets), never the two merged.
+    assert_eq!(h.state().key_set().unwrap().total(), 4);
+    h.get_by_label_contains("holds 2 tables; their keys are never merged. Showing: Players.");
+    let status = h.state().notices.last().unwrap().text.clone();
+    assert!(
+        status.contains("read as NoSQL Workbench model, table \"Players\""),
+        "{status}"
+    );
+    h.get_by_label("Scores").click();
+    wait_for(&mut h, |app| {
+        app.table_picker
+            .as_ref()
+            .is_some_and(|p| p.loaded.as_deref() == Some("Scores"))
+    });
+    let keys = h.state().key_set().unwrap();
+    assert_eq!((keys.total(), keys.len()), (3, 2));
+    h.get_by_label_contains("Showing: Scores.");
+    h.get_by_label("Keep this table").click();
+    h.run();
+    assert!(h.state().table_picker.is_none());
+    assert_eq!(h.state().key_set().unwrap().total(), 3);
+}
+
+#[test]
+fn every_json_shape_opens_in_the_app() {
+    for (name, total) in [
+        ("shapes/array-typed.json", 6),
+        ("shapes/plain.jsonl", 6),
+        ("shapes/put-items.txt", 6),
+        ("shapes/scan-plain.json", 6),
+        ("shapes/batch-write.json", 4),
+        ("shapes/get-item.json", 2),
+    ] {
+        let mut h = harness();
+        open_fixture(&mut h, name, |app| {
+            app.notices.iter().any(|n| n.text.starts_with("loaded "))
+        });
+        settle(&mut h);
+        let status = h.state().notices.last().unwrap().text.clone();
+        assert!(status.contains("read as "), "{name}: {status}");
+        assert_eq!(h.state().key_set().unwrap().total(), total, "{name}");
+    }
+}

@@ -12,6 +12,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod jobs;
 pub mod settings;
+pub mod table_picker;
 pub mod theme;
 
 use std::path::PathBuf;
@@ -104,6 +105,8 @@ pub struct App {
     pub groups: Option<Vec<Group>>,
     /// Show the export's data files instead of the teaching hash's buckets.
     pub by_data_file: bool,
+    /// The tables of a loaded file that holds several, to pick one ([`table_picker`]).
+    pub table_picker: Option<table_picker::TablePicker>,
     outcomes: (Sender<Outcome>, Receiver<Outcome>),
     chart_rect: Option<egui::Rect>,
     shown_title: String,
@@ -159,6 +162,7 @@ impl App {
             load_options: LoadOptions::default(),
             groups: None,
             by_data_file: false,
+            table_picker: None,
             outcomes: channel(),
             chart_rect: None,
             shown_title: String::new(),
@@ -271,7 +275,11 @@ impl App {
                 if let Some(attr) = &loaded.key_attribute {
                     text.push_str(&format!("; key attribute {attr}"));
                 }
+                if let Some(shape) = &loaded.shape {
+                    text.push_str(&format!(" (read as {shape})"));
+                }
                 self.notify(text, false);
+                self.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
                 self.settings.key_type = loaded.keys.key_type();
                 self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
                 self.groups = loaded.groups;
@@ -946,6 +954,7 @@ impl App {
         {
             self.start_scan(opts, scan);
         }
+        self.table_picker_frame(ui.ctx());
         egui::Panel::top("menu").show(ui, |ui| {
             if let Some(c) = self.menu_ui(ui) {
                 commands.push(c);
