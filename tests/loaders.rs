@@ -1092,3 +1092,42 @@ fn every_shape_compact_or_pretty_gives_the_same_counts() {
         assert_eq!(counts(&loaded), truth, "{name} lines");
     }
 }
+
+/// A large array is read on two threads in batches: a bad item far in still stops the load at that item,
+/// before a structural error after it, and the counts before it are exact under --skip-bad.
+#[test]
+fn a_bad_item_deep_in_a_large_array_is_named_exactly() {
+    let dir = temp_dir("large-array");
+    let mut text = String::from("[\n");
+    for i in 1..=5000u32 {
+        if i == 4321 {
+            text.push_str("  7,\n");
+        } else {
+            text.push_str(&format!("  {{\"pk\": {{\"S\": \"K#{}\"}}}},\n", i % 10));
+        }
+    }
+    text.push_str("  {\"pk\": {\"S\": \"K#0\"}} }\n");
+    let path = dir.join("large.json");
+    std::fs::write(&path, &text).unwrap();
+    let err = load_with(std::slice::from_ref(&path), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("item 4321 (line 4322): a number, not an item"),
+        "{err}"
+    );
+    let opts = LoadOptions {
+        on_bad: OnBad::Skip,
+        ..LoadOptions::default()
+    };
+    let err = load_with(std::slice::from_ref(&path), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("invalid JSON after item 5001"), "{err}");
+    let fixed = text.replace("} }\n", "}]\n");
+    std::fs::write(&path, fixed).unwrap();
+    let loaded = load_with(&[path], &opts).unwrap();
+    assert_eq!((loaded.keys.total(), loaded.skipped), (5000, 1));
+    // Item 4321 would have been K#1.
+    assert_eq!(loaded.keys.count(loaded.keys.find(b"K#1").unwrap()), 499);
+}

@@ -116,7 +116,7 @@ const HIGHS: u64 = ONES << 7;
 /// The index of the first `"`, `\` or control character (below 0x20) in `s`, or `s.len()`: eight bytes at a
 /// time (Mycroft's zero-byte test, as serde_json does); the lowest flagged byte is always a true match.
 #[inline]
-fn find_special(s: &[u8]) -> usize {
+pub(super) fn find_special(s: &[u8]) -> usize {
     let mut at = 0;
     let mut chunks = s.chunks_exact(8);
     for chunk in &mut chunks {

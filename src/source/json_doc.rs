@@ -201,39 +201,117 @@ impl Doc<'_, '_, '_> {
     }
 
     /// An array (its `[` next) whose elements go to `f`; `what` names it in messages.
+    ///
+    /// Two threads: this one cuts the elements out (the splitter is about half the work of a pretty-printed
+    /// file) and hands them over in batches through a bounded channel; a scoped worker reads them into the
+    /// sink in order. An item error from the worker stops the splitter; it wins over a later structural error.
     fn array(
         &mut self,
         what: &str,
-        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String>,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String> + Send,
     ) -> Result<(), SourceError> {
         self.js.expect(b'[', &format!("to open {what}"))?;
         if self.js.peek()? == Some(b']') {
             self.js.bump();
             return Ok(());
         }
-        loop {
-            self.element(&mut f)?;
-            match self.js.peek()? {
-                Some(b',') => self.js.bump(),
-                Some(b']') => {
-                    self.js.bump();
-                    return Ok(());
+        let Doc {
+            js,
+            items,
+            n,
+            sink,
+            opts,
+            tick,
+            ..
+        } = self;
+        let name = js.name;
+        let (opts, items, sink): (&LoadOptions, &mut ItemReader, &mut Sink) = (opts, items, sink);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+            let (back, spare) = std::sync::mpsc::channel::<Batch>();
+            let worker = scope.spawn(move || -> Result<(), SourceError> {
+                for batch in rx {
+                    for &(from, to, item, line) in &batch.items {
+                        let at = At::Item {
+                            item,
+                            line: Some(line),
+                        };
+                        let result = f(items, &batch.data[from..to], sink, opts)
+                            .map_err(|what| SourceError::record(name, at, what));
+                        sink.check(result)?;
+                    }
+                    let _ = back.send(batch);
                 }
-                Some(b) => {
-                    return Err(self.js.broken(format!(
-                        "invalid JSON after item {}: found {}; expected ',' or ']' in {what}",
-                        self.n,
-                        describe_byte(b)
-                    )));
+                Ok(())
+            });
+            let mut batch = Batch::default();
+            let split = (|| -> Result<(), SourceError> {
+                loop {
+                    js.peek()?;
+                    let line = js.line;
+                    *n += 1;
+                    let from = batch.data.len();
+                    if js.capture(&mut batch.data, true)? == End::Truncated {
+                        return Err(SourceError::record(
+                            name,
+                            At::Item {
+                                item: *n,
+                                line: Some(line),
+                            },
+                            "the file ends inside this item; expected the rest of it (truncated file?)",
+                        ));
+                    }
+                    batch.items.push((from, batch.data.len(), *n, line));
+                    if n.is_multiple_of(TICK_LINES) {
+                        tick(js.line, *n)?;
+                    }
+                    let end = match js.peek()? {
+                        Some(b',') => {
+                            js.bump();
+                            false
+                        }
+                        Some(b']') => {
+                            js.bump();
+                            true
+                        }
+                        Some(b) => {
+                            return Err(js.broken(format!(
+                                "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
+                                describe_byte(b)
+                            )));
+                        }
+                        None => {
+                            return Err(js.broken(format!(
+                                "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
+                            )));
+                        }
+                    };
+                    if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
+                        let full =
+                            std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
+                        batch.data.clear();
+                        batch.items.clear();
+                        // The worker stopped on an item error: it is returned below.
+                        if tx.send(full).is_err() || end {
+                            return Ok(());
+                        }
+                    }
                 }
-                None => {
-                    return Err(self.js.broken(format!(
-                        "{what} is never closed: the file ends after item {}; expected ',' or ']' (truncated file?)",
-                        self.n
-                    )));
-                }
+            })();
+            // The items before a structural error are read first: their errors come first in the file.
+            if !batch.items.is_empty() {
+                let _ = tx.send(batch);
             }
-        }
+            drop(tx);
+            let worked = worker.join().unwrap_or_else(|_| {
+                Err(SourceError::record(
+                    name,
+                    At::File,
+                    "a loader thread panicked",
+                ))
+            });
+            worked.and(split)
+        })
     }
 
     /// Top-level arrays of items (several back to back are read one after the other).
@@ -436,6 +514,13 @@ impl Doc<'_, '_, '_> {
         ));
         Ok(())
     }
+}
+
+/// Elements cut out by the splitter: their bytes back to back, and each one's range, item number and line.
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    items: Vec<(usize, usize, u64, u64)>,
 }
 
 /// Names for a message: `A, B` or `none`.

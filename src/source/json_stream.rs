@@ -208,88 +208,91 @@ impl<'r> JsonStream<'r> {
             }
             let n = buf.len();
             let mut i = 0;
+            // Bytes from `run` to `i` are kept; white space outside strings ends a run.
+            let mut run = 0;
             let mut done = false;
-            while i < n {
+            'bytes: while i < n {
                 if in_str {
                     if escaped {
                         escaped = false;
-                        if keep {
-                            out.push(buf[i]);
-                        }
                         i += 1;
-                        continue;
                     }
-                    match memchr::memchr2(b'"', b'\\', &buf[i..]) {
-                        None => {
-                            if keep {
-                                out.extend_from_slice(&buf[i..]);
+                    // Eight bytes at a time to the next quote, backslash or control character.
+                    loop {
+                        i += super::fast_json::find_special(&buf[i..]);
+                        let Some(&c) = buf.get(i) else {
+                            break;
+                        };
+                        i += 1;
+                        if c == b'"' {
+                            in_str = false;
+                            if depth == 0 {
+                                done = true;
+                                break 'bytes;
                             }
-                            i = n;
+                            continue 'bytes;
                         }
-                        Some(k) => {
-                            let c = buf[i + k];
-                            if keep {
-                                out.extend_from_slice(&buf[i..=i + k]);
-                            }
-                            i += k + 1;
-                            if c == b'\\' {
-                                escaped = true;
+                        if c == b'\\' {
+                            if i < n {
+                                i += 1;
                             } else {
-                                in_str = false;
-                                if depth == 0 {
-                                    done = true;
-                                    break;
-                                }
+                                escaped = true;
                             }
                         }
                     }
                     continue;
                 }
                 let c = buf[i];
-                match c {
-                    b' ' | b'\t' | b'\r' | b'\n' => {
+                match CLASS[usize::from(c)] {
+                    WS => {
                         if scalar {
                             done = true;
                             break;
                         }
-                        if c == b'\n' {
-                            self.line += 1;
+                        if keep {
+                            out.extend_from_slice(&buf[run..i]);
                         }
-                        i += 1;
-                        // Indentation comes in runs.
-                        while let Some(b' ') = buf.get(i) {
+                        // Indentation comes in runs of spaces.
+                        while buf.get(i..i + 8) == Some(b"        ") {
+                            i += 8;
+                        }
+                        while let Some(&w) = buf.get(i) {
+                            match w {
+                                b'\n' => self.line += 1,
+                                b' ' | b'\t' | b'\r' => {}
+                                _ => break,
+                            }
                             i += 1;
                         }
+                        run = i;
                         continue;
                     }
-                    b'"' => in_str = true,
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
+                    QUOTE => in_str = true,
+                    OPEN => depth += 1,
+                    CLOSE => {
                         if scalar {
                             done = true;
                             break;
                         }
                         depth = depth.saturating_sub(1);
                         if depth == 0 {
-                            if keep {
-                                out.push(c);
-                            }
                             i += 1;
                             done = true;
                             break;
                         }
                     }
-                    b',' if scalar => {
+                    COMMA if scalar => {
                         done = true;
                         break;
                     }
                     _ => {}
                 }
                 started = true;
-                if keep {
-                    out.push(c);
-                }
                 i += 1;
+            }
+            let i = i.min(n);
+            if keep {
+                out.extend_from_slice(&buf[run..i]);
             }
             self.r.consume(i);
             if keep && out.len() - start > MAX_LINE_BYTES {
@@ -306,6 +309,29 @@ impl<'r> JsonStream<'r> {
         }
     }
 }
+
+const OTHER: u8 = 0;
+const WS: u8 = 1;
+const QUOTE: u8 = 2;
+const OPEN: u8 = 3;
+const CLOSE: u8 = 4;
+const COMMA: u8 = 5;
+
+/// What each byte is to the splitter outside strings.
+const CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    t[b' ' as usize] = WS;
+    t[b'\t' as usize] = WS;
+    t[b'\r' as usize] = WS;
+    t[b'\n' as usize] = WS;
+    t[b'"' as usize] = QUOTE;
+    t[b'{' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b'}' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t[b',' as usize] = COMMA;
+    t
+};
 
 /// A byte of JSON, named for messages.
 pub fn describe_byte(b: u8) -> String {
