@@ -45,6 +45,41 @@ pub enum Command {
     Tables(TablesArgs),
     /// Simulate a table over time from a scenario file (burst, adaptive capacity, split-for-heat, on-demand).
     Simulate(crate::simulate_cli::SimulateArgs),
+    /// Print the SQL (Athena, DuckDB) that turns an S3 export too big for one machine into the `key,count`
+    /// CSV shardlens loads exactly, aggregated where the export lives.
+    Sql(SqlArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SqlEngine {
+    Athena,
+    Duckdb,
+    Both,
+}
+
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// The export folder, `s3://bucket/prefix/AWSDynamoDB/<export-id>/` (DuckDB also takes a local folder).
+    #[arg(long, value_name = "PATH")]
+    pub export_path: String,
+    /// Partition key attribute.
+    #[arg(long, value_name = "ATTR")]
+    pub key: String,
+    /// Sort key attribute: adds an `items` column, the distinct sort keys of each partition key.
+    #[arg(long, value_name = "ATTR")]
+    pub sort_key: Option<String>,
+    /// Which query to print.
+    #[arg(long, value_enum, default_value_t = SqlEngine::Both)]
+    pub engine: SqlEngine,
+    /// The CSV file DuckDB writes (`key,count`).
+    #[arg(long, value_name = "FILE", default_value = "keys.csv")]
+    pub output: String,
+    /// The CSV file DuckDB writes per data file (`data_file,items,distinct_keys`).
+    #[arg(long, value_name = "FILE", default_value = "by-data-file.csv")]
+    pub by_file_output: String,
+    /// The Athena table the query creates over the export.
+    #[arg(long, value_name = "NAME", default_value = "shardlens_export")]
+    pub athena_table: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -94,8 +129,14 @@ pub enum FormatInArg {
     Ion,
     /// Incremental export lines (writes per key).
     Incremental,
-    /// NoSQL Workbench model.
+    /// NoSQL Workbench model (TableData and TableFacets; --table picks a table).
     Workbench,
+    /// A JSON array of items, typed DynamoDB JSON or plain JSON, pretty-printed or not.
+    JsonArray,
+    /// JSON items one after another, typed or plain (plain JSON lines, put-item input).
+    JsonItems,
+    /// BatchWriteItem request file (--table picks a table).
+    BatchWrite,
 }
 
 impl FormatInArg {
@@ -109,6 +150,9 @@ impl FormatInArg {
             Self::Ion => FormatIn::Ion,
             Self::Incremental => FormatIn::Incremental,
             Self::Workbench => FormatIn::Workbench,
+            Self::JsonArray => FormatIn::JsonArray,
+            Self::JsonItems => FormatIn::JsonItems,
+            Self::BatchWrite => FormatIn::BatchWrite,
         }
     }
 }
@@ -139,7 +183,8 @@ pub enum CountsArg {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Files or S3 export folders to load into one key set; `-` or nothing reads standard input. Formats:
-    /// lines, CSV, DynamoDB JSON (.gz), S3 export folder, scan output, Ion, incremental export, Workbench model.
+    /// lines, CSV, DynamoDB JSON (.gz), S3 export folder, scan output, Ion, incremental export, Workbench model,
+    /// JSON arrays and items (typed or plain), BatchWriteItem request files.
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Input format (default: detect per file).
@@ -151,6 +196,14 @@ pub struct AnalyzeArgs {
     /// Sort key attribute (or CSV column); default: from the format, or guessed (sk, SK, …).
     #[arg(long, value_name = "ATTR")]
     pub sort_key: Option<String>,
+    /// The table to load from a file that holds several (a Workbench model, a BatchWriteItem request file);
+    /// default: the first, with a warning naming the others.
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+    /// The column names of a CSV file without a header, e.g. `id,name,state` (every row is then data);
+    /// --key names one of them.
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    pub csv_columns: Option<Vec<String>>,
     /// Skip bad records (counted and reported) instead of stopping at the first one.
     #[arg(long)]
     pub skip_bad: bool,
@@ -479,6 +532,7 @@ pub fn run(command: Command) -> i32 {
         Command::Scan(args) => scan(&args),
         Command::Tables(args) => tables(&args),
         Command::Simulate(args) => crate::simulate_cli::simulate(&args),
+        Command::Sql(args) => sql(&args),
     };
     match result {
         Ok(()) => 0,
@@ -487,6 +541,28 @@ pub fn run(command: Command) -> i32 {
             1
         }
     }
+}
+
+fn sql(args: &SqlArgs) -> anyhow::Result<()> {
+    let query = crate::source::sql::ExportQuery {
+        export_path: args.export_path.trim_end_matches('/').to_owned(),
+        key: args.key.clone(),
+        sort_key: args.sort_key.clone(),
+        output: args.output.clone(),
+        by_file_output: args.by_file_output.clone(),
+        athena_table: args.athena_table.clone(),
+    };
+    let mut out = std::io::stdout().lock();
+    if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
+        out.write_all(query.duckdb().as_bytes())?;
+    }
+    if args.engine == SqlEngine::Both {
+        writeln!(out)?;
+    }
+    if matches!(args.engine, SqlEngine::Athena | SqlEngine::Both) {
+        out.write_all(query.athena().as_bytes())?;
+    }
+    Ok(())
 }
 
 fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
@@ -511,6 +587,8 @@ fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         } else {
             OnBad::Stop
         },
+        table: args.table.clone(),
+        csv_columns: args.csv_columns.clone(),
     };
     let bar = progress_bar();
     let loaded = source::load(&paths, &opts, &cancel, &mut |p| {
@@ -706,6 +784,21 @@ pub fn print_loaded(
     if view_args.format != OutputFormat::Json {
         print_analysis(out, name, &loaded.keys, view_args)?;
         if view_args.format == OutputFormat::Table
+            && let Some(shape) = &loaded.shape
+        {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "read as: {shape}; {} items{}",
+                loaded.items,
+                if loaded.changes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", loaded.changes.describe())
+                }
+            )?;
+        }
+        if view_args.format == OutputFormat::Table
             && let Some(groups) = &loaded.groups
             && loaded.keys.total() > 0
         {
@@ -737,6 +830,15 @@ pub fn print_loaded(
                 "key_attribute": loaded.key_attribute,
                 "sort_key_attribute": loaded.sort_key_attribute,
                 "warnings": loaded.warnings,
+                "shape": loaded.shape,
+                "tables": loaded.tables,
+                "table": loaded.table,
+                "changes": {
+                    "inserts": loaded.changes.inserts,
+                    "updates": loaded.changes.updates,
+                    "deletes": loaded.changes.deletes,
+                    "puts": loaded.changes.puts,
+                },
                 "groups": loaded.groups.as_ref().map(|g| g
                     .iter()
                     .map(|g| serde_json::json!({"name": g.name, "items": g.items}))

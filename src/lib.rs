@@ -12,9 +12,13 @@
 //!   No UI, async or AWS imports.
 //! - [`source`] does I/O: it streams files, folders and standard input into a [`model::KeySet`], and reads live
 //!   DynamoDB tables ([`source::dynamo`]: the AWS SDK wrapped once, with its own tokio runtime, read-only).
+//!   Line formats read a line at a time; whole JSON documents (arrays of items, scan pages, request files)
+//!   are cut into items by a streaming splitter ([`source::json_stream`], [`source::json_doc`]) so both go
+//!   through the same item reader and a multi-GB file never sits in memory. [`source::sql`] writes the
+//!   Athena and DuckDB queries that aggregate an export where it lives.
 //! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
-//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`;
-//!   `shardlens simulate` in [`simulate_cli`]).
+//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`,
+//!   `shardlens sql`; `shardlens simulate` in [`simulate_cli`]).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.

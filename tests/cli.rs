@@ -286,3 +286,176 @@ fn bad_usage_exits_two() {
         assert!(!out.stderr.is_empty());
     }
 }
+
+// ---- shardlens sql: the DuckDB query, run for real ---------------------------------------------------------------
+
+/// The Python that has DuckDB's package (tests/duckdb.sh installs it and names it in SHARDLENS_PYTHON).
+fn python_with_duckdb() -> Option<String> {
+    let py = std::env::var("SHARDLENS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let ok = std::process::Command::new(&py)
+        .args(["-c", "import duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(py)
+}
+
+/// An S3 export of Zipf keys (some with commas and quotes, which the CSV must carry) over `files` data files;
+/// returns its folder.
+fn duck_export(dir: &Path, files: usize) -> PathBuf {
+    let root = dir.join("AWSDynamoDB/01700000000009-duck0001");
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    let mut per_file: Vec<Vec<u8>> = vec![Vec::new(); files];
+    let mut counts = vec![0u64; files];
+    let mut n = 0usize;
+    for r in 1..=200u64 {
+        let key = if r % 7 == 0 {
+            format!("it's \\\"k\\\", {r}")
+        } else {
+            format!("KEY#{r}")
+        };
+        for i in 0..(1000 / r) {
+            let f = (n * 7 + r as usize) % files;
+            n += 1;
+            writeln!(
+                per_file[f],
+                "{{\"Item\":{{\"pk\":{{\"S\":\"{key}\"}},\"sk\":{{\"N\":\"{i}\"}},\"v\":{{\"M\":{{\"pk\":{{\"S\":\"no\"}}}}}}}}}}"
+            )
+            .unwrap();
+            counts[f] += 1;
+        }
+    }
+    let mut manifest = String::new();
+    for (f, bytes) in per_file.iter().enumerate() {
+        let name = format!("part-{f}.json.gz");
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(root.join("data").join(&name)).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap();
+        manifest.push_str(&format!(
+            "{{\"itemCount\":{},\"dataFileS3Key\":\"AWSDynamoDB/01700000000009-duck0001/data/{name}\"}}\n",
+            counts[f]
+        ));
+    }
+    std::fs::write(root.join("manifest-files.json"), manifest).unwrap();
+    std::fs::write(
+        root.join("manifest-summary.json"),
+        format!(
+            "{{\"itemCount\":{},\"outputFormat\":\"DYNAMODB_JSON\"}}",
+            counts.iter().sum::<u64>()
+        ),
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn sql_duckdb_query_gives_the_counts_of_a_direct_load() {
+    let Some(py) = python_with_duckdb() else {
+        let msg = "THE DUCKDB TEST DID NOT RUN: no python3 with the duckdb package (tests/duckdb.sh installs it; tests/run.sh runs it)";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        return;
+    };
+    let dir = temp_dir("sql-duckdb");
+    let export = duck_export(&dir, 4);
+    let keys_csv = dir.join("keys.csv");
+    let by_file_csv = dir.join("by-file.csv");
+    let script = run(&[
+        "sql",
+        "--engine",
+        "duckdb",
+        "--export-path",
+        &format!("{}/", export.display()),
+        "--key",
+        "pk",
+        "--sort-key",
+        "sk",
+        "--output",
+        keys_csv.to_str().unwrap(),
+        "--by-file-output",
+        by_file_csv.to_str().unwrap(),
+    ]);
+    assert!(script.status.success(), "{script:?}");
+    let out = run_with(
+        &py,
+        &[
+            "-c",
+            "import duckdb, sys; duckdb.connect().execute(sys.stdin.read())",
+        ],
+        &script.stdout,
+    );
+    assert!(
+        out.status.success(),
+        "duckdb: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&script.stdout)
+    );
+    let args = |p: &Path| {
+        json(&run(&[
+            "analyze",
+            p.to_str().unwrap(),
+            "--format",
+            "json",
+            "--top",
+            "30",
+        ]))
+    };
+    let direct = args(&export);
+    let via = args(&keys_csv);
+    assert!(direct["total"].as_u64().unwrap() > 5000);
+    for field in ["total", "distinct", "buckets", "top_keys"] {
+        assert_eq!(direct[field], via[field], "{field}");
+    }
+    // Per data file: the items the direct load counts in each.
+    let text = std::fs::read_to_string(&by_file_csv).unwrap();
+    let mut by_file: HashMap<String, u64> = HashMap::new();
+    for line in text.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        let name = Path::new(cols[0]).file_name().unwrap().to_string_lossy();
+        by_file.insert(format!("data/{name}"), cols[1].parse().unwrap());
+    }
+    let groups = direct["input"]["groups"].as_array().unwrap();
+    assert_eq!(by_file.len(), groups.len());
+    for g in groups {
+        assert_eq!(by_file[g["name"].as_str().unwrap()], g["items"], "{g}");
+    }
+}
+
+#[test]
+fn sql_prints_both_queries_by_default() {
+    let out = run(&[
+        "sql",
+        "--export-path",
+        "s3://bucket/prefix/AWSDynamoDB/0170-abc/",
+        "--key",
+        "PK",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("read_json('s3://bucket/prefix/AWSDynamoDB/0170-abc/data/*.json.gz'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CREATE EXTERNAL TABLE IF NOT EXISTS shardlens_export"),
+        "{text}"
+    );
+    assert!(
+        text.contains("LOCATION 's3://bucket/prefix/AWSDynamoDB/0170-abc/data/'"),
+        "{text}"
+    );
+}
+
+fn run_with(program: &str, args: &[&str], input: &[u8]) -> Output {
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}

@@ -55,11 +55,17 @@ fn check(name: &str, extra: &[&str], expected: &[(&str, u64)]) {
     let want: HashMap<String, u64> = expected.iter().map(|&(k, c)| (k.to_owned(), c)).collect();
     let total: u64 = want.values().sum();
     let path = fixture(name);
-    let opts = LoadOptions {
-        key: extra
+    let arg = |name: &str| {
+        extra
             .iter()
-            .position(|a| *a == "--key")
-            .map(|i| extra[i + 1].to_owned()),
+            .position(|a| *a == name)
+            .map(|i| extra[i + 1].to_owned())
+    };
+    let opts = LoadOptions {
+        key: arg("--key"),
+        sort_key: arg("--sort-key"),
+        table: arg("--table"),
+        csv_columns: arg("--csv-columns").map(|c| c.split(',').map(str::to_owned).collect()),
         ..LoadOptions::default()
     };
     let loaded = load_with(std::slice::from_ref(&path), &opts).unwrap();
@@ -341,7 +347,9 @@ fn ragged_csv() {
     bad(
         &fixture("bad/ragged.csv"),
         &[],
-        &["line 3: row has 1 field; expected 2 like the header"],
+        &[
+            "line 3: row has 1 field; expected at least 2 for the key column \"pk\" (the header has 2)",
+        ],
     );
 }
 
@@ -626,4 +634,501 @@ fn item_sizes_from_an_export_folder_and_ion() {
         .item_bytes(loaded.keys.find(b"103").unwrap())
         .unwrap();
     assert_eq!(hundred_three.items, 3);
+}
+
+// ---- every shape of DynamoDB file (issue 11) --------------------------------------------------------------------
+
+fn opts_key(key: &str) -> LoadOptions {
+    LoadOptions {
+        key: Some(key.to_owned()),
+        ..LoadOptions::default()
+    }
+}
+
+#[test]
+fn json_array_of_typed_items_pretty_printed() {
+    let want = [("USER#1", 3), ("USER#2", 2), ("USER#3", 1)];
+    check("shapes/array-typed.json", &[], &want);
+    let loaded = load("shapes/array-typed.json");
+    assert_eq!(
+        loaded.shape.as_deref(),
+        Some("JSON array of typed DynamoDB JSON items")
+    );
+    assert_eq!(loaded.sort_key_attribute.as_deref(), Some("sk"));
+    // Sizes are the items' compact JSON, as for an export line.
+    let text = std::fs::read_to_string(fixture("shapes/array-typed.json")).unwrap();
+    let items: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let bytes: u64 = items
+        .iter()
+        .map(|i| serde_json::to_string(i).unwrap().len() as u64)
+        .sum();
+    let profile = loaded.keys.size_profile().unwrap();
+    assert_eq!((profile.items(), profile.bytes()), (6, bytes));
+}
+
+#[test]
+fn json_array_of_plain_items_numbers_by_value() {
+    let want = [("2013", 3), ("2012", 2), ("2011", 1)];
+    check(
+        "shapes/array-plain.json",
+        &["--key", "year", "--sort-key", "title"],
+        &want,
+    );
+    let loaded = load_with(&[fixture("shapes/array-plain.json")], &opts_key("year")).unwrap();
+    assert_eq!(loaded.keys.key_type(), KeyType::N);
+    assert_eq!(
+        loaded.shape.as_deref(),
+        Some("JSON array of plain JSON items")
+    );
+    // --key-type still applies: numbers are not strings.
+    let out = run(&[
+        "analyze",
+        fixture("shapes/array-plain.json").to_str().unwrap(),
+        "--key",
+        "year",
+        "--key-type",
+        "S",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("item 1 (line 2): partition key \"year\" is of type N (number); expected S (string) as --key-type says"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn plain_json_lines_and_typed_items_without_the_wrapper() {
+    let want = [("USER#1", 3), ("USER#2", 2), ("USER#3", 1)];
+    check("shapes/plain.jsonl", &[], &want);
+    check("shapes/put-items.txt", &[], &want);
+    let plain = load("shapes/plain.jsonl");
+    assert_eq!(plain.key_attribute.as_deref(), Some("PK"));
+    assert_eq!(plain.sort_key_attribute.as_deref(), Some("SK"));
+    assert!(
+        plain
+            .shape
+            .unwrap()
+            .starts_with("plain JSON items one after another")
+    );
+    let typed = load("shapes/put-items.txt");
+    assert!(
+        typed
+            .shape
+            .unwrap()
+            .starts_with("typed DynamoDB JSON items one after another")
+    );
+}
+
+#[test]
+fn pretty_printed_get_item_output() {
+    check("shapes/get-item.json", &[], &[("USER#1", 1), ("USER#2", 1)]);
+}
+
+#[test]
+fn batch_write_request_file_with_two_tables() {
+    // Orders: puts of 101, 102 and 101.0 (one key by value) and a delete of 103, each a write.
+    check(
+        "shapes/batch-write.json",
+        &[],
+        &[("101", 2), ("102", 1), ("103", 1)],
+    );
+    let loaded = load("shapes/batch-write.json");
+    assert_eq!(loaded.tables, ["Orders", "Customers"]);
+    assert_eq!(loaded.table.as_deref(), Some("Orders"));
+    assert_eq!((loaded.changes.puts, loaded.changes.deletes), (3, 1));
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("2 tables; loaded \"Orders\", not Customers (pass --table NAME)")),
+        "{:?}",
+        loaded.warnings
+    );
+    check(
+        "shapes/batch-write.json",
+        &["--table", "Customers"],
+        &[("1", 1)],
+    );
+    let doc = cli_json(&[
+        fixture("shapes/batch-write.json").to_str().unwrap(),
+        "--table",
+        "Customers",
+    ]);
+    assert!(
+        doc["input"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("tables")),
+        "{doc:#}"
+    );
+    assert_eq!(doc["input"]["changes"]["puts"], 1);
+}
+
+#[test]
+fn scan_output_of_plain_items_and_without_count() {
+    let want = [("USER#1", 3), ("USER#2", 2), ("USER#3", 1)];
+    check("shapes/scan-plain.json", &[], &want);
+    check("shapes/scan-no-count.json", &[], &want);
+    assert!(
+        load("shapes/scan-plain.json")
+            .shape
+            .unwrap()
+            .contains("of plain JSON items")
+    );
+}
+
+#[test]
+fn workbench_facets_and_a_table_picked_by_name() {
+    check(
+        "shapes/workbench-facets.json",
+        &[],
+        &[("PLAYER#1", 3), ("PLAYER#2", 1)],
+    );
+    let loaded = load("shapes/workbench-facets.json");
+    // The key attribute comes from KeyAttributes, not from the facets' alias templates.
+    assert_eq!(loaded.key_attribute.as_deref(), Some("PK"));
+    assert_eq!(loaded.sort_key_attribute.as_deref(), Some("SK"));
+    assert_eq!(loaded.tables, ["Players", "Scores"]);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("loaded \"Players\", not Scores")),
+        "{:?}",
+        loaded.warnings
+    );
+    check(
+        "shapes/workbench-facets.json",
+        &["--table", "Scores"],
+        &[("7", 2), ("8", 1)],
+    );
+}
+
+#[test]
+fn a_table_that_is_not_there_lists_the_tables() {
+    for (name, listed) in [
+        ("shapes/batch-write.json", "it has Orders, Customers"),
+        ("shapes/workbench-facets.json", "it has Players, Scores"),
+    ] {
+        let path = fixture(name);
+        let opts = LoadOptions {
+            table: Some("Nope".into()),
+            ..LoadOptions::default()
+        };
+        let err = load_with(std::slice::from_ref(&path), &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no table \"Nope\""), "{err}");
+        assert!(err.contains(listed), "{err}");
+        let out = run(&["analyze", path.to_str().unwrap(), "--table", "Nope"]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(listed) && stderr.contains(name), "{stderr}");
+    }
+}
+
+#[test]
+fn csv_without_a_header_names_its_columns() {
+    let path = fixture("shapes/noheader.csv");
+    check(
+        "shapes/noheader.csv",
+        &["--csv-columns", "id,name,state", "--key", "state"],
+        &[("TX", 3), ("CA", 1), ("NY", 1)],
+    );
+    let out = run(&[
+        "analyze",
+        path.to_str().unwrap(),
+        "--csv-columns",
+        "id,name,state",
+        "--key",
+        "state",
+        "--format",
+        "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 rows have 4 fields, the --csv-columns list has 3"),
+        "{stderr}"
+    );
+    let doc = support::json(&out);
+    assert_eq!(doc["total"], 5);
+}
+
+#[test]
+fn export_with_an_s3_prefix_and_empty_data_files() {
+    let root = "shapes/export-prefix/team/exports/AWSDynamoDB/01700000000003-cafe0001";
+    check(root, &[], &[("K#1", 1), ("K#2", 1)]);
+    let loaded = load(root);
+    let groups = loaded.groups.unwrap();
+    assert_eq!(
+        groups.iter().map(|g| g.items).collect::<Vec<_>>(),
+        [0, 2, 0]
+    );
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .all(|w| !w.contains("manifest") && !w.contains("missing")),
+        "{:?}",
+        loaded.warnings
+    );
+    // The folder above works as well.
+    check("shapes/export-prefix", &[], &[("K#1", 1), ("K#2", 1)]);
+}
+
+#[test]
+fn incremental_export_with_shared_data_counts_each_kind() {
+    let root = "shapes/incremental-export/inc/AWSDynamoDB/01700000000004-cafe0002";
+    check(root, &[], &[("a", 3), ("b", 2)]);
+    let loaded = load(root);
+    assert_eq!(
+        (
+            loaded.changes.inserts,
+            loaded.changes.updates,
+            loaded.changes.deletes
+        ),
+        (2, 2, 1)
+    );
+    let out = run(&["analyze", fixture(root).to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("read as: S3 export folder (incremental export, 3 data files, 1 of them empty); 5 items (2 inserts, 2 updates, 1 delete)"),
+        "{stdout}"
+    );
+    // The AWSDynamoDB folder itself holds one export beside the shared data/.
+    check(
+        "shapes/incremental-export/inc/AWSDynamoDB",
+        &[],
+        &[("a", 3), ("b", 2)],
+    );
+}
+
+#[test]
+fn array_element_that_is_not_an_object() {
+    bad(
+        &fixture("bad/array-not-object.json"),
+        &[],
+        &["item 2 (line 20): a number, not an item; expected an object of attributes"],
+    );
+    // Skipped with --skip-bad, as any bad record.
+    let opts = LoadOptions {
+        on_bad: OnBad::Skip,
+        ..LoadOptions::default()
+    };
+    let loaded = load_with(&[fixture("bad/array-not-object.json")], &opts).unwrap();
+    assert_eq!((loaded.keys.total(), loaded.skipped), (2, 1));
+}
+
+#[test]
+fn array_item_with_a_key_of_the_wrong_type() {
+    bad(
+        &fixture("bad/array-wrong-type.json"),
+        &[],
+        &[
+            "item 2 (line ",
+            "partition key \"pk\" is of type N (number); expected S (string) like the first item's",
+        ],
+    );
+}
+
+#[test]
+fn truncated_array_stops_whatever_the_policy() {
+    let path = fixture("bad/truncated-array.json");
+    bad(&path, &[], &["truncated file?"]);
+    let opts = LoadOptions {
+        on_bad: OnBad::Skip,
+        ..LoadOptions::default()
+    };
+    assert!(load_with(&[path], &opts).is_err());
+}
+
+#[test]
+fn request_with_neither_put_nor_delete() {
+    bad(
+        &fixture("bad/request-neither.json"),
+        &[],
+        &["item 2 (line 12): a request with neither PutRequest nor DeleteRequest"],
+    );
+}
+
+#[test]
+fn json_that_matches_no_shape_is_refused_not_read_as_lines() {
+    bad(
+        &fixture("bad/no-shape.json"),
+        &[],
+        &[
+            "a JSON object with keys Foo, Bar, Baz: not an export, scan, request file or Workbench model",
+        ],
+    );
+    bad(
+        &fixture("bad/array-of-numbers.json"),
+        &[],
+        &["a JSON array of numbers: not an export, scan, request file or Workbench model"],
+    );
+}
+
+/// Every JSON fixture and a few documents that match no shape, compact and pretty-printed: each is loaded by
+/// a JSON shape or refused, never read as lines (no key is a line of JSON punctuation).
+#[test]
+fn json_is_never_read_as_lines() {
+    let dir = temp_dir("never-lines");
+    let mut docs: Vec<(String, Value)> = Vec::new();
+    let mut stack = vec![fixture("")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(text) = std::fs::read_to_string(&p)
+                && let Ok(v) = serde_json::from_str::<Value>(&text)
+                && (v.is_object() || v.is_array())
+            {
+                docs.push((p.display().to_string(), v));
+            }
+        }
+    }
+    assert!(docs.len() >= 15, "{} JSON fixtures", docs.len());
+    for odd in [
+        r#"{"a":{"b":1}}"#,
+        r#"{"Foo":[1,2]}"#,
+        r#"[[1,2],[3]]"#,
+        r#"["a","b","a"]"#,
+        r#"[true,false]"#,
+        r#"{}"#,
+        r#"{"Items":"nope"}"#,
+        r#"{"T":[{"x":1}]}"#,
+    ] {
+        docs.push((odd.to_owned(), serde_json::from_str(odd).unwrap()));
+    }
+    let (mut loaded_n, mut refused) = (0, 0);
+    for (i, (origin, v)) in docs.iter().enumerate() {
+        for (style, text) in [
+            ("pretty", serde_json::to_string_pretty(v).unwrap()),
+            ("compact", serde_json::to_string(v).unwrap()),
+        ] {
+            let path = dir.join(format!("doc-{i}-{style}.json"));
+            std::fs::write(&path, &text).unwrap();
+            let what = format!("{origin} ({style})");
+            match load_with(&[path], &LoadOptions::default()) {
+                Ok(loaded) => {
+                    loaded_n += 1;
+                    let shape = loaded.shape.unwrap_or_default();
+                    assert!(!shape.contains("plain text"), "{what} read as {shape}");
+                    for (k, _, _) in loaded.keys.iter() {
+                        let key = loaded.keys.display(k);
+                        assert!(
+                            !key.trim().starts_with(['{', '}', '[', ']', '"']),
+                            "{what}: key {key:?}"
+                        );
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(!e.contains("line is over"), "{what}: {e}");
+                    refused += usize::from(
+                        e.contains(": not an export, scan, request file or Workbench model"),
+                    );
+                }
+            }
+        }
+    }
+    // Both outcomes are exercised: shapes loaded, and documents refused for fitting none.
+    assert!(loaded_n >= 10, "{loaded_n} loaded");
+    assert!(refused >= 8, "{refused} refused");
+}
+
+/// One set of items written in every JSON shape, compact and pretty-printed: each loads to the same counts.
+#[test]
+fn every_shape_compact_or_pretty_gives_the_same_counts() {
+    let dir = temp_dir("every-shape");
+    let mut truth: HashMap<String, u64> = HashMap::new();
+    let mut typed = Vec::new();
+    let mut plain = Vec::new();
+    for r in 1..=40u64 {
+        for i in 0..(120 / r) {
+            let pk = format!("K#{r}");
+            *truth.entry(pk.clone()).or_default() += 1;
+            typed.push(serde_json::json!({"pk": {"S": pk}, "sk": {"N": i.to_string()}, "v": {"L": [{"S": "a ]}"}]}}));
+            plain.push(serde_json::json!({"pk": pk, "sk": i, "v": ["a ]}", {"pk": "no"}]}));
+        }
+    }
+    let total: u64 = truth.values().sum();
+    let requests: Vec<Value> = typed
+        .iter()
+        .map(|i| serde_json::json!({"PutRequest": {"Item": i}}))
+        .collect();
+    let shapes: Vec<(&str, Value)> = vec![
+        ("array-typed", Value::Array(typed.clone())),
+        ("array-plain", Value::Array(plain.clone())),
+        (
+            "scan-typed",
+            serde_json::json!({"Items": typed, "Count": total}),
+        ),
+        (
+            "scan-plain",
+            serde_json::json!({"Items": plain, "Count": total}),
+        ),
+        ("requests", serde_json::json!({"T": requests})),
+    ];
+    for (name, v) in &shapes {
+        for (style, text) in [
+            ("pretty", serde_json::to_string_pretty(v).unwrap()),
+            ("compact", serde_json::to_string(v).unwrap()),
+        ] {
+            let path = dir.join(format!("{name}-{style}.json"));
+            std::fs::write(&path, text).unwrap();
+            let loaded = load_with(&[path], &LoadOptions::default()).unwrap();
+            assert_eq!(counts(&loaded), truth, "{name} {style}");
+            assert!(loaded.warnings.iter().all(|w| !w.contains("Count")));
+        }
+    }
+    for (name, items) in [("typed", &typed), ("plain", &plain)] {
+        let lines: String = items.iter().map(|i| format!("{i}\n")).collect();
+        let path = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, lines).unwrap();
+        let loaded = load_with(&[path], &LoadOptions::default()).unwrap();
+        assert_eq!(counts(&loaded), truth, "{name} lines");
+    }
+}
+
+/// A large array is read on two threads in batches: a bad item far in still stops the load at that item,
+/// before a structural error after it, and the counts before it are exact under --skip-bad.
+#[test]
+fn a_bad_item_deep_in_a_large_array_is_named_exactly() {
+    let dir = temp_dir("large-array");
+    let mut text = String::from("[\n");
+    for i in 1..=5000u32 {
+        if i == 4321 {
+            text.push_str("  7,\n");
+        } else {
+            text.push_str(&format!("  {{\"pk\": {{\"S\": \"K#{}\"}}}},\n", i % 10));
+        }
+    }
+    text.push_str("  {\"pk\": {\"S\": \"K#0\"}} }\n");
+    let path = dir.join("large.json");
+    std::fs::write(&path, &text).unwrap();
+    let err = load_with(std::slice::from_ref(&path), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("item 4321 (line 4322): a number, not an item"),
+        "{err}"
+    );
+    let opts = LoadOptions {
+        on_bad: OnBad::Skip,
+        ..LoadOptions::default()
+    };
+    let err = load_with(std::slice::from_ref(&path), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("invalid JSON after item 5001"), "{err}");
+    let fixed = text.replace("} }\n", "}]\n");
+    std::fs::write(&path, fixed).unwrap();
+    let loaded = load_with(&[path], &opts).unwrap();
+    assert_eq!((loaded.keys.total(), loaded.skipped), (5000, 1));
+    // Item 4321 would have been K#1.
+    assert_eq!(loaded.keys.count(loaded.keys.find(b"K#1").unwrap()), 499);
 }

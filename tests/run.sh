@@ -11,6 +11,8 @@ trap 'rm -f "$log"' EXIT
 
 # The SDK tests (tests/dynamo.rs) start their own dynalite (a local DynamoDB server) on 127.0.0.1.
 eval "$(tests/dynalite.sh)"
+# The DuckDB test (tests/cli.rs) runs `shardlens sql`'s query with DuckDB's Python package.
+eval "$(tests/duckdb.sh)"
 
 cargo test --locked --all-features "$@" 2>&1 | tee "$log"
 

@@ -29,8 +29,9 @@ fn hottest_share(h: &Harness<'_, App>) -> f64 {
 /// Waits for background work (large inputs) to land.
 fn settle(h: &mut Harness<'_, App>) {
     for _ in 0..500 {
-        h.run();
+        h.step();
         if !h.state().busy() {
+            h.step();
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
@@ -342,7 +343,7 @@ fn open_fixture(h: &mut Harness<'_, App>, name: &str, loaded: impl Fn(&App) -> b
         .join(name);
     h.state_mut().open_path(path);
     for _ in 0..500 {
-        h.run();
+        h.step();
         if loaded(h.state()) {
             return;
         }
@@ -499,7 +500,7 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
 /// Runs frames until `done` holds (background loads), or fails after a few seconds.
 fn wait_for(h: &mut Harness<'_, App>, done: impl Fn(&App) -> bool) {
     for _ in 0..500 {
-        h.run();
+        h.step();
         if done(h.state()) {
             return;
         }
@@ -739,4 +740,67 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
     h.run();
     assert!(!h.state().settings.shard_enabled);
+}
+
+/// Runs frames until `cond` holds (or a time limit passes), then lets the computation settle.
+fn wait_settled(h: &mut Harness<'_, App>, cond: impl Fn(&App) -> bool) {
+    for _ in 0..500 {
+        h.step();
+        if cond(h.state()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    settle(h);
+}
+
+#[test]
+fn a_model_with_several_tables_asks_which_one_to_show() {
+    let mut h = harness();
+    open_fixture(&mut h, "shapes/workbench-facets.json", |app| {
+        app.table_picker.is_some()
+    });
+    settle(&mut h);
+    // The first table (its items are in facets), never the two merged.
+    assert_eq!(h.state().key_set().unwrap().total(), 4);
+    h.get_by_label_contains("holds 2 tables; their keys are never merged. Showing: Players.");
+    let status = h.state().notices.last().unwrap().text.clone();
+    assert!(
+        status.contains("read as NoSQL Workbench model, table \"Players\""),
+        "{status}"
+    );
+    h.get_by_label("Scores").click();
+    wait_settled(&mut h, |app| {
+        app.table_picker
+            .as_ref()
+            .is_some_and(|p| p.loaded.as_deref() == Some("Scores"))
+    });
+    let keys = h.state().key_set().unwrap();
+    assert_eq!((keys.total(), keys.len()), (3, 2));
+    h.get_by_label_contains("Showing: Scores.");
+    h.get_by_label("Keep this table").click();
+    h.run();
+    assert!(h.state().table_picker.is_none());
+    assert_eq!(h.state().key_set().unwrap().total(), 3);
+}
+
+#[test]
+fn every_json_shape_opens_in_the_app() {
+    for (name, total) in [
+        ("shapes/array-typed.json", 6),
+        ("shapes/plain.jsonl", 6),
+        ("shapes/put-items.txt", 6),
+        ("shapes/scan-plain.json", 6),
+        ("shapes/batch-write.json", 4),
+        ("shapes/get-item.json", 2),
+    ] {
+        let mut h = harness();
+        open_fixture(&mut h, name, |app| {
+            app.notices.history().any(|n| n.text.starts_with("loaded "))
+        });
+        settle(&mut h);
+        let status = h.state().notices.last().unwrap().text.clone();
+        assert!(status.contains("read as "), "{name}: {status}");
+        assert_eq!(h.state().key_set().unwrap().total(), total, "{name}");
+    }
 }

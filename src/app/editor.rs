@@ -184,6 +184,27 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
             *value = (!text.trim().is_empty()).then(|| text.trim().to_owned());
         }
     }
+    let label = ui.label("CSV columns");
+    let mut text = opts
+        .csv_columns
+        .as_ref()
+        .map(|c| c.join(","))
+        .unwrap_or_default();
+    if ui
+        .add(
+            egui::TextEdit::singleline(&mut text)
+                .hint_text("from the header row (a,b,c names them)"),
+        )
+        .labelled_by(label.id)
+        .changed()
+    {
+        let names: Vec<String> = text
+            .split(',')
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        opts.csv_columns = (!names.is_empty()).then_some(names);
+    }
     let mut skip = opts.on_bad == OnBad::Skip;
     if ui
         .checkbox(

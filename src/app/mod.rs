@@ -14,6 +14,7 @@ pub mod inspector;
 pub mod jobs;
 pub mod notices;
 pub mod settings;
+pub mod table_picker;
 pub mod theme;
 
 use std::path::PathBuf;
@@ -138,6 +139,8 @@ pub struct App {
     pub groups: Option<Vec<Group>>,
     /// Show the export's data files instead of the teaching hash's buckets.
     pub by_data_file: bool,
+    /// The tables of a loaded file that holds several, to pick one ([`table_picker`]).
+    pub table_picker: Option<table_picker::TablePicker>,
     outcomes: (Sender<Outcome>, Receiver<Outcome>),
     /// Native file dialogs, and the path field when none can open.
     pub dialogs: dialogs::Dialogs,
@@ -198,6 +201,7 @@ impl App {
             load_options: LoadOptions::default(),
             groups: None,
             by_data_file: false,
+            table_picker: None,
             outcomes: channel(),
             dialogs: dialogs::Dialogs::new(),
             chart_rect: None,
@@ -365,6 +369,9 @@ impl App {
                 if let Some(attr) = &loaded.key_attribute {
                     text.push_str(&format!("; key attribute {attr}"));
                 }
+                if let Some(shape) = &loaded.shape {
+                    text.push_str(&format!(" (read as {shape})"));
+                }
                 // Warnings stay on the load's line, after what was loaded.
                 let level = if loaded.warnings.is_empty() {
                     Level::Info
@@ -374,6 +381,7 @@ impl App {
                     Level::Warning
                 };
                 self.notify(Activity::Load, level, text);
+                self.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
                 self.settings.key_type = loaded.keys.key_type();
                 self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
                 self.groups = loaded.groups;
@@ -1174,6 +1182,7 @@ impl App {
         {
             self.start_scan(opts, scan);
         }
+        self.table_picker_frame(ui.ctx());
         egui::Panel::top("menu").show(ui, |ui| {
             if let Some(c) = self.menu_ui(ui) {
                 commands.push(c);

@@ -1,9 +1,12 @@
 //! Guesses a file's format from its name and first bytes (after gzip decompression).
 //!
 //! Folders are S3 exports. Otherwise, skipping a UTF-8 byte order mark and white space: `$ion_1_0` or
-//! `{Item:` is Ion; a JSON object is told apart by its fields (`DataModel` → NoSQL Workbench, `Items` → scan
-//! output, `Keys`/`NewImage`/`Metadata` → incremental export, `Item` → DynamoDB JSON); a `.csv` name is CSV;
-//! anything else that is text is plain lines. NUL bytes at the start mean a binary file, which is an error
+//! `{Item:` is Ion; a first byte `{` or `[` is JSON, **never lines**: its shape is told from the top level of
+//! the first bytes ([`super::json_doc::detect_json`]: `DataModel` → NoSQL Workbench, `Items` → scan output,
+//! `Keys`+`NewImage`/`OldImage`/`Metadata` → incremental export, `Item` on one line → DynamoDB JSON lines,
+//! tables of `PutRequest`s → request file, an array → items, an item → items one after another), and a
+//! document that fits none is refused with one line naming what it holds; a `.csv` name is CSV; anything else
+//! that is text is plain lines. NUL bytes at the start mean a binary file, which is an error
 //! rather than a guess (invalid UTF-8 is left to the format's reader, which names the line).
 
 use std::path::Path;
@@ -32,10 +35,16 @@ pub enum FormatIn {
     Incremental,
     /// NoSQL Workbench model.
     Workbench,
+    /// A JSON array of items, typed or plain (`[{"pk":{"S":"a"}},…]`, `[{"pk":"a"},…]`).
+    JsonArray,
+    /// Items one after another, typed or plain: plain JSON lines, put-item input, pretty-printed items.
+    JsonItems,
+    /// BatchWriteItem request file (`{"Table":[{"PutRequest":{"Item":{…}}},…]}`).
+    BatchWrite,
 }
 
 impl FormatIn {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 11] = [
         Self::Auto,
         Self::Lines,
         Self::Csv,
@@ -44,6 +53,9 @@ impl FormatIn {
         Self::Ion,
         Self::Incremental,
         Self::Workbench,
+        Self::JsonArray,
+        Self::JsonItems,
+        Self::BatchWrite,
     ];
 
     /// The command-line spelling (`--format-in`).
@@ -57,6 +69,9 @@ impl FormatIn {
             Self::Ion => "ion",
             Self::Incremental => "incremental",
             Self::Workbench => "workbench",
+            Self::JsonArray => "json-array",
+            Self::JsonItems => "json-items",
+            Self::BatchWrite => "batch-write",
         }
     }
 
@@ -64,12 +79,15 @@ impl FormatIn {
         match self {
             Self::Auto => "detect from the file",
             Self::Lines => "plain text, one key per line",
-            Self::Csv => "CSV with a header",
+            Self::Csv => "CSV (a header, or --csv-columns)",
             Self::DynamodbJson => "DynamoDB JSON lines (S3 export)",
             Self::ScanJson => "aws dynamodb scan output",
             Self::Ion => "Ion text (S3 export)",
             Self::Incremental => "incremental export",
             Self::Workbench => "NoSQL Workbench model",
+            Self::JsonArray => "JSON array of items (typed or plain)",
+            Self::JsonItems => "JSON items one after another (typed or plain)",
+            Self::BatchWrite => "BatchWriteItem request file",
         }
     }
 }
@@ -83,10 +101,14 @@ pub fn detect_bytes(head: &[u8], path: &Path) -> Result<FormatIn, String> {
                 .to_owned(),
         );
     }
-    let text = sniff.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(sniff);
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let trimmed = text.trim_ascii_start();
     if trimmed.starts_with(b"$ion_1_0") || trimmed.starts_with(b"{Item:") {
         return Ok(FormatIn::Ion);
+    }
+    // JSON is never lines: a document that fits no shape is refused with what it holds.
+    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
+        return super::json_doc::detect_json(trimmed);
     }
     let file_name = path
         .file_name()
@@ -95,38 +117,6 @@ pub fn detect_bytes(head: &[u8], path: &Path) -> Result<FormatIn, String> {
     let ext_csv = [".csv", ".csv.gz", ".csv.zst"]
         .iter()
         .any(|e| file_name.ends_with(e));
-    if trimmed.starts_with(b"{") && !ext_csv {
-        let has = |field: &[u8]| {
-            let mut pat = Vec::with_capacity(field.len() + 3);
-            pat.push(b'"');
-            pat.extend_from_slice(field);
-            pat.extend_from_slice(b"\"");
-            memchr::memmem::find(head, &pat).is_some()
-        };
-        // Test the fields in an order that no format's other fields can confuse.
-        if has(b"DataModel") || has(b"ModelName") {
-            return Ok(FormatIn::Workbench);
-        }
-        if has(b"Items") || has(b"ScannedCount") {
-            return Ok(FormatIn::ScanJson);
-        }
-        let first_line = &trimmed[..memchr::memchr(b'\n', trimmed).unwrap_or(trimmed.len())];
-        let in_first = |f: &[u8]| {
-            let pat = [b"\"", f, b"\""].concat();
-            memchr::memmem::find(first_line, &pat).is_some()
-        };
-        if in_first(b"Keys")
-            && (in_first(b"NewImage") || in_first(b"OldImage") || in_first(b"Metadata"))
-        {
-            return Ok(FormatIn::Incremental);
-        }
-        if trimmed.starts_with(b"{\"Item\"") || in_first(b"Item") {
-            return Ok(FormatIn::DynamodbJson);
-        }
-        if in_first(b"Keys") {
-            return Ok(FormatIn::Incremental);
-        }
-    }
     if ext_csv {
         return Ok(FormatIn::Csv);
     }

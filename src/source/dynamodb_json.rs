@@ -36,10 +36,34 @@ pub fn load_json_lines(
         }
         let result = json_line(line, field, sink, &mut scratch, opts)
             .map_err(|what| SourceError::record(name, At::Line(n), what));
+        if field == "Keys" && result.is_ok() {
+            count_change(line, sink);
+        }
         sink.check(result)
     })?;
     sink.lines += lines;
     Ok(())
+}
+
+/// Counts an incremental export line as an insert (`NewImage` only), an update (`NewImage` and `OldImage`) or a
+/// delete (no `NewImage`: only `Keys`, or `OldImage`).
+fn count_change(line: &[u8], sink: &mut Sink) {
+    #[derive(serde::Deserialize)]
+    struct Images {
+        #[serde(rename = "NewImage", default)]
+        new: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "OldImage", default)]
+        old: Option<serde::de::IgnoredAny>,
+    }
+    let (new, old) = super::fast_json::image_fields(line).unwrap_or_else(|| {
+        serde_json::from_slice::<Images>(line)
+            .map_or((false, false), |i| (i.new.is_some(), i.old.is_some()))
+    });
+    match (new, old) {
+        (true, true) => sink.changes.updates += 1,
+        (true, false) => sink.changes.inserts += 1,
+        _ => sink.changes.deletes += 1,
+    }
 }
 
 /// One line: `Err` is what is wrong with it.

@@ -56,13 +56,67 @@ pub fn scan_record(
     item_bytes
 }
 
+/// Tries the fast path on one typed item without a wrapper (`{"pk":{"S":"a"},…}`, as an array element or a
+/// put-item line): the whole of `text` must be the one object. `true` when handled completely (the serde path
+/// would have left the same key attributes in `scratch`); `false` sends the caller to the serde path.
+pub fn scan_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+    let mut c = Cursor { s: text, i: 0 };
+    let ok = c
+        .expect(b'{')
+        .and_then(|()| c.item(names, scratch))
+        .is_some();
+    c.skip_ws();
+    ok && c.i == text.len()
+}
+
+/// Tries the fast path on one plain JSON item (`{"pk":"a","n":12,…}`): key attributes that are strings without
+/// escapes (S) or numbers (N); anything else sends the caller to the serde path ([`super::item::PlainItemSeed`]).
+pub fn scan_plain_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+    let mut c = Cursor { s: text, i: 0 };
+    let ok = c
+        .expect(b'{')
+        .and_then(|()| c.plain_item(names, scratch))
+        .is_some();
+    c.skip_ws();
+    ok && c.i == text.len()
+}
+
+/// Which of `NewImage` and `OldImage` an incremental export line has at its top level (a `null` value counts
+/// as absent); `None` when the line is not one plain object (the caller then asks serde).
+pub fn image_fields(line: &[u8]) -> Option<(bool, bool)> {
+    let mut c = Cursor { s: line, i: 0 };
+    c.expect(b'{')?;
+    let (mut new, mut old) = (false, false);
+    if !c.close(b'}') {
+        loop {
+            c.expect(b'"')?;
+            let name = c.plain_str()?;
+            c.expect(b':')?;
+            c.skip_ws();
+            let is_null = c.s.get(c.i..c.i + 4) == Some(b"null");
+            c.skip_value(2)?;
+            match name {
+                b"NewImage" => new = !is_null,
+                b"OldImage" => old = !is_null,
+                _ => {}
+            }
+            match c.next_token()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    Some((new, old))
+}
+
 const ONES: u64 = u64::MAX / 255;
 const HIGHS: u64 = ONES << 7;
 
 /// The index of the first `"`, `\` or control character (below 0x20) in `s`, or `s.len()`: eight bytes at a
 /// time (Mycroft's zero-byte test, as serde_json does); the lowest flagged byte is always a true match.
 #[inline]
-fn find_special(s: &[u8]) -> usize {
+pub(super) fn find_special(s: &[u8]) -> usize {
     let mut at = 0;
     let mut chunks = s.chunks_exact(8);
     for chunk in &mut chunks {
@@ -308,6 +362,58 @@ impl<'a> Cursor<'a> {
                 b'}' => return Some(()),
                 _ => return None,
             }
+        }
+    }
+
+    /// The rest of a plain item (its `{` consumed): the key attributes into `scratch`, the others skipped.
+    fn plain_item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<()> {
+        scratch.clear();
+        if self.close(b'}') {
+            return Some(());
+        }
+        let pk = names.pk.as_bytes();
+        let sk = names.sk.as_deref().map(str::as_bytes);
+        loop {
+            self.expect(b'"')?;
+            let name = self.plain_str()?;
+            self.expect(b':')?;
+            if name == pk {
+                let (t, raw) = self.plain_key_value()?;
+                scratch.pk = Some(Tag::Key(t));
+                scratch.pk_raw.clear();
+                scratch.pk_raw.extend_from_slice(raw);
+            } else if sk == Some(name) {
+                let (t, raw) = self.plain_key_value()?;
+                scratch.sk = Some(Tag::Key(t));
+                scratch.sk_raw.clear();
+                scratch.sk_raw.extend_from_slice(raw);
+            } else {
+                self.skip_value(2)?;
+            }
+            match self.next_token()? {
+                b',' => {}
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A plain key value: a string without escapes (S) or a number (N, its text).
+    fn plain_key_value(&mut self) -> Option<(KeyType, &'a [u8])> {
+        match self.next_token()? {
+            b'"' => Some((KeyType::S, self.plain_str()?)),
+            first @ (b'-' | b'0'..=b'9') => {
+                let start = self.i - 1;
+                if first == b'-' {
+                    let d = self.peek()?;
+                    self.i += 1;
+                    self.number_rest(d)?;
+                } else {
+                    self.number_rest(first)?;
+                }
+                Some((KeyType::N, self.s.get(start..self.i)?))
+            }
+            _ => None,
         }
     }
 

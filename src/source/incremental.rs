@@ -48,5 +48,13 @@ mod tests {
         .unwrap();
         assert_eq!(sink.keys.total(), 3);
         assert_eq!(sink.keys.count(sink.keys.find(b"123").unwrap()), 2);
+        assert_eq!(
+            (
+                sink.changes.inserts,
+                sink.changes.updates,
+                sink.changes.deletes
+            ),
+            (1, 1, 1)
+        );
     }
 }

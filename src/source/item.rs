@@ -223,6 +223,122 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
     }
 }
 
+/// Deserialises one **plain** JSON item (`{"pk":"a","n":1}`, as DocumentClient, boto3's resource API and seed
+/// scripts write them) into a [`Scratch`], mapping values to key types as the SDKs do: a string is `S`, a
+/// number is `N` (its text, compared by value later), anything else a type no key can have. Like [`ItemSeed`]
+/// it reads only the key attributes of `names`, or every attribute when `names` is `None`. Needs a
+/// `serde_json` deserializer over a slice (the values are read as borrowed [`serde_json::value::RawValue`]s).
+pub struct PlainItemSeed<'a> {
+    pub names: Option<&'a KeyNames>,
+    pub scratch: &'a mut Scratch,
+}
+
+impl<'de> DeserializeSeed<'de> for PlainItemSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PlainItemSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an item (an object of attributes)")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.scratch.clear();
+        match self.names {
+            Some(names) => {
+                while let Some(field) = map.next_key_seed(FieldSeed(names))? {
+                    match field {
+                        Field::Pk => {
+                            let raw: &serde_json::value::RawValue = map.next_value()?;
+                            self.scratch.pk = Some(
+                                plain_value(raw, &mut self.scratch.pk_raw)
+                                    .map_err(A::Error::custom)?,
+                            );
+                        }
+                        Field::Sk => {
+                            let raw: &serde_json::value::RawValue = map.next_value()?;
+                            self.scratch.sk = Some(
+                                plain_value(raw, &mut self.scratch.sk_raw)
+                                    .map_err(A::Error::custom)?,
+                            );
+                        }
+                        Field::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+            }
+            None => {
+                let mut attrs = Vec::new();
+                while let Some(name) = map.next_key::<String>()? {
+                    let raw: &serde_json::value::RawValue = map.next_value()?;
+                    let mut text = Vec::new();
+                    let tag = plain_value(raw, &mut text).map_err(A::Error::custom)?;
+                    attrs.push((name, tag, text));
+                }
+                self.scratch.attrs = Some(attrs);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The key type of a plain JSON value, as the SDKs map it, and its text into `out` (strings decoded).
+fn plain_value(raw: &serde_json::value::RawValue, out: &mut Vec<u8>) -> Result<Tag, String> {
+    let text = raw.get();
+    out.clear();
+    Ok(match text.as_bytes().first() {
+        Some(b'"') => {
+            let s: std::borrow::Cow<'_, str> =
+                serde_json::from_str(text).map_err(|e| e.to_string())?;
+            out.extend_from_slice(s.as_bytes());
+            Tag::Key(KeyType::S)
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            out.extend_from_slice(text.as_bytes());
+            Tag::Key(KeyType::N)
+        }
+        Some(b't' | b'f') => Tag::Other("BOOL (a JSON boolean)".to_owned()),
+        Some(b'n') => Tag::Other("NULL (JSON null)".to_owned()),
+        Some(b'[') => Tag::Other("L (a JSON array)".to_owned()),
+        _ => Tag::Other("M (a JSON object)".to_owned()),
+    })
+}
+
+/// The DynamoDB JSON type tags.
+const TYPE_TAGS: [&str; 10] = ["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"];
+
+/// Whether an item object is typed DynamoDB JSON: every attribute value is an object with exactly one type
+/// tag (`{"S":"…"}`). `Err` names what the value is when it is not an object at all.
+pub fn is_typed_item(value: &serde_json::Value) -> Result<bool, String> {
+    let Some(map) = value.as_object() else {
+        return Err(format!(
+            "{}, not an item; expected an object of attributes",
+            json_kind(value)
+        ));
+    };
+    Ok(map.values().all(|v| {
+        v.as_object().is_some_and(|attr| {
+            attr.len() == 1 && attr.keys().all(|k| TYPE_TAGS.contains(&k.as_str()))
+        })
+    }))
+}
+
+/// A JSON value's kind, for messages.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 enum Field {
     Pk,
     Sk,

@@ -8,13 +8,16 @@
 //! | format | module | key attribute from |
 //! |---|---|---|
 //! | plain text, one key a line (`pk<TAB>sk`) | [`lines`] | — |
-//! | CSV with a header (RFC 4180), optional `count` column | [`csv`] | `--key`, a column named like `pk`/`id`, else the first |
+//! | CSV with a header or `--csv-columns` (RFC 4180), optional `count` column | [`csv`] | `--key`, a column named like `pk`/`id`, else the first |
 //! | DynamoDB JSON lines (`{"Item":{…}}`), plain or `.gz` | [`dynamodb_json`] | `--key`, else guessed from the first item |
 //! | S3 export folder (manifests + `data/*.json.gz` or `*.ion.gz`) | [`s3_export`] | as the data files |
-//! | `aws dynamodb scan` output, pages concatenated | [`scan_json`] | as DynamoDB JSON |
+//! | `aws dynamodb scan` output, typed or plain, pages concatenated | [`scan_json`], [`json_doc`] | as DynamoDB JSON |
+//! | a JSON array of items, typed or plain; items one after another; BatchWriteItem request files | [`json_doc`] | as DynamoDB JSON |
 //! | Ion text export lines (`$ion_1_0 {Item:{…}}`) | [`ion`] | as DynamoDB JSON |
 //! | incremental export lines (`{"Metadata":…,"Keys":…}`) | [`incremental`] | the `Keys` object |
-//! | NoSQL Workbench model | [`workbench`] | the model's `KeyAttributes` |
+//! | NoSQL Workbench model (`TableData`, `TableFacets`) | [`workbench`] | the table's `KeyAttributes` |
+//!
+//! A file whose first byte is `{` or `[` is JSON and is never read as lines ([`detect`]).
 //!
 //! # Bad input: one policy for every format
 //!
@@ -45,10 +48,13 @@ pub(crate) mod fast_json;
 pub mod incremental;
 pub mod ion;
 pub mod item;
+pub mod json_doc;
+pub mod json_stream;
 pub mod lines;
 pub mod read;
 pub mod s3_export;
 pub mod scan_json;
+pub mod sql;
 pub mod workbench;
 
 use std::fmt;
@@ -197,6 +203,12 @@ pub struct LoadOptions {
     pub sort_key: Option<String>,
     /// Bad records: stop (default) or skip and count.
     pub on_bad: OnBad,
+    /// The table to load from a file that holds several (a Workbench model, a BatchWriteItem request file);
+    /// `None` loads the first and warns naming the others.
+    pub table: Option<String>,
+    /// The column names of a CSV file without a header (`--csv-columns a,b,c`, as DynamoDB's Import from S3
+    /// takes them); `None` reads them from the first row.
+    pub csv_columns: Option<Vec<String>>,
 }
 
 /// Items in one group of the input, e.g. one S3 export data file.
@@ -230,4 +242,52 @@ pub struct Loaded {
     pub key_attribute: Option<String>,
     /// The sort key attribute used, if any.
     pub sort_key_attribute: Option<String>,
+    /// What was read, e.g. "JSON array of plain JSON items" (several inputs: each shape once, `; ` between).
+    pub shape: Option<String>,
+    /// The tables of a file that holds several (Workbench model, request file), in file order.
+    pub tables: Vec<String>,
+    /// The table loaded from such a file.
+    pub table: Option<String>,
+    /// Writes by kind, for formats that tell them apart (incremental exports, request files).
+    pub changes: Changes,
+}
+
+/// Writes by kind: an incremental export's inserts (`NewImage` only), updates (`NewImage` and `OldImage`) and
+/// deletes (no `NewImage`), and a request file's put and delete requests. Each is one write of its key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub inserts: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub puts: u64,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    pub fn add(&mut self, o: &Self) {
+        self.inserts += o.inserts;
+        self.updates += o.updates;
+        self.deletes += o.deletes;
+        self.puts += o.puts;
+    }
+
+    /// "3 inserts, 1 update, 2 deletes" (only the kinds seen).
+    pub fn describe(&self) -> String {
+        let part = |n: u64, one: &str, many: &str| {
+            (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
+        };
+        [
+            part(self.puts, "put request", "put requests"),
+            part(self.inserts, "insert", "inserts"),
+            part(self.updates, "update", "updates"),
+            part(self.deletes, "delete", "deletes"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
 }

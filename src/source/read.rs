@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::item::{KeyNames, Scratch, Tag};
-use super::{At, FormatIn, Group, LoadOptions, Loaded, OnBad, Progress, SourceError};
+use super::{At, Changes, FormatIn, Group, LoadOptions, Loaded, OnBad, Progress, SourceError};
 use crate::model::KeySet;
 use crate::model::KeyType;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
@@ -216,6 +216,14 @@ pub struct Sink {
     pub warnings: Vec<String>,
     pub on_bad: OnBad,
     pub names: Option<KeyNames>,
+    /// What the current input turned out to be, set by its loader (see [`Loaded::shape`]).
+    pub shape: Option<String>,
+    /// The shapes of the inputs read so far, each once.
+    pub shapes: Vec<String>,
+    /// The tables of a file that holds several, and the one loaded.
+    pub tables: Vec<String>,
+    pub table: Option<String>,
+    pub changes: Changes,
     pk_buf: Vec<u8>,
     sk_buf: Vec<u8>,
 }
@@ -233,6 +241,11 @@ impl Sink {
             warnings: Vec::new(),
             on_bad: opts.on_bad,
             names: None,
+            shape: None,
+            shapes: Vec::new(),
+            tables: Vec::new(),
+            table: None,
+            changes: Changes::default(),
             pk_buf: Vec::with_capacity(64),
             sk_buf: Vec::with_capacity(64),
         }
@@ -256,6 +269,11 @@ impl Sink {
             warnings: Vec::new(),
             on_bad: self.on_bad,
             names: self.names.clone(),
+            shape: None,
+            shapes: Vec::new(),
+            tables: Vec::new(),
+            table: None,
+            changes: Changes::default(),
             pk_buf: Vec::with_capacity(64),
             sk_buf: Vec::with_capacity(64),
         }
@@ -278,8 +296,17 @@ impl Sink {
         self.items += other.items;
         self.lines += other.lines;
         self.skipped += other.skipped;
+        self.changes.add(&other.changes);
         for w in other.warnings {
             self.warn(w);
+        }
+    }
+
+    /// Records the shape of the input just read: the loader's, else `fallback`.
+    pub fn note_shape(&mut self, fallback: &str) {
+        let shape = self.shape.take().unwrap_or_else(|| fallback.to_owned());
+        if !self.shapes.contains(&shape) {
+            self.shapes.push(shape);
         }
     }
 
@@ -484,6 +511,10 @@ impl Sink {
             warnings: self.warnings,
             key_attribute,
             sort_key_attribute,
+            shape: (!self.shapes.is_empty()).then(|| self.shapes.join("; ")),
+            tables: self.tables,
+            table: self.table,
+            changes: self.changes,
         }
     }
 }
@@ -556,6 +587,7 @@ pub fn load(
         if path.is_dir() {
             let g = super::s3_export::load_folder(path, &mut sink, &mut ctx)?;
             groups.get_or_insert_with(Vec::new).extend(g);
+            sink.note_shape("S3 export folder");
         } else {
             load_file(path, &mut sink, &mut ctx)?;
         }
@@ -581,6 +613,20 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         FormatIn::Auto => super::detect::detect_input(&mut input, path, &name)?,
         f => f,
     };
+    sink.shape = None;
+    let result = load_format(format, &mut input, &name, sink, ctx);
+    sink.note_shape(format.describe());
+    result
+}
+
+/// Loads an opened input in `format`.
+fn load_format(
+    format: FormatIn,
+    input: &mut Input<'_>,
+    name: &Path,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<(), SourceError> {
     // An empty input (or gzip of nothing) is zero keys in every format; `load` warns about it.
     if matches!(input.reader.fill_buf(), Ok([])) {
         return Ok(());
@@ -594,7 +640,7 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     match format {
         FormatIn::Auto | FormatIn::Lines => {
             let ty = sink.key_type.unwrap_or_default();
-            let loaded = super::lines::load_lines(reader, &name, ty, None, cancel, &mut |p| {
+            let loaded = super::lines::load_lines(reader, name, ty, None, cancel, &mut |p| {
                 let _ = tick(p.lines, p.lines);
             })?;
             sink.key_type = Some(ty);
@@ -607,21 +653,37 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
             }
             Ok(())
         }
-        FormatIn::Csv => super::csv::load_csv(reader, compression, &name, sink, opts, &mut tick),
+        FormatIn::Csv => super::csv::load_csv(reader, compression, name, sink, opts, &mut tick),
         FormatIn::DynamodbJson => super::dynamodb_json::load_json_lines(
             reader,
             compression,
-            &name,
+            name,
             "Item",
             sink,
             opts,
             &mut tick,
         ),
         FormatIn::Incremental => {
-            super::incremental::load_incremental(reader, compression, &name, sink, opts, &mut tick)
+            super::incremental::load_incremental(reader, compression, name, sink, opts, &mut tick)
         }
-        FormatIn::Ion => super::ion::load_ion(reader, compression, &name, sink, opts, &mut tick),
-        FormatIn::ScanJson => super::scan_json::load_scan(reader, &name, sink, opts, &mut tick),
-        FormatIn::Workbench => super::workbench::load_workbench(reader, &name, sink, opts),
+        FormatIn::Ion => super::ion::load_ion(reader, compression, name, sink, opts, &mut tick),
+        FormatIn::Workbench => {
+            skip_bom(reader);
+            super::workbench::load_workbench(reader, name, sink, opts)
+        }
+        FormatIn::ScanJson | FormatIn::JsonArray | FormatIn::JsonItems | FormatIn::BatchWrite => {
+            skip_bom(reader);
+            super::json_doc::load_json_doc(reader, compression, name, format, sink, opts, &mut tick)
+        }
+    }
+}
+
+/// Skips a UTF-8 byte order mark at the start of `reader`.
+fn skip_bom(reader: &mut dyn BufRead) {
+    if reader
+        .fill_buf()
+        .is_ok_and(|b| b.starts_with(b"\xEF\xBB\xBF"))
+    {
+        reader.consume(3);
     }
 }

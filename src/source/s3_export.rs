@@ -52,11 +52,11 @@ pub fn input_bytes(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
 }
 
-/// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (two levels deep: the
-/// `AWSDynamoDB` folder with one export in it also works).
+/// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (four levels deep: the
+/// `AWSDynamoDB` folder with one export in it, or a copy of the bucket with the export under its `s3Prefix`,
+/// also work).
 fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
-    let is_root = |p: &Path| p.join("manifest-summary.json").is_file() || p.join("data").is_dir();
-    if is_root(path) {
+    if path.join("manifest-summary.json").is_file() {
         return Ok(path.to_path_buf());
     }
     if path.file_name().is_some_and(|n| n == "data")
@@ -67,7 +67,7 @@ fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
     }
     let mut found = Vec::new();
     let mut level = vec![path.to_path_buf()];
-    for _ in 0..2 {
+    for _ in 0..4 {
         let mut next = Vec::new();
         for dir in &level {
             let Ok(entries) = std::fs::read_dir(dir) else {
@@ -92,6 +92,8 @@ fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
     found.sort();
     match found.len() {
         1 => Ok(found.remove(0)),
+        // A folder of data files without manifests.
+        0 if path.join("data").is_dir() => Ok(path.to_path_buf()),
         0 => Err(SourceError::record(
             path,
             At::File,
@@ -119,6 +121,8 @@ struct Summary {
     item_count: Option<u64>,
     ion: bool,
     incremental: bool,
+    /// The export's `s3Prefix`: data file keys are relative to the bucket root, above it.
+    s3_prefix: Option<String>,
 }
 
 fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
@@ -151,12 +155,59 @@ fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
         item_count: value.get("itemCount").and_then(serde_json::Value::as_u64),
         ion: text_of("outputFormat") == "ION",
         incremental: text_of("exportType").contains("INCREMENTAL"),
+        s3_prefix: value
+            .get("s3Prefix")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
     }))
 }
 
 /// The data files of the export at `root`, from `manifest-files.json` (checked to exist) or, without one, every
 /// file in `data/`. The flag says whether a manifest listed them.
+/// Where a manifest's `dataFileS3Key` is on disk. The key is relative to the bucket root: the folder above
+/// `AWSDynamoDB/`, or above the export's `s3Prefix` (`prefix/AWSDynamoDB/<id>/data/<file>`); an incremental
+/// export keeps its data files in a shared `AWSDynamoDB/data/` beside the export folders. A copy of the export
+/// folder alone (its `data/` beside the manifests) is found too. `Err` lists where it looked.
+fn resolve_data_file(
+    root: &Path,
+    key: &str,
+    prefix: Option<&str>,
+) -> Result<PathBuf, Vec<PathBuf>> {
+    let mut tried: Vec<PathBuf> = Vec::new();
+    let aws = root
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "AWSDynamoDB"));
+    if let Some(above) = aws.and_then(Path::parent) {
+        if let Some(i) = key.rfind("AWSDynamoDB/") {
+            tried.push(above.join(&key[i..]));
+        }
+        // The bucket root: the folder above AWSDynamoDB less the prefix's folders.
+        let mut bucket = above.to_path_buf();
+        for part in prefix.unwrap_or_default().split('/').rev() {
+            if part.is_empty() {
+                continue;
+            }
+            if bucket.file_name().is_some_and(|n| n == part) {
+                bucket.pop();
+            } else {
+                break;
+            }
+        }
+        tried.push(bucket.join(key));
+    }
+    let file_name = key.rsplit('/').next().unwrap_or(key);
+    tried.push(root.join("data").join(file_name));
+    match tried.iter().find(|p| p.is_file()) {
+        Some(found) => Ok(found.clone()),
+        None => {
+            tried.dedup();
+            Err(tried)
+        }
+    }
+}
+
 fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
+    let prefix = read_summary(root).ok().flatten().and_then(|s| s.s3_prefix);
     let manifest = root.join("manifest-files.json");
     let data = root.join("data");
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
@@ -189,16 +240,20 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
                 ));
             };
             let file_name = key.rsplit('/').next().unwrap_or(key);
-            let path = data.join(file_name);
-            if !path.is_file() {
-                return Err(SourceError::record(
+            let path = resolve_data_file(root, key, prefix.as_deref()).map_err(|tried| {
+                SourceError::record(
                     &manifest,
                     at,
                     format!(
-                        "names data file {key:?}, which is missing from data/; expected every data file of the export"
+                        "names data file {key:?}, which is missing (looked for {}); expected every data file of the export",
+                        tried
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
-                ));
-            }
+                )
+            })?;
             files.push(DataFile {
                 bytes: size(&path),
                 label: format!("data/{file_name}"),
@@ -308,6 +363,21 @@ pub fn load_folder(
         ));
     }
     let total: u64 = counts.iter().sum();
+    let empty = counts.iter().filter(|&&n| n == 0).count();
+    sink.shape = Some(format!(
+        "S3 export folder ({}, {} data files{})",
+        match format {
+            FormatIn::Ion => "Ion",
+            FormatIn::Incremental => "incremental export",
+            _ => "DynamoDB JSON",
+        },
+        files.len(),
+        if empty > 0 {
+            format!(", {empty} of them empty")
+        } else {
+            String::new()
+        }
+    ));
     if let Some(expected) = summary.item_count
         && expected != total
     {

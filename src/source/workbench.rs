@@ -1,17 +1,22 @@
 //! NoSQL Workbench data models: `{"ModelName":…,"DataModel":[{"TableName":…,"KeyAttributes":{"PartitionKey":
 //! {"AttributeName":"DeviceID","AttributeType":"S"},"SortKey":{…}},"TableData":[{"DeviceID":{"S":"…"}}]}]}`.
 //!
-//! The key attributes come from the model's `KeyAttributes` (`--key` picks another attribute). A model may hold
-//! several tables: the one whose partition key is `--key`, else the first, with a warning naming the others.
-//! Models are small hand-made documents, so the document is read whole (at most 64 MiB).
+//! Items are a table's `TableData` and, in facet models (Workbench v1 and v3), each facet's
+//! `TableFacets[].TableData` (an item listed in both is counted once). The key attributes come from the
+//! table's `KeyAttributes` (`--key` picks another attribute); a facet's `KeyAttributeAlias` (a template like
+//! `#METADATA#playerID`) is a display name, not an attribute. A model with several tables is never merged into
+//! one key set: `--table NAME` picks one, else the first is loaded with a warning naming the others (the app
+//! asks with a table picker, from [`super::Loaded::tables`]). Models are small hand-made documents, so the
+//! document is read whole (at most 64 MiB).
 
+use std::collections::HashSet;
 use std::io::{BufRead, Read as _};
 use std::path::Path;
 
 use serde::Deserialize;
-use serde::de::DeserializeSeed as _;
 
-use super::item::{ItemSeed, KeyNames, Scratch};
+use super::item::KeyNames;
+use super::json_doc::{ItemReader, list_or_none};
 use super::read::{Sink, json_reason};
 use super::{At, LoadOptions, SourceError};
 
@@ -29,6 +34,14 @@ struct Table {
     name: String,
     #[serde(rename = "KeyAttributes")]
     keys: KeyAttributes,
+    #[serde(rename = "TableData", default)]
+    data: Vec<serde_json::Value>,
+    #[serde(rename = "TableFacets", default)]
+    facets: Vec<Facet>,
+}
+
+#[derive(Deserialize)]
+struct Facet {
     #[serde(rename = "TableData", default)]
     data: Vec<serde_json::Value>,
 }
@@ -78,16 +91,24 @@ pub fn load_workbench(
         SourceError::record(name, At::Line(e.line() as u64), what)
     })?;
     drop(text);
-    let pick = opts
-        .key
-        .as_deref()
-        .and_then(|k| {
-            model
-                .data_model
-                .iter()
-                .position(|t| t.keys.partition_key.name == k)
-        })
-        .unwrap_or(0);
+    let tables: Vec<String> = model.data_model.iter().map(|t| t.name.clone()).collect();
+    let pick = match opts.table.as_deref() {
+        Some(want) => model
+            .data_model
+            .iter()
+            .position(|t| t.name == want)
+            .ok_or_else(|| {
+                SourceError::record(
+                    name,
+                    At::File,
+                    format!(
+                        "no table {want:?} in the model; it has {}",
+                        list_or_none(&tables)
+                    ),
+                )
+            })?,
+        None => 0,
+    };
     let Some(table) = model.data_model.get(pick) else {
         return Err(SourceError::record(
             name,
@@ -95,17 +116,16 @@ pub fn load_workbench(
             "the model has no tables; expected at least one in DataModel",
         ));
     };
-    if model.data_model.len() > 1 {
-        let others: Vec<&str> = model
-            .data_model
+    if model.data_model.len() > 1 && opts.table.is_none() {
+        let others: Vec<&str> = tables
             .iter()
             .enumerate()
             .filter(|&(i, _)| i != pick)
-            .map(|(_, t)| t.name.as_str())
+            .map(|(_, t)| t.as_str())
             .collect();
         sink.warn(format!(
-            "the model has {} tables; loaded {:?}, not {} (in {})",
-            model.data_model.len(),
+            "the model has {} tables; loaded {:?}, not {} (pass --table NAME) (in {})",
+            tables.len(),
             table.name,
             others.join(", "),
             name.display()
@@ -129,25 +149,45 @@ pub fn load_workbench(
         ));
     }
     sink.names = Some(names);
-    let mut scratch = Scratch::default();
-    for (i, item) in table.data.iter().enumerate() {
+    // The table's own items, then the facets' (an item in both counted once).
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut reader = ItemReader::typed();
+    let mut n = 0u64;
+    let facets = table.facets.len();
+    let from_facets: usize = table.facets.iter().map(|f| f.data.len()).sum();
+    for item in table
+        .data
+        .iter()
+        .chain(table.facets.iter().flat_map(|f| f.data.iter()))
+    {
+        let Ok(text) = serde_json::to_vec(item) else {
+            continue;
+        };
+        if !seen.insert(text.clone()) {
+            continue;
+        }
+        n += 1;
         let at = At::Item {
-            item: i as u64 + 1,
+            item: n,
             line: None,
         };
-        let result = ItemSeed {
-            names: sink.names.as_ref(),
-            scratch: &mut scratch,
-        }
-        .deserialize(item)
-        .map_err(|e| {
-            format!("unexpected JSON: {e}; expected an item of attributes like {{\"S\":\"…\"}}")
-        })
-        .and_then(|()| sink.add_scratch(&scratch, 1))
-        .map_err(|what| SourceError::record(name, at, what));
+        let result = reader
+            .item(&text, sink, opts)
+            .map_err(|what| SourceError::record(name, at, what));
         sink.check(result)?;
     }
-    sink.lines += table.data.len() as u64;
+    sink.lines += n;
+    sink.tables = tables;
+    sink.table = Some(table.name.clone());
+    sink.shape = Some(format!(
+        "NoSQL Workbench model, table {:?}{}",
+        table.name,
+        if facets > 0 {
+            format!(" ({from_facets} items in {facets} facets)")
+        } else {
+            String::new()
+        }
+    ));
     Ok(())
 }
 

@@ -1,0 +1,703 @@
+//! Whole JSON documents of items, streamed: nothing but the current item is held, so a multi-GB file loads in
+//! constant memory.
+//!
+//! | shape | `--format-in` | example |
+//! |---|---|---|
+//! | an array of items | `json-array` | `[{"pk":{"S":"a"}},…]` or `[{"pk":"a"},…]` |
+//! | scan / query output, pages back to back | `scan-json` | `{"Items":[…],"Count":2,"ScannedCount":2}` |
+//! | BatchWriteItem request file | `batch-write` | `{"T":[{"PutRequest":{"Item":{…}}},{"DeleteRequest":{"Key":{…}}}]}` |
+//! | items one after another (one a line, or pretty-printed) | `json-items` | `{"pk":{"S":"a"}}` (put-item input) or `{"pk":"a"}` |
+//!
+//! Each element is cut out by [`JsonStream`] as compact bytes and read like a DynamoDB JSON line: the
+//! hand-written fast path first ([`super::fast_json`]), then serde for the exact result or message. Items are
+//! **typed** DynamoDB JSON (`{"pk":{"S":"a"}}`), **plain** JSON (`{"pk":"a","n":1}`, as DocumentClient,
+//! boto3's resource API and seed scripts write them: a string is `S`, a number `N` by value, as the SDKs map
+//! them) or wrapped (`{"Item":{…}}`); the first item decides, and every later item is read the same way. An
+//! item's size is the length of its compact JSON text, as for a line of an export.
+//!
+//! Errors: an element that is not an item (not an object, invalid JSON inside it, no key, a key of the wrong
+//! type, a request with neither `PutRequest` nor `DeleteRequest`) is a bad record, named by its item number and
+//! the line it starts on, which `--skip-bad` may skip. A broken document (truncated, a missing comma, the
+//! wrong bracket between items) stops the load whatever the policy: where the next item starts cannot be
+//! trusted.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::DeserializeSeed as _;
+use serde_json::value::RawValue;
+
+use super::fast_json::{scan_item, scan_plain_item};
+use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
+use super::json_stream::{End, JsonStream, describe_byte, kind_of};
+use super::read::{Compression, Sink, TICK_LINES, Tick, invalid_json_line};
+use super::{At, FormatIn, LoadOptions, SourceError};
+
+/// How the items of a document are written (decided by the first one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typing {
+    /// DynamoDB JSON: `{"pk":{"S":"a"}}`.
+    Typed,
+    /// Plain JSON: `{"pk":"a"}`.
+    Plain,
+    /// An export line's wrapper: `{"Item":{"pk":{"S":"a"}}}`.
+    Wrapped,
+}
+
+impl Typing {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Typed => "typed DynamoDB JSON items",
+            Self::Plain => "plain JSON items",
+            Self::Wrapped => "{\"Item\":{…}} records",
+        }
+    }
+}
+
+/// Reads item elements into a [`Sink`].
+#[derive(Debug, Default)]
+pub struct ItemReader {
+    pub typing: Option<Typing>,
+    scratch: Scratch,
+}
+
+impl ItemReader {
+    /// A reader whose items are typed DynamoDB JSON whatever they look like (request files, Workbench models).
+    pub fn typed() -> Self {
+        Self {
+            typing: Some(Typing::Typed),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// One item's compact JSON text; `Err` is what is wrong with it.
+    pub fn item(&mut self, text: &[u8], sink: &mut Sink, opts: &LoadOptions) -> Result<(), String> {
+        if text.first() != Some(&b'{') {
+            return Err(format!(
+                "{}, not an item; expected an object of attributes",
+                kind_of(text.first().copied())
+            ));
+        }
+        let typing = match self.typing {
+            Some(t) => t,
+            None => {
+                let t = typing_of(text)?;
+                self.typing = Some(t);
+                t
+            }
+        };
+        if typing == Typing::Wrapped {
+            return super::dynamodb_json::json_line(text, "Item", sink, &mut self.scratch, opts);
+        }
+        let scratch = &mut self.scratch;
+        let fast = sink.names.as_ref().is_some_and(|names| match typing {
+            Typing::Plain => scan_plain_item(text, names, scratch),
+            _ => scan_item(text, names, scratch),
+        });
+        if !fast {
+            let mut de = serde_json::Deserializer::from_slice(text);
+            let names = sink.names.as_ref();
+            match typing {
+                Typing::Plain => PlainItemSeed { names, scratch }.deserialize(&mut de),
+                _ => ItemSeed { names, scratch }.deserialize(&mut de),
+            }
+            .and_then(|()| de.end())
+            .map_err(|e| invalid_json_line(text, &e))?;
+            if sink.names.is_none() {
+                sink.resolve_from_first(scratch, opts)?;
+            }
+        }
+        scratch.item_bytes = Some(text.len() as u64);
+        sink.add_scratch(scratch, 1)
+    }
+}
+
+/// How the first item is written.
+fn typing_of(text: &[u8]) -> Result<Typing, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(text).map_err(|e| invalid_json_line(text, &e))?;
+    if is_typed_item(&value)? {
+        return Ok(Typing::Typed);
+    }
+    let wrapped = value.as_object().is_some_and(|o| {
+        o.get("Item")
+            .is_some_and(|item| item.is_object() && is_typed_item(item) == Ok(true))
+    });
+    Ok(if wrapped {
+        Typing::Wrapped
+    } else {
+        Typing::Plain
+    })
+}
+
+/// A request element of a BatchWriteItem file.
+#[derive(Deserialize)]
+struct Request<'a> {
+    #[serde(rename = "PutRequest", borrow, default)]
+    put: Option<Put<'a>>,
+    #[serde(rename = "DeleteRequest", borrow, default)]
+    delete: Option<Delete<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Put<'a> {
+    #[serde(rename = "Item", borrow)]
+    item: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct Delete<'a> {
+    #[serde(rename = "Key", borrow)]
+    key: &'a RawValue,
+}
+
+struct Doc<'r, 'a, 't> {
+    js: JsonStream<'r>,
+    items: ItemReader,
+    elem: Vec<u8>,
+    /// Elements read (items and requests), for messages and progress.
+    n: u64,
+    sink: &'a mut Sink,
+    opts: &'a LoadOptions,
+    tick: &'a mut Tick<'t>,
+}
+
+impl Doc<'_, '_, '_> {
+    /// Reads the next element and hands its compact text to `f`, applying the bad-record policy.
+    fn element(
+        &mut self,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String>,
+    ) -> Result<(), SourceError> {
+        self.js.peek()?;
+        let line = self.js.line;
+        self.elem.clear();
+        self.n += 1;
+        if self.js.capture(&mut self.elem, true)? == End::Truncated {
+            return Err(SourceError::record(
+                self.js.name,
+                At::Item {
+                    item: self.n,
+                    line: Some(line),
+                },
+                "the file ends inside this item; expected the rest of it (truncated file?)",
+            ));
+        }
+        let result = f(&mut self.items, &self.elem, self.sink, self.opts).map_err(|what| {
+            SourceError::record(
+                self.js.name,
+                At::Item {
+                    item: self.n,
+                    line: Some(line),
+                },
+                what,
+            )
+        });
+        self.sink.check(result)?;
+        if self.n.is_multiple_of(TICK_LINES) {
+            (self.tick)(self.js.line, self.n)?;
+        }
+        Ok(())
+    }
+
+    /// An array (its `[` next) whose elements go to `f`; `what` names it in messages.
+    ///
+    /// Two threads: this one cuts the elements out (the splitter is about half the work of a pretty-printed
+    /// file) and hands them over in batches through a bounded channel; a scoped worker reads them into the
+    /// sink in order. An item error from the worker stops the splitter; it wins over a later structural error.
+    fn array(
+        &mut self,
+        what: &str,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String> + Send,
+    ) -> Result<(), SourceError> {
+        self.js.expect(b'[', &format!("to open {what}"))?;
+        if self.js.peek()? == Some(b']') {
+            self.js.bump();
+            return Ok(());
+        }
+        let Doc {
+            js,
+            items,
+            n,
+            sink,
+            opts,
+            tick,
+            ..
+        } = self;
+        let name = js.name;
+        let (opts, items, sink): (&LoadOptions, &mut ItemReader, &mut Sink) = (opts, items, sink);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+            let (back, spare) = std::sync::mpsc::channel::<Batch>();
+            let worker = scope.spawn(move || -> Result<(), SourceError> {
+                for batch in rx {
+                    for &(from, to, item, line) in &batch.items {
+                        let at = At::Item {
+                            item,
+                            line: Some(line),
+                        };
+                        let result = f(items, &batch.data[from..to], sink, opts)
+                            .map_err(|what| SourceError::record(name, at, what));
+                        sink.check(result)?;
+                    }
+                    let _ = back.send(batch);
+                }
+                Ok(())
+            });
+            let mut batch = Batch::default();
+            let split = (|| -> Result<(), SourceError> {
+                loop {
+                    js.peek()?;
+                    let line = js.line;
+                    *n += 1;
+                    let from = batch.data.len();
+                    if js.capture(&mut batch.data, true)? == End::Truncated {
+                        return Err(SourceError::record(
+                            name,
+                            At::Item {
+                                item: *n,
+                                line: Some(line),
+                            },
+                            "the file ends inside this item; expected the rest of it (truncated file?)",
+                        ));
+                    }
+                    batch.items.push((from, batch.data.len(), *n, line));
+                    if n.is_multiple_of(TICK_LINES) {
+                        tick(js.line, *n)?;
+                    }
+                    let end = match js.peek()? {
+                        Some(b',') => {
+                            js.bump();
+                            false
+                        }
+                        Some(b']') => {
+                            js.bump();
+                            true
+                        }
+                        Some(b) => {
+                            return Err(js.broken(format!(
+                                "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
+                                describe_byte(b)
+                            )));
+                        }
+                        None => {
+                            return Err(js.broken(format!(
+                                "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
+                            )));
+                        }
+                    };
+                    if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
+                        let full =
+                            std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
+                        batch.data.clear();
+                        batch.items.clear();
+                        // The worker stopped on an item error: it is returned below.
+                        if tx.send(full).is_err() || end {
+                            return Ok(());
+                        }
+                    }
+                }
+            })();
+            // The items before a structural error are read first: their errors come first in the file.
+            if !batch.items.is_empty() {
+                let _ = tx.send(batch);
+            }
+            drop(tx);
+            let worked = worker.join().unwrap_or_else(|_| {
+                Err(SourceError::record(
+                    name,
+                    At::File,
+                    "a loader thread panicked",
+                ))
+            });
+            worked.and(split)
+        })
+    }
+
+    /// Top-level arrays of items (several back to back are read one after the other).
+    fn arrays(&mut self) -> Result<(), SourceError> {
+        while let Some(b) = self.js.peek()? {
+            if b != b'[' {
+                return Err(self.js.broken(format!(
+                    "found {} after the array of items; expected the end of the file",
+                    describe_byte(b)
+                )));
+            }
+            self.array("the array of items", ItemReader::item)?;
+        }
+        Ok(())
+    }
+
+    /// Items one after another at the top level (JSON lines, or pretty-printed items back to back).
+    fn stream(&mut self) -> Result<(), SourceError> {
+        while self.js.peek()?.is_some() {
+            self.element(ItemReader::item)?;
+        }
+        Ok(())
+    }
+
+    /// Scan output pages `{"Items":[…],"Count":…}` back to back.
+    fn pages(&mut self) -> Result<(), SourceError> {
+        let mut page = 0u64;
+        let mut field = Vec::new();
+        while let Some(b) = self.js.peek()? {
+            if b != b'{' {
+                return Err(self.js.broken(format!(
+                    "found {}; expected a scan output page {{\"Items\":[…],…}}",
+                    describe_byte(b)
+                )));
+            }
+            self.js.bump();
+            page += 1;
+            let before = self.n;
+            let (mut has_items, mut count) = (false, None);
+            if self.js.peek()? == Some(b'}') {
+                self.js.bump();
+            } else {
+                loop {
+                    let name = self.js.field_name(&mut field)?;
+                    match name.as_str() {
+                        "Items" => {
+                            has_items = true;
+                            self.array("the Items array", ItemReader::item)?;
+                        }
+                        "Count" => {
+                            field.clear();
+                            self.js.capture(&mut field, true)?;
+                            count = std::str::from_utf8(&field)
+                                .ok()
+                                .and_then(|t| t.parse::<u64>().ok());
+                        }
+                        _ => {
+                            if self.js.skip()? == End::Truncated {
+                                return Err(self
+                                    .js
+                                    .broken("the file ends inside a scan page (truncated file?)"));
+                            }
+                        }
+                    }
+                    if !self.js.next_or_close(b'}', "in a scan output page")? {
+                        break;
+                    }
+                }
+            }
+            if !has_items {
+                return Err(SourceError::record(
+                    self.js.name,
+                    At::Item {
+                        item: self.n + 1,
+                        line: Some(self.js.line),
+                    },
+                    format!(
+                        "page {page} has no \"Items\"; expected scan output {{\"Items\":[…],\"Count\":…}}"
+                    ),
+                ));
+            }
+            let items = self.n - before;
+            if let Some(count) = count
+                && count != items
+            {
+                self.sink.warn(format!(
+                    "page {page} holds {items} items, but its Count says {count} (in {})",
+                    self.js.name.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A BatchWriteItem request file `{"Table":[{"PutRequest":…},…],…}` (several back to back are read too):
+    /// the table `--table` names, else the first, with a warning naming the others.
+    fn requests(&mut self) -> Result<(), SourceError> {
+        let mut tables: Vec<String> = Vec::new();
+        let mut chosen: Option<String> = None;
+        let (mut puts, mut deletes) = (0u64, 0u64);
+        let mut field = Vec::new();
+        while let Some(b) = self.js.peek()? {
+            if b != b'{' {
+                return Err(self.js.broken(format!(
+                    "found {}; expected a request file {{\"TableName\":[{{\"PutRequest\":…}}]}}",
+                    describe_byte(b)
+                )));
+            }
+            self.js.bump();
+            if self.js.peek()? == Some(b'}') {
+                self.js.bump();
+                continue;
+            }
+            loop {
+                let table = self.js.field_name(&mut field)?;
+                if !tables.contains(&table) {
+                    tables.push(table.clone());
+                }
+                let wanted = match (&self.opts.table, &chosen) {
+                    (Some(t), _) => *t == table,
+                    (None, None) => true,
+                    (None, Some(c)) => *c == table,
+                };
+                if wanted {
+                    chosen = Some(table.clone());
+                    let what = format!("the requests of table {table:?}");
+                    self.array(&what, |r, text, sink, opts| {
+                        let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
+                            if text.first() == Some(&b'{') {
+                                format!(
+                                    "{}; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                                    invalid_json_line(text, &e)
+                                )
+                            } else {
+                                format!(
+                                    "{}, not a request; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                                    kind_of(text.first().copied())
+                                )
+                            }
+                        })?;
+                        match (req.put, req.delete) {
+                            (Some(p), _) => {
+                                puts += 1;
+                                r.item(p.item.get().as_bytes(), sink, opts)
+                            }
+                            (None, Some(d)) => {
+                                deletes += 1;
+                                r.item(d.key.get().as_bytes(), sink, opts)
+                            }
+                            (None, None) => Err(
+                                "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
+                                    .to_owned(),
+                            ),
+                        }
+                    })?;
+                } else if self.js.skip()? == End::Truncated {
+                    return Err(self
+                        .js
+                        .broken("the file ends inside a table's requests (truncated file?)"));
+                }
+                if !self.js.next_or_close(b'}', "in a request file")? {
+                    break;
+                }
+            }
+        }
+        let name = self.js.name;
+        if let Some(want) = &self.opts.table
+            && chosen.is_none()
+        {
+            return Err(SourceError::record(
+                name,
+                At::File,
+                format!(
+                    "no table {want:?} in the request file; it has {}",
+                    list_or_none(&tables)
+                ),
+            ));
+        }
+        if tables.len() > 1 && self.opts.table.is_none() {
+            let others: Vec<&str> = tables
+                .iter()
+                .filter(|t| Some(*t) != chosen.as_ref())
+                .map(String::as_str)
+                .collect();
+            self.sink.warn(format!(
+                "the request file has {} tables; loaded {:?}, not {} (pass --table NAME) (in {})",
+                tables.len(),
+                chosen.as_deref().unwrap_or_default(),
+                others.join(", "),
+                name.display()
+            ));
+        }
+        self.sink.changes.puts += puts;
+        self.sink.changes.deletes += deletes;
+        self.sink.tables = tables;
+        self.sink.table = chosen.clone();
+        self.sink.shape = Some(format!(
+            "BatchWriteItem request file, table {:?}: {puts} put and {deletes} delete requests",
+            chosen.unwrap_or_default()
+        ));
+        Ok(())
+    }
+}
+
+/// Elements cut out by the splitter: their bytes back to back, and each one's range, item number and line.
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    items: Vec<(usize, usize, u64, u64)>,
+}
+
+/// Names for a message: `A, B` or `none`.
+pub fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Loads a JSON document of one of the shapes above (`format` is one of `JsonArray`, `ScanJson`,
+/// `BatchWrite`, `JsonItems`).
+pub fn load_json_doc(
+    reader: &mut dyn BufRead,
+    compression: Compression,
+    name: &Path,
+    format: FormatIn,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    tick: &mut Tick<'_>,
+) -> Result<(), SourceError> {
+    let mut doc = Doc {
+        js: JsonStream::new(reader, name, compression),
+        items: if format == FormatIn::BatchWrite {
+            ItemReader::typed()
+        } else {
+            ItemReader::default()
+        },
+        elem: Vec::with_capacity(64 << 10),
+        n: 0,
+        sink,
+        opts,
+        tick,
+    };
+    match format {
+        FormatIn::JsonArray => doc.arrays()?,
+        FormatIn::ScanJson => doc.pages()?,
+        FormatIn::BatchWrite => doc.requests()?,
+        _ => doc.stream()?,
+    }
+    let lines = doc.js.line;
+    let typing = doc.items.typing;
+    let n = doc.n;
+    let sink = doc.sink;
+    sink.lines += lines;
+    let of = typing.map_or("items", Typing::describe);
+    match format {
+        FormatIn::JsonArray => sink.shape = Some(format!("JSON array of {of}")),
+        FormatIn::ScanJson => sink.shape = Some(format!("scan output {{\"Items\":[…]}} of {of}")),
+        FormatIn::BatchWrite => {}
+        _ => sink.shape = Some(format!("{of} one after another ({n} read)")),
+    }
+    Ok(())
+}
+
+/// What the top level of a JSON document (its first bytes `head`) holds, to choose its shape. `Err` is the
+/// one line that says why no shape fits. `head` may end inside the document.
+pub fn detect_json(head: &[u8]) -> Result<FormatIn, String> {
+    let mut r = head;
+    let name = Path::new("");
+    let mut js = JsonStream::new(&mut r, name, Compression::None);
+    let mut buf = Vec::new();
+    let first = js.peek().ok().flatten();
+    if first == Some(b'[') {
+        js.bump();
+        let el = js.peek().ok().flatten();
+        return match el {
+            Some(b'{' | b']') | None => Ok(FormatIn::JsonArray),
+            other => Err(format!(
+                "a JSON array of {}s: not an export, scan, request file or Workbench model; expected an array of items (objects)",
+                kind_of(other)
+                    .trim_start_matches("an ")
+                    .trim_start_matches("a ")
+            )),
+        };
+    }
+    // An object: its top-level fields, and how each value starts.
+    js.bump();
+    let mut fields: Vec<(String, Option<serde_json::Value>, Option<u8>)> = Vec::new();
+    let mut complete = false;
+    let mut line_of_end = 0;
+    if js.peek().ok().flatten() == Some(b'}') {
+        js.bump();
+        complete = true;
+        line_of_end = js.line;
+    } else {
+        while let Ok(name) = js.field_name(&mut buf) {
+            let start = js.peek().ok().flatten();
+            buf.clear();
+            let value = match js.capture(&mut buf, true) {
+                Ok(End::Complete) => serde_json::from_slice::<serde_json::Value>(&buf).ok(),
+                _ => None,
+            };
+            let ended = value.is_some();
+            fields.push((name, value, start));
+            if !ended {
+                break;
+            }
+            match js.next_or_close(b'}', "") {
+                Ok(true) => {}
+                Ok(false) => {
+                    complete = true;
+                    line_of_end = js.line;
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    let has = |f: &str| fields.iter().any(|(n, _, _)| n == f);
+    if has("DataModel") || has("ModelName") {
+        return Ok(FormatIn::Workbench);
+    }
+    if has("Items") {
+        return Ok(FormatIn::ScanJson);
+    }
+    // The first object ends on its first line, or its first line is longer than the bytes seen.
+    let one_line = (complete && line_of_end == 1) || (!complete && js.line == 1);
+    if has("Keys") && (has("NewImage") || has("OldImage") || has("Metadata")) {
+        return Ok(FormatIn::Incremental);
+    }
+    if has("Item") {
+        return Ok(if one_line {
+            FormatIn::DynamodbJson
+        } else {
+            FormatIn::JsonItems
+        });
+    }
+    let is_request = |v: &serde_json::Value| {
+        v.as_object()
+            .is_some_and(|o| o.contains_key("PutRequest") || o.contains_key("DeleteRequest"))
+    };
+    let requests = !fields.is_empty()
+        && fields.iter().all(|(_, v, start)| match v {
+            Some(serde_json::Value::Array(a)) => a.first().is_none_or(is_request),
+            None => *start == Some(b'['),
+            _ => false,
+        })
+        && fields.iter().any(|(_, v, _)| match v {
+            Some(serde_json::Value::Array(a)) => a.first().is_some_and(is_request),
+            _ => true,
+        });
+    if requests {
+        return Ok(FormatIn::BatchWrite);
+    }
+    let typed = complete
+        && fields
+            .iter()
+            .all(|(_, v, _)| v.as_ref().is_some_and(is_typed_attr));
+    // Items one a line, or one typed item (put-item input), or several pretty-printed items back to back.
+    let another = complete && js.peek().ok().flatten() == Some(b'{');
+    if one_line || (typed && !fields.is_empty()) || another {
+        return Ok(FormatIn::JsonItems);
+    }
+    let names: Vec<&str> = fields.iter().map(|(n, _, _)| n.as_str()).take(8).collect();
+    Err(format!(
+        "{}: not an export, scan, request file or Workbench model",
+        if names.is_empty() {
+            "an empty JSON object".to_owned()
+        } else {
+            format!(
+                "a JSON object with key{} {}{}",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                if fields.len() > names.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )
+        }
+    ))
+}
+
+/// An attribute value of typed DynamoDB JSON: one type tag.
+fn is_typed_attr(v: &serde_json::Value) -> bool {
+    let wrapped = serde_json::json!({ "a": v });
+    is_typed_item(&wrapped) == Ok(true)
+}

@@ -1,0 +1,431 @@
+//! A streaming splitter for whole JSON documents (arrays of items, scan pages, request files): it walks the
+//! document's outer structure over a [`BufRead`] and hands each element it is asked for to the caller as the
+//! **compact** bytes of that one value (whitespace outside strings left out), so the item path that reads a
+//! DynamoDB JSON line ([`super::fast_json`], then serde) reads it too, and the element's length is the item's
+//! size exactly as for a line. Only the current element is held: a multi-GB array streams in constant memory.
+//!
+//! The splitter only finds where a value ends (strings, escapes and nesting); the element's own syntax is
+//! checked by the item reader that parses it, which names the item and the line it starts on.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::read::{Compression, MAX_LINE_BYTES};
+use super::{At, SourceError};
+
+/// A position in the document to name in messages: the 1-based line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u64,
+}
+
+/// A reader of one JSON document (or several back to back) from a buffered input.
+pub struct JsonStream<'r> {
+    r: &'r mut dyn BufRead,
+    pub name: &'r Path,
+    compression: Compression,
+    /// The current line, 1-based.
+    pub line: u64,
+}
+
+/// How a captured value ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The value is complete.
+    Complete,
+    /// The input ended inside the value.
+    Truncated,
+}
+
+impl<'r> JsonStream<'r> {
+    pub fn new(r: &'r mut dyn BufRead, name: &'r Path, compression: Compression) -> Self {
+        Self {
+            r,
+            name,
+            compression,
+            line: 1,
+        }
+    }
+
+    fn io_error(&self, e: std::io::Error) -> SourceError {
+        if self.compression == Compression::None {
+            SourceError::Io {
+                name: self.name.to_path_buf(),
+                source: e,
+            }
+        } else {
+            self.compression.corrupt(self.name, None, &e)
+        }
+    }
+
+    /// An error that stops the load (the document's structure is broken), at the current line.
+    pub fn broken(&self, what: impl Into<String>) -> SourceError {
+        SourceError::record(self.name, At::Line(self.line), what)
+    }
+
+    /// Skips white space (and a UTF-8 byte order mark at the very start); the next byte, not consumed, or
+    /// `None` at the end of the input.
+    pub fn peek(&mut self) -> Result<Option<u8>, SourceError> {
+        loop {
+            let buf = loop {
+                match self.r.fill_buf() {
+                    Ok(b) => break b,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(self.io_error(e)),
+                }
+            };
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let mut i = 0;
+            while let Some(&b) = buf.get(i) {
+                match b {
+                    b'\n' => self.line += 1,
+                    b' ' | b'\t' | b'\r' => {}
+                    _ => {
+                        self.r.consume(i);
+                        return Ok(Some(b));
+                    }
+                }
+                i += 1;
+            }
+            let n = buf.len();
+            self.r.consume(n);
+        }
+    }
+
+    /// Consumes one byte (after [`Self::peek`] returned it).
+    pub fn bump(&mut self) {
+        self.r.consume(1);
+    }
+
+    /// Expects `want` as the next byte after white space; `what` names the place for the message.
+    pub fn expect(&mut self, want: u8, what: &str) -> Result<(), SourceError> {
+        match self.peek()? {
+            Some(b) if b == want => {
+                self.bump();
+                Ok(())
+            }
+            Some(b) => Err(self.broken(format!(
+                "invalid JSON: found {}; expected '{}' {what}",
+                describe_byte(b),
+                char::from(want)
+            ))),
+            None => Err(self.broken(format!(
+                "the JSON ends early; expected '{}' {what} (truncated file?)",
+                char::from(want)
+            ))),
+        }
+    }
+
+    /// Reads an object's field name (the next value must be a string) and the `:` after it.
+    pub fn field_name(&mut self, buf: &mut Vec<u8>) -> Result<String, SourceError> {
+        if self.peek()? != Some(b'"') {
+            return match self.peek()? {
+                Some(b) => Err(self.broken(format!(
+                    "invalid JSON: found {}; expected a field name in quotes",
+                    describe_byte(b)
+                ))),
+                None => {
+                    Err(self.broken("the JSON ends early; expected a field name (truncated file?)"))
+                }
+            };
+        }
+        buf.clear();
+        if self.capture(buf, true)? == End::Truncated {
+            return Err(self.broken("the JSON ends inside a field name (truncated file?)"));
+        }
+        let name: String = serde_json::from_slice(buf).map_err(|e| {
+            self.broken(format!(
+                "invalid JSON in a field name: {}",
+                super::read::json_reason(&e)
+            ))
+        })?;
+        self.expect(b':', "after a field name")?;
+        Ok(name)
+    }
+
+    /// After a value inside an object or array: consumes `,` and returns `true`, or consumes `close` and
+    /// returns `false`.
+    pub fn next_or_close(&mut self, close: u8, what: &str) -> Result<bool, SourceError> {
+        match self.peek()? {
+            Some(b',') => {
+                self.bump();
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.bump();
+                Ok(false)
+            }
+            Some(b) => Err(self.broken(format!(
+                "invalid JSON: found {}; expected ',' or '{}' {what}",
+                describe_byte(b),
+                char::from(close)
+            ))),
+            None => Err(self.broken(format!(
+                "the JSON ends early; expected ',' or '{}' {what} (truncated file?)",
+                char::from(close)
+            ))),
+        }
+    }
+
+    /// Skips one value without holding it.
+    pub fn skip(&mut self) -> Result<End, SourceError> {
+        let mut none = Vec::new();
+        self.scan(&mut none, false)
+    }
+
+    /// Appends the next value (after white space), compacted, to `out`. A value longer than
+    /// [`MAX_LINE_BYTES`] is refused without being held (a DynamoDB item is at most 400 KB).
+    pub fn capture(&mut self, out: &mut Vec<u8>, keep: bool) -> Result<End, SourceError> {
+        self.scan(out, keep)
+    }
+
+    fn scan(&mut self, out: &mut Vec<u8>, keep: bool) -> Result<End, SourceError> {
+        let Some(first) = self.peek()? else {
+            return Ok(End::Truncated);
+        };
+        let scalar = !matches!(first, b'{' | b'[' | b'"');
+        let start = out.len();
+        let mut depth = 0u32;
+        let mut in_str = false;
+        let mut escaped = false;
+        let mut started = false;
+        loop {
+            let buf = loop {
+                match self.r.fill_buf() {
+                    Ok(b) => break b,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(self.io_error(e)),
+                }
+            };
+            if buf.is_empty() {
+                return Ok(if scalar && started {
+                    End::Complete
+                } else {
+                    End::Truncated
+                });
+            }
+            let n = buf.len();
+            let mut i = 0;
+            // Bytes from `run` to `i` are kept; white space outside strings ends a run.
+            let mut run = 0;
+            let mut done = false;
+            'bytes: while i < n {
+                if in_str {
+                    if escaped {
+                        escaped = false;
+                        i += 1;
+                    }
+                    // Eight bytes at a time to the next quote, backslash or control character.
+                    loop {
+                        i += super::fast_json::find_special(&buf[i..]);
+                        let Some(&c) = buf.get(i) else {
+                            break;
+                        };
+                        i += 1;
+                        if c == b'"' {
+                            in_str = false;
+                            if depth == 0 {
+                                done = true;
+                                break 'bytes;
+                            }
+                            continue 'bytes;
+                        }
+                        if c == b'\\' {
+                            if i < n {
+                                i += 1;
+                            } else {
+                                escaped = true;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let c = buf[i];
+                match CLASS[usize::from(c)] {
+                    WS => {
+                        if scalar {
+                            done = true;
+                            break;
+                        }
+                        if keep {
+                            out.extend_from_slice(&buf[run..i]);
+                        }
+                        // Indentation comes in runs of spaces.
+                        while buf.get(i..i + 8) == Some(b"        ") {
+                            i += 8;
+                        }
+                        while let Some(&w) = buf.get(i) {
+                            match w {
+                                b'\n' => self.line += 1,
+                                b' ' | b'\t' | b'\r' => {}
+                                _ => break,
+                            }
+                            i += 1;
+                        }
+                        run = i;
+                        continue;
+                    }
+                    QUOTE => in_str = true,
+                    OPEN => depth += 1,
+                    CLOSE => {
+                        if scalar {
+                            done = true;
+                            break;
+                        }
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            i += 1;
+                            done = true;
+                            break;
+                        }
+                    }
+                    COMMA if scalar => {
+                        done = true;
+                        break;
+                    }
+                    _ => {}
+                }
+                started = true;
+                i += 1;
+            }
+            let i = i.min(n);
+            if keep {
+                out.extend_from_slice(&buf[run..i]);
+            }
+            self.r.consume(i);
+            if keep && out.len() - start > MAX_LINE_BYTES {
+                return Err(self.broken(format!(
+                    "a JSON value is over {MAX_LINE_BYTES} bytes; expected items (a DynamoDB item is at most 400 KB)"
+                )));
+            }
+            if !keep {
+                out.clear();
+            }
+            if done {
+                return Ok(End::Complete);
+            }
+        }
+    }
+}
+
+const OTHER: u8 = 0;
+const WS: u8 = 1;
+const QUOTE: u8 = 2;
+const OPEN: u8 = 3;
+const CLOSE: u8 = 4;
+const COMMA: u8 = 5;
+
+/// What each byte is to the splitter outside strings.
+const CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    t[b' ' as usize] = WS;
+    t[b'\t' as usize] = WS;
+    t[b'\r' as usize] = WS;
+    t[b'\n' as usize] = WS;
+    t[b'"' as usize] = QUOTE;
+    t[b'{' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b'}' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t[b',' as usize] = COMMA;
+    t
+};
+
+/// A byte of JSON, named for messages.
+pub fn describe_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", char::from(b))
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}
+
+/// What kind of JSON value starts with `first`, for messages ("a string").
+pub fn kind_of(first: Option<u8>) -> &'static str {
+    match first {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        Some(b'-' | b'0'..=b'9') => "a number",
+        Some(_) => "not JSON",
+        None => "nothing",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> (Vec<String>, u64) {
+        let mut r = text.as_bytes();
+        let name = Path::new("x.json");
+        let mut js = JsonStream::new(&mut r, name, Compression::None);
+        let mut out = Vec::new();
+        js.expect(b'[', "").unwrap();
+        let mut got = Vec::new();
+        if js.peek().unwrap() == Some(b']') {
+            return (got, js.line);
+        }
+        loop {
+            out.clear();
+            assert_eq!(js.capture(&mut out, true).unwrap(), End::Complete);
+            got.push(String::from_utf8(out.clone()).unwrap());
+            if !js.next_or_close(b']', "").unwrap() {
+                break;
+            }
+        }
+        (got, js.line)
+    }
+
+    #[test]
+    fn splits_and_compacts_elements() {
+        let (got, line) = values(
+            "[\n  { \"a\" : \"x, ]} \\\" y\",\n    \"b\": [1, 2, {\"c\": null}] },\n  12.5e3 , \"s\\\\\", true,\n[ ] ]\n",
+        );
+        assert_eq!(
+            got,
+            [
+                r#"{"a":"x, ]} \" y","b":[1,2,{"c":null}]}"#,
+                "12.5e3",
+                r#""s\\""#,
+                "true",
+                "[]"
+            ]
+        );
+        assert_eq!(line, 5);
+        assert_eq!(values("[]").0.len(), 0);
+    }
+
+    #[test]
+    fn tiny_buffers_split_the_same() {
+        let text = "[{\"a\":\"q\\\"\\\\\"}, {\"b\" : [ \"]\" ]}]";
+        let mut r = std::io::BufReader::with_capacity(1, text.as_bytes());
+        let name = Path::new("x.json");
+        let mut js = JsonStream::new(&mut r, name, Compression::None);
+        js.expect(b'[', "").unwrap();
+        let mut got = Vec::new();
+        loop {
+            let mut out = Vec::new();
+            js.capture(&mut out, true).unwrap();
+            got.push(String::from_utf8(out).unwrap());
+            if !js.next_or_close(b']', "").unwrap() {
+                break;
+            }
+        }
+        assert_eq!(got, [r#"{"a":"q\"\\"}"#, r#"{"b":["]"]}"#]);
+    }
+
+    #[test]
+    fn truncation_is_seen() {
+        let mut r = "[{\"a\": [1, 2".as_bytes();
+        let name = Path::new("x.json");
+        let mut js = JsonStream::new(&mut r, name, Compression::None);
+        js.expect(b'[', "").unwrap();
+        let mut out = Vec::new();
+        assert_eq!(js.capture(&mut out, true).unwrap(), End::Truncated);
+    }
+}
