@@ -1529,6 +1529,8 @@ fn help_ui(ui: &mut egui::Ui) {
                 "Ctrl+Z",
                 "bring back keys an example, file or scan replaced",
             ),
+            ("Ctrl+K", "shard hot keys on or off"),
+            ("Ctrl+Shift+C", "copy the key conditions of the sharded key"),
             ("Ctrl+O", "open keys"),
             ("Ctrl+S", "save the session"),
             ("F11 or Ctrl+=", "presentation mode"),
