@@ -269,15 +269,10 @@ pub fn decision_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> Opt
             });
             ui.label(egui::RichText::new(&step.evidence).small());
             ui.horizontal_wrapped(|ui| {
-                let (yes, no) = answer_labels(step.id);
-                let current = answers.get(step.id);
-                if ui.selectable_label(current == Some(true), yes).clicked() {
-                    command = Some(Command::Answer(step.id, Some(true)));
+                if let Some(c) = answer_buttons(ui, step.id, answers) {
+                    command = Some(c);
                 }
-                if ui.selectable_label(current == Some(false), no).clicked() {
-                    command = Some(Command::Answer(step.id, Some(false)));
-                }
-                if current.is_some() && ui.button("Use the data").clicked() {
+                if answers.get(step.id).is_some() && ui.button("Use the data").clicked() {
                     command = Some(Command::Answer(step.id, None));
                 }
             });
@@ -306,15 +301,10 @@ pub fn path_strip_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> O
                     .color(color)
                     .strong(),
             );
-            if step.answer == Answer::Unknown {
-                let (yes, no) = answer_labels(step.id);
-                let current = answers.get(step.id);
-                if ui.selectable_label(current == Some(true), yes).clicked() {
-                    command = Some(Command::Answer(step.id, Some(true)));
-                }
-                if ui.selectable_label(current == Some(false), no).clicked() {
-                    command = Some(Command::Answer(step.id, Some(false)));
-                }
+            if step.answer == Answer::Unknown
+                && let Some(c) = answer_buttons(ui, step.id, answers)
+            {
+                command = Some(c);
             }
             ui.label("›");
         }
@@ -343,6 +333,20 @@ pub fn path_strip_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> O
             command = Some(Command::Apply(action));
         }
     });
+    command
+}
+
+/// The yes and no buttons of a question, the user's answer selected.
+fn answer_buttons(ui: &mut egui::Ui, q: Question, answers: &UserAnswers) -> Option<Command> {
+    let (yes, no) = answer_labels(q);
+    let current = answers.get(q);
+    let mut command = None;
+    if ui.selectable_label(current == Some(true), yes).clicked() {
+        command = Some(Command::Answer(q, Some(true)));
+    }
+    if ui.selectable_label(current == Some(false), no).clicked() {
+        command = Some(Command::Answer(q, Some(false)));
+    }
     command
 }
 

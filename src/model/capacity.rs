@@ -216,7 +216,8 @@ impl ItemSize {
     }
 }
 
-fn thousands(n: u64) -> String {
+/// A count with thousands separators: "1,204".
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

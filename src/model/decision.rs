@@ -714,15 +714,7 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
 
 /// A count with thousands separators: "1,204".
 pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    super::capacity::thousands(n)
 }
 
 /// "1 write", "1,204 writes": a count and its noun, plural unless the count is one.
