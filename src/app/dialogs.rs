@@ -369,7 +369,7 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
                 Payload::Bytes(bytes) => std::fs::write(&path, bytes)
                     .map(|()| format!("saved {}", path.display()))
                     .map_err(|e| format!("cannot write ({e}): {}", path.display())),
-                Payload::Png(image) => super::write_png(&path, image),
+                Payload::Png(image) => super::commands::write_png(&path, image),
             };
             written
                 .map(|msg| Outcome::Saved(Ok(msg)))
