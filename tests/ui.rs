@@ -804,3 +804,23 @@ fn every_json_shape_opens_in_the_app() {
         assert_eq!(h.state().key_set().unwrap().total(), total, "{name}");
     }
 }
+
+#[test]
+fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let good = dir.join(format!("ui-start-{}.txt", std::process::id()));
+    std::fs::write(&good, "a\nb\na\n").unwrap();
+    let mut h = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.state_mut().open_at_start(good.clone());
+    wait_for(&mut h, |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    // Undo has nothing to bring back: not the empty start, not the example.
+    h.state_mut().apply(Command::Undo);
+    h.run();
+    assert_eq!(h.state().report().unwrap().analysis.total, 3);
+    assert_eq!(h.state().notices.last().unwrap().text, "nothing to undo");
+    std::fs::remove_file(good).ok();
+}

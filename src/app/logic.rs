@@ -133,6 +133,10 @@ impl App {
                 self.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
                 self.settings.key_type = loaded.keys.key_type();
                 self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+                if fresh {
+                    // The empty start is nothing to go back to.
+                    self.undo.clear();
+                }
                 self.groups = loaded.groups;
                 self.by_data_file = false;
             }
