@@ -902,9 +902,15 @@ fn print_report(
             if a.total == 0 {
                 return writeln!(out, "no keys in {name}: nothing to analyse");
             }
+            // A log of writes (lines) counts writes; exports, scans and models count items.
+            let noun = if keys.write_ordered() {
+                "writes"
+            } else {
+                "items"
+            };
             writeln!(
                 out,
-                "{name}: {} writes, {} distinct keys ({}), {} buckets",
+                "{name}: {} {noun}, {} distinct keys ({}), {} buckets",
                 a.total,
                 a.distinct,
                 keys.key_type().describe(),
@@ -926,10 +932,16 @@ fn print_report(
             let max = a.buckets.iter().copied().max().unwrap_or(0).max(1);
             let width = a.buckets.len().to_string().len();
             let count_width = max.to_string().len();
+            // A log of writes (lines) counts writes; exports, scans and models count items.
+            let noun = if keys.write_ordered() {
+                "writes"
+            } else {
+                "items"
+            };
             writeln!(
                 out,
                 "{:>width$}  {:>count_width$}  {:>6}  ",
-                "#", "writes", "share"
+                "#", noun, "share"
             )?;
             for (i, &c) in a.buckets.iter().enumerate() {
                 let bar_len = ((c as f64 / max as f64) * 40.0).round() as usize;
@@ -946,7 +958,7 @@ fn print_report(
             writeln!(out)?;
             writeln!(
                 out,
-                "skew: hottest bucket {} = {:.1}% of writes, {:.2}× the mean; Gini {:.3}",
+                "skew: hottest bucket {} = {:.1}% of {noun}, {:.2}× the mean; Gini {:.3}",
                 a.hottest_bucket,
                 a.skew.hottest_bucket_share * 100.0,
                 a.skew.max_over_mean,

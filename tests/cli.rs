@@ -459,3 +459,17 @@ fn run_with(program: &str, args: &[&str], input: &[u8]) -> Output {
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
 }
+
+#[test]
+fn an_export_counts_items_and_lines_count_writes() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let out = run(&["analyze", fixtures.join("items.json").to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(": 6 items, 3 distinct keys"), "{text}");
+    assert!(text.contains("% of items, "), "{text}");
+    let out = run(&["analyze", fixtures.join("keys.txt").to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(" writes, "), "{text}");
+    assert!(text.contains("% of writes, "), "{text}");
+}
