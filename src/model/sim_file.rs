@@ -310,7 +310,7 @@ pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
     let mut traffic = Vec::new();
     let mut keys = Vec::new();
     for s in &doc.traffic {
-        let (stream, source) = stream_of(&c, s, duration)?;
+        let (stream, source) = stream_of(&c, s)?;
         traffic.push(stream);
         keys.push(source);
     }
@@ -463,11 +463,7 @@ fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError> {
     })
 }
 
-fn stream_of(
-    c: &Ctx<'_>,
-    s: &StreamDoc,
-    duration: u32,
-) -> Result<(Stream, KeySource), ScenarioError> {
+fn stream_of(c: &Ctx<'_>, s: &StreamDoc) -> Result<(Stream, KeySource), ScenarioError> {
     let source = match (&s.key, &s.keys) {
         (Some(k), None) => KeySource::Keys(Keys::One(k.get_ref().clone())),
         (None, Some(k)) => {
@@ -554,7 +550,6 @@ fn stream_of(
     {
         return c.err(span, format!("until ({u} s) must be after from ({from} s)"));
     }
-    let _ = duration;
     let keys = match &source {
         KeySource::Keys(k) => k.clone(),
         KeySource::File(_) => Keys::Weighted(Vec::new()),
