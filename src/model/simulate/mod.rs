@@ -22,6 +22,7 @@ use super::capacity::{
 use super::partition::{Partitioner, key_hash};
 
 mod setup;
+mod timeline;
 
 /// R1: one partition's read and write ceilings (units per second), never lifted.
 const R1: [f64; 2] = [PARTITION_READ_UNITS, PARTITION_WRITE_UNITS];
@@ -33,9 +34,10 @@ const READ: usize = 0;
 const WRITE: usize = 1;
 
 pub use setup::*;
+pub use timeline::*;
 
 /// A position in the key space: hash, then place in that key's sort-key range.
-type Point = (u64, f64);
+pub type Point = (u64, f64);
 
 fn before(a: Point, b: Point) -> bool {
     a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)
