@@ -941,7 +941,7 @@ fn the_app_scans_a_table_into_its_histogram() {
         // Once the table's first pages are on screen, answer a question: later pages must keep the answer.
         if !answered
             && h.state()
-                .source
+                .source()
                 .describe()
                 .starts_with(&format!("table {name}"))
         {
@@ -958,16 +958,16 @@ fn the_app_scans_a_table_into_its_histogram() {
         "the table's pages were shown before the scan ended"
     );
     assert_eq!(
-        app.answers.get(Question::OneItem),
+        app.answers().get(Question::OneItem),
         Some(false),
         "an answer given during the scan survives its pages"
     );
-    assert!(matches!(app.keys, Keys::Data(_)));
+    assert!(matches!(app.keys(), Keys::Data(_)));
     let report = app.report().unwrap();
     assert_eq!(report.analysis.total, 500);
     assert_eq!(report.analysis.distinct, 9);
-    assert_eq!(app.source.describe(), format!("table {name}"));
-    let notice = app.notices.last().unwrap();
+    assert_eq!(app.source().describe(), format!("table {name}"));
+    let notice = app.notices().last().unwrap();
     assert!(!notice.error(), "{}", notice.text);
 }
 
@@ -1004,7 +1004,7 @@ fn the_app_says_when_a_scan_hears_nothing() {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !h
         .state()
-        .source
+        .source()
         .describe()
         .starts_with(&format!("table {name}"))
     {

@@ -5,7 +5,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use shardlens::app::{App, Command, Keys};
+use shardlens::app::{App, Command, Keys, UICommand};
 use shardlens::model::decision::Leaf;
 use shardlens::model::scenario::Scenario;
 
@@ -43,9 +43,9 @@ fn settle(h: &mut Harness<'_, App>) {
 fn opens_on_the_leaderboard_with_a_hot_bucket_and_the_leaf() {
     let h = harness();
     let app = h.state();
-    assert!(matches!(app.keys, Keys::Text(_)));
+    assert!(matches!(app.keys(), Keys::Text(_)));
     assert!(hottest_share(&h) > 0.6, "a visibly hot bucket");
-    assert_eq!(app.path.as_ref().unwrap().leaf, Some(Leaf::ShardOrCache));
+    assert_eq!(app.path().as_ref().unwrap().leaf, Some(Leaf::ShardOrCache));
     h.get_by_label("Recommendation: Shard the key or cache the reads");
     h.get_by_label_contains("teaching hash (xxh3)");
     h.get_by_label("1,000 writes · 41 distinct keys");
@@ -94,7 +94,7 @@ fn every_example_reaches_its_leaf() {
         h.run();
         h.get_by_label(s.title()).click();
         h.run();
-        let leaf = h.state().path.as_ref().unwrap().leaf;
+        let leaf = h.state().path().as_ref().unwrap().leaf;
         assert_eq!(leaf, Some(s.expected_leaf()), "{s:?}");
         h.get_by_label(&format!("Recommendation: {}", s.expected_leaf().title()));
     }
@@ -119,24 +119,24 @@ fn an_unknown_answer_is_set_by_clicking() {
     h.state_mut()
         .set_text("HOT\n".repeat(90) + "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n");
     h.run();
-    assert_eq!(h.state().path.as_ref().unwrap().leaf, None);
+    assert_eq!(h.state().path().as_ref().unwrap().leaf, None);
     h.get_by_label("Recommendation: answer the open question");
     h.get_by_label("No, many items").click();
     h.run();
     assert_eq!(
-        h.state().path.as_ref().unwrap().leaf,
+        h.state().path().as_ref().unwrap().leaf,
         Some(Leaf::ItemCollection)
     );
     h.get_by_label("Yes, one item").click();
     h.run();
     assert_eq!(
-        h.state().path.as_ref().unwrap().leaf,
+        h.state().path().as_ref().unwrap().leaf,
         Some(Leaf::ShardOrCache)
     );
     // The one-click fix turns sharding on.
     h.get_by_label("Turn on sharding for the hot key").click();
     h.run();
-    assert!(h.state().settings.shard_enabled);
+    assert!(h.state().settings().shard_enabled);
     assert!(hottest_share(&h) < 0.5);
 }
 
@@ -147,16 +147,16 @@ fn invalid_input_keeps_the_previous_data_and_says_why() {
     h.run();
     h.get_by_label("N").click();
     h.run();
-    assert_eq!(h.state().settings.key_type, shardlens::model::KeyType::N);
+    assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::N);
     let before = h.state().report().unwrap().analysis.total;
     // A line that is not a number, typed while the keys are numbers.
     h.state_mut().set_text("1\n2\n2\nabc\n".to_owned());
     h.run();
     let app = h.state();
     assert!(
-        app.input_error.as_deref().unwrap().starts_with("line 4:"),
+        app.input_error().unwrap().starts_with("line 4:"),
         "{:?}",
-        app.input_error
+        app.input_error()
     );
     assert_eq!(
         app.report().unwrap().analysis.total,
@@ -181,7 +181,7 @@ fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
     settle(&mut h);
     let app = h.state();
     assert!(
-        matches!(app.keys, Keys::Data(_)),
+        matches!(app.keys(), Keys::Data(_)),
         "held as data, not as a 60,000-line text"
     );
     let report = app.report().unwrap();
@@ -201,7 +201,7 @@ fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
     );
     h.run();
     let app = h.state();
-    let notice = app.notices.last().unwrap();
+    let notice = app.notices().last().unwrap();
     assert!(notice.error());
     assert!(
         notice
@@ -234,10 +234,11 @@ fn presentation_mode_makes_the_chart_the_hero_and_round_trips() {
             .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
         h.run();
         let normal_body = h.ctx.global_style().text_styles[&egui::TextStyle::Body].size;
-        h.state_mut().apply(Command::TogglePresentation);
+        h.state_mut()
+            .apply(Command::Ui(UICommand::TogglePresentation));
         h.run();
         h.run();
-        assert!(h.state().settings.presentation);
+        assert!(h.state().settings().presentation);
         let width = plot_width(&h);
         assert!(
             width >= size[0] / 2.0,
@@ -254,7 +255,8 @@ fn presentation_mode_makes_the_chart_the_hero_and_round_trips() {
         // The path and its leaf are on screen beside the chart.
         h.get_by_label("Shard the key or cache the reads");
         // And back: the normal sizes and both side panels.
-        h.state_mut().apply(Command::TogglePresentation);
+        h.state_mut()
+            .apply(Command::Ui(UICommand::TogglePresentation));
         h.run();
         h.run();
         assert_eq!(
@@ -309,7 +311,7 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
     for _ in 0..500 {
         h.run();
         if h.state()
-            .notices
+            .notices()
             .last()
             .is_some_and(shardlens::app::notices::Notice::error)
         {
@@ -317,7 +319,7 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    let notice = h.state().notices.last().unwrap();
+    let notice = h.state().notices().last().unwrap();
     assert!(
         notice.error() && notice.text.contains("no-such-file.txt"),
         "{}",
@@ -354,15 +356,18 @@ fn open_fixture(h: &mut Harness<'_, App>, name: &str, loaded: impl Fn(&App) -> b
 #[test]
 fn an_s3_export_folder_shows_its_data_files() {
     let mut h = harness();
-    open_fixture(&mut h, "export", |app| app.groups.is_some());
-    let groups = h.state().groups.clone().expect("per data file groups");
+    open_fixture(&mut h, "export", |app| app.groups().is_some());
+    let groups = h.state().groups().expect("per data file groups").to_vec();
     assert!(groups.len() >= 2, "{groups:?}");
     let items: u64 = groups.iter().map(|g| g.items).sum();
     settle(&mut h);
     assert_eq!(h.state().report().unwrap().analysis.total, items);
     h.get_by_label("By export data file").click();
     h.run();
-    assert!(h.state().by_data_file);
+    assert_eq!(
+        h.state().chart_mode(),
+        shardlens::app::settings::ChartMode::DataFiles
+    );
     h.get_by_label_contains("real grouping of this S3 export");
 }
 
@@ -428,10 +433,14 @@ fn the_connect_dialog_reports_a_bad_endpoint_before_any_request() {
     let mut h = harness();
     h.get_by_label("File").click();
     h.run();
+    assert!(
+        h.query_by_label_contains("Open keys…").is_some(),
+        "the File menu is open"
+    );
     h.get_by_label("Connect to DynamoDB…").click();
     h.run();
     assert!(
-        h.query_by_label("Open keys…  (Ctrl+O)").is_none(),
+        h.query_by_label_contains("Open keys…").is_none(),
         "the menu closed"
     );
     let endpoint = h.get_by_role_and_label(Role::TextInput, "Endpoint");
@@ -522,9 +531,9 @@ fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
     h.get_by_label("Turn on sharding for the hot key").click();
     h.run();
     h.run();
-    assert!(h.state().settings.shard_enabled);
+    assert!(h.state().settings().shard_enabled);
     assert_eq!(red_bars(h.state()), 0, "after the fix nothing is red");
-    let path = h.state().path.clone().unwrap();
+    let path = h.state().path().unwrap().clone();
     assert_ne!(path.leaf, Some(Leaf::ShardOrCache), "{path:?}");
     assert_ne!(path.leaf, Some(Leaf::WriteShardPrefix), "{path:?}");
     // The healthy example has no warning colour at all.
@@ -539,7 +548,7 @@ fn three_keys_get_a_caveat_instead_of_advice() {
     h.state_mut().set_text("a\nb\na\n".to_owned());
     h.run();
     h.get_by_label("Too few writes to judge");
-    let path = h.state().path.clone().unwrap();
+    let path = h.state().path().unwrap().clone();
     assert!(path.caveat.is_some());
     assert_eq!(path.action, None);
     assert!(
@@ -559,14 +568,14 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
     h.run();
     h.state_mut().open_path(empty.clone());
     wait_for(&mut h, |a| {
-        a.notices
+        a.notices()
             .last()
             .is_some_and(|n| n.text.contains("has no keys"))
     });
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
     assert!(
         h.state()
-            .notices
+            .notices()
             .last()
             .unwrap()
             .text
@@ -577,7 +586,7 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
     h.state_mut()
         .apply(Command::LoadExample(Scenario::StatusFlag));
     h.run();
-    assert!(h.state().notices.last().unwrap().text.contains("Ctrl+Z"));
+    assert!(h.state().notices().last().unwrap().text.contains("Ctrl+Z"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run();
     h.run();
@@ -595,12 +604,12 @@ fn a_bad_file_at_start_shows_its_error_not_an_example() {
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
     h.state_mut().open_at_start(bad.clone());
     wait_for(&mut h, |a| {
-        a.notices
+        a.notices()
             .last()
             .is_some_and(shardlens::app::notices::Notice::error)
     });
     assert!(!matches!(
-        h.state().source,
+        h.state().source(),
         shardlens::source::Source::Example(_)
     ));
     assert_eq!(h.state().report().map_or(0, |r| r.analysis.total), 0);
@@ -618,8 +627,8 @@ fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
     h.run();
     h.run();
     let app = h.state();
-    assert_eq!(app.settings.key_type, shardlens::model::KeyType::S);
-    let notice = app.notices.last().unwrap();
+    assert_eq!(app.settings().key_type, shardlens::model::KeyType::S);
+    let notice = app.notices().last().unwrap();
     assert!(
         notice.error() && notice.text.contains("cannot read these keys as N keys"),
         "{}",
@@ -647,13 +656,13 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     std::fs::write(&file, "p\nq\np\np\n").unwrap();
     let mut h = harness();
     // As when no portal and no zenity exist (tests/desktop.sh checks that detection on a real desktop).
-    h.state_mut().dialogs.native = false;
-    h.state_mut().apply(Command::OpenFile);
+    h.state_mut().set_native_dialogs(false);
+    h.state_mut().apply(Command::Ui(UICommand::OpenFile));
     run_until(&mut h, "the path field", |app| {
-        app.dialogs.path_field_open()
+        app.dialogs().path_field_open()
     });
     h.run();
-    assert_eq!(h.state().dialogs.path_field_title(), Some("Open keys"));
+    assert_eq!(h.state().dialogs().path_field_title(), Some("Open keys"));
     let field = h.get_by_label("Path");
     assert!(field.is_focused(), "the path field takes the keyboard");
     assert!(
@@ -676,7 +685,7 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     h.get_by_label("no such file or folder: /no/such/dir/keys.txt");
-    assert!(h.state().dialogs.path_field_open());
+    assert!(h.state().dialogs().path_field_open());
     // The real file, confirmed with Enter: the window closes and the file loads.
     h.get_by_label("Path").focus();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
@@ -687,7 +696,7 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     run_until(&mut h, "the typed file to load", |app| {
         app.report().is_some_and(|r| r.analysis.total == 4)
     });
-    assert!(!h.state().dialogs.path_field_open());
+    assert!(!h.state().dialogs().path_field_open());
     h.get_by_label("4 writes · 2 distinct keys");
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     assert_eq!(h.state().title(), format!("shardlens — {name} · 4 keys"));
@@ -701,14 +710,14 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
     // Sharding off: nothing to copy, and the notice says how to turn it on.
     h.key_press_modifiers(copy_keys, egui::Key::C);
     h.run();
-    let notice = h.state().notices.last().unwrap().text.clone();
+    let notice = h.state().notices().last().unwrap().text.clone();
     assert!(
         notice.contains("turn on \"Shard hot keys\" (Ctrl+K)"),
         "{notice}"
     );
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
     h.run();
-    assert!(h.state().settings.shard_enabled);
+    assert!(h.state().settings().shard_enabled);
     h.get_by_label("Copy key conditions");
     // One frame with the press, so its output holds what that frame copied (`key_press_modifiers` spreads a
     // press over several frames, and the harness keeps the last one's output).
@@ -739,7 +748,7 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
     assert_eq!(copied, vec![expected.join("\n")]);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
     h.run();
-    assert!(!h.state().settings.shard_enabled);
+    assert!(!h.state().settings().shard_enabled);
 }
 
 /// Runs frames until `cond` holds (or a time limit passes), then lets the computation settle.
@@ -758,20 +767,20 @@ fn wait_settled(h: &mut Harness<'_, App>, cond: impl Fn(&App) -> bool) {
 fn a_model_with_several_tables_asks_which_one_to_show() {
     let mut h = harness();
     open_fixture(&mut h, "shapes/workbench-facets.json", |app| {
-        app.table_picker.is_some()
+        app.table_picker().is_some()
     });
     settle(&mut h);
     // The first table (its items are in facets), never the two merged.
     assert_eq!(h.state().key_set().unwrap().total(), 4);
     h.get_by_label_contains("holds 2 tables; their keys are never merged. Showing: Players.");
-    let status = h.state().notices.last().unwrap().text.clone();
+    let status = h.state().notices().last().unwrap().text.clone();
     assert!(
         status.contains("read as NoSQL Workbench model, table \"Players\""),
         "{status}"
     );
     h.get_by_label("Scores").click();
     wait_settled(&mut h, |app| {
-        app.table_picker
+        app.table_picker()
             .as_ref()
             .is_some_and(|p| p.loaded.as_deref() == Some("Scores"))
     });
@@ -780,7 +789,7 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
     h.get_by_label_contains("Showing: Scores.");
     h.get_by_label("Keep this table").click();
     h.run();
-    assert!(h.state().table_picker.is_none());
+    assert!(h.state().table_picker().is_none());
     assert_eq!(h.state().key_set().unwrap().total(), 3);
 }
 
@@ -796,10 +805,12 @@ fn every_json_shape_opens_in_the_app() {
     ] {
         let mut h = harness();
         open_fixture(&mut h, name, |app| {
-            app.notices.history().any(|n| n.text.starts_with("loaded "))
+            app.notices()
+                .history()
+                .any(|n| n.text.starts_with("loaded "))
         });
         settle(&mut h);
-        let status = h.state().notices.last().unwrap().text.clone();
+        let status = h.state().notices().last().unwrap().text.clone();
         assert!(status.contains("read as "), "{name}: {status}");
         assert_eq!(h.state().key_set().unwrap().total(), total, "{name}");
     }
@@ -818,9 +829,9 @@ fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
         a.report().is_some_and(|r| r.analysis.total == 3)
     });
     // Undo has nothing to bring back: not the empty start, not the example.
-    h.state_mut().apply(Command::Undo);
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
     h.run();
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
-    assert_eq!(h.state().notices.last().unwrap().text, "nothing to undo");
+    assert_eq!(h.state().notices().last().unwrap().text, "nothing to undo");
     std::fs::remove_file(good).ok();
 }

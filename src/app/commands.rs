@@ -7,23 +7,23 @@ impl App {
     /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
     /// is empty (with the error), never an example that could be read as the file's analysis.
     pub fn open_at_start(&mut self, path: PathBuf) {
-        self.set_keys(
+        self.replace_keys(
             Keys::Data(Arc::new(KeySet::new(self.settings.key_type))),
             Source::File(path.clone()),
         );
-        self.undo.clear();
-        self.empty_reason = Some(format!("loading {}…", path.display()));
+        self.data.undo.clear();
+        self.data.empty_reason = Some(format!("loading {}…", path.display()));
         self.open_path(path);
     }
 
     /// Replaces the keys with a key set held as data (a loaded file, a benchmark).
     pub fn set_key_set(&mut self, keys: KeySet, source: Source) {
-        self.set_keys(Keys::Data(Arc::new(keys)), source);
+        self.replace_keys(Keys::Data(Arc::new(keys)), source);
     }
 
     /// Pastes keys: appended to the editor's text, or replacing keys held as data.
     pub fn paste(&mut self, text: &str) {
-        let mut joined = match &self.keys {
+        let mut joined = match &self.data.keys {
             Keys::Text(t) => t.clone(),
             Keys::Data(_) => String::new(),
         };
@@ -36,236 +36,325 @@ impl App {
 
     /// Replaces the keys with text.
     pub fn set_text(&mut self, text: String) {
-        self.set_keys(Keys::Text(text), Source::Paste);
+        self.replace_keys(Keys::Text(text), Source::Paste);
     }
 
-    pub(super) fn set_keys(&mut self, keys: Keys, source: Source) {
-        // Large text becomes data: a TextEdit cannot hold it smoothly.
-        let keys = match keys {
-            Keys::Text(t) if t.lines().count() > editor::TEXT_LINE_LIMIT => {
-                match crate::model::text::parse_text(t.as_bytes(), self.settings.key_type) {
-                    Ok(k) => Keys::Data(Arc::new(k)),
-                    Err(e) => {
-                        self.notify(
-                            Activity::Keys,
-                            Level::Error,
-                            format!("cannot use these keys: {e}"),
-                        );
-                        return;
-                    }
-                }
-            }
-            other => other,
-        };
+    /// Replaces the keys. Text too long for the editor is parsed on the worker first and replaces the keys
+    /// only if it parses ([`Pipeline::pending_text`]); the frame never parses it.
+    pub(super) fn replace_keys(&mut self, keys: Keys, source: Source) {
+        if let Keys::Text(t) = &keys
+            && t.as_bytes()
+                .split(|&b| b == b'\n')
+                .nth(editor::TEXT_LINE_LIMIT)
+                .is_some_and(|rest| !rest.is_empty())
+        {
+            let Keys::Text(t) = keys else { return };
+            self.pipeline.pending_text = Some((Arc::new(t), source));
+            self.input_changed();
+            return;
+        }
+        self.pipeline.pending_text = None;
         // Answers are about the data: new data clears them, except more of the same table (a live scan's
         // pages, or a scan of the table again), whose answers the user gave while watching it grow.
         let same_table = matches!(
-            (&self.source, &source),
+            (&self.data.source, &source),
             (Source::Table { name: a, .. }, Source::Table { name: b, .. }) if a == b
         );
         if !same_table {
-            self.answers = UserAnswers::default();
+            self.pipeline.answers = UserAnswers::default();
         }
         // Keys replaced by something other than typing can be brought back (Ctrl+Z); a live scan's pages
         // replace its own earlier pages, which is no loss.
         if !matches!(source, Source::Paste) && !same_table {
             let replaced = Replaced {
-                keys: std::mem::replace(&mut self.keys, Keys::Text(String::new())),
-                source: self.source.clone(),
+                keys: std::mem::replace(&mut self.data.keys, Keys::Text(String::new())),
+                source: self.data.source.clone(),
                 key_type: self.settings.key_type,
-                groups: self.groups.take(),
+                groups: self.data.groups.take(),
             };
-            self.undo.push(replaced);
-            if self.undo.len() > UNDO_STEPS {
-                self.undo.remove(0);
+            self.data.undo.push(replaced);
+            if self.data.undo.len() > UNDO_STEPS {
+                self.data.undo.remove(0);
             }
         }
-        self.empty_reason = None;
-        self.keys = keys;
-        self.source = source;
-        self.groups = None;
-        self.dirty = true;
+        self.data.empty_reason = None;
+        self.data.keys = keys;
+        self.data.source = source;
+        self.data.groups = None;
+        self.input_changed();
     }
 
     /// Applies a command from a panel or a menu.
     pub fn apply(&mut self, command: Command) {
         match command {
-            Command::LoadExample(s) => {
-                let had_own = !matches!(self.source, Source::Example(_))
-                    && self.key_set().is_some_and(|k| k.total() > 0);
-                self.set_keys(Keys::Text(s.text()), Source::Example(s));
-                self.settings.shard_enabled = false;
-                self.settings.key_type = crate::model::KeyType::S;
-                if had_own {
-                    self.notify(
-                        Activity::Keys,
-                        Level::Info,
-                        format!(
-                            "example \"{}\" replaced your keys: Ctrl+Z (Edit > Undo) brings them back",
-                            s.title()
-                        ),
-                    );
-                }
-            }
-            Command::Undo => self.undo(),
+            Command::Ui(c) => self.apply_ui(c),
+            Command::LoadExample(s) => self.load_example(s),
+            Command::LoadSimulation(_) => {}
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
-            Command::ToggleSidePanels => self.show_side = !self.show_side,
+            Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
             Command::Answer(q, a) => {
-                self.answers.set(q, a);
-                self.update_path();
+                self.pipeline.answers.set(q, a);
+                self.answers_changed();
             }
-            Command::Apply(Action::MoreShards) => {
-                self.settings.shard_enabled = true;
-                self.settings.shard.shards =
-                    (self.settings.shard.shards * 2).clamp(2, crate::model::shard::MAX_SHARDS);
-                self.dirty = true;
+            Command::SetAnswers(answers) => {
+                self.pipeline.answers = answers;
+                self.answers_changed();
             }
-            Command::Apply(action) => {
-                self.settings.shard_enabled = true;
-                self.settings.shard.shards = self.settings.shard.shards.max(2);
-                self.settings.shard.scope = match action {
-                    Action::ShardHotKeys => Scope::Hot {
-                        threshold: match self.settings.shard.scope {
-                            Scope::Hot { threshold } => threshold,
-                            Scope::All => crate::model::shard::DEFAULT_HOT_SHARE,
-                        },
-                    },
-                    Action::ShardAllKeys | Action::MoreShards => Scope::All,
-                };
-                self.dirty = true;
-            }
+            Command::Apply(action) => self.apply_fix(action),
             Command::Copy(text) => {
                 self.ctx.copy_text(text);
                 self.notify(Activity::Clipboard, Level::Info, "copied to the clipboard");
             }
-            Command::EditAsText => {
-                if let Keys::Data(k) = &self.keys {
-                    let mut text = String::new();
-                    for (i, _, count) in k.iter() {
-                        let key = k.display(i);
-                        for _ in 0..count {
-                            text.push_str(&key);
-                            text.push('\n');
-                        }
-                    }
-                    self.keys = Keys::Text(text);
-                    self.dirty = true;
+            Command::EditAsText => self.edit_as_text(),
+            Command::EditText(text) => {
+                self.data.keys = Keys::Text(text);
+                self.data.source = Source::Paste;
+                self.input_changed();
+            }
+            Command::SetKeyType(key_type) => {
+                self.pipeline.key_type_before = Some(self.settings.key_type);
+                self.settings.key_type = key_type;
+                self.input_changed();
+            }
+            Command::SetSettings(settings) => {
+                let view_changed = self.settings.view() != settings.view()
+                    || self.settings.buckets != settings.buckets;
+                self.settings = *settings;
+                if view_changed {
+                    self.input_changed();
                 }
             }
-            Command::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
-            Command::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
-            Command::Connect => self.connect.open = true,
+            Command::SetChart(mode) => self.settings.chart = mode,
+            Command::SetLoadOptions(opts) => self.data.load_options = *opts,
+            Command::SetConnectSettings(c) => self.settings.connect = c,
+            Command::Connect => self.panels.connect.open = true,
+            Command::Scan(args) => {
+                let (connect, scan) = *args;
+                self.start_scan(connect, scan);
+            }
             Command::CancelScan => {
-                if let Some(job) = &self.scan {
+                if let Some(job) = &self.background.scan {
                     job.cancel();
                 }
             }
             Command::CancelLoad => {
-                self.jobs.cancel_load();
-                self.load_progress = None;
+                self.background.jobs.cancel_load();
+                self.background.load_progress = None;
                 self.notify(
                     Activity::Load,
                     Level::Info,
                     "loading cancelled; the previous keys stay",
                 );
             }
-            Command::OpenSession => self.file_dialog(dialogs::Request::open_session()),
-            Command::SaveSession => match self.session().to_json() {
-                Ok(json) => self.save_dialog(
-                    "Save session",
-                    "session.shardlens.json",
-                    "shardlens session",
-                    "json",
-                    json.into_bytes(),
-                ),
-                Err(e) => self.notify(
-                    Activity::File,
-                    Level::Error,
-                    format!("cannot write the session: {e}"),
-                ),
+            Command::OpenTable(path, table) => self.open_table(path, table),
+            Command::CloseTablePicker => self.panels.table_picker = None,
+            Command::FinishPath(job) => match dialogs::finish_path(*job, &self.ctx) {
+                Ok(task) => self.background.dialogs.push(task),
+                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
             },
-            Command::ExportCsv => {
-                if let Some(shown) = &self.current {
-                    let csv = buckets_csv(&shown.report, self.settings.view().bucket_count());
-                    self.save_dialog(
-                        "Export buckets as CSV",
-                        "buckets.csv",
-                        "CSV",
-                        "csv",
-                        csv.into_bytes(),
-                    );
-                }
+        }
+    }
+
+    /// A menu or shortcut command.
+    fn apply_ui(&mut self, command: UICommand) {
+        match command {
+            UICommand::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
+            UICommand::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
+            UICommand::Connect => self.panels.connect.open = true,
+            UICommand::OpenSession => self.file_dialog(dialogs::Request::open_session()),
+            UICommand::SaveSession => self.save_session(),
+            UICommand::ExportPng => self.export_png(),
+            UICommand::ExportCsv => self.export_csv(),
+            UICommand::ExportJson => self.export_json(),
+            UICommand::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            UICommand::Undo => self.undo(),
+            UICommand::Paste => self
+                .ctx
+                .send_viewport_cmd(egui::ViewportCommand::RequestPaste),
+            UICommand::ToggleShard => {
+                self.settings.shard_enabled = !self.settings.shard_enabled;
+                self.input_changed();
             }
-            Command::ExportJson => {
-                if let Some(Shown { keys, report, .. }) = &self.current
-                    && let Some(path) = &self.path
-                {
-                    let doc = report_doc(
-                        self.source.describe(),
-                        keys,
-                        &self.settings.view(),
-                        report,
-                        path,
-                    );
-                    match serde_json::to_vec_pretty(&doc) {
-                        Ok(json) => self.save_dialog(
-                            "Export buckets as JSON",
-                            "buckets.json",
-                            "JSON",
-                            "json",
-                            json,
-                        ),
-                        Err(e) => self.notify(
-                            Activity::File,
-                            Level::Error,
-                            format!("cannot write JSON: {e}"),
-                        ),
-                    }
-                }
-            }
-            Command::ExportPng => self.export_png(),
-            Command::TogglePresentation => {
+            UICommand::CopyConditions => self.copy_conditions(),
+            UICommand::TogglePresentation => {
                 self.settings.presentation = !self.settings.presentation;
-                self.show_side = false;
+                self.panels.show_side = false;
                 set_presentation_style(&self.ctx, self.settings.presentation);
             }
+            UICommand::ToggleLogScale => self.settings.log_scale = !self.settings.log_scale,
+        }
+    }
+
+    fn load_example(&mut self, s: Scenario) {
+        let had_own = !matches!(self.data.source, Source::Example(_))
+            && self.key_set().is_some_and(|k| k.total() > 0);
+        self.replace_keys(Keys::Text(s.text()), Source::Example(s));
+        self.settings.shard_enabled = false;
+        self.settings.key_type = crate::model::KeyType::S;
+        if self.settings.chart == ChartMode::Timeline {
+            self.settings.chart = ChartMode::Capacity;
+        }
+        if had_own {
+            self.notify(
+                Activity::Keys,
+                Level::Info,
+                format!(
+                    "example \"{}\" replaced your keys: Ctrl+Z (Edit > Undo) brings them back",
+                    s.title()
+                ),
+            );
+        }
+    }
+
+    /// The tree's fix: shard the hot keys (or every key), or double the shards already in effect.
+    fn apply_fix(&mut self, action: Action) {
+        self.settings.shard_enabled = true;
+        if action == Action::MoreShards {
+            self.settings.shard.shards =
+                (self.settings.shard.shards * 2).clamp(2, crate::model::shard::MAX_SHARDS);
+        } else {
+            self.settings.shard.shards = self.settings.shard.shards.max(2);
+            self.settings.shard.scope = match action {
+                Action::ShardHotKeys => Scope::Hot {
+                    threshold: match self.settings.shard.scope {
+                        Scope::Hot { threshold } => threshold,
+                        Scope::All => crate::model::shard::DEFAULT_HOT_SHARE,
+                    },
+                },
+                Action::ShardAllKeys | Action::MoreShards => Scope::All,
+            };
+        }
+        self.input_changed();
+    }
+
+    fn edit_as_text(&mut self) {
+        if let Keys::Data(k) = &self.data.keys {
+            let mut text = String::new();
+            for (i, _, count) in k.iter() {
+                let key = k.display(i);
+                for _ in 0..count {
+                    text.push_str(&key);
+                    text.push('\n');
+                }
+            }
+            self.data.keys = Keys::Text(text);
+            self.input_changed();
+        }
+    }
+
+    fn copy_conditions(&mut self) {
+        let conditions = self
+            .pipeline
+            .current
+            .as_ref()
+            .and_then(|s| controls::key_conditions(&s.view.shard, &s.keys, &s.report));
+        match conditions {
+            Some(text) => self.apply(Command::Copy(text)),
+            None if !self.settings.shard_enabled => self.notify(
+                Activity::Clipboard,
+                Level::Warning,
+                "no key conditions to copy: turn on \"Shard hot keys\" (Ctrl+K) first",
+            ),
+            None => self.notify(
+                Activity::Clipboard,
+                Level::Warning,
+                "no key conditions to copy: no key is above the hot threshold, so nothing is sharded",
+            ),
+        }
+    }
+
+    fn save_session(&mut self) {
+        match self.session().to_json() {
+            Ok(json) => self.save_dialog(
+                "Save session",
+                "session.shardlens.json",
+                "shardlens session",
+                "json",
+                json.into_bytes(),
+            ),
+            Err(e) => self.notify(
+                Activity::File,
+                Level::Error,
+                format!("cannot write the session: {e}"),
+            ),
+        }
+    }
+
+    /// The buckets of the report on screen, with the hash ranges of the view it was computed with (not the
+    /// live settings, which may already ask for another bucket count).
+    fn export_csv(&mut self) {
+        if let Some(shown) = &self.pipeline.current {
+            let csv = buckets_csv(&shown.report, shown.view.bucket_count());
+            self.save_dialog(
+                "Export buckets as CSV",
+                "buckets.csv",
+                "CSV",
+                "csv",
+                csv.into_bytes(),
+            );
+        }
+    }
+
+    /// The report on screen as JSON, with the view it was computed with.
+    fn export_json(&mut self) {
+        let (
+            Some(Shown {
+                keys, report, view, ..
+            }),
+            Some(path),
+        ) = (&self.pipeline.current, &self.pipeline.path)
+        else {
+            return;
+        };
+        let doc = report_doc(self.data.source.describe(), keys, view, report, path);
+        match serde_json::to_vec_pretty(&doc) {
+            Ok(json) => self.save_dialog(
+                "Export buckets as JSON",
+                "buckets.json",
+                "JSON",
+                "json",
+                json,
+            ),
+            Err(e) => self.notify(
+                Activity::File,
+                Level::Error,
+                format!("cannot write JSON: {e}"),
+            ),
         }
     }
 
     /// Brings back the keys the last example, file, session or scan replaced.
     pub(super) fn undo(&mut self) {
-        let Some(r) = self.undo.pop() else {
+        let Some(r) = self.data.undo.pop() else {
             self.notify(Activity::Keys, Level::Info, "nothing to undo");
             return;
         };
         let what = r.source.describe();
-        self.keys = r.keys;
-        self.source = r.source;
+        self.data.keys = r.keys;
+        self.data.source = r.source;
         self.settings.key_type = r.key_type;
-        self.groups = r.groups;
-        self.answers = UserAnswers::default();
-        self.empty_reason = None;
-        self.dirty = true;
+        self.data.groups = r.groups;
+        self.pipeline.answers = UserAnswers::default();
+        self.data.empty_reason = None;
+        self.pipeline.dirty = true;
         self.notify(Activity::Keys, Level::Info, format!("back to {what}"));
     }
 
     /// What Undo would bring back, for the Edit menu.
     pub fn undo_label(&self) -> Option<String> {
-        self.undo.last().map(|r| r.source.describe())
+        self.data.undo.last().map(|r| r.source.describe())
     }
 
     /// Shows a file dialog (or the path field when none can open) and finishes its action off the UI thread.
-    pub(super) fn file_dialog(&self, request: dialogs::Request) {
-        dialogs::start(
-            request,
-            self.dialogs.native,
-            self.outcomes.0.clone(),
-            self.ctx.clone(),
-        );
+    pub(super) fn file_dialog(&mut self, request: dialogs::Request) {
+        match dialogs::start(request, self.panels.dialogs.native, &self.ctx) {
+            Ok(task) => self.background.dialogs.push(task),
+            Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+        }
     }
 
     pub(super) fn save_dialog(
-        &self,
+        &mut self,
         title: &'static str,
         name: &'static str,
         kind: &'static str,
@@ -275,24 +364,39 @@ impl App {
         self.file_dialog(dialogs::Request::save(title, name, kind, ext, bytes));
     }
 
+    /// Saves the chart block on screen: a screenshot is requested, and its region goes to a save dialog.
     pub(super) fn export_png(&mut self) {
-        let Some(rect) = self.chart_rect else {
+        let Some(rect) = self.panels.chart_rect else {
             self.notify(Activity::File, Level::Error, "no chart to export");
             return;
         };
-        let tx = self.outcomes.0.clone();
+        // The screenshot arrives in a later frame, outside this call: its dialog starts there and reports
+        // back through a task of its own, drained with the other dialogs.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let ctx = self.ctx.clone();
         let ppp = self.ctx.pixels_per_point();
-        let native = self.dialogs.native;
+        let native = self.panels.dialogs.native;
         self.ctx.request_screenshot(move |image| {
             let region = image.region(&rect, Some(ppp));
-            dialogs::start(dialogs::Request::save_png(region), native, tx, ctx);
+            let _ = tx.send(dialogs::start(
+                dialogs::Request::save_png(region),
+                native,
+                &ctx,
+            ));
         });
+        match Task::spawn("screenshot", &self.ctx, 1, move |r| {
+            if let Ok(started) = rx.recv() {
+                r.send(started);
+            }
+        }) {
+            Ok(task) => self.background.screenshots.push(task),
+            Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+        }
     }
 
     /// Keys and every setting, for Save session.
     pub fn session(&self) -> Session {
-        let (text, keys) = match &self.keys {
+        let (text, keys) = match &self.data.keys {
             Keys::Text(t) => (Some(t.clone()), None),
             Keys::Data(k) => (
                 None,
@@ -310,7 +414,7 @@ impl App {
                 last_keys: None,
                 ..self.settings.clone()
             },
-            answers: self.answers,
+            answers: self.pipeline.answers,
             text,
             keys,
         }
@@ -357,8 +461,8 @@ impl App {
         let presentation = self.settings.presentation;
         self.settings = session.settings;
         self.settings.presentation = presentation;
-        self.set_keys(keys, Source::File(PathBuf::from(name)));
-        self.answers = session.answers;
+        self.replace_keys(keys, Source::File(PathBuf::from(name)));
+        self.pipeline.answers = session.answers;
         self.notify(
             Activity::File,
             Level::Info,

@@ -3,10 +3,12 @@
 //! messages. Read-only: the source layer calls ListTables, DescribeTable and Scan, nothing else.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+use super::Command;
+use super::tasks::{Reporter, Task, TaskError};
 
 use crate::model::KeySet;
 use crate::source::dynamo::{
@@ -40,10 +42,9 @@ enum Reply {
     Described(Result<TableInfo, String>),
 }
 
-/// What the dialog asks the app to do.
-pub enum ConnectCommand {
-    Scan(ConnectOptions, ScanOptions),
-}
+/// How often a live scan's merged keys are shown (each snapshot is a copy of the growing set, made on the
+/// scan's thread).
+const SNAPSHOT_EVERY: Duration = Duration::from_millis(400);
 
 pub struct ConnectState {
     pub open: bool,
@@ -57,7 +58,7 @@ pub struct ConnectState {
     consistent: bool,
     busy: Option<&'static str>,
     error: Option<String>,
-    replies: Option<Receiver<Reply>>,
+    replies: Option<Task<Reply>>,
 }
 
 impl Default for ConnectState {
@@ -80,258 +81,322 @@ impl Default for ConnectState {
 }
 
 impl ConnectState {
+    /// Runs one SDK call on a task of its own; its reply is drained by the dialog.
     fn ask(
         &mut self,
         what: &'static str,
         ctx: &egui::Context,
         f: impl FnOnce() -> Reply + Send + 'static,
     ) {
-        let (tx, rx) = sync_channel(1);
-        let ctx = ctx.clone();
-        self.busy = Some(what);
         self.error = None;
-        let spawned = std::thread::Builder::new()
-            .name("shardlens-dynamo".into())
-            .spawn(move || {
-                let _ = tx.send(f());
-                ctx.request_repaint();
-            });
-        match spawned {
-            Ok(_) => self.replies = Some(rx),
+        match Task::spawn("dynamo", ctx, 1, move |r: &Reporter<Reply>| {
+            r.send(f());
+        }) {
+            Ok(task) => {
+                self.busy = Some(what);
+                self.replies = Some(task);
+            }
             Err(e) => {
                 self.busy = None;
-                self.error = Some(format!("cannot start a thread: {e}"));
+                self.error = Some(e.to_string());
             }
         }
     }
 
     fn drain(&mut self) {
-        let Some(rx) = &self.replies else { return };
-        let Ok(reply) = rx.try_recv() else { return };
+        let Some(task) = &mut self.replies else {
+            return;
+        };
+        let reply = task.drain().pop();
+        if reply.is_none() && !task.finished() {
+            return;
+        }
         self.replies = None;
         self.busy = None;
         match reply {
-            Reply::Tables(Ok(t)) => {
+            Some(Reply::Tables(Ok(t))) => {
                 self.tables = t;
                 if self.tables.is_empty() {
                     self.error = Some("no tables in this account and region".to_owned());
                 }
             }
-            Reply::Described(Ok(info)) => self.info = Some(info),
-            Reply::Tables(Err(e)) | Reply::Described(Err(e)) => self.error = Some(e),
+            Some(Reply::Described(Ok(info))) => self.info = Some(info),
+            Some(Reply::Tables(Err(e)) | Reply::Described(Err(e))) => self.error = Some(e),
+            None => self.error = Some("the DynamoDB call ended without a reply".to_owned()),
         }
     }
 }
 
-/// The dialog window. Returns a scan to start.
+/// The dialog window. Returns a scan to start, or the connection fields as edited.
 pub fn connect_ui(
     ctx: &egui::Context,
     state: &mut ConnectState,
-    settings: &mut ConnectSettings,
-) -> Option<ConnectCommand> {
+    settings: &ConnectSettings,
+) -> Option<Command> {
     state.drain();
     let mut command = None;
+    let mut edited = settings.clone();
     let mut open = state.open;
     egui::Window::new("Connect to DynamoDB")
         .open(&mut open)
         .resizable(true)
         .default_width(460.0)
         .show(ctx, |ui| {
-            egui::Grid::new("connect-grid")
-                .num_columns(2)
-                .show(ui, |ui| {
-                    for (name, value, hint) in [
-                        ("Profile", &mut settings.profile, "default chain"),
-                        (
-                            "Region",
-                            &mut settings.region,
-                            "from the profile or AWS_REGION",
-                        ),
-                        (
-                            "Endpoint",
-                            &mut settings.endpoint,
-                            "http://localhost:8000 for local servers",
-                        ),
-                    ] {
-                        let label = ui.label(name);
-                        ui.add(egui::TextEdit::singleline(value).hint_text(hint))
-                            .labelled_by(label.id);
-                        ui.end_row();
-                    }
-                });
-            ui.horizontal(|ui| {
-                let ready = state.busy.is_none();
-                if ui
-                    .add_enabled(ready, egui::Button::new("List tables"))
-                    .clicked()
-                {
-                    let opts = settings.options();
-                    state.tables.clear();
-                    state.info = None;
-                    state.ask("listing tables", ctx, move || {
-                        Reply::Tables(
-                            DynamoClient::connect(&opts)
-                                .and_then(|c| c.list_tables())
-                                .map_err(|e| format!("{e:#}")),
-                        )
-                    });
-                }
-                if let Some(what) = state.busy {
-                    ui.spinner();
-                    ui.label(what);
-                }
-            });
-            if let Some(e) = &state.error {
-                ui.colored_label(super::theme::ERROR, e);
-            }
-            if !state.tables.is_empty() {
+            connection_ui(ui, &mut edited);
+            tables_ui(ui, state, &edited);
+            if let Some(info) = state.info.clone() {
                 ui.separator();
-                let mut picked = None;
-                egui::ScrollArea::vertical()
-                    .id_salt("tables")
-                    .max_height(140.0)
-                    .show(ui, |ui| {
-                        for t in &state.tables {
-                            if ui
-                                .selectable_label(state.selected.as_ref() == Some(t), t)
-                                .clicked()
-                            {
-                                picked = Some(t.clone());
-                            }
-                        }
-                    });
-                if let Some(t) = picked {
-                    state.selected = Some(t.clone());
-                    state.info = None;
-                    let opts = settings.options();
-                    state.ask("describing the table", ctx, move || {
-                        Reply::Described(
-                            DynamoClient::connect(&opts)
-                                .and_then(|c| c.describe_table(&t))
-                                .map_err(|e| format!("{e:#}")),
-                        )
-                    });
-                }
-            }
-            if let Some(info) = &state.info {
-                ui.separator();
-                ui.label(egui::RichText::new(&info.name).strong());
-                ui.label(info.describe_keys());
-                ui.horizontal(|ui| {
-                    let label = ui.label("Segments");
-                    ui.add(egui::DragValue::new(&mut state.segments).range(1..=MAX_SEGMENTS))
-                        .labelled_by(label.id);
-                    let label = ui.label("Max RCU/s");
-                    ui.add(egui::DragValue::new(&mut state.max_rcu).range(0.0..=1_000_000.0))
-                        .labelled_by(label.id)
-                        .on_hover_text(
-                            "Read units consumed per second over all segments (0 = no cap)",
-                        );
-                    let label = ui.label("Sample");
-                    ui.add(egui::DragValue::new(&mut state.limit).suffix(" items"))
-                        .labelled_by(label.id)
-                        .on_hover_text("Stop after this many items (0 = the whole table)");
-                });
-                ui.horizontal(|ui| {
-                    ui.checkbox(&mut state.with_sort_key, "Also read the sort key");
-                    ui.checkbox(&mut state.consistent, "Strongly consistent");
-                });
-                if ui.button("Scan keys").clicked() {
-                    let mut scan = ScanOptions::new(info.name.clone());
-                    scan.segments = state.segments;
-                    scan.max_rcu = (state.max_rcu > 0.0).then_some(state.max_rcu);
-                    scan.limit = (state.limit > 0).then_some(state.limit);
-                    scan.with_sort_key = state.with_sort_key && info.sort_key.is_some();
-                    scan.consistent = state.consistent;
-                    command = Some(ConnectCommand::Scan(settings.options(), scan));
-                }
-                ui.weak("Reads only the key attributes; never writes. Cancel keeps what was read.");
+                command = scan_ui(ui, state, &info, &edited);
             }
         });
     state.open = open && command.is_none();
+    if command.is_none() && edited != *settings {
+        command = Some(Command::SetConnectSettings(edited));
+    }
     command
 }
 
-/// A scan under way: pages arrive over a bounded channel from a background thread.
+fn connection_ui(ui: &mut egui::Ui, settings: &mut ConnectSettings) {
+    egui::Grid::new("connect-grid")
+        .num_columns(2)
+        .show(ui, |ui| {
+            for (name, value, hint) in [
+                ("Profile", &mut settings.profile, "default chain"),
+                (
+                    "Region",
+                    &mut settings.region,
+                    "from the profile or AWS_REGION",
+                ),
+                (
+                    "Endpoint",
+                    &mut settings.endpoint,
+                    "http://localhost:8000 for local servers",
+                ),
+            ] {
+                let label = ui.label(name);
+                ui.add(egui::TextEdit::singleline(value).hint_text(hint))
+                    .labelled_by(label.id);
+                ui.end_row();
+            }
+        });
+}
+
+/// "List tables", the list, and describing the table picked from it.
+fn tables_ui(ui: &mut egui::Ui, state: &mut ConnectState, settings: &ConnectSettings) {
+    let ctx = ui.ctx().clone();
+    ui.horizontal(|ui| {
+        let ready = state.busy.is_none();
+        if ui
+            .add_enabled(ready, egui::Button::new("List tables"))
+            .clicked()
+        {
+            let opts = settings.options();
+            state.tables.clear();
+            state.info = None;
+            state.ask("listing tables", &ctx, move || {
+                Reply::Tables(
+                    DynamoClient::connect(&opts)
+                        .and_then(|c| c.list_tables())
+                        .map_err(|e| format!("{e:#}")),
+                )
+            });
+        }
+        if let Some(what) = state.busy {
+            ui.spinner();
+            ui.label(what);
+        }
+    });
+    if let Some(e) = &state.error {
+        ui.colored_label(super::theme::ERROR, e);
+    }
+    if state.tables.is_empty() {
+        return;
+    }
+    ui.separator();
+    let mut picked = None;
+    egui::ScrollArea::vertical()
+        .id_salt("tables")
+        .max_height(140.0)
+        .show(ui, |ui| {
+            for t in &state.tables {
+                if ui
+                    .selectable_label(state.selected.as_ref() == Some(t), t)
+                    .clicked()
+                {
+                    picked = Some(t.clone());
+                }
+            }
+        });
+    if let Some(t) = picked {
+        state.selected = Some(t.clone());
+        state.info = None;
+        let opts = settings.options();
+        state.ask("describing the table", &ctx, move || {
+            Reply::Described(
+                DynamoClient::connect(&opts)
+                    .and_then(|c| c.describe_table(&t))
+                    .map_err(|e| format!("{e:#}")),
+            )
+        });
+    }
+}
+
+/// The described table's keys and the scan's options; "Scan keys" returns the scan to start.
+fn scan_ui(
+    ui: &mut egui::Ui,
+    state: &mut ConnectState,
+    info: &TableInfo,
+    settings: &ConnectSettings,
+) -> Option<Command> {
+    ui.label(egui::RichText::new(&info.name).strong());
+    ui.label(info.describe_keys());
+    ui.horizontal(|ui| {
+        let label = ui.label("Segments");
+        ui.add(egui::DragValue::new(&mut state.segments).range(1..=MAX_SEGMENTS))
+            .labelled_by(label.id);
+        let label = ui.label("Max RCU/s");
+        ui.add(egui::DragValue::new(&mut state.max_rcu).range(0.0..=1_000_000.0))
+            .labelled_by(label.id)
+            .on_hover_text("Read units consumed per second over all segments (0 = no cap)");
+        let label = ui.label("Sample");
+        ui.add(egui::DragValue::new(&mut state.limit).suffix(" items"))
+            .labelled_by(label.id)
+            .on_hover_text("Stop after this many items (0 = the whole table)");
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut state.with_sort_key, "Also read the sort key");
+        ui.checkbox(&mut state.consistent, "Strongly consistent");
+    });
+    let mut command = None;
+    if ui.button("Scan keys").clicked() {
+        let mut scan = ScanOptions::new(info.name.clone());
+        scan.segments = state.segments;
+        scan.max_rcu = (state.max_rcu > 0.0).then_some(state.max_rcu);
+        scan.limit = (state.limit > 0).then_some(state.limit);
+        scan.with_sort_key = state.with_sort_key && info.sort_key.is_some();
+        scan.consistent = state.consistent;
+        command = Some(Command::Scan(Box::new((settings.options(), scan))));
+    }
+    ui.weak("Reads only the key attributes; never writes. Cancel keeps what was read.");
+    command
+}
+
+/// What the scan's thread sends: pages merged so far (a snapshot), progress, and the end.
+enum ScanMsg {
+    Snapshot(Arc<KeySet>, ScanProgress),
+    Progress(ScanProgress),
+    Done(Result<Box<Scanned>, String>),
+}
+
+/// A scan under way: its thread merges the pages and sends a snapshot of the keys a few times a second.
 pub struct ScanJob {
     pub table: String,
-    rx: Receiver<ScanEvent>,
-    cancel: Arc<AtomicBool>,
-    /// Keys read so far (pages merged).
-    pub live: KeySet,
+    task: Task<ScanMsg>,
     pub progress: Option<ScanProgress>,
 }
 
 /// What draining a scan gives the app.
 pub enum ScanUpdate {
-    /// New pages were merged into `live`.
-    Grew,
+    /// The keys read so far.
+    Snapshot(Arc<KeySet>),
+    /// Progress without new keys (a throttled page, a retry).
+    Heard,
     Done(Result<Box<Scanned>, String>),
 }
 
 impl ScanJob {
-    pub fn start(ctx: &egui::Context, connect: ConnectOptions, scan: ScanOptions) -> Option<Self> {
-        let (tx, rx) = sync_channel(64);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let thread_cancel = Arc::clone(&cancel);
+    pub fn start(
+        ctx: &egui::Context,
+        connect: ConnectOptions,
+        scan: ScanOptions,
+    ) -> Result<Self, TaskError> {
         let table = scan.table.clone();
-        let ctx = ctx.clone();
-        std::thread::Builder::new()
-            .name("shardlens-scan".into())
-            .spawn(move || {
-                match DynamoClient::connect(&connect) {
-                    Ok(client) => {
-                        // Forward events, asking for a repaint each time.
-                        let (inner_tx, inner_rx) = sync_channel(64);
-                        let (client, scan, cancel) = (&client, &scan, &*thread_cancel);
-                        std::thread::scope(|s| {
-                            s.spawn(move || client.scan_to_channel(scan, cancel, &inner_tx));
-                            for event in inner_rx {
-                                if tx.send(event).is_err() {
-                                    thread_cancel.store(true, Ordering::Relaxed);
-                                }
-                                ctx.request_repaint();
-                            }
-                        });
-                    }
+        let task =
+            Task::spawn(
+                "scan",
+                ctx,
+                16,
+                move |r: &Reporter<ScanMsg>| match DynamoClient::connect(&connect) {
+                    Ok(client) => run_scan(&client, &scan, r),
                     Err(e) => {
-                        let _ = tx.send(ScanEvent::Done(Err(e)));
-                        ctx.request_repaint();
+                        r.send(ScanMsg::Done(Err(format!("{e:#}"))));
                     }
-                }
-            })
-            .ok()?;
-        Some(Self {
+                },
+            )?;
+        Ok(Self {
             table,
-            rx,
-            cancel,
-            live: KeySet::default(),
+            task,
             progress: None,
         })
     }
 
     pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.task.cancel();
     }
 
     pub fn drain(&mut self) -> Option<ScanUpdate> {
-        let mut grew = false;
-        while let Ok(event) = self.rx.try_recv() {
+        let mut update = None;
+        for msg in self.task.drain() {
+            match msg {
+                ScanMsg::Snapshot(keys, progress) => {
+                    self.progress = Some(progress);
+                    update = Some(ScanUpdate::Snapshot(keys));
+                }
+                ScanMsg::Progress(progress) => {
+                    self.progress = Some(progress);
+                    update = update.or(Some(ScanUpdate::Heard));
+                }
+                ScanMsg::Done(result) => return Some(ScanUpdate::Done(result)),
+            }
+        }
+        if update.is_none() && self.task.finished() {
+            return Some(ScanUpdate::Done(Err(
+                "the scan thread ended without a result".to_owned(),
+            )));
+        }
+        update
+    }
+}
+
+/// On the scan's thread: runs the scan's segments, merges their pages, and sends snapshots.
+fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
+    let (page_tx, page_rx) = std::sync::mpsc::sync_channel(64);
+    std::thread::scope(|s| {
+        let pages = std::thread::Builder::new()
+            .name("shardlens-scan-pages".to_owned())
+            .spawn_scoped(s, move || {
+                client.scan_to_channel(scan, r.cancel_flag(), &page_tx);
+            });
+        if let Err(e) = pages {
+            r.send(ScanMsg::Done(Err(format!(
+                "cannot start the scan-pages thread: {e}"
+            ))));
+            return;
+        }
+        let mut live = KeySet::default();
+        let mut shown_at: Option<Instant> = None;
+        let mut unsent: Option<ScanProgress> = None;
+        for event in page_rx {
             match event {
                 ScanEvent::Page { keys, progress } => {
-                    if self.live.is_empty() {
-                        self.live = KeySet::new(keys.key_type());
+                    if live.is_empty() {
+                        live = KeySet::new(keys.key_type());
                     }
-                    self.live.merge(&keys);
-                    self.progress = Some(progress);
-                    grew = true;
+                    live.merge(&keys);
+                    unsent = Some(progress);
                 }
-                ScanEvent::Throttled { progress } => self.progress = Some(progress),
+                ScanEvent::Throttled { progress } => r.offer(ScanMsg::Progress(progress)),
                 ScanEvent::Done(result) => {
-                    return Some(ScanUpdate::Done(result.map_err(|e| format!("{e:#}"))));
+                    r.send(ScanMsg::Done(result.map_err(|e| format!("{e:#}"))));
+                    return;
+                }
+            }
+            if unsent.is_some() && shown_at.is_none_or(|t| t.elapsed() >= SNAPSHOT_EVERY) {
+                shown_at = Some(Instant::now());
+                if let Some(progress) = unsent.take() {
+                    r.send(ScanMsg::Snapshot(Arc::new(live.clone()), progress));
                 }
             }
         }
-        grew.then_some(ScanUpdate::Grew)
-    }
+    });
 }

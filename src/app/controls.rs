@@ -2,14 +2,21 @@
 
 use super::Command;
 use super::settings::Settings;
-use crate::model::capacity::{Billing, Consistency, ItemSize, PartitionCount, ThrottleReason};
+use crate::model::capacity::{
+    Billing, Consistency, ItemSize, PartitionCount, ThrottleReason, Workload,
+};
 use crate::model::decision::UserAnswers;
 use crate::model::shard::{MAX_SHARDS, Scope, Strategy};
-use crate::model::{KeySet, Report};
+use crate::model::{KeySet, Report, ShardPlan};
 
-/// Changes view settings; returns whether anything changed.
-pub fn controls_ui(ui: &mut egui::Ui, settings: &mut Settings) -> bool {
-    let before = settings.clone();
+/// The view controls over `settings`; returns the settings as edited, if they changed.
+pub fn controls_ui(ui: &mut egui::Ui, settings: &Settings) -> Option<Command> {
+    let mut edited = settings.clone();
+    view_controls(ui, &mut edited);
+    (edited != *settings).then(|| Command::SetSettings(Box::new(edited)))
+}
+
+fn view_controls(ui: &mut egui::Ui, settings: &mut Settings) {
     ui.horizontal(|ui| {
         let label = ui.label("Buckets");
         ui.add_enabled(
@@ -20,6 +27,10 @@ pub fn controls_ui(ui: &mut egui::Ui, settings: &mut Settings) -> bool {
         .labelled_by(label.id);
         ui.checkbox(&mut settings.log_scale, "Log scale");
     });
+    shard_controls(ui, settings);
+}
+
+fn shard_controls(ui: &mut egui::Ui, settings: &mut Settings) {
     ui.horizontal_wrapped(|ui| {
         ui.checkbox(&mut settings.shard_enabled, "Shard hot keys")
             .on_hover_text(
@@ -76,7 +87,6 @@ pub fn controls_ui(ui: &mut egui::Ui, settings: &mut Settings) -> bool {
         settings.shard.separator = "#".to_owned();
     }
     settings.shard.shards = settings.shard.shards.clamp(2, MAX_SHARDS);
-    *settings != before
 }
 
 /// The read cost of the current sharding, in words, and the key conditions to copy.
@@ -119,20 +129,21 @@ pub fn fan_out_ui(
             .wrap(),
     );
     if ui.button("Copy key conditions").clicked() {
-        command = key_conditions(settings, keys, report).map(Command::Copy);
+        command = key_conditions(&settings.view().shard, keys, report).map(Command::Copy);
     }
     command
 }
 
 /// The key conditions that read the first sharded key back, one Query per shard: what "Copy key conditions"
-/// and Ctrl+Shift+C copy. `None` when sharding is off or no key is sharded.
-pub fn key_conditions(settings: &Settings, keys: &KeySet, report: &Report) -> Option<String> {
-    if !settings.shard_enabled {
+/// and Ctrl+Shift+C copy, for the shard plan the report was computed with. `None` when sharding is off or no
+/// key is sharded.
+pub fn key_conditions(plan: &ShardPlan, keys: &KeySet, report: &Report) -> Option<String> {
+    if plan.shards < 2 {
         return None;
     }
     let &first = report.sharded_keys.first()?;
     let key = keys.display(first);
-    let sep = &settings.shard.separator;
+    let sep = &plan.separator;
     let all: Vec<String> = (0..report.read_fan_out)
         .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
         .collect();
@@ -141,142 +152,169 @@ pub fn key_conditions(settings: &Settings, keys: &KeySet, report: &Report) -> Op
 
 /// The "Workload" group: rates, item size, consistency, billing, partition count, and table facts for the
 /// decision tree. `resolved` is the item size the shown report used (an item size "from the data" resolved
-/// to the keys' measured sizes). Returns whether the view changed; table facts change `answers` directly.
+/// to the keys' measured sizes). Returns the settings and the answers as edited, for those that changed.
 pub fn workload_ui(
     ui: &mut egui::Ui,
-    settings: &mut Settings,
-    answers: &mut UserAnswers,
+    settings: &Settings,
+    answers: &UserAnswers,
     resolved: Option<&ItemSize>,
-) -> (bool, bool) {
-    let before = settings.clone();
-    let answers_before = *answers;
+) -> Vec<Command> {
+    let mut edited = settings.clone();
+    let mut facts = *answers;
     ui.horizontal_wrapped(|ui| {
-        ui.checkbox(&mut settings.workload_enabled, "Model capacity")
+        ui.checkbox(&mut edited.workload_enabled, "Model capacity")
             .on_hover_text("Turn key counts into read and write units per partition (3,000 RCU / 1,000 WCU each)");
-        if !settings.workload_enabled {
-            return;
+        if edited.workload_enabled {
+            rates_ui(ui, &mut edited.workload, resolved);
         }
-        let w = &mut settings.workload;
-        for (name, value) in [("Reads/s", &mut w.reads_per_sec), ("Writes/s", &mut w.writes_per_sec)] {
-            let label = ui.label(name);
-            ui.add(egui::DragValue::new(value).range(0.0..=10_000_000.0).speed(10.0))
-                .labelled_by(label.id);
-        }
-        let label = ui.label("Item size");
-        let mut measured = w.item_size == ItemSize::FromData;
-        if ui
-            .checkbox(&mut measured, "Measured")
-            .on_hover_text(
-                "Use the loaded items' sizes (DynamoDB JSON and Ion exports and scan output carry them): the bytes of each \
-                 item's JSON, which runs a little larger than DynamoDB's own item size",
-            )
-            .changed()
-        {
-            w.item_size = if measured {
-                ItemSize::FromData
-            } else {
-                let mean = resolved.map_or(1024.0, ItemSize::mean_bytes);
-                ItemSize::Bytes((mean.round() as u64).clamp(1, 400 * 1024))
-            };
-        }
-        match &w.item_size {
-            ItemSize::Bytes(b) => {
-                let mut bytes = *b;
-                if ui
-                    .add(egui::DragValue::new(&mut bytes).range(0..=400 * 1024).suffix(" B"))
-                    .labelled_by(label.id)
-                    .changed()
-                {
-                    w.item_size = ItemSize::Bytes(bytes);
-                }
-            }
-            _ => {
-                let text = match resolved {
-                    Some(ItemSize::Measured(p)) => format!(
-                        "mean {} B over {} items",
-                        p.mean(),
-                        p.items()
-                    ),
-                    _ => "none in the data: 1,024 B".to_owned(),
-                };
-                ui.label(text).on_hover_text(
-                    resolved.map_or_else(|| w.item_size.describe(), ItemSize::describe),
-                );
-            }
-        }
-        let label = ui.label("Reads");
-        egui::ComboBox::from_id_salt("consistency")
-            .selected_text(w.consistency.as_str())
-            .show_ui(ui, |ui| {
-                for c in Consistency::ALL {
-                    ui.selectable_value(&mut w.consistency, c, c.as_str());
-                }
-            })
-            .response
-            .labelled_by(label.id);
     });
-    if settings.workload_enabled {
+    if edited.workload_enabled {
         ui.horizontal_wrapped(|ui| {
-            let w = &mut settings.workload;
-            let mut provisioned = matches!(w.billing, Billing::Provisioned { .. });
-            ui.radio_value(&mut provisioned, false, "On-demand");
-            ui.radio_value(&mut provisioned, true, "Provisioned");
-            let (mut rcu, mut wcu) = match w.billing {
-                Billing::Provisioned { rcu, wcu } => (rcu, wcu),
-                Billing::OnDemand => (12_000, 4_000),
-            };
-            if provisioned {
-                for (name, value) in [("RCU", &mut rcu), ("WCU", &mut wcu)] {
-                    let label = ui.label(name);
-                    ui.add(
-                        egui::DragValue::new(value)
-                            .range(1..=40_000_000)
-                            .speed(10.0),
-                    )
-                    .labelled_by(label.id);
-                }
-            }
-            w.billing = if provisioned {
-                Billing::Provisioned { rcu, wcu }
-            } else {
-                Billing::OnDemand
-            };
-            let mut fixed = matches!(w.partitions, PartitionCount::Override(_));
-            let mut count = match w.partitions {
-                PartitionCount::Override(n) => n,
-                PartitionCount::Auto => 4,
-            };
-            ui.checkbox(&mut fixed, "Set partitions");
-            if fixed {
-                let label = ui.label("Partitions");
-                ui.add(egui::DragValue::new(&mut count).range(1..=64))
-                    .labelled_by(label.id);
-            }
-            w.partitions = if fixed {
-                PartitionCount::Override(count)
-            } else {
-                PartitionCount::Auto
-            };
+            table_ui(ui, &mut edited.workload);
             ui.separator();
-            let mut lsi = answers.has_lsi.unwrap_or(false);
-            if ui.checkbox(&mut lsi, "Table has an LSI").changed() {
-                answers.has_lsi = Some(lsi);
-            }
-            let label = ui.label("Throttling seen");
-            let current = answers
-                .throttle_reason
-                .map_or_else(|| "none".to_owned(), |r| r.to_string());
-            egui::ComboBox::from_id_salt("throttle-reason")
-                .selected_text(current)
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut answers.throttle_reason, None, "none");
-                    for r in ThrottleReason::all() {
-                        ui.selectable_value(&mut answers.throttle_reason, Some(r), r.to_string());
-                    }
-                })
-                .response
-                .labelled_by(label.id);
+            facts_ui(ui, &mut facts);
         });
     }
-    (*settings != before, *answers != answers_before)
+    let mut commands = Vec::new();
+    if edited != *settings {
+        commands.push(Command::SetSettings(Box::new(edited)));
+    }
+    if facts != *answers {
+        commands.push(Command::SetAnswers(facts));
+    }
+    commands
+}
+
+/// Reads and writes per second, the item size (set or measured) and the read consistency.
+fn rates_ui(ui: &mut egui::Ui, w: &mut Workload, resolved: Option<&ItemSize>) {
+    for (name, value) in [
+        ("Reads/s", &mut w.reads_per_sec),
+        ("Writes/s", &mut w.writes_per_sec),
+    ] {
+        let label = ui.label(name);
+        ui.add(
+            egui::DragValue::new(value)
+                .range(0.0..=10_000_000.0)
+                .speed(10.0),
+        )
+        .labelled_by(label.id);
+    }
+    let label = ui.label("Item size");
+    let mut measured = w.item_size == ItemSize::FromData;
+    if ui
+        .checkbox(&mut measured, "Measured")
+        .on_hover_text(
+            "Use the loaded items' sizes (DynamoDB JSON and Ion exports and scan output carry them): the bytes of each \
+             item's JSON, which runs a little larger than DynamoDB's own item size",
+        )
+        .changed()
+    {
+        w.item_size = if measured {
+            ItemSize::FromData
+        } else {
+            let mean = resolved.map_or(1024.0, ItemSize::mean_bytes);
+            ItemSize::Bytes((mean.round() as u64).clamp(1, 400 * 1024))
+        };
+    }
+    match &w.item_size {
+        ItemSize::Bytes(b) => {
+            let mut bytes = *b;
+            if ui
+                .add(
+                    egui::DragValue::new(&mut bytes)
+                        .range(0..=400 * 1024)
+                        .suffix(" B"),
+                )
+                .labelled_by(label.id)
+                .changed()
+            {
+                w.item_size = ItemSize::Bytes(bytes);
+            }
+        }
+        _ => {
+            let text = match resolved {
+                Some(ItemSize::Measured(p)) => {
+                    format!("mean {} B over {} items", p.mean(), p.items())
+                }
+                _ => "none in the data: 1,024 B".to_owned(),
+            };
+            ui.label(text)
+                .on_hover_text(resolved.map_or_else(|| w.item_size.describe(), ItemSize::describe));
+        }
+    }
+    let label = ui.label("Reads");
+    egui::ComboBox::from_id_salt("consistency")
+        .selected_text(w.consistency.as_str())
+        .show_ui(ui, |ui| {
+            for c in Consistency::ALL {
+                ui.selectable_value(&mut w.consistency, c, c.as_str());
+            }
+        })
+        .response
+        .labelled_by(label.id);
+}
+
+/// Billing mode, provisioned units and the partition count.
+fn table_ui(ui: &mut egui::Ui, w: &mut Workload) {
+    let mut provisioned = matches!(w.billing, Billing::Provisioned { .. });
+    ui.radio_value(&mut provisioned, false, "On-demand");
+    ui.radio_value(&mut provisioned, true, "Provisioned");
+    let (mut rcu, mut wcu) = match w.billing {
+        Billing::Provisioned { rcu, wcu } => (rcu, wcu),
+        Billing::OnDemand => (12_000, 4_000),
+    };
+    if provisioned {
+        for (name, value) in [("RCU", &mut rcu), ("WCU", &mut wcu)] {
+            let label = ui.label(name);
+            ui.add(
+                egui::DragValue::new(value)
+                    .range(1..=40_000_000)
+                    .speed(10.0),
+            )
+            .labelled_by(label.id);
+        }
+    }
+    w.billing = if provisioned {
+        Billing::Provisioned { rcu, wcu }
+    } else {
+        Billing::OnDemand
+    };
+    let mut fixed = matches!(w.partitions, PartitionCount::Override(_));
+    let mut count = match w.partitions {
+        PartitionCount::Override(n) => n,
+        PartitionCount::Auto => 4,
+    };
+    ui.checkbox(&mut fixed, "Set partitions");
+    if fixed {
+        let label = ui.label("Partitions");
+        ui.add(egui::DragValue::new(&mut count).range(1..=64))
+            .labelled_by(label.id);
+    }
+    w.partitions = if fixed {
+        PartitionCount::Override(count)
+    } else {
+        PartitionCount::Auto
+    };
+}
+
+/// Facts about the table the tree asks for: an LSI, the throttling seen.
+fn facts_ui(ui: &mut egui::Ui, answers: &mut UserAnswers) {
+    let mut lsi = answers.has_lsi.unwrap_or(false);
+    if ui.checkbox(&mut lsi, "Table has an LSI").changed() {
+        answers.has_lsi = Some(lsi);
+    }
+    let label = ui.label("Throttling seen");
+    let current = answers
+        .throttle_reason
+        .map_or_else(|| "none".to_owned(), |r| r.to_string());
+    egui::ComboBox::from_id_salt("throttle-reason")
+        .selected_text(current)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut answers.throttle_reason, None, "none");
+            for r in ThrottleReason::all() {
+                ui.selectable_value(&mut answers.throttle_reason, Some(r), r.to_string());
+            }
+        })
+        .response
+        .labelled_by(label.id);
 }

@@ -18,9 +18,9 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 
-use super::{Outcome, theme};
+use super::tasks::{Reporter, Task, TaskError};
+use super::{Command, Outcome, theme};
 
 /// What to install when no file dialog can open.
 pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such as xdg-desktop-portal-gtk \
@@ -154,19 +154,23 @@ pub(super) enum Problem {
     Other(String),
 }
 
-/// Shows the native file dialog for `request` on its own thread and finishes the action there; what happened
-/// comes back on `tx`: the action's outcome, [`Outcome::Nothing`] when cancelled, or [`Reply::Ask`] when no
-/// dialog could open (then the path field takes over). With `native` false it asks for the path straight away.
-pub(super) fn start(request: Request, native: bool, tx: Sender<Outcome>, ctx: egui::Context) {
-    if !native {
-        let _ = tx.send(Outcome::Path(Reply::Ask(Fallback {
-            request,
-            reason: None,
-        })));
-        ctx.request_repaint();
-        return;
-    }
-    spawn("shardlens-dialog", ctx, move || {
+/// Shows the native file dialog for `request` on a task of its own and finishes the action there; what
+/// happened comes back from the task: the action's outcome, [`Outcome::Nothing`] when cancelled, or
+/// [`Reply::Ask`] when no dialog could open (then the path field takes over). With `native` false it asks for
+/// the path straight away.
+pub(super) fn start(
+    request: Request,
+    native: bool,
+    ctx: &egui::Context,
+) -> Result<Task<Outcome>, TaskError> {
+    Task::spawn("dialog", ctx, 2, move |r: &Reporter<Outcome>| {
+        if !native {
+            r.send(Outcome::Path(Reply::Ask(Fallback {
+                request,
+                reason: None,
+            })));
+            return;
+        }
         let outcome = match native_dialog(&request) {
             Native::Picked(path) => match finish(&request.action, path, true) {
                 Ok(outcome) => outcome,
@@ -181,20 +185,48 @@ pub(super) fn start(request: Request, native: bool, tx: Sender<Outcome>, ctx: eg
                 reason: Some(reason),
             })),
         };
-        let _ = tx.send(outcome);
-    });
+        r.send(outcome);
+    })
 }
 
-fn spawn(name: &str, ctx: egui::Context, f: impl FnOnce() + Send + 'static) {
-    let spawned = std::thread::Builder::new()
-        .name(name.to_owned())
-        .spawn(move || {
-            f();
-            ctx.request_repaint();
-        });
-    if let Err(e) = spawned {
-        eprintln!("shardlens: cannot start the {name} thread: {e}");
+/// A path the path field confirmed: checked and used by [`finish_path`].
+#[derive(Clone)]
+pub struct PathJob {
+    id: u64,
+    action: Action,
+    path: PathBuf,
+    /// The user confirmed replacing this existing file.
+    replace: bool,
+}
+
+impl std::fmt::Debug for PathJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PathJob")
+            .field("id", &self.id)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
+}
+
+impl PartialEq for PathJob {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.path == other.path && self.replace == other.replace
+    }
+}
+
+/// Uses a typed path off the UI thread: the path field's window hears whether it worked.
+pub(super) fn finish_path(job: PathJob, ctx: &egui::Context) -> Result<Task<Outcome>, TaskError> {
+    Task::spawn("path", ctx, 2, move |r: &Reporter<Outcome>| {
+        match finish(&job.action, job.path.clone(), job.replace) {
+            Ok(outcome) => {
+                r.send(Outcome::Path(Reply::Done(job.id, job.path)));
+                r.send(outcome);
+            }
+            Err(problem) => {
+                r.send(Outcome::Path(Reply::Problem(job.id, problem)));
+            }
+        }
+    })
 }
 
 enum Native {
@@ -527,10 +559,12 @@ impl Dialogs {
         });
     }
 
-    /// Draws the path field when it is showing. A confirmed path is checked and used on a thread, whose
-    /// replies come back on `tx` as [`Outcome::Path`].
-    pub(super) fn ui(&mut self, ctx: &egui::Context, tx: &Sender<Outcome>) {
-        let Some(w) = &mut self.window else { return };
+    /// Draws the path field when it is showing. A confirmed path comes back as [`Command::FinishPath`]; its
+    /// task's replies arrive as [`Outcome::Path`].
+    pub(super) fn ui(&mut self, ctx: &egui::Context) -> Option<Command> {
+        let Some(w) = &mut self.window else {
+            return None;
+        };
         let mut confirm = false;
         let mut cancel = false;
         egui::Window::new(w.request.title)
@@ -605,34 +639,28 @@ impl Dialogs {
         }
         if cancel {
             self.window = None;
-            return;
+            return None;
         }
         if !confirm || w.busy {
-            return;
+            return None;
         }
         let path = match resolve(&w.text) {
             Ok(p) => p,
             Err(e) => {
                 w.error = Some(e);
                 w.focus = true;
-                return;
+                return None;
             }
         };
         w.busy = true;
         w.error = None;
         let replace = w.replace.as_ref() == Some(&path);
-        let (id, action, tx) = (w.id, w.request.action.clone(), tx.clone());
-        spawn("shardlens-path", ctx.clone(), move || {
-            match finish(&action, path.clone(), replace) {
-                Ok(outcome) => {
-                    let _ = tx.send(Outcome::Path(Reply::Done(id, path)));
-                    let _ = tx.send(outcome);
-                }
-                Err(problem) => {
-                    let _ = tx.send(Outcome::Path(Reply::Problem(id, problem)));
-                }
-            }
-        });
+        Some(Command::FinishPath(Box::new(PathJob {
+            id: w.id,
+            action: w.request.action.clone(),
+            path,
+            replace,
+        })))
     }
 }
 

@@ -1,14 +1,13 @@
 //! Background work: parsing and re-bucketing large key sets, loading files. The UI thread never waits.
 //!
-//! One worker thread computes reports; a newer request replaces an older one that has not started (latest
-//! wins). Loads run on their own thread. Results come back over bounded channels, each with the generation
-//! it was asked for, so a stale result is recognised and dropped; every send asks egui for a repaint.
+//! One worker [`Task`] computes reports; a newer request replaces an older one that has not started (latest
+//! wins). Loads are tasks of their own. Results carry the generation they were asked for, so a stale result
+//! is recognised and dropped.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::tasks::{Reporter, Task, TaskError};
 use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
 use crate::source::{self, Loaded, Progress};
 
@@ -56,8 +55,9 @@ type Slot = Arc<(Mutex<Inbox>, Condvar)>;
 
 pub struct Jobs {
     slot: Slot,
-    results: Receiver<Computed>,
-    load: Option<(Receiver<LoadEvent>, Arc<AtomicBool>, PathBuf)>,
+    /// The compute worker; `None` if its thread could not start (then requests are computed inline).
+    worker: Option<Task<Computed>>,
+    load: Option<(Task<LoadEvent>, PathBuf)>,
     ctx: egui::Context,
 }
 
@@ -93,89 +93,85 @@ pub fn compute(
 }
 
 impl Jobs {
-    pub fn new(ctx: egui::Context) -> Self {
+    /// The jobs and, if the compute thread could not start, why (every request is then computed inline).
+    pub fn new(ctx: egui::Context) -> (Self, Option<TaskError>) {
         let slot: Slot = Arc::new((Mutex::new(Inbox::default()), Condvar::new()));
-        let (tx, results) = sync_channel::<Computed>(4);
         let worker_slot = Arc::clone(&slot);
-        let worker_ctx = ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("shardlens-compute".to_owned())
-            .spawn(move || worker(&worker_slot, &tx, &worker_ctx));
-        if let Err(e) = spawned {
-            eprintln!("shardlens: cannot start the compute thread: {e}");
-        }
-        Self {
+        let (worker, error) =
+            match Task::spawn("compute", &ctx, 4, move |r| worker(&worker_slot, r)) {
+                Ok(t) => (Some(t), None),
+                Err(e) => (None, Some(e)),
+            };
+        let jobs = Self {
             slot,
-            results,
+            worker,
             load: None,
             ctx,
-        }
+        };
+        (jobs, error)
     }
 
-    /// Asks for a report; replaces a request still waiting.
-    pub fn submit(&self, request: Request) {
+    /// Asks for a report; replaces a request still waiting. Without a worker it is computed here.
+    pub fn submit(&mut self, request: Request) -> Option<Computed> {
+        if self.worker.is_none() {
+            let result = compute(request.input, &request.view, None);
+            return Some(Computed {
+                generation: request.generation,
+                result,
+            });
+        }
         let (lock, cvar) = &*self.slot;
         if let Ok(mut inbox) = lock.lock() {
             inbox.request = Some(request);
             cvar.notify_one();
         }
+        None
     }
 
     /// Results that arrived since the last call.
-    pub fn drain(&self) -> Vec<Computed> {
-        self.results.try_iter().collect()
+    pub fn drain(&mut self) -> Vec<Computed> {
+        self.worker.as_mut().map(Task::drain).unwrap_or_default()
     }
 
     /// Starts loading a file or export folder in the background; cancels a load under way.
-    pub fn load_file(&mut self, path: PathBuf, opts: source::LoadOptions) {
+    pub fn load_file(&mut self, path: PathBuf, opts: source::LoadOptions) -> Result<(), TaskError> {
         self.cancel_load();
-        let (tx, rx) = sync_channel::<LoadEvent>(16);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let thread_cancel = Arc::clone(&cancel);
-        let ctx = self.ctx.clone();
         let thread_path = path.clone();
-        let spawned = std::thread::Builder::new()
-            .name("shardlens-load".to_owned())
-            .spawn(move || {
-                let mut last = std::time::Instant::now();
-                let paths = [thread_path.clone()];
-                let result = source::load(&paths, &opts, &thread_cancel, &mut |p| {
-                    if last.elapsed().as_millis() >= 50 {
-                        last = std::time::Instant::now();
-                        // Progress is best effort: a full channel skips an update.
-                        let _ = tx.try_send(LoadEvent::Progress(p));
-                        ctx.request_repaint();
-                    }
-                });
-                let _ = tx.send(LoadEvent::Done(
-                    Box::new(result.map_err(|e| format!("{e:#}"))),
-                    thread_path,
-                ));
-                ctx.request_repaint();
+        let task = Task::spawn("load", &self.ctx, 16, move |r: &Reporter<LoadEvent>| {
+            let mut last = std::time::Instant::now();
+            let paths = [thread_path.clone()];
+            let result = source::load(&paths, &opts, r.cancel_flag(), &mut |p| {
+                if last.elapsed().as_millis() >= 50 {
+                    last = std::time::Instant::now();
+                    r.offer(LoadEvent::Progress(p));
+                }
             });
-        match spawned {
-            Ok(_) => self.load = Some((rx, cancel, path)),
-            Err(e) => eprintln!("shardlens: cannot start the load thread: {e}"),
-        }
+            r.send(LoadEvent::Done(
+                Box::new(result.map_err(|e| format!("{e:#}"))),
+                thread_path,
+            ));
+        })?;
+        self.load = Some((task, path));
+        Ok(())
     }
 
     pub fn cancel_load(&mut self) {
-        if let Some((_, cancel, _)) = self.load.take() {
-            cancel.store(true, Ordering::Relaxed);
+        if let Some((task, _)) = self.load.take() {
+            task.cancel();
         }
     }
 
     pub fn loading(&self) -> Option<&PathBuf> {
-        self.load.as_ref().map(|(_, _, p)| p)
+        self.load.as_ref().map(|(_, p)| p)
     }
 
     /// Load events since the last call; the load is forgotten once done.
     pub fn drain_load(&mut self) -> Vec<LoadEvent> {
-        let Some((rx, _, _)) = &self.load else {
+        let Some((task, _)) = &mut self.load else {
             return Vec::new();
         };
-        let events: Vec<LoadEvent> = rx.try_iter().collect();
-        if events.iter().any(|e| matches!(e, LoadEvent::Done(..))) {
+        let events = task.drain();
+        if events.iter().any(|e| matches!(e, LoadEvent::Done(..))) || task.finished() {
             self.load = None;
         }
         events
@@ -193,7 +189,7 @@ impl Drop for Jobs {
     }
 }
 
-fn worker(slot: &Slot, tx: &SyncSender<Computed>, ctx: &egui::Context) {
+fn worker(slot: &Slot, reporter: &Reporter<Computed>) {
     let (lock, cvar) = &**slot;
     let mut last: Option<Shown> = None;
     loop {
@@ -216,15 +212,12 @@ fn worker(slot: &Slot, tx: &SyncSender<Computed>, ctx: &egui::Context) {
         if let Ok(shown) = &result {
             last = Some(shown.clone());
         }
-        if tx
-            .send(Computed {
-                generation: request.generation,
-                result,
-            })
-            .is_err()
-        {
+        let computed = Computed {
+            generation: request.generation,
+            result,
+        };
+        if !reporter.send(computed) {
             return; // The app is gone.
         }
-        ctx.request_repaint();
     }
 }

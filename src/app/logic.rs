@@ -6,58 +6,61 @@ use super::*;
 
 impl App {
     /// Starts computing the report for the current keys and settings: inline when small, else on the worker.
+    /// Large pasted text waiting to be parsed is what gets computed (it is about to replace the keys).
     pub(super) fn recompute(&mut self) {
-        self.dirty = false;
-        self.wanted += 1;
+        self.pipeline.dirty = false;
+        self.pipeline.wanted += 1;
         let view = self.settings.view();
-        let input = match &self.keys {
-            Keys::Text(t) => {
-                let small = t.len() <= INLINE_BYTES;
-                let input = Input::Text(Arc::new(t.clone()), self.settings.key_type);
-                if small {
-                    let result = jobs::compute(input, &view, self.current.as_ref());
-                    self.on_computed(Computed {
-                        generation: self.wanted,
-                        result,
-                    });
-                    return;
-                }
-                input
-            }
-            Keys::Data(k) => {
-                if k.len() <= 20_000 {
-                    let result =
-                        jobs::compute(Input::Keys(Arc::clone(k)), &view, self.current.as_ref());
-                    self.on_computed(Computed {
-                        generation: self.wanted,
-                        result,
-                    });
-                    return;
-                }
-                Input::Keys(Arc::clone(k))
-            }
+        let key_type = self.settings.key_type;
+        let (input, small) = match (&self.pipeline.pending_text, &self.data.keys) {
+            (Some((text, _)), _) => (Input::Text(Arc::clone(text), key_type), false),
+            (None, Keys::Text(t)) => (
+                Input::Text(Arc::new(t.clone()), key_type),
+                t.len() <= INLINE_BYTES,
+            ),
+            (None, Keys::Data(k)) => (Input::Keys(Arc::clone(k)), k.len() <= 20_000),
         };
-        self.jobs.submit(Request {
-            generation: self.wanted,
+        let generation = self.pipeline.wanted;
+        if small {
+            let result = jobs::compute(input, &view, self.pipeline.current.as_ref());
+            self.on_computed(Computed { generation, result });
+            return;
+        }
+        let request = Request {
+            generation,
             input,
             view,
-        });
+        };
+        if let Some(computed) = self.background.jobs.submit(request) {
+            self.on_computed(computed);
+        }
     }
 
     /// A computed report arrives: shown if it is the newest; a parse error keeps the previous data.
     pub fn on_computed(&mut self, computed: Computed) {
-        if computed.generation != self.wanted {
+        if computed.generation != self.pipeline.wanted {
             return;
         }
-        self.generation = computed.generation;
-        match computed.result {
-            Ok(shown) => {
-                self.input_error = None;
-                self.key_type_before = None;
-                self.current = Some(shown);
-                self.update_path();
+        self.pipeline.shown = computed.generation;
+        if let Some((_, source)) = self.pipeline.pending_text.take() {
+            // Large pasted text parsed on the worker: its keys replace what was there, or nothing changes.
+            match computed.result {
+                Ok(shown) => {
+                    self.replace_keys(Keys::Data(Arc::clone(&shown.keys)), source);
+                    self.pipeline.dirty = false;
+                    self.show(shown);
+                }
+                Err(e) => self.notify(
+                    Activity::Keys,
+                    Level::Error,
+                    format!("cannot use these keys: {e}; the previous keys stay"),
+                ),
             }
-            Err(e) => match self.key_type_before.take() {
+            return;
+        }
+        match computed.result {
+            Ok(shown) => self.show(shown),
+            Err(e) => match self.pipeline.key_type_before.take() {
                 // The keys cannot be read as the type just chosen: keep them as they were, and say why.
                 Some(before) if before != self.settings.key_type => {
                     let wanted = self.settings.key_type;
@@ -71,23 +74,36 @@ impl App {
                             before.as_str()
                         ),
                     );
-                    self.dirty = true;
+                    self.input_changed();
                 }
-                _ => self.input_error = Some(e),
+                _ => self.pipeline.input_error = Some(e),
             },
         }
     }
 
-    pub(super) fn update_path(&mut self) {
-        if let Some(shown) = &self.current {
-            self.path = Some(evaluate(&shown.report.evidence, &self.answers));
+    fn show(&mut self, shown: Shown) {
+        self.pipeline.input_error = None;
+        self.pipeline.key_type_before = None;
+        self.pipeline.current = Some(shown);
+        self.answers_changed();
+    }
+
+    /// The keys or the view changed: one recompute at the end of this frame's work.
+    pub(super) fn input_changed(&mut self) {
+        self.pipeline.dirty = true;
+    }
+
+    /// The tree's answers (or the report they are about) changed: the one place the path is re-evaluated.
+    pub(super) fn answers_changed(&mut self) {
+        if let Some(shown) = &self.pipeline.current {
+            self.pipeline.path = Some(evaluate(&shown.report.evidence, &self.pipeline.answers));
         }
     }
 
     /// A file load finished: on success the keys replace what was there; on failure what was there stays.
     pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
-        self.load_progress = None;
-        let fresh = self.empty_reason.is_some();
+        self.background.load_progress = None;
+        let fresh = self.data.empty_reason.is_some();
         match result {
             Ok(loaded) if loaded.keys.total() == 0 => {
                 let text = if fresh {
@@ -96,12 +112,12 @@ impl App {
                     format!("{} has no keys: the previous keys stay", path.display())
                 };
                 if fresh {
-                    self.empty_reason = Some(text.clone());
+                    self.data.empty_reason = Some(text.clone());
                 }
                 self.notify(Activity::Load, Level::Warning, text);
             }
             Ok(loaded) => {
-                self.empty_reason = None;
+                self.data.empty_reason = None;
                 let noun = if loaded.keys.write_ordered() {
                     "write"
                 } else {
@@ -130,20 +146,22 @@ impl App {
                     Level::Warning
                 };
                 self.notify(Activity::Load, level, text);
-                self.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
+                self.panels.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
+                if self.settings.chart == ChartMode::DataFiles {
+                    self.settings.chart = ChartMode::Capacity;
+                }
                 self.settings.key_type = loaded.keys.key_type();
-                self.set_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+                self.replace_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
                 if fresh {
                     // The empty start is nothing to go back to.
-                    self.undo.clear();
+                    self.data.undo.clear();
                 }
-                self.groups = loaded.groups;
-                self.by_data_file = false;
+                self.data.groups = loaded.groups;
             }
             Err(e) => {
                 let text = format!("could not load {}: {e}", path.display());
                 if fresh {
-                    self.empty_reason = Some(text.clone());
+                    self.data.empty_reason = Some(text.clone());
                 }
                 self.notify(Activity::Load, Level::Error, text);
             }
@@ -157,72 +175,64 @@ impl App {
         connect: crate::source::dynamo::ConnectOptions,
         scan: crate::source::dynamo::ScanOptions,
     ) {
-        if let Some(job) = &self.scan {
+        if let Some(job) = self.background.scan.take() {
             job.cancel();
         }
-        self.scan = connect::ScanJob::start(&self.ctx, connect, scan);
-        self.scan_heard_at = Some(std::time::Instant::now());
         self.notices.clear(Activity::Scan);
-        if self.scan.is_none() {
-            self.notify(Activity::Scan, Level::Error, "cannot start the scan thread");
+        match connect::ScanJob::start(&self.ctx, connect, scan) {
+            Ok(job) => {
+                self.background.scan = Some(job);
+                self.background.scan_heard_at = Some(std::time::Instant::now());
+            }
+            Err(e) => self.notify(Activity::Scan, Level::Error, e.to_string()),
         }
     }
 
     /// Whether a table scan is under way.
     pub fn scanning(&self) -> bool {
-        self.scan.is_some()
+        self.background.scan.is_some()
     }
 
-    /// Shows a scan's pages as they arrive (at most a few times a second) and its result when done; a scan that
-    /// stops early keeps what it read, labelled.
+    /// Shows a scan's pages as the scan thread merges them (a snapshot at most a few times a second) and its
+    /// result when done; a scan that stops early keeps what it read, labelled.
     pub(super) fn drain_scan(&mut self) {
-        let Some(job) = &mut self.scan else { return };
+        let Some(job) = &mut self.background.scan else {
+            return;
+        };
         let update = job.drain();
         if update.is_some() {
-            self.scan_heard_at = Some(std::time::Instant::now());
+            self.background.scan_heard_at = Some(std::time::Instant::now());
         }
+        let table = job.table.clone();
         match update {
-            None => {}
-            Some(connect::ScanUpdate::Grew) => {
-                let due = self
-                    .scan_shown_at
-                    .is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(400));
-                if due {
-                    self.scan_shown_at = Some(std::time::Instant::now());
-                    let keys = job.live.clone();
-                    let source = Source::Table {
-                        name: job.table.clone(),
-                        status: format!("scanning: {} items", keys.total()),
-                    };
-                    self.set_keys(Keys::Data(Arc::new(keys)), source);
-                }
+            None | Some(connect::ScanUpdate::Heard) => {}
+            Some(connect::ScanUpdate::Snapshot(keys)) => {
+                let source = Source::Table {
+                    name: table,
+                    status: format!("scanning: {} items", keys.total()),
+                };
+                self.replace_keys(Keys::Data(keys), source);
             }
             Some(connect::ScanUpdate::Done(result)) => {
-                let table = job.table.clone();
-                self.scan = None;
-                self.scan_shown_at = None;
+                self.background.scan = None;
                 match result {
                     Ok(scanned) => {
                         let status = scanned.status.describe();
                         let complete = scanned.status.is_complete();
-                        self.notify(
-                            Activity::Scan,
-                            if complete {
-                                Level::Info
-                            } else {
-                                Level::Warning
-                            },
-                            format!("{table}: {} — {}", status, scanned.progress.summary()),
-                        );
+                        let level = if complete {
+                            Level::Info
+                        } else {
+                            Level::Warning
+                        };
+                        let text = format!("{table}: {} — {}", status, scanned.progress.summary());
+                        self.notify(Activity::Scan, level, text);
                         self.settings.key_type = scanned.keys.key_type();
                         let status = if complete { String::new() } else { status };
-                        self.set_keys(
-                            Keys::Data(Arc::new(scanned.keys)),
-                            Source::Table {
-                                name: table,
-                                status,
-                            },
-                        );
+                        let source = Source::Table {
+                            name: table,
+                            status,
+                        };
+                        self.replace_keys(Keys::Data(Arc::new(scanned.keys)), source);
                     }
                     Err(e) => self.notify(
                         Activity::Scan,
@@ -236,101 +246,76 @@ impl App {
 
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
-        let mut opts = self.load_options.clone();
+        let mut opts = self.data.load_options.clone();
         // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
         if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {
             opts.key_type = Some(self.settings.key_type);
         }
         self.notices.clear(Activity::Load);
-        self.jobs.load_file(path, opts);
+        if let Err(e) = self.background.jobs.load_file(path, opts) {
+            self.notify(Activity::Load, Level::Error, e.to_string());
+        }
     }
 
+    /// The shortcuts of the [`UICommand`] table (Ctrl+V arrives as a paste event, handled in [`Self::tick`]).
     pub(super) fn handle_shortcuts(&mut self, ctx: &egui::Context) {
-        use egui::{Key, KeyboardShortcut, Modifiers};
-        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
-        let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
-        let zoom = KeyboardShortcut::new(Modifiers::COMMAND, Key::Equals);
-        let shard = KeyboardShortcut::new(Modifiers::COMMAND, Key::K);
-        let copy_conditions = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::C);
-        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
-        // In a text field Ctrl+Z is the field's own undo.
         let typing = ctx.memory(|m| m.focused().is_some());
         let mut commands = Vec::new();
-        let (mut toggle_shard, mut copy) = (false, false);
         ctx.input_mut(|i| {
-            if !typing && i.consume_shortcut(&undo) {
-                commands.push(Command::Undo);
-            }
-            toggle_shard = i.consume_shortcut(&shard);
-            copy = i.consume_shortcut(&copy_conditions);
-            if i.consume_shortcut(&open) {
-                commands.push(Command::OpenFile);
-            }
-            if i.consume_shortcut(&save) {
-                commands.push(Command::SaveSession);
-            }
-            if i.consume_shortcut(&zoom) || i.consume_key(Modifiers::NONE, Key::F11) {
-                commands.push(Command::TogglePresentation);
+            for c in UICommand::ALL {
+                if c == UICommand::Paste || (typing && !c.while_typing()) {
+                    continue;
+                }
+                if c.shortcuts().iter().any(|s| i.consume_shortcut(s)) {
+                    commands.push(Command::Ui(c));
+                }
             }
         });
-        if toggle_shard {
-            self.settings.shard_enabled = !self.settings.shard_enabled;
-            self.dirty = true;
-        }
-        if copy {
-            let conditions = self
-                .current
-                .as_ref()
-                .and_then(|s| controls::key_conditions(&self.settings, &s.keys, &s.report));
-            match conditions {
-                Some(text) => commands.push(Command::Copy(text)),
-                None if !self.settings.shard_enabled => self.notify(
-                    Activity::Clipboard,
-                    Level::Warning,
-                    "no key conditions to copy: turn on \"Shard hot keys\" (Ctrl+K) first",
-                ),
-                None => self.notify(
-                    Activity::Clipboard,
-                    Level::Warning,
-                    "no key conditions to copy: no key is above the hot threshold, so nothing is sharded",
-                ),
-            }
-        }
         for c in commands {
             self.apply(c);
         }
     }
 
     pub(super) fn drain_background(&mut self) {
-        for computed in self.jobs.drain() {
+        for computed in self.background.jobs.drain() {
             self.on_computed(computed);
         }
-        for event in self.jobs.drain_load() {
+        for event in self.background.jobs.drain_load() {
             match event {
-                LoadEvent::Progress(p) => self.load_progress = Some(p),
+                LoadEvent::Progress(p) => self.background.load_progress = Some(p),
                 LoadEvent::Done(result, path) => self.on_load_done(*result, path),
             }
         }
-        while let Ok(outcome) = self.outcomes.1.try_recv() {
-            match outcome {
-                Outcome::OpenKeys(path) => self.open_path(path),
-                Outcome::OpenSession(path, Ok(bytes)) => {
-                    self.open_session(&bytes, &path.display().to_string());
-                }
-                Outcome::OpenSession(path, Err(e)) => {
-                    self.notify(
-                        Activity::File,
-                        Level::Error,
-                        format!("cannot read {}: {e}", path.display()),
-                    );
-                }
-                Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
-                Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
-                Outcome::Nothing => {}
-                Outcome::Path(reply) => {
-                    if let Some(text) = self.dialogs.on_reply(reply) {
-                        self.notify(Activity::File, Level::Warning, text);
-                    }
+        for started in self.background.screenshots.drain() {
+            match started {
+                Ok(task) => self.background.dialogs.push(task),
+                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+            }
+        }
+        for outcome in self.background.dialogs.drain() {
+            self.on_outcome(outcome);
+        }
+    }
+
+    fn on_outcome(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::OpenKeys(path) => self.open_path(path),
+            Outcome::OpenSession(path, Ok(bytes)) => {
+                self.open_session(&bytes, &path.display().to_string());
+            }
+            Outcome::OpenSession(path, Err(e)) => {
+                self.notify(
+                    Activity::File,
+                    Level::Error,
+                    format!("cannot read {}: {e}", path.display()),
+                );
+            }
+            Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
+            Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
+            Outcome::Nothing => {}
+            Outcome::Path(reply) => {
+                if let Some(text) = self.panels.dialogs.on_reply(reply) {
+                    self.notify(Activity::File, Level::Warning, text);
                 }
             }
         }
@@ -368,20 +353,20 @@ impl App {
             }
         }
         self.handle_shortcuts(ctx);
-        if self.dirty {
+        if self.pipeline.dirty {
             self.recompute();
         }
         let title = self.title();
-        if title != self.shown_title {
+        if title != self.panels.shown_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.shown_title = title;
+            self.panels.shown_title = title;
         }
     }
 
     /// On the first frames: a window larger than its screen (a default size on a small screen or projector)
     /// is made to fit.
     pub(super) fn fit_to_screen(&mut self, ctx: &egui::Context) {
-        if self.fitted {
+        if self.panels.fitted {
             return;
         }
         let (monitor, inner) = ctx.input(|i| {
@@ -391,7 +376,7 @@ impl App {
         let (Some(monitor), Some(inner)) = (monitor, inner) else {
             return;
         };
-        self.fitted = true;
+        self.panels.fitted = true;
         let fit = egui::vec2(inner.x.min(monitor.x * 0.96), inner.y.min(monitor.y * 0.9));
         if fit != inner {
             ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(fit));

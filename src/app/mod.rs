@@ -1,12 +1,15 @@
-//! The desktop app (eframe/egui): key editor, live bucket histogram, shard toggle, decision tree.
+//! The desktop app (eframe/egui): key editor, live bucket histogram, shard toggle, decision tree, partition
+//! inspector, and the Timeline of a time simulation.
 //!
-//! Split by role, as rerun's viewer is: this file holds the [`App`] struct, its construction and accessors and
-//! `impl eframe::App`; `logic` the per-frame work that does not draw (draining background results, shortcuts,
-//! recomputation); `commands` applying [`Command`]s (examples, fixes, undo, dialogs, exports, sessions); `ui`
-//! the layout, one function per panel; `assets` the icon and fonts. Panels are functions over plain state;
-//! they return [`Command`]s that the app applies after drawing. Work that is not drawing (parsing, bucketing
-//! large key sets, file I/O) runs in [`jobs`] and [`dialogs`].
+//! Split by role, as rerun's viewer is: this file holds the [`App`] struct (its state grouped by role), its
+//! construction and accessors and `impl eframe::App`; `logic` the per-frame work that does not draw (draining
+//! background results, shortcuts, recomputation); `commands` applying [`Command`]s (examples, fixes, undo,
+//! dialogs, exports, sessions); `ui` the layout, one function per panel; `assets` the icon and fonts.
+//! Panels draw from plain state and return [`Command`]s ([`command`]), which the app applies after drawing;
+//! no drawing code writes the app's fields. Work that is not drawing (parsing, bucketing large key sets,
+//! inspector queries, file I/O, scans, simulations) runs as [`tasks::Task`]s.
 
+pub mod command;
 pub mod connect;
 pub mod controls;
 pub mod decision_ui;
@@ -18,6 +21,7 @@ pub mod jobs;
 pub mod notices;
 pub mod settings;
 pub mod table_picker;
+pub mod tasks;
 pub mod theme;
 
 mod assets;
@@ -27,21 +31,22 @@ mod ui;
 
 pub use assets::icon;
 use assets::install_fallback_fonts;
+pub use command::{Command, UICommand};
 use ui::set_presentation_style;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
 
-use crate::model::decision::{Action, Path, Question, UserAnswers, evaluate};
+use crate::model::decision::{Action, Path, UserAnswers, evaluate};
 use crate::model::export::{buckets_csv, report_doc};
 use crate::model::scenario::Scenario;
 use crate::model::shard::Scope;
-use crate::model::{KeySet, Report};
+use crate::model::{KeySet, KeyType, Report};
 use crate::source::{Group, LoadOptions, Source};
 use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
 use notices::{Activity, Level, Notices};
-use settings::{SESSION_FORMAT, SESSION_VERSION, Session, Settings};
+use settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, Settings};
+use tasks::{Task, TaskSet};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
 /// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
@@ -60,32 +65,6 @@ const UNDO_STEPS: usize = 8;
 /// A scan that has heard nothing from DynamoDB for this long says so.
 const SCAN_QUIET_SECS: u64 = 4;
 
-/// What a panel asks the app to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    LoadExample(Scenario),
-    Answer(Question, Option<bool>),
-    Apply(Action),
-    Copy(String),
-    EditAsText,
-    OpenFile,
-    OpenFolder,
-    Connect,
-    CancelScan,
-    CancelLoad,
-    OpenSession,
-    SaveSession,
-    ExportPng,
-    ExportCsv,
-    ExportJson,
-    TogglePresentation,
-    /// Bring back the keys an example, a file, a session or a scan replaced.
-    Undo,
-    DismissNotice(Activity),
-    /// Presentation mode: show or hide the editor and the tree beside the chart.
-    ToggleSidePanels,
-}
-
 /// Where the keys live: as text in the editor, or as data (large sets, loaded files).
 #[derive(Debug, Clone)]
 pub enum Keys {
@@ -97,7 +76,7 @@ pub enum Keys {
 struct Replaced {
     keys: Keys,
     source: Source,
-    key_type: crate::model::KeyType,
+    key_type: KeyType,
     groups: Option<Vec<Group>>,
 }
 
@@ -112,52 +91,77 @@ enum Outcome {
     Path(dialogs::Reply),
 }
 
-pub struct App {
-    pub settings: Settings,
-    pub keys: Keys,
-    pub source: Source,
-    pub answers: UserAnswers,
-    /// The last good keys and report: stay on screen while newer input is invalid or computing.
-    pub current: Option<Shown>,
-    pub path: Option<Path>,
-    /// The parse error of the current input, if any.
-    pub input_error: Option<String>,
-    pub notices: Notices,
+/// The keys and where they came from.
+pub(crate) struct Data {
+    pub(crate) keys: Keys,
+    pub(crate) source: Source,
+    /// Items per data file of a loaded S3 export: the real grouping by partition.
+    pub(crate) groups: Option<Vec<Group>>,
+    /// How files are read (format, key attributes, bad-record policy).
+    pub(crate) load_options: LoadOptions,
     /// Keys replaced by examples, files, sessions and scans, newest last.
     undo: Vec<Replaced>,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
-    pub empty_reason: Option<String>,
+    pub(crate) empty_reason: Option<String>,
+}
+
+/// From input to what is on screen: the generation asked for and the one shown, the last good report (it
+/// stays while newer input is invalid or computing), the tree's answers and path.
+pub(crate) struct Pipeline {
+    /// Generation of the newest request; results of older ones are dropped.
+    wanted: u64,
+    /// Generation of the report shown.
+    shown: u64,
+    /// The input or the view changed: recompute once, at the end of the frame's work.
+    dirty: bool,
+    pub(crate) current: Option<Shown>,
+    /// The parse error of the current input, if any.
+    pub(crate) input_error: Option<String>,
+    pub(crate) answers: UserAnswers,
+    pub(crate) path: Option<Path>,
     /// The key type before the user switched it: restored if the keys cannot be read as the new type.
-    key_type_before: Option<crate::model::KeyType>,
-    /// The first window was fitted to the screen.
-    fitted: bool,
-    /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
-    show_side: bool,
+    key_type_before: Option<KeyType>,
+    /// Large pasted text parsed on the worker; it replaces the keys when (and if) it parses.
+    pending_text: Option<(Arc<String>, Source)>,
+}
+
+/// Everything running off the UI thread.
+pub(crate) struct Background {
+    jobs: Jobs,
+    scan: Option<connect::ScanJob>,
     scan_heard_at: Option<std::time::Instant>,
+    load_progress: Option<crate::source::Progress>,
+    /// File dialogs and what they do with the chosen file.
+    dialogs: TaskSet<Outcome>,
+    /// Export chart as PNG: the screenshot arrives in a later frame; its save dialog's task comes back here.
+    screenshots: TaskSet<Result<Task<Outcome>, tasks::TaskError>>,
+}
+
+/// What the panels keep between frames.
+pub(crate) struct Panels {
     editor: editor::EditorState,
     inspector: inspector::InspectorState,
     connect: connect::ConnectState,
-    scan: Option<connect::ScanJob>,
-    scan_shown_at: Option<std::time::Instant>,
-    jobs: Jobs,
-    generation: u64,
-    /// Generation of the newest request; results of older ones are dropped.
-    wanted: u64,
-    dirty: bool,
-    load_progress: Option<crate::source::Progress>,
-    /// How files are read (format, key attributes, bad-record policy).
-    pub load_options: LoadOptions,
-    /// Items per data file of a loaded S3 export: the real grouping by partition.
-    pub groups: Option<Vec<Group>>,
-    /// Show the export's data files instead of the teaching hash's buckets.
-    pub by_data_file: bool,
     /// The tables of a loaded file that holds several, to pick one ([`table_picker`]).
-    pub table_picker: Option<table_picker::TablePicker>,
-    outcomes: (Sender<Outcome>, Receiver<Outcome>),
+    table_picker: Option<table_picker::TablePicker>,
     /// Native file dialogs, and the path field when none can open.
-    pub dialogs: dialogs::Dialogs,
+    dialogs: dialogs::Dialogs,
+    /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
+    show_side: bool,
     chart_rect: Option<egui::Rect>,
+    /// The first window was fitted to the screen.
+    fitted: bool,
     shown_title: String,
+}
+
+pub struct App {
+    /// What is remembered between runs and saved in sessions.
+    pub(crate) settings: Settings,
+    pub(crate) data: Data,
+    pub(crate) pipeline: Pipeline,
+    pub(crate) background: Background,
+    pub(crate) panels: Panels,
+    pub(crate) notices: Notices,
     ctx: egui::Context,
 }
 
@@ -185,61 +189,136 @@ impl App {
             ),
         };
         set_presentation_style(&ctx, settings.presentation);
+        let (jobs, worker_error) = Jobs::new(ctx.clone());
         let mut app = Self {
             settings,
-            keys,
-            source,
-            answers: UserAnswers::default(),
-            current: None,
-            path: None,
-            input_error: None,
+            data: Data {
+                keys,
+                source,
+                groups: None,
+                load_options: LoadOptions::default(),
+                undo: Vec::new(),
+                empty_reason: None,
+            },
+            pipeline: Pipeline {
+                wanted: 0,
+                shown: 0,
+                dirty: true,
+                current: None,
+                input_error: None,
+                answers: UserAnswers::default(),
+                path: None,
+                key_type_before: None,
+                pending_text: None,
+            },
+            background: Background {
+                jobs,
+                scan: None,
+                scan_heard_at: None,
+                load_progress: None,
+                dialogs: TaskSet::default(),
+                screenshots: TaskSet::default(),
+            },
+            panels: Panels {
+                editor: editor::EditorState::default(),
+                inspector: inspector::InspectorState::default(),
+                connect: connect::ConnectState::default(),
+                table_picker: None,
+                dialogs: dialogs::Dialogs::new(),
+                show_side: false,
+                chart_rect: None,
+                fitted: false,
+                shown_title: String::new(),
+            },
             notices: Notices::default(),
-            undo: Vec::new(),
-            empty_reason: None,
-            key_type_before: None,
-            fitted: false,
-            show_side: false,
-            scan_heard_at: None,
-            editor: editor::EditorState::default(),
-            inspector: inspector::InspectorState::default(),
-            connect: connect::ConnectState::default(),
-            scan: None,
-            scan_shown_at: None,
-            jobs: Jobs::new(ctx.clone()),
-            generation: 0,
-            wanted: 0,
-            dirty: true,
-            load_progress: None,
-            load_options: LoadOptions::default(),
-            groups: None,
-            by_data_file: false,
-            table_picker: None,
-            outcomes: channel(),
-            dialogs: dialogs::Dialogs::new(),
-            chart_rect: None,
-            shown_title: String::new(),
             ctx,
         };
+        if let Some(e) = worker_error {
+            app.notify(
+                Activity::Keys,
+                Level::Error,
+                format!("{e}: large key sets are computed on the UI thread"),
+            );
+        }
         app.recompute();
         app
     }
 
     pub fn report(&self) -> Option<&Report> {
-        self.current.as_ref().map(|s| s.report.as_ref())
+        self.pipeline.current.as_ref().map(|s| s.report.as_ref())
     }
 
     /// The chart block on screen (headline, legend, plot with axes, caption): what Export chart as PNG saves.
     pub fn chart_rect(&self) -> Option<egui::Rect> {
-        self.chart_rect
+        self.panels.chart_rect
     }
 
     pub fn key_set(&self) -> Option<&KeySet> {
-        self.current.as_ref().map(|s| s.keys.as_ref())
+        self.pipeline.current.as_ref().map(|s| s.keys.as_ref())
     }
 
     /// Whether a computation is still under way.
     pub fn busy(&self) -> bool {
-        self.dirty || self.wanted != self.generation
+        self.pipeline.dirty
+            || self.pipeline.wanted != self.pipeline.shown
+            || self.pipeline.pending_text.is_some()
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The decision tree's path for the shown report.
+    pub fn path(&self) -> Option<&Path> {
+        self.pipeline.path.as_ref()
+    }
+
+    /// The tree's answers (the user's and the table facts).
+    pub fn answers(&self) -> &UserAnswers {
+        &self.pipeline.answers
+    }
+
+    pub fn keys(&self) -> &Keys {
+        &self.data.keys
+    }
+
+    pub fn source(&self) -> &Source {
+        &self.data.source
+    }
+
+    /// Items per data file of a loaded S3 export.
+    pub fn groups(&self) -> Option<&[Group]> {
+        self.data.groups.as_deref()
+    }
+
+    /// The parse error of the current input, if any.
+    pub fn input_error(&self) -> Option<&str> {
+        self.pipeline.input_error.as_deref()
+    }
+
+    pub fn notices(&self) -> &Notices {
+        &self.notices
+    }
+
+    pub fn dialogs(&self) -> &dialogs::Dialogs {
+        &self.panels.dialogs
+    }
+
+    /// Native file dialogs (true) or the in-app path field straight away (false; tests).
+    pub fn set_native_dialogs(&mut self, native: bool) {
+        self.panels.dialogs.native = native;
+    }
+
+    pub fn table_picker(&self) -> Option<&table_picker::TablePicker> {
+        self.panels.table_picker.as_ref()
+    }
+
+    /// What the chart shows now (the chosen mode, or writes per bucket when the data cannot show it).
+    pub fn chart_mode(&self) -> ChartMode {
+        let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
+        self.settings
+            .chart
+            .shown(capacity, self.data.groups.is_some(), false)
     }
 
     /// Shows a notice as the current line of its activity (and in the history).
@@ -268,12 +347,10 @@ impl eframe::App for App {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         let mut settings = self.settings.clone();
-        settings.last_keys = match &self.keys {
+        settings.last_keys = match &self.data.keys {
             Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
             _ => None,
         };
         eframe::set_value(storage, eframe::APP_KEY, &settings);
     }
 }
-
-impl App {}

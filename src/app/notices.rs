@@ -124,6 +124,51 @@ impl Notices {
     }
 }
 
+/// The current notices in the status bar (warnings and errors with a dismiss button), and "Messages (N)":
+/// the history, newest first.
+pub fn notices_ui(
+    ui: &mut egui::Ui,
+    notices: &Notices,
+    now: Instant,
+    commands: &mut Vec<super::Command>,
+) {
+    for n in notices.visible(now) {
+        ui.separator();
+        let text = egui::RichText::new(&n.text);
+        ui.label(match n.level {
+            Level::Error => text.color(super::theme::ERROR),
+            Level::Warning => text.color(super::theme::UNKNOWN),
+            Level::Info => text,
+        });
+        if n.level > Level::Info
+            && ui
+                .small_button("×")
+                .on_hover_text("Dismiss this message")
+                .clicked()
+        {
+            commands.push(super::Command::DismissNotice(n.activity));
+        }
+    }
+    let count = notices.history().count();
+    if count == 0 {
+        return;
+    }
+    ui.menu_button(format!("Messages ({count})"), |ui| {
+        egui::ScrollArea::vertical()
+            .max_height(300.0)
+            .show(ui, |ui| {
+                for n in notices.history().rev() {
+                    let text = egui::RichText::new(&n.text);
+                    ui.label(match n.level {
+                        Level::Error => text.color(super::theme::ERROR),
+                        Level::Warning => text.color(super::theme::UNKNOWN),
+                        Level::Info => text,
+                    });
+                }
+            });
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

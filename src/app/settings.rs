@@ -29,8 +29,9 @@ pub struct Settings {
     /// Model read/write capacity per partition.
     pub workload_enabled: bool,
     pub workload: Workload,
-    /// Show % of partition capacity instead of writes per bucket (when a workload is modelled).
-    pub capacity_view: bool,
+    /// What the chart shows; a mode the data cannot show falls back to writes per bucket
+    /// ([`ChartMode::shown`]).
+    pub chart: ChartMode,
     /// Where "Connect to DynamoDB" connects (never credentials).
     pub connect: super::connect::ConnectSettings,
 }
@@ -56,8 +57,35 @@ impl Default for Settings {
                 reads_per_sec: 0.0,
                 ..Workload::default()
             },
-            capacity_view: true,
+            chart: ChartMode::Capacity,
             connect: super::connect::ConnectSettings::default(),
+        }
+    }
+}
+
+/// What the centre of the window shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ChartMode {
+    /// Writes (or items) per bucket of the teaching hash.
+    #[default]
+    Writes,
+    /// % of each partition's capacity, when a workload is modelled.
+    Capacity,
+    /// Items per data file of a loaded S3 export: the export's real grouping.
+    DataFiles,
+    /// A time simulation: time × partition heatmap and throughput over time.
+    Timeline,
+}
+
+impl ChartMode {
+    /// The mode actually shown, given what the data offers: capacity needs a computed workload, data files an
+    /// S3 export, the timeline a simulation; otherwise writes per bucket.
+    pub fn shown(self, capacity: bool, data_files: bool, timeline: bool) -> Self {
+        match self {
+            Self::Capacity if capacity => self,
+            Self::DataFiles if data_files => self,
+            Self::Timeline if timeline => self,
+            _ => Self::Writes,
         }
     }
 }

@@ -67,20 +67,17 @@ pub fn table_picker_ui(ctx: &egui::Context, picker: &TablePicker) -> Option<Pick
 impl super::App {
     /// Reloads `path` with `table` (the other load options as they are).
     pub fn open_table(&mut self, path: PathBuf, table: String) {
-        let saved = self.load_options.table.replace(table);
+        let saved = self.data.load_options.table.replace(table);
         self.open_path(path);
-        self.load_options.table = saved;
+        self.data.load_options.table = saved;
     }
 
-    /// Shows the picker while a loaded file has several tables; applies the choice.
-    pub(super) fn table_picker_frame(&mut self, ctx: &egui::Context) {
-        let Some(picker) = &self.table_picker else {
-            return;
-        };
-        match table_picker_ui(ctx, picker) {
-            Some(Picked::Table(path, table)) => self.open_table(path, table),
-            Some(Picked::Close) => self.table_picker = None,
-            None => {}
+    /// Shows the picker while a loaded file has several tables; returns the choice.
+    pub(super) fn table_picker_frame(&self, ctx: &egui::Context) -> Option<super::Command> {
+        let picker = self.panels.table_picker.as_ref()?;
+        match table_picker_ui(ctx, picker)? {
+            Picked::Table(path, table) => Some(super::Command::OpenTable(path, table)),
+            Picked::Close => Some(super::Command::CloseTablePicker),
         }
     }
 }

@@ -10,265 +10,210 @@ impl App {
         match self.key_set() {
             Some(k) => format!(
                 "shardlens — {} · {}",
-                self.source.describe(),
+                self.data.source.describe(),
                 crate::model::decision::plural(k.total(), "key")
             ),
-            None => format!("shardlens — {}", self.source.describe()),
+            None => format!("shardlens — {}", self.data.source.describe()),
         }
     }
 
-    pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) -> Option<Command> {
-        let mut command = None;
+    /// The menu bar: File, Edit and View list the [`UICommand`] table; Examples the teaching examples.
+    pub(super) fn menu_ui(&self, ui: &mut egui::Ui) -> Vec<Command> {
+        let mut commands = Vec::new();
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.button("Open keys…  (Ctrl+O)").clicked() {
-                    command = Some(Command::OpenFile);
-                }
-                if ui.button("Open S3 export folder…").clicked() {
-                    command = Some(Command::OpenFolder);
-                }
-                if ui.button("Connect to DynamoDB…").clicked() {
-                    command = Some(Command::Connect);
-                }
+                self.menu_items(ui, command::Menu::File, &mut commands);
+                ui.separator();
                 ui.menu_button("Load options", |ui| {
-                    editor::load_options_ui(ui, &mut self.load_options);
+                    let mut opts = self.data.load_options.clone();
+                    editor::load_options_ui(ui, &mut opts);
+                    if opts != self.data.load_options {
+                        commands.push(Command::SetLoadOptions(Box::new(opts)));
+                    }
                 });
-                ui.separator();
-                if ui.button("Open session…").clicked() {
-                    command = Some(Command::OpenSession);
-                }
-                if ui.button("Save session…  (Ctrl+S)").clicked() {
-                    command = Some(Command::SaveSession);
-                }
-                ui.separator();
-                if ui.button("Export chart as PNG…").clicked() {
-                    command = Some(Command::ExportPng);
-                }
-                if ui.button("Export buckets as CSV…").clicked() {
-                    command = Some(Command::ExportCsv);
-                }
-                if ui.button("Export buckets as JSON…").clicked() {
-                    command = Some(Command::ExportJson);
-                }
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-                }
-                // A chosen item closes the menu, so it does not cover what the command opens.
-                if command.is_some() {
-                    ui.close();
-                }
             });
             ui.menu_button("Edit", |ui| {
-                let label = self
-                    .undo_label()
-                    .map_or_else(|| "Undo".to_owned(), |w| format!("Undo: back to {w}"));
-                if ui
-                    .add_enabled(self.undo_label().is_some(), egui::Button::new(label))
-                    .on_hover_text("Ctrl+Z: bring back the keys an example, a file, a session or a scan replaced")
-                    .clicked()
-                {
-                    command = Some(Command::Undo);
-                }
-                if ui.button("Paste keys  (Ctrl+V)").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::RequestPaste);
-                    ui.close();
-                }
-                if command.is_some() {
-                    ui.close();
-                }
+                self.menu_items(ui, command::Menu::Edit, &mut commands);
             });
-            ui.menu_button("Examples", |ui| {
-                for s in Scenario::ALL {
-                    if ui.button(s.title()).on_hover_text(s.story()).clicked() {
-                        command = Some(Command::LoadExample(s));
-                    }
-                }
-                if command.is_some() {
-                    ui.close();
-                }
-            });
+            ui.menu_button("Examples", |ui| examples_menu(ui, &mut commands));
             ui.menu_button("View", |ui| {
-                let mut on = self.settings.presentation;
-                if ui.checkbox(&mut on, "Presentation mode  (F11, Ctrl+=)").clicked() {
-                    command = Some(Command::TogglePresentation);
-                }
-                if ui.checkbox(&mut self.settings.log_scale, "Log scale").changed() {
-                    ui.close();
-                }
+                self.menu_items(ui, command::Menu::View, &mut commands);
                 ui.separator();
                 egui::widgets::global_theme_preference_buttons(ui);
             });
             ui.menu_button("Help", help_ui);
         });
-        command
+        commands
     }
 
-    /// Draws every panel; the commands they return are applied afterwards.
+    /// One menu's items from the [`UICommand`] table, with their shortcuts and a separator between groups;
+    /// a chosen item closes the menu, so it does not cover what the command opens.
+    fn menu_items(&self, ui: &mut egui::Ui, menu: command::Menu, commands: &mut Vec<Command>) {
+        let mut group = None;
+        for c in UICommand::ALL.into_iter().filter(|c| c.menu().0 == menu) {
+            if group.is_some_and(|g| g != c.menu().1) {
+                ui.separator();
+            }
+            group = Some(c.menu().1);
+            let (label, enabled) = match c {
+                UICommand::Undo => match self.undo_label() {
+                    Some(what) => (format!("Undo: back to {what}"), true),
+                    None => ("Undo".to_owned(), false),
+                },
+                _ => (c.label().to_owned(), true),
+            };
+            let selected = match c {
+                UICommand::TogglePresentation => Some(self.settings.presentation),
+                UICommand::ToggleShard => Some(self.settings.shard_enabled),
+                UICommand::ToggleLogScale => Some(self.settings.log_scale),
+                _ => None,
+            };
+            let mut button = match selected {
+                Some(on) => egui::Button::selectable(on, label),
+                None => egui::Button::new(label),
+            };
+            if !c.shortcuts().is_empty() {
+                button = button.shortcut_text(c.shortcut_text(ui.ctx()));
+            }
+            if ui
+                .add_enabled(enabled, button)
+                .on_hover_text(c.tooltip())
+                .clicked()
+            {
+                commands.push(Command::Ui(c));
+                ui.close();
+            }
+        }
+    }
+
+    /// Draws every panel; the commands they return are applied afterwards, once.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
-        let presenting = self.settings.presentation;
-        self.dialogs.ui(ui.ctx(), &self.outcomes.0);
-        if self.connect.open
-            && let Some(connect::ConnectCommand::Scan(opts, scan)) =
-                connect::connect_ui(ui.ctx(), &mut self.connect, &mut self.settings.connect)
-        {
-            self.start_scan(opts, scan);
+        commands.extend(self.panels.dialogs.ui(ui.ctx()));
+        if self.panels.connect.open {
+            commands.extend(connect::connect_ui(
+                ui.ctx(),
+                &mut self.panels.connect,
+                &self.settings.connect,
+            ));
         }
-        self.table_picker_frame(ui.ctx());
+        commands.extend(self.table_picker_frame(ui.ctx()));
         egui::Panel::top("menu").show(ui, |ui| {
-            if let Some(c) = self.menu_ui(ui) {
-                commands.push(c);
-            }
-            if presenting {
-                ui.horizontal(|ui| {
-                    ui.strong("Presentation mode");
-                    let side = if self.show_side {
-                        "Hide keys and tree"
-                    } else {
-                        "Show keys and tree"
-                    };
-                    if ui.button(side).clicked() {
-                        commands.push(Command::ToggleSidePanels);
-                    }
-                    if ui.button("Leave presentation (F11)").clicked() {
-                        commands.push(Command::TogglePresentation);
-                    }
-                });
+            commands.extend(self.menu_ui(ui));
+            if self.settings.presentation {
+                presentation_bar_ui(ui, self.panels.show_side, &mut commands);
             }
         });
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui, &mut commands));
-        if presenting && !self.show_side {
+        let side = !self.settings.presentation || self.panels.show_side;
+        if !side {
             egui::Panel::bottom("decision-strip").show(ui, |ui| {
                 ui.add_space(4.0);
-                if let Some(path) = &self.path
-                    && let Some(c) = decision_ui::path_strip_ui(ui, path, &self.answers)
-                {
-                    commands.push(c);
+                if let Some(path) = &self.pipeline.path {
+                    commands.extend(decision_ui::path_strip_ui(ui, path, &self.pipeline.answers));
                 }
                 ui.add_space(4.0);
             });
         }
-        if !presenting || self.show_side {
-            // Side panels start at a share of the window, so a small screen still leaves the chart room.
-            let width = ui.ctx().content_rect().width();
-            egui::Panel::left("editor")
-                .resizable(true)
-                .default_size((width * 0.22).clamp(200.0, 320.0))
-                .size_range(180.0..=700.0)
-                .show(ui, |ui| self.editor_panel_ui(ui, &mut commands));
-            let noun = self.noun();
-            egui::Panel::right("decision")
-                .resizable(true)
-                .default_size((width * 0.3).clamp(260.0, 420.0))
-                .size_range(240.0..=800.0)
-                .show(ui, |ui| {
-                    egui::ScrollArea::vertical().show(ui, |ui| {
-                        if let Some(path) = &self.path
-                            && let Some(c) = decision_ui::decision_ui(ui, path, &self.answers)
-                        {
-                            commands.push(c);
-                        }
-                        ui.separator();
-                        egui::CollapsingHeader::new("Partition inspector")
-                            .default_open(true)
-                            .show(ui, |ui| {
-                                if let Some(shown) = &self.current {
-                                    inspector::inspector_ui(ui, &mut self.inspector, shown, noun);
-                                }
-                            });
-                    });
-                });
+        if side {
+            self.side_panels_ui(ui, &mut commands);
         }
         egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, &mut commands));
         for c in commands {
             self.apply(c);
         }
-        if self.dirty {
+        if self.pipeline.dirty {
             ui.ctx().request_repaint();
         }
     }
 
-    /// The status bar: the activity under way (scan, load, computing) and the current notices.
-    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-        let now = std::time::Instant::now();
-        ui.horizontal_wrapped(|ui| {
-            if let Some(job) = &self.scan {
-                ui.spinner();
-                let mut text = job.progress.as_ref().map_or_else(
-                    || format!("connecting to scan {}…", job.table),
-                    |p| format!("scanning {}: {}", job.table, p.summary()),
-                );
-                let quiet = self.scan_heard_at.map(|t| now.saturating_duration_since(t));
-                if let Some(q) = quiet.filter(|q| q.as_secs() >= SCAN_QUIET_SECS) {
-                    text.push_str(&format!(
-                        " — no reply from DynamoDB for {} s, still trying",
-                        q.as_secs()
-                    ));
-                }
-                ui.label(text);
-                if ui.button("Cancel scan").clicked() {
-                    commands.push(Command::CancelScan);
-                }
-                ui.ctx()
-                    .request_repaint_after(std::time::Duration::from_secs(1));
-            } else if let Some(p) = self.load_progress {
-                let fraction = p
-                    .total_bytes
-                    .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
-                ui.add(
-                    egui::ProgressBar::new(fraction)
-                        .desired_width(200.0)
-                        .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
-                );
-                if ui.button("Cancel").clicked() {
-                    commands.push(Command::CancelLoad);
-                }
-            } else if self.busy() {
-                ui.spinner();
-                ui.label("computing…");
-            }
-            for n in self.notices.visible(now) {
-                ui.separator();
-                match n.level {
-                    Level::Error => {
-                        ui.colored_label(theme::ERROR, &n.text);
+    /// The editor on the left; the tree and the inspector on the right. Both start at a share of the window,
+    /// so a small screen still leaves the chart room.
+    fn side_panels_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let width = ui.ctx().content_rect().width();
+        egui::Panel::left("editor")
+            .resizable(true)
+            .default_size((width * 0.22).clamp(200.0, 320.0))
+            .size_range(180.0..=700.0)
+            .show(ui, |ui| self.editor_panel_ui(ui, commands));
+        let noun = self.noun();
+        egui::Panel::right("decision")
+            .resizable(true)
+            .default_size((width * 0.3).clamp(260.0, 420.0))
+            .size_range(240.0..=800.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    if let Some(path) = &self.pipeline.path {
+                        commands.extend(decision_ui::decision_ui(ui, path, &self.pipeline.answers));
                     }
-                    Level::Warning => {
-                        ui.colored_label(theme::UNKNOWN, &n.text);
-                    }
-                    Level::Info => {
-                        ui.label(&n.text);
-                    }
-                }
-                if n.level > Level::Info
-                    && ui
-                        .small_button("×")
-                        .on_hover_text("Dismiss this message")
-                        .clicked()
-                {
-                    commands.push(Command::DismissNotice(n.activity));
-                }
-            }
-            if self.notices.history().next().is_some() {
-                ui.menu_button("Messages", |ui| {
-                    egui::ScrollArea::vertical()
-                        .max_height(300.0)
+                    ui.separator();
+                    egui::CollapsingHeader::new("Partition inspector")
+                        .default_open(true)
                         .show(ui, |ui| {
-                            for n in self.notices.history().rev() {
-                                let text = egui::RichText::new(&n.text);
-                                ui.label(match n.level {
-                                    Level::Error => text.color(theme::ERROR),
-                                    Level::Warning => text.color(theme::UNKNOWN),
-                                    Level::Info => text,
-                                });
+                            if let Some(shown) = &self.pipeline.current {
+                                inspector::inspector_ui(
+                                    ui,
+                                    &mut self.panels.inspector,
+                                    shown,
+                                    noun,
+                                );
                             }
                         });
                 });
-            }
+            });
+    }
+
+    /// The status bar: the activity under way (scan, load, computing) and the current notices.
+    pub(super) fn status_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let now = std::time::Instant::now();
+        ui.horizontal_wrapped(|ui| {
+            self.activity_ui(ui, now, commands);
+            notices::notices_ui(ui, &self.notices, now, commands);
         });
         if let Some(wait) = self.notices.next_fade(now) {
             ui.ctx().request_repaint_after(wait);
+        }
+    }
+
+    /// What is under way: a scan (with Cancel), a load (progress and Cancel), or a computation.
+    fn activity_ui(&self, ui: &mut egui::Ui, now: std::time::Instant, commands: &mut Vec<Command>) {
+        if let Some(job) = &self.background.scan {
+            ui.spinner();
+            let mut text = job.progress.as_ref().map_or_else(
+                || format!("connecting to scan {}…", job.table),
+                |p| format!("scanning {}: {}", job.table, p.summary()),
+            );
+            let quiet = self
+                .background
+                .scan_heard_at
+                .map(|t| now.saturating_duration_since(t));
+            if let Some(q) = quiet.filter(|q| q.as_secs() >= SCAN_QUIET_SECS) {
+                text.push_str(&format!(
+                    " — no reply from DynamoDB for {} s, still trying",
+                    q.as_secs()
+                ));
+            }
+            ui.label(text);
+            if ui.button("Cancel scan").clicked() {
+                commands.push(Command::CancelScan);
+            }
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs(1));
+        } else if let Some(p) = self.background.load_progress {
+            let fraction = p
+                .total_bytes
+                .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
+            ui.add(
+                egui::ProgressBar::new(fraction)
+                    .desired_width(200.0)
+                    .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
+            );
+            if ui.button("Cancel").clicked() {
+                commands.push(Command::CancelLoad);
+            }
+        } else if self.busy() {
+            ui.spinner();
+            ui.label("computing…");
         }
     }
 
@@ -279,114 +224,155 @@ impl App {
             Some(k) => ui.heading(editor::header(k)),
             None => ui.heading("0 writes · 0 distinct keys"),
         };
-        ui.weak(self.source.describe());
-        let before = self.settings.key_type;
-        if editor::key_type_ui(ui, &mut self.settings.key_type) {
-            self.key_type_before = Some(before);
-            self.dirty = true;
+        ui.weak(self.data.source.describe());
+        let mut key_type = self.settings.key_type;
+        if editor::key_type_ui(ui, &mut key_type) {
+            commands.push(Command::SetKeyType(key_type));
         }
-        if let Some(e) = &self.input_error {
+        if let Some(e) = &self.pipeline.input_error {
             ui.colored_label(theme::ERROR, format!("{e} — showing the last valid keys"));
         }
-        match &mut self.keys {
+        if self.pipeline.pending_text.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("reading the pasted keys…");
+            });
+        }
+        match &self.data.keys {
             Keys::Text(text) => {
-                if editor::text_ui(ui, text) {
-                    self.source = Source::Paste;
-                    self.dirty = true;
+                let mut edited = text.clone();
+                if editor::text_ui(ui, &mut edited) {
+                    commands.push(Command::EditText(edited));
                 }
             }
             Keys::Data(_) => {
                 // The list shows the computed keys (the loaded set once its report is in).
-                if let Some(shown) = &self.current
-                    && let Some(c) =
-                        editor::list_ui(ui, &mut self.editor, &shown.keys, &shown.by_count)
-                {
-                    commands.push(c);
+                if let Some(shown) = &self.pipeline.current {
+                    commands.extend(editor::list_ui(
+                        ui,
+                        &mut self.panels.editor,
+                        &shown.keys,
+                        &shown.by_count,
+                    ));
                 }
             }
         }
     }
 
-    /// The centre: shard and workload controls, then the chart block (what Export chart as PNG saves).
+    /// The centre: shard and workload controls, the chart mode, then the chart block (what Export chart as
+    /// PNG saves).
     pub(super) fn chart_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-        if controls::controls_ui(ui, &mut self.settings) {
-            self.dirty = true;
-        }
+        commands.extend(controls::controls_ui(ui, &self.settings));
         let resolved = self
-            .current
-            .as_ref()
-            .and_then(|s| s.report.workload.as_ref())
+            .report()
+            .and_then(|r| r.workload.as_ref())
             .map(|w| w.item_size.clone());
         if !self.settings.presentation || self.settings.workload_enabled {
-            let (view_changed, answers_changed) =
-                controls::workload_ui(ui, &mut self.settings, &mut self.answers, resolved.as_ref());
-            if view_changed {
-                self.dirty = true;
-            }
-            if answers_changed {
-                self.update_path();
-            }
+            commands.extend(controls::workload_ui(
+                ui,
+                &self.settings,
+                &self.pipeline.answers,
+                resolved.as_ref(),
+            ));
         }
-        if let Some(Shown { keys, report, .. }) = &self.current
-            && let Some(c) = controls::fan_out_ui(ui, &self.settings, keys, report)
-        {
-            commands.push(c);
+        if let Some(Shown { keys, report, .. }) = &self.pipeline.current {
+            commands.extend(controls::fan_out_ui(ui, &self.settings, keys, report));
         }
-        let capacity_ok = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
-        if capacity_ok || self.groups.is_some() {
-            ui.horizontal_wrapped(|ui| {
-                if capacity_ok {
-                    ui.radio_value(&mut self.settings.capacity_view, false, "Writes per bucket");
-                    ui.radio_value(
-                        &mut self.settings.capacity_view,
-                        true,
-                        "% of partition capacity",
-                    );
-                }
-                if let Some(groups) = &self.groups {
-                    ui.radio_value(&mut self.by_data_file, false, "By teaching hash");
-                    ui.radio_value(&mut self.by_data_file, true, "By export data file")
-                        .on_hover_text(
-                            "AWS writes at least one data file per partition, and a file's items come from one \
-                             partition's key range: this is the export's real grouping",
-                        );
-                    ui.weak(format!("{} data files", groups.len()));
-                }
-            });
-        }
+        self.chart_mode_ui(ui, commands);
         if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
             ui.colored_label(theme::ERROR, format!("capacity: {e}"));
         }
         ui.separator();
-        if self.by_data_file
-            && let Some(groups) = &self.groups
-        {
-            self.chart_rect = Some(histogram::groups_ui(ui, groups, self.settings.log_scale));
+        self.panels.chart_rect = Some(self.chart_ui(ui));
+    }
+
+    /// The chart modes the data offers, as radio buttons (none when it offers only one).
+    fn chart_mode_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
+        let groups = self.data.groups.as_ref().map(Vec::len);
+        if !capacity && groups.is_none() {
             return;
         }
-        let Some(shown) = self.current.clone().filter(|s| s.report.analysis.total > 0) else {
-            let reason = self.empty_reason.clone().or_else(|| {
-                self.input_error
-                    .as_ref()
-                    .map(|e| format!("These keys cannot be read: {e}"))
-            });
-            self.chart_rect = Some(histogram::empty_ui(ui, reason.as_deref()));
-            return;
-        };
-        if self.settings.capacity_view
-            && let Some(Ok(capacity)) = shown.report.capacity.as_ref()
-        {
-            self.chart_rect = Some(histogram::capacity_ui(ui, capacity));
-            return;
-        }
-        self.chart_rect = Some(histogram::plot_ui(
-            ui,
-            &histogram::HistogramArgs {
-                report: &shown.report,
-                log_scale: self.settings.log_scale,
-                noun: self.noun(),
+        let shown = self.chart_mode();
+        ui.horizontal_wrapped(|ui| {
+            let mut pick = |ui: &mut egui::Ui, mode: ChartMode, label: &str| {
+                let r = ui.radio(shown == mode, label);
+                if r.clicked() && shown != mode {
+                    commands.push(Command::SetChart(mode));
+                }
+                r
+            };
+            if capacity {
+                pick(ui, ChartMode::Writes, "Writes per bucket");
+                pick(ui, ChartMode::Capacity, "% of partition capacity");
+            }
+            if let Some(files) = groups {
+                pick(ui, ChartMode::Writes, "By teaching hash");
+                pick(ui, ChartMode::DataFiles, "By export data file").on_hover_text(
+                    "AWS writes at least one data file per partition, and a file's items come from one \
+                     partition's key range: this is the export's real grouping",
+                );
+                ui.weak(format!("{files} data files"));
+            }
+        });
+    }
+
+    /// The chart block of the mode shown; returns its rectangle.
+    fn chart_ui(&self, ui: &mut egui::Ui) -> egui::Rect {
+        let log_scale = self.settings.log_scale;
+        match (self.chart_mode(), &self.data.groups, self.report()) {
+            (ChartMode::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
+            (_, _, Some(report)) if report.analysis.total > 0 => match &report.capacity {
+                Some(Ok(capacity)) if self.chart_mode() == ChartMode::Capacity => {
+                    histogram::capacity_ui(ui, capacity)
+                }
+                _ => histogram::plot_ui(
+                    ui,
+                    &histogram::HistogramArgs {
+                        report,
+                        log_scale,
+                        noun: self.noun(),
+                    },
+                ),
             },
-        ));
+            _ => {
+                let reason = self.data.empty_reason.clone().or_else(|| {
+                    self.pipeline
+                        .input_error
+                        .as_ref()
+                        .map(|e| format!("These keys cannot be read: {e}"))
+                });
+                histogram::empty_ui(ui, reason.as_deref())
+            }
+        }
+    }
+}
+
+/// Presentation mode's bar under the menu: show or hide the side panels, leave the mode.
+fn presentation_bar_ui(ui: &mut egui::Ui, show_side: bool, commands: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        ui.strong("Presentation mode");
+        let side = if show_side {
+            "Hide keys and tree"
+        } else {
+            "Show keys and tree"
+        };
+        if ui.button(side).clicked() {
+            commands.push(Command::ToggleSidePanels);
+        }
+        if ui.button("Leave presentation (F11)").clicked() {
+            commands.push(Command::Ui(UICommand::TogglePresentation));
+        }
+    });
+}
+
+/// Examples: the teaching key sets, then the time simulations (Over time).
+fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    for s in Scenario::ALL {
+        if ui.button(s.title()).on_hover_text(s.story()).clicked() {
+            commands.push(Command::LoadExample(s));
+            ui.close();
+        }
     }
 }
 
@@ -432,20 +418,12 @@ pub(super) fn help_ui(ui: &mut egui::Ui) {
     ui.separator();
     ui.strong("Shortcuts");
     egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
-        for (keys, what) in [
-            ("Ctrl+V", "paste keys (outside a text field)"),
-            (
-                "Ctrl+Z",
-                "bring back keys an example, file or scan replaced",
-            ),
-            ("Ctrl+K", "shard hot keys on or off"),
-            ("Ctrl+Shift+C", "copy the key conditions of the sharded key"),
-            ("Ctrl+O", "open keys"),
-            ("Ctrl+S", "save the session"),
-            ("F11 or Ctrl+=", "presentation mode"),
-        ] {
-            ui.monospace(keys);
-            ui.label(what);
+        for c in UICommand::ALL {
+            if c.shortcuts().is_empty() {
+                continue;
+            }
+            ui.monospace(c.shortcut_text(ui.ctx()));
+            ui.label(c.tooltip());
             ui.end_row();
         }
     });

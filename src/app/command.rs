@@ -1,0 +1,241 @@
+//! One way for panels to ask: every panel and menu returns [`Command`]s, which the app applies once per frame
+//! after drawing ([`super::App::apply`]). The commands a user can reach from a menu or a shortcut are the
+//! [`UICommand`] table, which carries each one's label, tooltip and shortcuts: the menus, the shortcut handler
+//! and the Help window are loops over it (as rerun's `UICommand` is), so they cannot disagree.
+
+use egui::{Key, KeyboardShortcut, Modifiers};
+
+use super::connect::ConnectSettings;
+use super::dialogs::PathJob;
+use super::notices::Activity;
+use super::settings::{ChartMode, Settings};
+use crate::model::KeyType;
+use crate::model::decision::{Action, Question, UserAnswers};
+use crate::model::scenario::Scenario;
+use crate::source::LoadOptions;
+use crate::source::dynamo::{ConnectOptions, ScanOptions};
+
+/// What a panel asks the app to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// A menu or shortcut command.
+    Ui(UICommand),
+    LoadExample(Scenario),
+    /// A time simulation from Examples > Over time.
+    LoadSimulation(crate::model::sim_examples::Example),
+    Answer(Question, Option<bool>),
+    /// The table facts of the workload group (the tree's answers about the table).
+    SetAnswers(UserAnswers),
+    Apply(Action),
+    Copy(String),
+    EditAsText,
+    /// The editor's text after the user typed.
+    EditText(String),
+    /// The key type the user chose; the keys are read again as that type (or it reverts, with a notice).
+    SetKeyType(KeyType),
+    /// View settings changed in a panel (buckets, sharding, workload, scale).
+    SetSettings(Box<Settings>),
+    SetChart(ChartMode),
+    SetLoadOptions(Box<LoadOptions>),
+    SetConnectSettings(ConnectSettings),
+    Connect,
+    Scan(Box<(ConnectOptions, ScanOptions)>),
+    CancelScan,
+    CancelLoad,
+    /// Reload a file that holds several tables with one of them.
+    OpenTable(std::path::PathBuf, String),
+    CloseTablePicker,
+    /// The path field confirmed a path: check and use it off the UI thread.
+    FinishPath(Box<PathJob>),
+    DismissNotice(Activity),
+    /// Presentation mode: show or hide the editor and the tree beside the chart.
+    ToggleSidePanels,
+}
+
+impl From<UICommand> for Command {
+    fn from(c: UICommand) -> Self {
+        Self::Ui(c)
+    }
+}
+
+/// The menus of the menu bar that list [`UICommand`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Menu {
+    File,
+    Edit,
+    View,
+}
+
+/// A command a user reaches from a menu or a shortcut, with its label, tooltip and shortcuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UICommand {
+    OpenFile,
+    OpenFolder,
+    Connect,
+    OpenSession,
+    SaveSession,
+    ExportPng,
+    ExportCsv,
+    ExportJson,
+    Quit,
+    Undo,
+    Paste,
+    ToggleShard,
+    CopyConditions,
+    TogglePresentation,
+    ToggleLogScale,
+}
+
+impl UICommand {
+    /// Every command, in menu order.
+    pub const ALL: [Self; 15] = [
+        Self::OpenFile,
+        Self::OpenFolder,
+        Self::Connect,
+        Self::OpenSession,
+        Self::SaveSession,
+        Self::ExportPng,
+        Self::ExportCsv,
+        Self::ExportJson,
+        Self::Quit,
+        Self::Undo,
+        Self::Paste,
+        Self::ToggleShard,
+        Self::CopyConditions,
+        Self::TogglePresentation,
+        Self::ToggleLogScale,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::OpenFile => "Open keys…",
+            Self::OpenFolder => "Open S3 export folder…",
+            Self::Connect => "Connect to DynamoDB…",
+            Self::OpenSession => "Open session…",
+            Self::SaveSession => "Save session…",
+            Self::ExportPng => "Export chart as PNG…",
+            Self::ExportCsv => "Export buckets as CSV…",
+            Self::ExportJson => "Export buckets as JSON…",
+            Self::Quit => "Quit",
+            Self::Undo => "Undo",
+            Self::Paste => "Paste keys",
+            Self::ToggleShard => "Shard hot keys",
+            Self::CopyConditions => "Copy key conditions",
+            Self::TogglePresentation => "Presentation mode",
+            Self::ToggleLogScale => "Log scale",
+        }
+    }
+
+    /// What it does, for tooltips and the Help window.
+    pub fn tooltip(self) -> &'static str {
+        match self {
+            Self::OpenFile => {
+                "open a file of keys: lines, CSV, DynamoDB JSON, Ion, scan output, a Workbench model"
+            }
+            Self::OpenFolder => "open the folder of an S3 export (full or incremental)",
+            Self::Connect => "list, describe and scan a live table (read-only, rate-capped)",
+            Self::OpenSession => "open keys and every setting saved as a session",
+            Self::SaveSession => "save the keys and every setting as a session",
+            Self::ExportPng => "save the chart as a PNG image",
+            Self::ExportCsv => "save each bucket's count and hash range as CSV",
+            Self::ExportJson => "save the report and the decision path as JSON",
+            Self::Quit => "close shardlens",
+            Self::Undo => "bring back keys an example, file, session or scan replaced",
+            Self::Paste => "paste keys (outside a text field)",
+            Self::ToggleShard => "shard hot keys on or off",
+            Self::CopyConditions => "copy the key conditions of the sharded key",
+            Self::TogglePresentation => "large text and the chart as the hero, for a projector",
+            Self::ToggleLogScale => "a logarithmic count axis",
+        }
+    }
+
+    /// Its shortcuts, the first one shown in menus (`Ctrl` is `Cmd` on a Mac).
+    pub fn shortcuts(self) -> &'static [KeyboardShortcut] {
+        const fn cmd(key: Key) -> KeyboardShortcut {
+            KeyboardShortcut::new(Modifiers::COMMAND, key)
+        }
+        const OPEN: [KeyboardShortcut; 1] = [cmd(Key::O)];
+        const SAVE: [KeyboardShortcut; 1] = [cmd(Key::S)];
+        const UNDO: [KeyboardShortcut; 1] = [cmd(Key::Z)];
+        const PASTE: [KeyboardShortcut; 1] = [cmd(Key::V)];
+        const SHARD: [KeyboardShortcut; 1] = [cmd(Key::K)];
+        const COPY: [KeyboardShortcut; 1] = [KeyboardShortcut::new(
+            Modifiers {
+                shift: true,
+                ..Modifiers::COMMAND
+            },
+            Key::C,
+        )];
+        const PRESENT: [KeyboardShortcut; 2] = [
+            KeyboardShortcut::new(Modifiers::NONE, Key::F11),
+            cmd(Key::Equals),
+        ];
+        match self {
+            Self::OpenFile => &OPEN,
+            Self::SaveSession => &SAVE,
+            Self::Undo => &UNDO,
+            Self::Paste => &PASTE,
+            Self::ToggleShard => &SHARD,
+            Self::CopyConditions => &COPY,
+            Self::TogglePresentation => &PRESENT,
+            _ => &[],
+        }
+    }
+
+    /// The menu that lists it, and the group within the menu (a separator between groups).
+    pub fn menu(self) -> (Menu, u8) {
+        match self {
+            Self::OpenFile | Self::OpenFolder | Self::Connect => (Menu::File, 0),
+            Self::OpenSession | Self::SaveSession => (Menu::File, 1),
+            Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 2),
+            Self::Quit => (Menu::File, 3),
+            Self::Undo | Self::Paste => (Menu::Edit, 0),
+            Self::ToggleShard | Self::CopyConditions => (Menu::Edit, 1),
+            Self::TogglePresentation | Self::ToggleLogScale => (Menu::View, 0),
+        }
+    }
+
+    /// Whether the shortcut also works while a text field has the focus (there Ctrl+Z and Ctrl+V are the
+    /// field's own).
+    pub fn while_typing(self) -> bool {
+        !matches!(self, Self::Undo | Self::Paste)
+    }
+
+    /// The shortcuts as text ("Ctrl+O"; "F11, Ctrl+=").
+    pub fn shortcut_text(self, ctx: &egui::Context) -> String {
+        self.shortcuts()
+            .iter()
+            .map(|s| ctx.format_shortcut(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_shortcut_is_given_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for c in UICommand::ALL {
+            for s in c.shortcuts() {
+                assert!(
+                    seen.insert((s.modifiers, s.logical_key)),
+                    "{c:?} repeats {s:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_command_is_listed_once() {
+        let set: std::collections::HashSet<_> = UICommand::ALL.iter().collect();
+        assert_eq!(set.len(), UICommand::ALL.len());
+        assert!(
+            UICommand::ALL
+                .iter()
+                .all(|c| !c.label().is_empty() && !c.tooltip().is_empty())
+        );
+    }
+}

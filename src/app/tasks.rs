@@ -1,0 +1,230 @@
+//! One way to run work off the UI thread: a [`Task`] is a named thread with a bounded inbox for its messages,
+//! a cancel flag, and a repaint after every message, so the frame only drains what arrived. Every background
+//! thread of the app (the compute worker, file loads, table scans, SDK calls, file dialogs, inspector
+//! queries, simulations) is one.
+//!
+//! As in rerun's viewer, a thread that cannot start is an error the user sees (the caller turns the
+//! [`TaskError`] into an error notice), never a line on stderr and a spinner that turns for ever.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
+
+/// A thread could not be started (the system is out of threads or memory).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the {name} thread: {source}")]
+pub struct TaskError {
+    name: &'static str,
+    source: std::io::Error,
+}
+
+/// The thread's side: sends messages to the app and sees whether it was cancelled.
+pub struct Reporter<M> {
+    tx: SyncSender<M>,
+    ctx: egui::Context,
+    cancel: Arc<AtomicBool>,
+}
+
+impl<M> Reporter<M> {
+    /// Sends a message, waiting while the inbox is full, and asks for a repaint. Returns false when the app
+    /// dropped the task (the thread should stop; the task also counts as cancelled).
+    pub fn send(&self, message: M) -> bool {
+        let sent = self.tx.send(message).is_ok();
+        if !sent {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+        self.ctx.request_repaint();
+        sent
+    }
+
+    /// Sends a message only if there is room (progress: a full inbox skips an update).
+    pub fn offer(&self, message: M) {
+        match self.tx.try_send(message) {
+            Ok(()) => self.ctx.request_repaint(),
+            Err(TrySendError::Full(_)) => {}
+            Err(TrySendError::Disconnected(_)) => self.cancel.store(true, Ordering::Relaxed),
+        }
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The cancel flag, for code below the app that takes one (loaders, the scan).
+    pub fn cancel_flag(&self) -> &AtomicBool {
+        &self.cancel
+    }
+
+    pub fn ctx(&self) -> &egui::Context {
+        &self.ctx
+    }
+}
+
+/// The app's side of a background thread.
+pub struct Task<M> {
+    rx: Receiver<M>,
+    cancel: Arc<AtomicBool>,
+    finished: bool,
+}
+
+impl<M: Send + 'static> Task<M> {
+    /// Starts `work` on a thread called `shardlens-{name}`; its inbox holds `capacity` messages.
+    pub fn spawn(
+        name: &'static str,
+        ctx: &egui::Context,
+        capacity: usize,
+        work: impl FnOnce(&Reporter<M>) + Send + 'static,
+    ) -> Result<Self, TaskError> {
+        let (tx, rx) = sync_channel(capacity.max(1));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let reporter = Reporter {
+            tx,
+            ctx: ctx.clone(),
+            cancel: Arc::clone(&cancel),
+        };
+        std::thread::Builder::new()
+            .name(format!("shardlens-{name}"))
+            .spawn(move || {
+                work(&reporter);
+                // The last repaint lets the app see that the task has finished.
+                reporter.ctx.request_repaint();
+            })
+            .map_err(|source| TaskError { name, source })?;
+        Ok(Self {
+            rx,
+            cancel,
+            finished: false,
+        })
+    }
+}
+
+impl<M> Task<M> {
+    /// Asks the thread to stop; what it already sent can still be drained.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The messages that arrived since the last call, oldest first.
+    pub fn drain(&mut self) -> Vec<M> {
+        let mut out = Vec::new();
+        loop {
+            match self.rx.try_recv() {
+                Ok(m) => out.push(m),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    self.finished = true;
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The thread has ended and everything it sent has been drained.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+}
+
+impl<M> Drop for Task<M> {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// Several tasks of one kind drained together (file dialogs: one per dialog, any number at once).
+pub struct TaskSet<M> {
+    tasks: Vec<Task<M>>,
+}
+
+impl<M> Default for TaskSet<M> {
+    fn default() -> Self {
+        Self { tasks: Vec::new() }
+    }
+}
+
+impl<M> TaskSet<M> {
+    pub fn push(&mut self, task: Task<M>) {
+        self.tasks.push(task);
+    }
+
+    /// Messages from every task, in task order; finished tasks are forgotten.
+    pub fn drain(&mut self) -> Vec<M> {
+        let mut out = Vec::new();
+        for t in &mut self.tasks {
+            out.extend(t.drain());
+        }
+        self.tasks.retain(|t| !t.finished());
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wait_finished<M>(task: &mut Task<M>) -> Vec<M> {
+        let mut got = Vec::new();
+        for _ in 0..500 {
+            got.extend(task.drain());
+            if task.finished() {
+                return got;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        panic!("the task did not finish");
+    }
+
+    #[test]
+    fn messages_arrive_in_order_and_the_end_is_seen() {
+        let ctx = egui::Context::default();
+        let mut task = Task::spawn("test", &ctx, 2, |r: &Reporter<u32>| {
+            for i in 0..10 {
+                assert!(r.send(i));
+            }
+        })
+        .unwrap();
+        assert_eq!(wait_finished(&mut task), (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_dropped_task_cancels_its_thread() {
+        let ctx = egui::Context::default();
+        let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+        let task = Task::spawn("test", &ctx, 1, move |r: &Reporter<u32>| {
+            while r.send(1) {}
+            seen_tx.send(r.cancelled()).unwrap();
+        })
+        .unwrap();
+        drop(task);
+        let cancelled = seen_rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .unwrap();
+        assert!(cancelled, "the thread saw that the app is gone");
+    }
+
+    #[test]
+    fn offer_skips_when_full() {
+        let ctx = egui::Context::default();
+        let (offered_tx, offered_rx) = std::sync::mpsc::channel();
+        let mut task = Task::spawn("test", &ctx, 1, move |r: &Reporter<u32>| {
+            for i in 0..100 {
+                r.offer(i);
+            }
+            offered_tx.send(()).unwrap();
+        })
+        .unwrap();
+        offered_rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .unwrap();
+        assert_eq!(wait_finished(&mut task), vec![0], "only the first fitted");
+    }
+}
