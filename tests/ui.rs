@@ -10,8 +10,10 @@ use shardlens::model::decision::Leaf;
 use shardlens::model::scenario::Scenario;
 
 fn harness() -> Harness<'static, App> {
+    // The inspector lists a bucket's keys off the UI thread: a few more frames than drawing alone.
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
+        .with_max_steps(12)
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
     h.run();
     h

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::jobs::Shown;
+use super::tasks::{Reporter, Task};
 use crate::model::Partitioner;
 use crate::model::decision::{bytes, grouped, plural};
 use crate::model::sortkey::TimeOrdered;
@@ -16,10 +17,10 @@ pub struct InspectorState {
     /// The bucket shown; `None` follows the hottest.
     pub bucket: Option<usize>,
     pub selected: Option<usize>,
-    /// Keys of the bucket for one report (by pointer) and bucket.
-    cache: Option<Cached>,
-    /// The selected key's item collection, sorted.
-    collection: Option<Collection>,
+    /// Keys of the bucket for one report (by pointer) and bucket, listed off the UI thread.
+    rows: Query<(usize, usize), (Vec<TopKey>, usize)>,
+    /// The selected key's item collection, sorted off the UI thread, for one report and key.
+    collection: Query<(usize, u32), Collection>,
     pub begins_with: String,
     pub between_lo: String,
     pub between_hi: String,
@@ -29,20 +30,84 @@ pub struct InspectorState {
 
 #[derive(Debug)]
 struct Collection {
-    report: usize,
-    key: u32,
-    sorted: Arc<Vec<Box<[u8]>>>,
+    sorted: Vec<Box<[u8]>>,
     /// Every sort key of the key was kept.
     all: bool,
     /// The sort keys look time-ordered by their values (only judged when the input is not in write order).
     time: Option<TimeOrdered>,
+    /// Items in the whole table, for the cost of a Scan next to the Query's.
+    table_items: u64,
 }
 
-#[derive(Debug)]
-struct Cached {
-    report: usize,
-    bucket: usize,
-    rows: Arc<(Vec<TopKey>, usize)>,
+/// A value computed off the UI thread for a key (report and bucket, report and key): the frame shows the
+/// last value for the key it wants, or a spinner while the task runs.
+struct Query<K, T> {
+    done: Option<(K, Arc<T>)>,
+    running: Option<(K, Task<T>)>,
+}
+
+impl<K, T> Default for Query<K, T> {
+    fn default() -> Self {
+        Self {
+            done: None,
+            running: None,
+        }
+    }
+}
+
+impl<K, T> std::fmt::Debug for Query<K, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query")
+            .field("done", &self.done.is_some())
+            .field("running", &self.running.is_some())
+            .finish()
+    }
+}
+
+impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
+    /// The value for `key` if it is ready; otherwise starts (or keeps running) `work` for it and returns
+    /// `None`. A thread that cannot start leaves the query empty and says why in `error`.
+    fn get(
+        &mut self,
+        key: &K,
+        ctx: &egui::Context,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<Option<Arc<T>>, String> {
+        if let Some((k, task)) = &mut self.running
+            && let Some(value) = task.drain().pop()
+        {
+            self.done = Some((k.clone(), Arc::new(value)));
+            self.running = None;
+        }
+        if let Some((k, v)) = &self.done
+            && k == key
+        {
+            return Ok(Some(Arc::clone(v)));
+        }
+        if self.running.as_ref().is_none_or(|(k, _)| k != key) {
+            let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
+                r.send(work());
+            })
+            .map_err(|e| e.to_string())?;
+            self.running = Some((key.clone(), task));
+        }
+        Ok(None)
+    }
+}
+
+/// A spinner in place of a list that is being computed (or the reason it cannot be).
+fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>) {
+    match result {
+        Err(e) => {
+            ui.colored_label(super::theme::ERROR, e);
+        }
+        _ => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.weak(what);
+            });
+        }
+    }
 }
 
 /// Draws the inspector; `noun` is what the counts are ("writes", or "items" for exports and scans).
@@ -77,24 +142,17 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         }
     });
     let report_id = Arc::as_ptr(&shown.report) as usize;
-    let rows = match &state.cache {
-        Some(c) if c.report == report_id && c.bucket == bucket => Arc::clone(&c.rows),
-        _ => {
-            let partitions = Partitioner::equal(n);
-            let sharded = shown.view.shard.apply(&shown.keys);
-            let rows = Arc::new(bucket_keys(
-                &shown.keys,
-                &sharded,
-                &partitions,
-                bucket,
-                ROWS,
-            ));
-            state.cache = Some(Cached {
-                report: report_id,
-                bucket,
-                rows: Arc::clone(&rows),
-            });
-            rows
+    let for_rows = shown.clone();
+    let rows = state.rows.get(&(report_id, bucket), ui.ctx(), move || {
+        let partitions = Partitioner::equal(n);
+        let sharded = for_rows.view.shard.apply(&for_rows.keys);
+        bucket_keys(&for_rows.keys, &sharded, &partitions, bucket, ROWS)
+    });
+    let rows = match rows {
+        Ok(Some(rows)) => rows,
+        other => {
+            waiting_ui(ui, "listing the bucket's keys…", other.map(|_| None));
+            return;
         }
     };
     let (list, all) = (&rows.0, rows.1);
@@ -141,8 +199,10 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         return;
     };
     {
-        ensure_collection(state, shown, report_id, k.id.key);
-        let time = state.collection.as_ref().and_then(|c| c.time.clone());
+        let collection = collection_of(state, ui.ctx(), shown, report_id, k.id.key);
+        let time = collection
+            .as_ref()
+            .and_then(|c| c.as_ref().ok().and_then(|c| c.time.clone()));
         let mut facts = format!(
             "{}: {} {noun}, {:.1} % of its bucket, {:.1} % of all {noun}",
             k.key,
@@ -185,58 +245,60 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
             ));
         }
         ui.label(facts);
-        collection_ui(ui, state, shown, report_id, k.id.key);
+        match collection {
+            Some(Ok(c)) => collection_ui(ui, state, shown, &c),
+            Some(Err(waiting)) => waiting_ui(ui, "sorting the item collection…", waiting),
+            None => {}
+        }
     }
 }
 
-/// Fills the cached item collection of `key` (sorted, and judged for time-ordered values) once per report.
-fn ensure_collection(state: &mut InspectorState, shown: &Shown, report: usize, key: u32) {
-    let Some(ty) = shown.keys.sort_key_type() else {
-        state.collection = None;
-        return;
-    };
-    let fresh = state
-        .collection
-        .as_ref()
-        .is_some_and(|c| c.report == report && c.key == key);
-    if fresh {
-        return;
-    }
-    let (mut sks, all) = shown.keys.item_sort_keys(key);
-    let time = if shown.keys.write_ordered() {
-        None
-    } else {
-        crate::model::sortkey::infer(&sks, ty)
-    };
-    crate::model::collection::sort(&mut sks, ty);
-    let owned: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
-    state.collection = Some(Collection {
-        report,
-        key,
-        sorted: Arc::new(owned),
-        all,
-        time,
+/// The item collection of `key`, sorted and judged for time-ordered values once per report, off the UI
+/// thread: `None` without sort keys, `Err` while it is being computed (or why it cannot be).
+#[allow(clippy::type_complexity)]
+fn collection_of(
+    state: &mut InspectorState,
+    ctx: &egui::Context,
+    shown: &Shown,
+    report: usize,
+    key: u32,
+) -> Option<Result<Arc<Collection>, Result<Option<()>, String>>> {
+    let ty = shown.keys.sort_key_type()?;
+    let keys = Arc::clone(&shown.keys);
+    let got = state.collection.get(&(report, key), ctx, move || {
+        let (mut sks, all) = keys.item_sort_keys(key);
+        let time = if keys.write_ordered() {
+            None
+        } else {
+            crate::model::sortkey::infer(&sks, ty)
+        };
+        crate::model::collection::sort(&mut sks, ty);
+        let sorted: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
+        let table_items = (0..keys.len() as u32)
+            .map(|k| keys.sort_key_facts(k).map_or(keys.count(k), |f| f.items))
+            .sum();
+        Collection {
+            sorted,
+            all,
+            time,
+            table_items,
+        }
     });
+    Some(match got {
+        Ok(Some(c)) => Ok(c),
+        Ok(None) => Err(Ok(None)),
+        Err(e) => Err(Err(e)),
+    })
 }
 
 /// The selected key's item collection in sort-key order, with the contiguous run a Query's `begins_with` or
 /// `between` reads highlighted (the list scrolls to it), and its cost against a Scan of the whole table.
-fn collection_ui(
-    ui: &mut egui::Ui,
-    state: &mut InspectorState,
-    shown: &Shown,
-    report: usize,
-    key: u32,
-) {
+fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c: &Collection) {
     use crate::model::collection::{SortKeyCondition, query_range, query_units};
     let Some(ty) = shown.keys.sort_key_type() else {
         return;
     };
-    ensure_collection(state, shown, report, key);
-    let Some(c) = &state.collection else {
-        return;
-    };
-    let (sorted, all) = (Arc::clone(&c.sorted), c.all);
+    let (sorted, all) = (&c.sorted, c.all);
     if sorted.is_empty() {
         return;
     }
@@ -285,14 +347,7 @@ fn collection_ui(
             .workload
             .as_ref()
             .map_or(1024, |w| w.item_size.mean_bytes().round() as u64);
-        let table_items: u64 = (0..shown.keys.len() as u32)
-            .map(|k| {
-                shown
-                    .keys
-                    .sort_key_facts(k)
-                    .map_or(shown.keys.count(k), |f| f.items)
-            })
-            .sum();
+        let table_items = c.table_items;
         ui.label(format!(
             "The Query reads items {}–{} ({}, one contiguous run): {} read units strongly consistent, {} \
              eventually; a Scan of the table reads all {} items: {} units ({item_bytes}-byte items).",

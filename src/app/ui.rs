@@ -122,7 +122,9 @@ impl App {
         for c in commands {
             self.apply(c);
         }
+        // What the commands changed is computed now (inline when small), not a frame later.
         if self.pipeline.dirty {
+            self.recompute();
             ui.ctx().request_repaint();
         }
     }

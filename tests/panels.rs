@@ -1,0 +1,147 @@
+//! Single panels in a harness of their own (`Harness::new_ui_state`): each draws from plain state and returns
+//! the commands it asks for; nothing else changes.
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use shardlens::app::notices::{Activity, Level, Notices};
+use shardlens::app::settings::Settings;
+use shardlens::app::{Command, controls, decision_ui, notices};
+use shardlens::model::decision::{Action, Path, UserAnswers, evaluate};
+use shardlens::model::scenario::Scenario;
+use shardlens::model::text::parse_text;
+use shardlens::model::{KeyType, report};
+
+fn leaderboard_path() -> Path {
+    let keys = parse_text(Scenario::Leaderboard.text().as_bytes(), KeyType::S).unwrap();
+    let r = report(&keys, &Settings::default().view());
+    evaluate(&r.evidence, &UserAnswers::default())
+}
+
+struct Tree {
+    path: Path,
+    answers: UserAnswers,
+    asked: Vec<Command>,
+}
+
+#[test]
+fn clicking_the_trees_fix_returns_the_sharding_command() {
+    let state = Tree {
+        path: leaderboard_path(),
+        answers: UserAnswers::default(),
+        asked: Vec::new(),
+    };
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut Tree| {
+            if let Some(c) = decision_ui::decision_ui(ui, &s.path, &s.answers) {
+                s.asked.push(c);
+            }
+        },
+        state,
+    );
+    h.run();
+    assert!(h.state().asked.is_empty(), "drawing alone asks for nothing");
+    h.get_by_label("Turn on sharding for the hot key").click();
+    h.run();
+    assert_eq!(h.state().asked, vec![Command::Apply(Action::ShardHotKeys)]);
+}
+
+#[test]
+fn the_shard_toggle_returns_new_settings_and_leaves_the_old_ones() {
+    struct Controls {
+        settings: Settings,
+        asked: Vec<Command>,
+    }
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut Controls| s.asked.extend(controls::controls_ui(ui, &s.settings)),
+        Controls {
+            settings: Settings::default(),
+            asked: Vec::new(),
+        },
+    );
+    h.run();
+    assert!(h.state().asked.is_empty());
+    h.get_by_label("Shard hot keys").click();
+    h.run();
+    let s = h.state();
+    assert!(
+        !s.settings.shard_enabled,
+        "the panel does not write settings"
+    );
+    match s.asked.as_slice() {
+        [Command::SetSettings(new)] => assert!(new.shard_enabled),
+        other => panic!("asked for {other:?}"),
+    }
+}
+
+#[test]
+fn the_workload_group_returns_table_facts_as_answers() {
+    struct Workload {
+        settings: Settings,
+        answers: UserAnswers,
+        asked: Vec<Command>,
+    }
+    let settings = Settings {
+        workload_enabled: true,
+        ..Settings::default()
+    };
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut Workload| {
+            s.asked
+                .extend(controls::workload_ui(ui, &s.settings, &s.answers, None));
+        },
+        Workload {
+            settings,
+            answers: UserAnswers::default(),
+            asked: Vec::new(),
+        },
+    );
+    h.run();
+    assert!(h.state().asked.is_empty());
+    h.get_by_label("Table has an LSI").click();
+    h.run();
+    let s = h.state();
+    assert_eq!(s.answers.has_lsi, None, "the panel does not write answers");
+    match s.asked.as_slice() {
+        [Command::SetAnswers(a)] => assert_eq!(a.has_lsi, Some(true)),
+        other => panic!("asked for {other:?}"),
+    }
+}
+
+#[test]
+fn messages_list_every_notice_and_errors_can_be_dismissed() {
+    struct Status {
+        notices: Notices,
+        asked: Vec<Command>,
+    }
+    let now = std::time::Instant::now();
+    let mut n = Notices::default();
+    n.push(
+        Activity::Load,
+        Level::Info,
+        "loaded 3 items from a.json",
+        now,
+    );
+    n.push(Activity::Scan, Level::Error, "cannot scan T: no route", now);
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut Status| {
+            ui.horizontal(|ui| {
+                notices::notices_ui(ui, &s.notices, std::time::Instant::now(), &mut s.asked);
+            });
+        },
+        Status {
+            notices: n,
+            asked: Vec::new(),
+        },
+    );
+    h.run();
+    h.get_by_label("cannot scan T: no route");
+    h.get_by_label("Messages (2)");
+    h.get_by_label("×").click();
+    h.run();
+    assert_eq!(
+        h.state().asked,
+        vec![Command::DismissNotice(Activity::Scan)]
+    );
+}
