@@ -81,8 +81,70 @@ fn edges(path: &Path) -> Vec<(Node, Node, &'static str, bool)> {
 fn tree_picture(ui: &mut egui::Ui, path: &Path) {
     let width = ui.available_width().max(240.0);
     let body = egui::TextStyle::Body.resolve(ui.style()).size;
-    let box_w = width / 4.4 - 6.0;
-    // The font shrinks (down to 60 %) until the widest word of any box fits, so words never break.
+    let (font, box_size) = box_layout(ui, width / 4.4 - 6.0, body);
+    let gap = (box_size.y * 0.9).max(body * 2.2);
+    let height = 3.0 * box_size.y + 2.0 * gap + 8.0;
+    let (rect, _) = ui.allocate_exact_size(vec2(width, height), Sense::hover());
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    let center = |node: Node| -> Pos2 {
+        let (level, slot) = position(node);
+        pos2(
+            rect.left() + slot * width,
+            rect.top() + 4.0 + box_size.y / 2.0 + level * (box_size.y + gap),
+        )
+    };
+    let label_font = FontId::proportional(body * 0.85);
+    for (from, to, label, taken) in edges(path) {
+        let end = center(to) - vec2(0.0, box_size.y / 2.0);
+        let start = if matches!(to, Node::Leaf(Leaf::TableLimit)) {
+            // The table-level edge leaves the root's right side.
+            center(from) + vec2(box_size.x / 2.0, box_size.y * 0.25)
+        } else {
+            center(from) + vec2(0.0, box_size.y / 2.0)
+        };
+        let color = if taken {
+            theme::PATH
+        } else {
+            visuals.weak_text_color()
+        };
+        painter.line_segment(
+            [start, end],
+            Stroke::new(if taken { 3.0 } else { 1.0 }, color),
+        );
+        let side = if label == "yes" { -1.0 } else { 1.0 };
+        let align = if side < 0.0 {
+            Align2::RIGHT_CENTER
+        } else {
+            Align2::LEFT_CENTER
+        };
+        let at = start.lerp(end, 0.45) + vec2(side * body * 0.9, 0.0);
+        painter.text(at, align, label, label_font.clone(), color);
+    }
+    for node in nodes() {
+        let c = center(node);
+        let (fill, stroke, text_color) = node_style(visuals, path, node);
+        painter.rect(
+            Rect::from_center_size(c, box_size),
+            6.0,
+            fill,
+            stroke,
+            egui::StrokeKind::Inside,
+        );
+        let galley = painter.layout(
+            node_text(node).to_owned(),
+            font.clone(),
+            text_color,
+            box_size.x - 8.0,
+        );
+        let pos = c - galley.size() / 2.0;
+        painter.galley(pos, galley, text_color);
+    }
+}
+
+/// The boxes' font and size: the font shrinks (down to 60 %) until the widest word of any box fits, so words
+/// never break, and boxes are as tall as the tallest wrapped title, plus padding.
+fn box_layout(ui: &egui::Ui, box_w: f32, body: f32) -> (FontId, egui::Vec2) {
     let widest_word = nodes()
         .into_iter()
         .flat_map(|n| node_text(n).split(' '))
@@ -95,8 +157,6 @@ fn tree_picture(ui: &mut egui::Ui, path: &Path) {
         .fold(1.0f32, f32::max);
     let scale = ((box_w - 10.0) / widest_word).clamp(0.6, 0.92);
     let font = FontId::proportional(body * scale);
-    let label_font = FontId::proportional(body * 0.85);
-    // Boxes as tall as the tallest wrapped title, plus padding.
     let tallest = nodes()
         .into_iter()
         .map(|n| {
@@ -111,96 +171,41 @@ fn tree_picture(ui: &mut egui::Ui, path: &Path) {
                 .y
         })
         .fold(0.0f32, f32::max);
-    let box_size = vec2(box_w, tallest + 12.0);
-    let gap = (box_size.y * 0.9).max(body * 2.2);
-    let height = 3.0 * box_size.y + 2.0 * gap + 8.0;
-    let (rect, _) = ui.allocate_exact_size(vec2(width, height), Sense::hover());
-    let painter = ui.painter_at(rect);
-    let visuals = ui.visuals();
-    let center = |node: Node| -> Pos2 {
-        let (level, slot) = position(node);
-        pos2(
-            rect.left() + slot * width,
-            rect.top() + 4.0 + box_size.y / 2.0 + level * (box_size.y + gap),
-        )
+    (font, vec2(box_w, tallest + 12.0))
+}
+
+/// A box's fill, outline and text colour: amber for a question the data could not answer, the path's
+/// colour on the path (the leaf filled, amber with a caveat), faint elsewhere.
+fn node_style(visuals: &egui::Visuals, path: &Path, node: Node) -> (Color32, Stroke, Color32) {
+    let unknown = matches!(node, Node::Ask(q) if path.answer(q) == Some(Answer::Unknown));
+    if unknown {
+        return (
+            visuals.extreme_bg_color,
+            Stroke::new(2.5, theme::UNKNOWN),
+            visuals.strong_text_color(),
+        );
+    }
+    if !on_path(path, node) {
+        return (
+            visuals.faint_bg_color,
+            Stroke::new(1.0, visuals.weak_text_color()),
+            visuals.weak_text_color(),
+        );
+    }
+    let leaf = matches!(node, Node::Leaf(_));
+    let fill = if leaf && path.caveat.is_some() {
+        theme::UNKNOWN
+    } else if leaf {
+        theme::PATH
+    } else {
+        visuals.extreme_bg_color
     };
-    for (from, to, label, taken) in edges(path) {
-        let start = center(from) + vec2(0.0, box_size.y / 2.0);
-        let end = center(to) - vec2(0.0, box_size.y / 2.0);
-        let (end, start) = if matches!(to, Node::Leaf(Leaf::TableLimit)) {
-            // The table-level edge leaves the root's right side.
-            (
-                end,
-                center(from) + vec2(box_size.x / 2.0, box_size.y * 0.25),
-            )
-        } else {
-            (end, start)
-        };
-        let stroke = if taken {
-            Stroke::new(3.0, theme::PATH)
-        } else {
-            Stroke::new(1.0, visuals.weak_text_color())
-        };
-        painter.line_segment([start, end], stroke);
-        let side = if label == "yes" { -1.0 } else { 1.0 };
-        painter.text(
-            start.lerp(end, 0.45) + vec2(side * body * 0.9, 0.0),
-            if side < 0.0 {
-                Align2::RIGHT_CENTER
-            } else {
-                Align2::LEFT_CENTER
-            },
-            label,
-            label_font.clone(),
-            if taken {
-                theme::PATH
-            } else {
-                visuals.weak_text_color()
-            },
-        );
-    }
-    for node in nodes() {
-        let c = center(node);
-        let r = Rect::from_center_size(c, box_size);
-        let unknown = matches!(node, Node::Ask(q) if path.answer(q) == Some(Answer::Unknown));
-        let (fill, stroke, text_color) = if unknown {
-            (
-                visuals.extreme_bg_color,
-                Stroke::new(2.5, theme::UNKNOWN),
-                visuals.strong_text_color(),
-            )
-        } else if on_path(path, node) {
-            let leaf = matches!(node, Node::Leaf(_));
-            let fill = if leaf && path.caveat.is_some() {
-                theme::UNKNOWN
-            } else if leaf {
-                theme::PATH
-            } else {
-                visuals.extreme_bg_color
-            };
-            let text = if leaf {
-                Color32::WHITE
-            } else {
-                visuals.strong_text_color()
-            };
-            (fill, Stroke::new(2.5, theme::PATH), text)
-        } else {
-            (
-                visuals.faint_bg_color,
-                Stroke::new(1.0, visuals.weak_text_color()),
-                visuals.weak_text_color(),
-            )
-        };
-        painter.rect(r, 6.0, fill, stroke, egui::StrokeKind::Inside);
-        let galley = painter.layout(
-            node_text(node).to_owned(),
-            font.clone(),
-            text_color,
-            box_size.x - 8.0,
-        );
-        let pos = c - galley.size() / 2.0;
-        painter.galley(pos, galley, text_color);
-    }
+    let text = if leaf {
+        Color32::WHITE
+    } else {
+        visuals.strong_text_color()
+    };
+    (fill, Stroke::new(2.5, theme::PATH), text)
 }
 
 /// The label of the one-click fix.

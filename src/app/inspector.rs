@@ -118,29 +118,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         return;
     }
     let n = a.buckets.len();
-    let bucket = state.bucket.filter(|&b| b < n).unwrap_or(a.hottest_bucket);
-    ui.horizontal(|ui| {
-        let label = ui.label("Bucket");
-        let mut b = bucket;
-        egui::ComboBox::from_id_salt("inspect-bucket")
-            .selected_text(format!("{b}"))
-            .show_ui(ui, |ui| {
-                for i in 0..n {
-                    let text = format!(
-                        "{i} — {} {noun} ({:.1} %)",
-                        grouped(a.buckets[i]),
-                        share(a.buckets[i], a.total) * 100.0
-                    );
-                    ui.selectable_value(&mut b, i, text);
-                }
-            })
-            .response
-            .labelled_by(label.id);
-        if b != bucket {
-            state.bucket = Some(b);
-            state.selected = None;
-        }
-    });
+    let bucket = bucket_picker_ui(ui, state, shown, noun);
     let report_id = Arc::as_ptr(&shown.report) as usize;
     let for_rows = shown.clone();
     let rows = state.rows.get(&(report_id, bucket), ui.ctx(), move || {
@@ -171,6 +149,61 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         }
     ));
     let bucket_total = a.buckets[bucket];
+    key_list_ui(ui, state, list, bucket_total);
+    let Some(k) = state.selected.and_then(|i| list.get(i)) else {
+        // The same room as a key's facts, so picking a key does not move what is below.
+        ui.weak("Pick a key above to see its writes, its items and their sort keys.");
+        return;
+    };
+    let collection = collection_of(state, ui.ctx(), shown, report_id, k.id.key);
+    let time = collection
+        .as_ref()
+        .and_then(|c| c.as_ref().ok().and_then(|c| c.time.clone()));
+    ui.label(key_facts(shown, k, bucket_total, time.as_ref(), noun));
+    match collection {
+        Some(Ok(c)) => collection_ui(ui, state, shown, &c),
+        Some(Err(waiting)) => waiting_ui(ui, "sorting the item collection…", waiting),
+        None => {}
+    }
+}
+
+/// The bucket to inspect (the hottest until the user picks one).
+fn bucket_picker_ui(
+    ui: &mut egui::Ui,
+    state: &mut InspectorState,
+    shown: &Shown,
+    noun: &str,
+) -> usize {
+    let a = &shown.report.analysis;
+    let n = a.buckets.len();
+    let bucket = state.bucket.filter(|&b| b < n).unwrap_or(a.hottest_bucket);
+    ui.horizontal(|ui| {
+        let label = ui.label("Bucket");
+        let mut b = bucket;
+        egui::ComboBox::from_id_salt("inspect-bucket")
+            .selected_text(format!("{b}"))
+            .show_ui(ui, |ui| {
+                for i in 0..n {
+                    let text = format!(
+                        "{i} — {} {noun} ({:.1} %)",
+                        grouped(a.buckets[i]),
+                        share(a.buckets[i], a.total) * 100.0
+                    );
+                    ui.selectable_value(&mut b, i, text);
+                }
+            })
+            .response
+            .labelled_by(label.id);
+        if b != bucket {
+            state.bucket = Some(b);
+            state.selected = None;
+        }
+    });
+    state.bucket.filter(|&b| b < n).unwrap_or(bucket)
+}
+
+/// The bucket's keys, most written first; a click selects one.
+fn key_list_ui(ui: &mut egui::Ui, state: &mut InspectorState, list: &[TopKey], bucket_total: u64) {
     egui::ScrollArea::vertical()
         .id_salt("inspector-keys")
         .max_height(160.0)
@@ -193,64 +226,58 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
                 }
             }
         });
-    let Some(k) = state.selected.and_then(|i| list.get(i)) else {
-        // The same room as a key's facts, so picking a key does not move what is below.
-        ui.weak("Pick a key above to see its writes, its items and their sort keys.");
-        return;
-    };
-    {
-        let collection = collection_of(state, ui.ctx(), shown, report_id, k.id.key);
-        let time = collection
-            .as_ref()
-            .and_then(|c| c.as_ref().ok().and_then(|c| c.time.clone()));
-        let mut facts = format!(
-            "{}: {} {noun}, {:.1} % of its bucket, {:.1} % of all {noun}",
-            k.key,
-            grouped(k.count),
-            share(k.count, bucket_total) * 100.0,
-            k.share * 100.0
-        );
-        match shown.keys.sort_key_facts(k.id.key) {
-            Some(f) => facts.push_str(&format!(
-                "; {} (distinct sort keys){}",
-                plural(f.items, "item"),
-                if f.only_increasing {
-                    ", written in only-increasing sort-key order: split-for-heat cannot split this collection"
-                        .to_owned()
-                } else if let Some(t) = &time {
-                    format!("; its {}", t.describe())
-                } else {
-                    String::new()
-                }
-            )),
-            None => facts.push_str("; no sort keys loaded"),
-        }
-        if let Some(b) = shown.keys.item_bytes(k.id.key) {
-            facts.push_str(&format!(
-                "; items {} each on average (largest {}), {} together (JSON bytes, an estimate){}",
-                bytes(b.mean() as f64),
-                bytes(b.max as f64),
-                bytes(b.bytes as f64),
-                if b.bytes > crate::model::capacity::ITEM_COLLECTION_LIMIT_BYTES {
-                    ": over 10 GB, the most an item collection may hold on a table with a local secondary index"
-                } else {
-                    ""
-                }
-            ));
-        }
-        if let Some(s) = k.id.shard {
-            facts.push_str(&format!(
-                "; shard {s} of {}",
-                shown.view.shard.shards.max(1)
-            ));
-        }
-        ui.label(facts);
-        match collection {
-            Some(Ok(c)) => collection_ui(ui, state, shown, &c),
-            Some(Err(waiting)) => waiting_ui(ui, "sorting the item collection…", waiting),
-            None => {}
-        }
+}
+
+/// What the data says about one key: its share, its items and sort keys, their sizes, its shard.
+fn key_facts(
+    shown: &Shown,
+    k: &TopKey,
+    bucket_total: u64,
+    time: Option<&TimeOrdered>,
+    noun: &str,
+) -> String {
+    let mut facts = format!(
+        "{}: {} {noun}, {:.1} % of its bucket, {:.1} % of all {noun}",
+        k.key,
+        grouped(k.count),
+        share(k.count, bucket_total) * 100.0,
+        k.share * 100.0
+    );
+    match shown.keys.sort_key_facts(k.id.key) {
+        Some(f) => facts.push_str(&format!(
+            "; {} (distinct sort keys){}",
+            plural(f.items, "item"),
+            if f.only_increasing {
+                ", written in only-increasing sort-key order: split-for-heat cannot split this collection"
+                    .to_owned()
+            } else if let Some(t) = time {
+                format!("; its {}", t.describe())
+            } else {
+                String::new()
+            }
+        )),
+        None => facts.push_str("; no sort keys loaded"),
     }
+    if let Some(b) = shown.keys.item_bytes(k.id.key) {
+        facts.push_str(&format!(
+            "; items {} each on average (largest {}), {} together (JSON bytes, an estimate){}",
+            bytes(b.mean() as f64),
+            bytes(b.max as f64),
+            bytes(b.bytes as f64),
+            if b.bytes > crate::model::capacity::ITEM_COLLECTION_LIMIT_BYTES {
+                ": over 10 GB, the most an item collection may hold on a table with a local secondary index"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(s) = k.id.shard {
+        facts.push_str(&format!(
+            "; shard {s} of {}",
+            shown.view.shard.shards.max(1)
+        ));
+    }
+    facts
 }
 
 /// The item collection of `key`, sorted and judged for time-ordered values once per report, off the UI
@@ -293,6 +320,24 @@ fn collection_of(
 
 /// The selected key's item collection in sort-key order, with the contiguous run a Query's `begins_with` or
 /// `between` reads highlighted (the list scrolls to it), and its cost against a Scan of the whole table.
+/// The `begins_with` and `between` fields, in two rows so each keeps a usable width in a narrow panel.
+fn condition_fields_ui(ui: &mut egui::Ui, state: &mut InspectorState) {
+    let field = ((ui.available_width() - 120.0) / 2.0).max(110.0);
+    ui.horizontal(|ui| {
+        let label = ui.label("begins_with");
+        ui.add(egui::TextEdit::singleline(&mut state.begins_with).desired_width(field * 2.0))
+            .labelled_by(label.id);
+    });
+    ui.horizontal(|ui| {
+        let label = ui.label("between");
+        ui.add(egui::TextEdit::singleline(&mut state.between_lo).desired_width(field))
+            .labelled_by(label.id);
+        let label = ui.label("and");
+        ui.add(egui::TextEdit::singleline(&mut state.between_hi).desired_width(field))
+            .labelled_by(label.id);
+    });
+}
+
 fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c: &Collection) {
     use crate::model::collection::{SortKeyCondition, query_range, query_units};
     let Some(ty) = shown.keys.sort_key_type() else {
@@ -312,21 +357,7 @@ fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c
             " (a sample: the input was too large to keep every sort key)"
         }
     ));
-    // Two rows, so each field keeps a usable width in a narrow panel.
-    let field = ((ui.available_width() - 120.0) / 2.0).max(110.0);
-    ui.horizontal(|ui| {
-        let label = ui.label("begins_with");
-        ui.add(egui::TextEdit::singleline(&mut state.begins_with).desired_width(field * 2.0))
-            .labelled_by(label.id);
-    });
-    ui.horizontal(|ui| {
-        let label = ui.label("between");
-        ui.add(egui::TextEdit::singleline(&mut state.between_lo).desired_width(field))
-            .labelled_by(label.id);
-        let label = ui.label("and");
-        ui.add(egui::TextEdit::singleline(&mut state.between_hi).desired_width(field))
-            .labelled_by(label.id);
-    });
+    condition_fields_ui(ui, state);
     let refs: Vec<&[u8]> = sorted.iter().map(AsRef::as_ref).collect();
     let cond = if !state.begins_with.is_empty() {
         Some(SortKeyCondition::BeginsWith(
