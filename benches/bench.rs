@@ -353,10 +353,273 @@ fn simulation() {
     );
 }
 
+/// `peer PIECE IMPL [FILE]` (feature `bench-peers`, issue 12 item 6): one hand-written piece or the crate it is
+/// measured against, on the same input, in its own process so that `/usr/bin/time` gives each its peak RSS
+/// (`benches/peers.sh` runs them in turn). Prints the figures and what was counted, for checking.
+///   index ours|ours-nowarm|hashbrown|hashbrown-tag   10,000,000 adds of 1,000,000 distinct keys (the `analyze` input)
+///   json ours|serde_json|sonic_serde|sonic_lazy|simd_json FILE [parse]   DynamoDB JSON lines (uncompressed);
+///                                             `parse` only parses (no key added)
+///   ion ours|ion_rs FILE                      Ion text export lines (uncompressed)
+#[cfg(feature = "bench-peers")]
+mod peer {
+    use std::io::BufRead as _;
+    use std::time::Instant;
+
+    use shardlens::model::{KeySet, KeyType, key_hash};
+    use shardlens::source::item::{KeyNames, Scratch};
+    use shardlens::source::read::Sink;
+    use shardlens::source::{LoadOptions, json_peers};
+
+    use super::{DISTINCT, LINES, Zipf, key};
+
+    pub fn run(args: &[String]) -> Result<(), String> {
+        let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_default();
+        let start = Instant::now();
+        let counted = match arg(0) {
+            "index" => index(arg(1))?,
+            "json" => json(arg(1), arg(2), arg(3) == "parse")?,
+            "ion" => ion(arg(1), arg(2))?,
+            other => return Err(format!("unknown piece {other:?}")),
+        };
+        let secs = start.elapsed().as_secs_f64();
+        if counted.starts_with("MEASURED") {
+            println!("{} {}: {counted}", arg(0), arg(1));
+        } else {
+            println!("{} {}: MEASURED {secs:.3} s; {counted}", arg(0), arg(1));
+        }
+        Ok(())
+    }
+
+    /// The keys of the `analyze` input (every key once, then Zipf draws), back to back, with their hashes.
+    fn index_input() -> (Vec<u8>, Vec<usize>, Vec<u64>) {
+        let mut zipf = Zipf::new(DISTINCT);
+        let (mut bytes, mut ends, mut hashes) = (Vec::new(), Vec::new(), Vec::new());
+        for n in 0..LINES {
+            let k = key(if n < DISTINCT { n } else { zipf.next() });
+            bytes.extend_from_slice(k.as_bytes());
+            ends.push(bytes.len());
+            hashes.push(key_hash(k.as_bytes()));
+        }
+        (bytes, ends, hashes)
+    }
+
+    fn index(which: &str) -> Result<String, String> {
+        let (bytes, ends, hashes) = index_input();
+        let start = Instant::now();
+        let (distinct, total, held) = match which {
+            "ours" | "ours-nowarm" => {
+                let mut set = KeySet::new(KeyType::S);
+                let warm = which == "ours";
+                let mut from = 0;
+                // Batches of 32 as `model::text::LineParser` adds them: touch, then add.
+                for (chunk_ends, chunk_hashes) in ends.chunks(32).zip(hashes.chunks(32)) {
+                    if warm {
+                        let touched = chunk_hashes.iter().fold(0, |t, &h| t ^ set.warm(h));
+                        std::hint::black_box(touched);
+                    }
+                    for (&end, &h) in chunk_ends.iter().zip(chunk_hashes) {
+                        set.add_hashed(&bytes[from..end], h, 1);
+                        from = end;
+                    }
+                }
+                (set.len(), set.total(), set.heap_bytes())
+            }
+            "hashbrown" | "hashbrown-tag" => {
+                let mut set = HashbrownKeys {
+                    tagged: which == "hashbrown-tag",
+                    ..HashbrownKeys::default()
+                };
+                let mut from = 0;
+                for (&end, &h) in ends.iter().zip(&hashes) {
+                    set.add_hashed(&bytes[from..end], h, 1);
+                    from = end;
+                }
+                (set.counts.len(), set.total, set.heap_bytes())
+            }
+            other => return Err(format!("unknown index {other:?}")),
+        };
+        Ok(format!(
+            "MEASURED {:.3} s of adds; {distinct} distinct, {total} writes, {:.1} MB held",
+            start.elapsed().as_secs_f64(),
+            held as f64 / 1e6
+        ))
+    }
+
+    /// `KeySet`'s arena and columns with a `hashbrown::HashTable` as the index (hashes kept outside). Entries
+    /// are `(hash >> 32) << 32 | index`; `tagged` compares the upper halves before the key's bytes, as our
+    /// slots do, otherwise every candidate of hashbrown's 7-bit control-byte match is checked in the arena.
+    #[derive(Default)]
+    struct HashbrownKeys {
+        arena: Vec<u8>,
+        ends: Vec<u64>,
+        hashes: Vec<u64>,
+        counts: Vec<u64>,
+        table: hashbrown::HashTable<u64>,
+        total: u64,
+        tagged: bool,
+    }
+
+    impl HashbrownKeys {
+        fn add_hashed(&mut self, key: &[u8], hash: u64, count: u64) -> u32 {
+            let Self {
+                arena,
+                ends,
+                hashes,
+                counts,
+                table,
+                total,
+                tagged,
+            } = self;
+            let tag = hash & !u64::from(u32::MAX);
+            let tagged = *tagged;
+            let span = |i: u32| {
+                let i = i as usize;
+                let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+                &arena[start..ends[i] as usize]
+            };
+            let found = table.find(hash, |&e| {
+                (!tagged || e & !u64::from(u32::MAX) == tag) && span(e as u32) == key
+            });
+            let idx = match found {
+                Some(&e) => e as u32,
+                None => {
+                    let i = counts.len() as u32;
+                    arena.extend_from_slice(key);
+                    ends.push(arena.len() as u64);
+                    hashes.push(hash);
+                    counts.push(0);
+                    table.insert_unique(hash, tag | u64::from(i), |&e| hashes[e as u32 as usize]);
+                    i
+                }
+            };
+            counts[idx as usize] += count;
+            *total += count;
+            idx
+        }
+
+        fn heap_bytes(&self) -> usize {
+            self.arena.capacity()
+                + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
+                + self.table.allocation_size()
+        }
+    }
+
+    fn sink() -> Sink {
+        let mut sink = Sink::new(&LoadOptions::default());
+        sink.names = Some(KeyNames {
+            pk: "pk".to_owned(),
+            sk: Some("sk".to_owned()),
+            guessed: false,
+        });
+        sink
+    }
+
+    fn lines(path: &str, mut each: impl FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{e}: {path}"))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| e.to_string())?
+                == 0
+            {
+                return Ok(());
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            each(&line)?;
+        }
+    }
+
+    fn counted(sink: &Sink) -> String {
+        format!(
+            "{} items, {} distinct keys, {} sort-keyed",
+            sink.keys.total(),
+            sink.keys.len(),
+            (0..sink.keys.len() as u32)
+                .filter(|&i| sink.keys.sort_key_facts(i).is_some())
+                .count()
+        )
+    }
+
+    fn json(which: &str, path: &str, parse_only: bool) -> Result<String, String> {
+        type Scan = fn(&[u8], &KeyNames, &mut Scratch) -> bool;
+        let mut simd = json_peers::SimdJson::default();
+        let plain: Option<Scan> = match which {
+            "ours" => Some(json_peers::ours),
+            "serde_json" => Some(json_peers::serde_json),
+            "sonic_serde" => Some(json_peers::sonic_serde),
+            "sonic_lazy" => Some(json_peers::sonic_lazy),
+            "simd_json" => None,
+            other => return Err(format!("unknown json parser {other:?}")),
+        };
+        let mut sink = sink();
+        let names = sink.names.clone().unwrap_or_default();
+        let mut scratch = Scratch::default();
+        let (mut parsed, mut key_bytes) = (0u64, 0usize);
+        lines(path, |line| {
+            let ok = match plain {
+                Some(scan) => scan(line, &names, &mut scratch),
+                None => simd.scan(line, &names, &mut scratch),
+            };
+            if !ok {
+                return Err(format!(
+                    "{which} declined a line: {}",
+                    String::from_utf8_lossy(line)
+                ));
+            }
+            if parse_only {
+                parsed += 1;
+                key_bytes += scratch.pk_raw.len() + scratch.sk_raw.len();
+                return Ok(());
+            }
+            sink.add_scratch(&scratch, 1)
+        })?;
+        if parse_only {
+            return Ok(format!("parsed {parsed} lines, {key_bytes} bytes of keys"));
+        }
+        Ok(counted(&sink))
+    }
+
+    fn ion(which: &str, path: &str) -> Result<String, String> {
+        let mut sink = sink();
+        match which {
+            "ours" => {
+                let opts = LoadOptions::default();
+                let mut scratch = Scratch::default();
+                lines(path, |line| {
+                    shardlens::source::ion::ion_line(line, &mut sink, &mut scratch, &opts)
+                })?;
+            }
+            "ion_rs" => {
+                let file = std::fs::File::open(path).map_err(|e| format!("{e}: {path}"))?;
+                shardlens::source::ion::peers::ion_rs(
+                    std::io::BufReader::with_capacity(1 << 20, file),
+                    &mut sink,
+                )?;
+            }
+            other => return Err(format!("unknown ion reader {other:?}")),
+        }
+        Ok(counted(&sink))
+    }
+}
+
 fn main() {
     // A filter word picks one part.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    #[cfg(feature = "bench-peers")]
+    if filter.as_deref() == Some("peer") {
+        let args: Vec<String> = std::env::args().skip(2).collect();
+        if let Err(e) = peer::run(&args) {
+            eprintln!("peer benchmark failed: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     if want("rebucket") {
         rebucketing();
     }

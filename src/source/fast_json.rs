@@ -435,6 +435,122 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The SIMD JSON crates behind the same interface as [`scan_record`] plus the serde path (issue 12 item 6;
+/// `shardlens-bench peer json …`): each fills a [`Scratch`] with one line's key attributes.
+#[cfg(feature = "bench-peers")]
+pub mod peers {
+    use serde::de::DeserializeSeed as _;
+
+    use super::super::item::{ItemSeed, KeyNames, RecordSeed, Scratch, Tag};
+    use crate::model::KeyType;
+
+    /// Ours: the hand-written fast path.
+    pub fn ours(line: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+        super::scan_record(line, "Item", names, scratch).is_some()
+    }
+
+    /// The serde path alone ([`RecordSeed`] over serde_json), what runs when the fast path declines.
+    pub fn serde_json(line: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+        let mut de = serde_json::Deserializer::from_slice(line);
+        seed(names, scratch).deserialize(&mut de).unwrap_or(false) && de.end().is_ok()
+    }
+
+    /// [`RecordSeed`] over sonic-rs' serde deserializer: the same checks as serde_json.
+    pub fn sonic_serde(line: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+        let mut de = sonic_rs::Deserializer::from_slice(line);
+        seed(names, scratch).deserialize(&mut de).unwrap_or(false) && de.end().is_ok()
+    }
+
+    /// sonic-rs' lazy object iterators: only the key attributes are decoded, other values skipped.
+    pub fn sonic_lazy(line: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+        use sonic_rs::JsonValueTrait as _;
+        scratch.clear();
+        let mut found = false;
+        for field in sonic_rs::to_object_iter(line) {
+            let Ok((name, value)) = field else {
+                return false;
+            };
+            if found || name != "Item" {
+                continue;
+            }
+            found = true;
+            for attr in sonic_rs::to_object_iter(value.as_raw_str()) {
+                let Ok((attr, value)) = attr else {
+                    return false;
+                };
+                let is_pk = attr == names.pk.as_str();
+                if !is_pk && names.sk.as_deref() != Some(&*attr) {
+                    continue;
+                }
+                for typed in sonic_rs::to_object_iter(value.as_raw_str()) {
+                    let Ok((ty, text)) = typed else {
+                        return false;
+                    };
+                    let Some(text) = text.as_str() else {
+                        return false;
+                    };
+                    let (tag, raw) = if is_pk {
+                        (&mut scratch.pk, &mut scratch.pk_raw)
+                    } else {
+                        (&mut scratch.sk, &mut scratch.sk_raw)
+                    };
+                    *tag = Some(tag_of(&ty));
+                    raw.clear();
+                    raw.extend_from_slice(text.as_bytes());
+                }
+            }
+        }
+        found
+    }
+
+    /// [`RecordSeed`] over simd-json's serde deserializer (it parses a mutable copy of the line).
+    pub struct SimdJson {
+        buf: Vec<u8>,
+        buffers: simd_json::Buffers,
+    }
+
+    impl Default for SimdJson {
+        fn default() -> Self {
+            Self {
+                buf: Vec::new(),
+                buffers: simd_json::Buffers::new(512),
+            }
+        }
+    }
+
+    impl SimdJson {
+        pub fn scan(&mut self, line: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+            self.buf.clear();
+            self.buf.extend_from_slice(line);
+            let Ok(mut de) =
+                simd_json::Deserializer::from_slice_with_buffers(&mut self.buf, &mut self.buffers)
+            else {
+                return false;
+            };
+            seed(names, scratch).deserialize(&mut de).unwrap_or(false)
+        }
+    }
+
+    fn seed<'a>(names: &'a KeyNames, scratch: &'a mut Scratch) -> RecordSeed<'a> {
+        RecordSeed {
+            field: "Item",
+            item: ItemSeed {
+                names: Some(names),
+                scratch,
+            },
+        }
+    }
+
+    fn tag_of(ty: &str) -> Tag {
+        match ty {
+            "S" => Tag::Key(KeyType::S),
+            "N" => Tag::Key(KeyType::N),
+            "B" => Tag::Key(KeyType::B),
+            other => Tag::Other(other.to_owned()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::de::DeserializeSeed as _;
