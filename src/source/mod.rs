@@ -45,8 +45,6 @@ pub mod detect;
 pub mod dynamo;
 pub mod dynamodb_json;
 pub(crate) mod fast_json;
-#[cfg(feature = "bench-peers")]
-pub use fast_json::peers as json_peers;
 pub mod incremental;
 pub mod ion;
 pub mod item;

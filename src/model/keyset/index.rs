@@ -5,6 +5,22 @@
 /// Open addressing with linear probing over `u64` slots: `(hash >> 32) << 32 | (index + 1)`, 0 = empty.
 /// At most half full, so probes are short; the 32-bit tag makes a false match (then checked against the
 /// key's bytes) a one-in-four-billion event.
+///
+/// Why our own table and not `hashbrown::HashTable` holding indices (measured for issue 12, commit 7c6c05f's
+/// `benches/peers.sh`, medians of 5 interleaved runs, release, this 2-core shared machine): 10,000,000 adds
+/// of the `analyze` benchmark's keys (1,000,000 distinct, Zipf), the hash given:
+///
+/// | index                                                           | adds    | held    |
+/// |-----------------------------------------------------------------|---------|---------|
+/// | this table, batches of 32 touched first ([`super::KeySet::warm`]) | 1.39 s  | 73.4 MB |
+/// | this table, no touching                                          | 1.99 s  | 73.4 MB |
+/// | `hashbrown::HashTable<u64>` (index + hash tag, 0.17)             | 2.90 s  | 75.5 MB |
+/// | `hashbrown::HashTable<u32>` (index only)                         | 2.87 s  | 75.5 MB |
+///
+/// hashbrown's control-byte groups are a second array to touch before the entry, and its API has no way to
+/// read a probe's first entry without running the whole lookup, so `warm` cannot hide the miss; it was 2.1×
+/// slower (1.4× without `warm` on our side). The crate is already in the build graph, so it would have cost
+/// no build time; it lost on speed alone.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Index {
     pub(super) slots: Vec<u64>,
