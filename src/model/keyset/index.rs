@@ -1,0 +1,175 @@
+//! The two hash tables of a key set, both open addressing with linear probing over `u64` slots, at most
+//! half full: [`Index`] finds a key's position from its hash, [`HashSet64`] counts distinct (key, sort key)
+//! pairs by their hashes.
+
+/// Open addressing with linear probing over `u64` slots: `(hash >> 32) << 32 | (index + 1)`, 0 = empty.
+/// At most half full, so probes are short; the 32-bit tag makes a false match (then checked against the
+/// key's bytes) a one-in-four-billion event.
+///
+/// Why our own table and not `hashbrown::HashTable` holding indices (measured for issue 12, commit 7c6c05f's
+/// `benches/peers.sh`, medians of 5 interleaved runs, release, this 2-core shared machine): 10,000,000 adds
+/// of the `analyze` benchmark's keys (1,000,000 distinct, Zipf), the hash given:
+///
+/// | index                                                           | adds    | held    |
+/// |-----------------------------------------------------------------|---------|---------|
+/// | this table, batches of 32 touched first ([`super::KeySet::warm`]) | 1.39 s  | 73.4 MB |
+/// | this table, no touching                                          | 1.99 s  | 73.4 MB |
+/// | `hashbrown::HashTable<u64>` (index + hash tag, 0.17)             | 2.90 s  | 75.5 MB |
+/// | `hashbrown::HashTable<u32>` (index only)                         | 2.87 s  | 75.5 MB |
+///
+/// hashbrown's control-byte groups are a second array to touch before the entry, and its API has no way to
+/// read a probe's first entry without running the whole lookup, so `warm` cannot hide the miss; it was 2.1×
+/// slower (1.4× without `warm` on our side). The crate is already in the build graph, so it would have cost
+/// no build time; it lost on speed alone.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Index {
+    pub(super) slots: Vec<u64>,
+    len: usize,
+}
+
+impl Index {
+    pub(super) const TAG: u64 = 0xffff_ffff_0000_0000;
+
+    pub(super) fn find(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let tag = hash & Self::TAG;
+        let mut pos = hash as usize & mask;
+        loop {
+            let slot = self.slots[pos];
+            if slot == 0 {
+                return None;
+            }
+            if slot & Self::TAG == tag {
+                let i = (slot as u32).wrapping_sub(1);
+                if eq(i) {
+                    return Some(i);
+                }
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    /// Inserts key `i` (not present yet); `hashes` holds every key's hash for growing.
+    pub(super) fn insert(&mut self, hash: u64, i: u32, hashes: &[u64]) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(16);
+            self.slots = vec![0; cap];
+            self.len = 0;
+            for (j, &h) in hashes.iter().enumerate() {
+                if j as u32 != i {
+                    self.place(h, j as u32);
+                }
+            }
+        }
+        self.place(hash, i);
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 8
+    }
+
+    fn place(&mut self, hash: u64, i: u32) {
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        while self.slots[pos] != 0 {
+            pos = (pos + 1) & mask;
+        }
+        self.slots[pos] = (hash & Self::TAG) | (u64::from(i) + 1);
+        self.len += 1;
+    }
+}
+
+/// A set of 64-bit hashes: open addressing with linear probing, at most half full, 0 standing for empty (a
+/// hash of 0 is stored as 1).
+#[derive(Debug, Clone, Default)]
+pub(super) struct HashSet64 {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl HashSet64 {
+    /// Adds `hash`; returns whether it was new.
+    pub(super) fn insert(&mut self, hash: u64) -> bool {
+        let hash = hash.max(1);
+        if (self.len + 1) * 2 > self.slots.len() {
+            let grown = vec![0; (self.slots.len() * 2).max(16)];
+            let old = std::mem::replace(&mut self.slots, grown);
+            for h in old.into_iter().filter(|&h| h != 0) {
+                self.place(h);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        loop {
+            match self.slots[pos] {
+                0 => {
+                    self.slots[pos] = hash;
+                    self.len += 1;
+                    return true;
+                }
+                h if h == hash => return false,
+                _ => pos = (pos + 1) & mask,
+            }
+        }
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 8
+    }
+
+    fn place(&mut self, hash: u64) {
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        while self.slots[pos] != 0 {
+            pos = (pos + 1) & mask;
+        }
+        self.slots[pos] = hash;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KeySet, KeyType};
+
+    #[test]
+    fn colliding_tags_and_growth_keep_every_key() {
+        // Hashes that share their upper half (the tag) and their probe start: only the bytes tell them apart.
+        let mut set = KeySet::new(KeyType::S);
+        for i in 0..5000u64 {
+            let key = format!("k{i}");
+            set.add_hashed(key.as_bytes(), 0xabcd_0000_0000_0000 | (i % 7), 1);
+        }
+        for i in 0..5000u64 {
+            let key = format!("k{i}");
+            set.add_hashed(key.as_bytes(), 0xabcd_0000_0000_0000 | (i % 7), 2);
+        }
+        assert_eq!(set.len(), 5000);
+        assert_eq!(set.total(), 15000);
+        for i in [0u32, 1, 4999] {
+            assert_eq!(set.count(i), 3);
+            assert_eq!(set.key_bytes(i), format!("k{i}").as_bytes());
+        }
+    }
+
+    #[test]
+    fn hash_set_counts_distinct_hashes_through_growth() {
+        let mut set = HashSet64::default();
+        for h in 0..10_000u64 {
+            assert!(set.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        for h in (0..10_000u64).step_by(7) {
+            assert!(!set.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        }
+        assert_eq!(set.len, 10_000);
+        // Colliding probe starts still tell hashes apart.
+        let mut set = HashSet64::default();
+        for i in 0..100u64 {
+            assert!(set.insert((i << 40) | 5));
+        }
+        assert!(!set.insert((7 << 40) | 5));
+    }
+}

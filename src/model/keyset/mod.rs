@@ -1,0 +1,332 @@
+//! A set of distinct partition keys with their write counts, compact in memory.
+//!
+//! Keys live back to back in one byte arena; an open-addressing index of 8-byte slots (the upper half of the
+//! key's xxh3 beside its position) finds a key again with one probe into one array, so a lookup touches the
+//! slot, the key's end offset, its bytes and its count — and nothing else. Per key we keep its end offset,
+//! hash and count: about 28 bytes plus the key itself, against ~80 for a `HashMap<String, u64>`. Insertion
+//! order is kept, so the first key typed is key 0. The cached hash makes re-bucketing a pass over a
+//! `Vec<u64>`, never a re-hash.
+//!
+//! By concept: this file holds the keys and counts; `index` the hash tables, `sort_keys` the per-key sort-key
+//! facts and kept item collections, `sizes` the item sizes.
+
+use std::borrow::Cow;
+
+use super::key::{KeyType, display_key};
+use super::partition::key_hash;
+
+mod index;
+mod sizes;
+mod sort_keys;
+
+use index::Index;
+use sizes::ItemSizes;
+pub use sizes::{KeyBytes, SizeGroup, SizeProfile};
+use sort_keys::SortKeys;
+pub use sort_keys::{MAX_KEPT_SORT_KEY_BYTES, SortKeyFacts};
+
+#[derive(Debug, Clone)]
+pub struct KeySet {
+    key_type: KeyType,
+    arena: Vec<u8>,
+    ends: Vec<u64>,
+    hashes: Vec<u64>,
+    counts: Vec<u64>,
+    index: Index,
+    total: u64,
+    sort_keys: Option<SortKeys>,
+    /// Every item added is a distinct item (a full export lists each item once): items per key are counted
+    /// without looking for repeats.
+    items_distinct: bool,
+    /// Budget for the sort keys kept (see [`Self::with_kept_budget`]).
+    kept_budget: usize,
+    sizes: Option<ItemSizes>,
+    /// The input's order is the order of writes (pasted lines), so "only increasing" can be read from it.
+    write_ordered: bool,
+}
+
+impl Default for KeySet {
+    fn default() -> Self {
+        Self::new(KeyType::S)
+    }
+}
+
+impl KeySet {
+    pub fn new(key_type: KeyType) -> Self {
+        Self {
+            key_type,
+            arena: Vec::new(),
+            ends: Vec::new(),
+            hashes: Vec::new(),
+            counts: Vec::new(),
+            index: Index::default(),
+            total: 0,
+            sort_keys: None,
+            items_distinct: false,
+            kept_budget: MAX_KEPT_SORT_KEY_BYTES,
+            sizes: None,
+            write_ordered: false,
+        }
+    }
+
+    /// Promises (or stops promising) that every item added from now on is a new item, as in a full export,
+    /// where each item appears once: counting a key's items then skips the check for repeats.
+    pub fn set_items_distinct(&mut self, distinct: bool) {
+        self.items_distinct = distinct;
+    }
+
+    /// Declares that items were added in the order they were written (pasted lines, a log of writes), so a
+    /// key's sort keys that only increase in input order were written in increasing order. Every other input
+    /// (scans, exports, models, JSON arrays) is in read order, where collections come back sorted.
+    pub fn set_write_ordered(&mut self, write_ordered: bool) {
+        self.write_ordered = write_ordered;
+    }
+
+    /// Whether the input's order is the order of writes (see [`Self::set_write_ordered`]).
+    pub fn write_ordered(&self) -> bool {
+        self.write_ordered
+    }
+
+    /// Changes the budget for kept sort keys (what is kept already stays).
+    pub fn set_kept_budget(&mut self, bytes: usize) {
+        self.kept_budget = bytes.min(MAX_KEPT_SORT_KEY_BYTES);
+        if let Some(t) = self.sort_keys.as_mut() {
+            t.kept_budget = self.kept_budget;
+        }
+    }
+
+    /// An empty set that keeps at most `bytes` of distinct sort keys (loader threads share the budget of the
+    /// set they merge into).
+    pub fn with_kept_budget(key_type: KeyType, bytes: usize) -> Self {
+        Self {
+            kept_budget: bytes.min(MAX_KEPT_SORT_KEY_BYTES),
+            ..Self::new(key_type)
+        }
+    }
+
+    pub fn key_type(&self) -> KeyType {
+        self.key_type
+    }
+
+    /// Distinct keys.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Writes: the sum of all counts.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Adds `count` writes of a key given as canonical bytes (see [`super::key::canonicalize_into`]).
+    /// Returns the key's index.
+    pub fn add(&mut self, canonical: &[u8], count: u64) -> u32 {
+        let hash = key_hash(canonical);
+        self.add_hashed(canonical, hash, count)
+    }
+
+    /// Like [`Self::add`] with the key's [`key_hash`] already computed.
+    pub fn add_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
+        let found = self.index.find(hash, |i| {
+            span(&self.arena, &self.ends, i as usize) == canonical
+        });
+        let idx = match found {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+                self.arena.extend_from_slice(canonical);
+                self.ends.push(self.arena.len() as u64);
+                self.hashes.push(hash);
+                self.counts.push(0);
+                self.index.insert(hash, i, &self.hashes);
+                i
+            }
+        };
+        self.counts[idx as usize] += count;
+        self.total += count;
+        idx
+    }
+
+    /// Touches what adding a key of this hash will read (its index slot, and for a key already present its
+    /// bytes and count), so that lookups of a batch of keys wait for memory together instead of one after the
+    /// other. Changes nothing; returns a value only so the reads are not optimised away.
+    pub fn warm(&self, hash: u64) -> u64 {
+        let Some(mask) = self.index.slots.len().checked_sub(1) else {
+            return 0;
+        };
+        let slot = self.index.slots[hash as usize & mask];
+        if slot == 0 || slot & Index::TAG != hash & Index::TAG {
+            return slot;
+        }
+        let i = (slot as u32).wrapping_sub(1) as usize;
+        let start = if i == 0 {
+            0
+        } else {
+            self.ends.get(i - 1).copied().unwrap_or(0) as usize
+        };
+        let first = self.arena.get(start).copied().unwrap_or(0);
+        slot ^ u64::from(first) ^ self.counts.get(i).copied().unwrap_or(0)
+    }
+
+    /// Adds one write of an item: partition key plus optional sort key (both canonical bytes), tracking the
+    /// per-key sort-key facts.
+    pub fn add_item(&mut self, pk: &[u8], sk: Option<(&[u8], KeyType)>, count: u64) -> u32 {
+        let idx = self.add(pk, count);
+        if let Some((sk, sk_type)) = sk {
+            self.note_sort_key(idx, sk, sk_type);
+        }
+        idx
+    }
+
+    /// Canonical bytes of key `idx`.
+    pub fn key_bytes(&self, idx: u32) -> &[u8] {
+        span(&self.arena, &self.ends, idx as usize)
+    }
+
+    /// Key `idx` as text (numbers canonical, binary as base64).
+    pub fn display(&self, idx: u32) -> Cow<'_, str> {
+        display_key(self.key_bytes(idx), self.key_type)
+    }
+
+    pub fn count(&self, idx: u32) -> u64 {
+        self.counts.get(idx as usize).copied().unwrap_or(0)
+    }
+
+    pub fn hash(&self, idx: u32) -> u64 {
+        self.hashes.get(idx as usize).copied().unwrap_or(0)
+    }
+
+    /// Cached [`key_hash`] of every key, by index.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
+    /// Write count of every key, by index.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Index of a key given as canonical bytes.
+    pub fn find(&self, canonical: &[u8]) -> Option<u32> {
+        let hash = key_hash(canonical);
+        self.index.find(hash, |i| {
+            span(&self.arena, &self.ends, i as usize) == canonical
+        })
+    }
+
+    /// Bytes of all distinct keys together.
+    pub fn key_bytes_total(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.arena.capacity()
+            + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
+            + self.index.heap_bytes()
+            + self.sort_keys.as_ref().map_or(0, SortKeys::heap_bytes)
+            + self.sizes.as_ref().map_or(0, |s| {
+                s.per_key.capacity() * std::mem::size_of::<KeyBytes>() + s.by_kb.capacity() * 16
+            })
+    }
+
+    /// Adds every key and count of `other` (which must be of the same key type) to this set.
+    pub fn merge(&mut self, other: &KeySet) {
+        self.write_ordered = if self.is_empty() {
+            other.write_ordered
+        } else {
+            self.write_ordered && other.write_ordered
+        };
+        let mut mapped = Vec::with_capacity(other.len());
+        for i in 0..other.len() as u32 {
+            let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
+            mapped.push(idx);
+            self.merge_sort_key_facts(idx, other, i);
+        }
+        self.merge_kept_sort_keys(other, &mapped);
+        if let Some(theirs) = other.sizes.as_ref() {
+            let mine = self.sizes.get_or_insert_with(ItemSizes::default);
+            mine.merge(theirs, &mapped);
+        }
+    }
+
+    /// Keys in insertion order with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &[u8], u64)> + '_ {
+        (0..self.len() as u32).map(|i| (i, self.key_bytes(i), self.count(i)))
+    }
+
+    /// Key indices ordered by count, highest first (ties by insertion order), at most `n` of them.
+    pub fn top(&self, n: usize) -> Vec<u32> {
+        top_indices(&self.counts, n)
+    }
+}
+
+fn span<'a>(arena: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    let end = ends[i] as usize;
+    &arena[start..end]
+}
+
+/// Indices of the `n` largest counts, largest first, ties by index; linear time plus `n log n`.
+pub fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
+    if n == 0 || counts.is_empty() {
+        return Vec::new();
+    }
+    let mut idx: Vec<u32> = (0..counts.len() as u32).collect();
+    let by_count = |a: &u32, b: &u32| counts[*b as usize].cmp(&counts[*a as usize]).then(a.cmp(b));
+    if n < idx.len() {
+        idx.select_nth_unstable_by(n - 1, by_count);
+        idx.truncate(n);
+    }
+    idx.sort_unstable_by(by_count);
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_repeats_and_keeps_order() {
+        let mut set = KeySet::new(KeyType::S);
+        for k in ["b", "a", "b", "c", "b", "a"] {
+            set.add(k.as_bytes(), 1);
+        }
+        assert_eq!(set.len(), 3);
+        assert_eq!(set.total(), 6);
+        let keys: Vec<(String, u64)> = set
+            .iter()
+            .map(|(i, _, c)| (set.display(i).into_owned(), c))
+            .collect();
+        assert_eq!(keys, [("b".into(), 3), ("a".into(), 2), ("c".into(), 1)]);
+        assert_eq!(set.find(b"a"), Some(1));
+        assert_eq!(set.find(b"zz"), None);
+        assert_eq!(set.top(2), [0, 1]);
+        assert_eq!(set.key_bytes_total(), 3);
+    }
+
+    #[test]
+    fn top_breaks_ties_by_insertion_order() {
+        let counts = [5, 9, 5, 1, 9, 0];
+        assert_eq!(top_indices(&counts, 3), [1, 4, 0]);
+        assert_eq!(top_indices(&counts, 10), [1, 4, 0, 2, 3, 5]);
+        assert!(top_indices(&counts, 0).is_empty());
+    }
+
+    #[test]
+    fn merge_adds_counts() {
+        let mut a = KeySet::new(KeyType::S);
+        a.add(b"x", 2);
+        let mut b = KeySet::new(KeyType::S);
+        b.add(b"y", 1);
+        b.add(b"x", 3);
+        a.merge(&b);
+        assert_eq!(a.total(), 6);
+        assert_eq!(a.count(a.find(b"x").unwrap()), 5);
+        assert_eq!(a.len(), 2);
+    }
+}

@@ -1,0 +1,311 @@
+//! Sort keys per partition key: how many distinct items each key's collection holds, whether its sort keys
+//! only ever increased in write order, and a bounded sample of the sort keys themselves (the partition
+//! inspector's item collections).
+
+use super::KeySet;
+use super::index::HashSet64;
+use crate::model::key::{KeyType, compare_keys};
+
+/// Per-key facts about sort keys, when the input had them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SortKeyFacts {
+    /// Distinct sort keys seen for this partition key: the items of its item collection.
+    pub items: u64,
+    /// Every new sort key was greater than or equal to the one before it, in write order, over at least two
+    /// distinct items: the pattern (time-ordered sort keys) that split-for-heat cannot split. Only ever true
+    /// when the input's order is the order of writes ([`KeySet::set_write_ordered`]): a Scan or an export
+    /// returns each collection in sort-key order, which says nothing about how it was written.
+    pub only_increasing: bool,
+}
+
+/// Sort-key bookkeeping, allocated only when some input line carries a sort key.
+#[derive(Debug, Clone)]
+pub(super) struct SortKeys {
+    pub(super) sk_type: KeyType,
+    /// Indexed by key; `items == 0` for keys written without a sort key.
+    pub(super) facts: Vec<SortKeyFacts>,
+    /// The last sort key seen for each key (only while it is still "only increasing"); overwritten in place
+    /// when the next one has the same length, so time-ordered sort keys cost no allocation per item.
+    pub(super) last: Vec<Option<Box<[u8]>>>,
+    /// Hashes of (key index, sort key) pairs seen, to count distinct items.
+    pub(super) seen: HashSet64,
+    /// The distinct sort keys themselves within a byte budget (the partition inspector's item collections),
+    /// back to back in one arena: (key index, end offset in the arena) per sort key.
+    pub(super) kept: Vec<(u32, u32)>,
+    pub(super) kept_arena: Vec<u8>,
+    pub(super) kept_budget: usize,
+    /// Every distinct sort key fitted in the budget.
+    pub(super) kept_all: bool,
+}
+
+/// Sort keys kept for the item-collection view, in bytes of sort key: a bounded sample of large inputs.
+pub const MAX_KEPT_SORT_KEY_BYTES: usize = 32 << 20;
+
+impl SortKeys {
+    pub(super) fn new(sk_type: KeyType, kept_budget: usize) -> Self {
+        Self {
+            sk_type,
+            facts: Vec::new(),
+            last: Vec::new(),
+            seen: HashSet64::default(),
+            kept: Vec::new(),
+            kept_arena: Vec::new(),
+            kept_budget,
+            kept_all: true,
+        }
+    }
+
+    pub(super) fn keep(&mut self, idx: u32, sk: &[u8]) {
+        if self.kept_arena.len() + sk.len() > self.kept_budget {
+            self.kept_all = false;
+            return;
+        }
+        self.kept_arena.extend_from_slice(sk);
+        self.kept.push((idx, self.kept_arena.len() as u32));
+    }
+
+    pub(super) fn kept_iter(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
+        let mut start = 0usize;
+        self.kept.iter().map(move |&(idx, end)| {
+            let sk = self.kept_arena.get(start..end as usize).unwrap_or_default();
+            start = end as usize;
+            (idx, sk)
+        })
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.facts.capacity() * std::mem::size_of::<SortKeyFacts>()
+            + self.last.capacity() * 16
+            + self.seen.heap_bytes()
+            + self.kept.capacity() * 8
+            + self.kept_arena.capacity()
+    }
+}
+
+impl KeySet {
+    pub(super) fn note_sort_key(&mut self, idx: u32, sk: &[u8], sk_type: KeyType) {
+        let n = self.counts.len();
+        let (budget, distinct) = (self.kept_budget, self.items_distinct);
+        let tracker = self
+            .sort_keys
+            .get_or_insert_with(|| SortKeys::new(sk_type, budget));
+        if tracker.facts.len() < n {
+            tracker.facts.resize(n, SortKeyFacts::default());
+            tracker.last.resize(n, None);
+        }
+        let i = idx as usize;
+        let new_item = distinct || tracker.seen.insert(pair_hash(idx, sk));
+        if new_item {
+            tracker.keep(idx, sk);
+        }
+        let facts = &mut tracker.facts[i];
+        if new_item {
+            facts.items += 1;
+        }
+        match (&tracker.last[i], facts.items) {
+            (None, 1) if new_item => {
+                facts.only_increasing = true;
+                tracker.last[i] = Some(sk.into());
+            }
+            (Some(last), _) => {
+                if compare_keys(sk, last, tracker.sk_type).is_lt() {
+                    facts.only_increasing = false;
+                    tracker.last[i] = None;
+                } else if let Some(last) = tracker.last[i].as_mut().filter(|l| l.len() == sk.len())
+                {
+                    last.copy_from_slice(sk);
+                } else {
+                    tracker.last[i] = Some(sk.into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Sort-key facts of a key, when sort keys were loaded.
+    pub fn sort_key_facts(&self, idx: u32) -> Option<SortKeyFacts> {
+        let facts = *self.sort_keys.as_ref()?.facts.get(idx as usize)?;
+        (facts.items > 0).then_some(SortKeyFacts {
+            only_increasing: self.write_ordered && facts.only_increasing && facts.items >= 2,
+            ..facts
+        })
+    }
+
+    /// Whether key `idx`'s kept sort keys look time-ordered by their values (timestamps, epoch numbers,
+    /// counters, ULID/KSUID-like ids): an inference for inputs whose order is not the order of writes.
+    pub fn sort_key_time_pattern(&self, idx: u32) -> Option<crate::model::sortkey::TimeOrdered> {
+        let ty = self.sort_key_type()?;
+        let t = self.sort_keys.as_ref()?;
+        let sks: Vec<&[u8]> = t
+            .kept_iter()
+            .filter(|(i, _)| *i == idx)
+            .map(|(_, sk)| sk)
+            .take(crate::model::sortkey::SAMPLE)
+            .collect();
+        crate::model::sortkey::infer(&sks, ty)
+    }
+
+    pub fn has_sort_keys(&self) -> bool {
+        self.sort_keys.is_some()
+    }
+
+    pub fn sort_key_type(&self) -> Option<KeyType> {
+        self.sort_keys.as_ref().map(|s| s.sk_type)
+    }
+
+    /// The distinct sort keys kept for key `idx`, in input order, and whether they are all of its items (a
+    /// very large input keeps a bounded sample, see [`MAX_KEPT_SORT_KEY_BYTES`]).
+    pub fn item_sort_keys(&self, idx: u32) -> (Vec<&[u8]>, bool) {
+        let Some(t) = self.sort_keys.as_ref() else {
+            return (Vec::new(), true);
+        };
+        let sks: Vec<&[u8]> = t
+            .kept_iter()
+            .filter(|(i, _)| *i == idx)
+            .map(|(_, sk)| sk)
+            .collect();
+        (sks, t.kept_all)
+    }
+
+    /// Adds the sort-key facts of `other`'s key `i` to this set's key `idx` (the same key).
+    pub(super) fn merge_sort_key_facts(&mut self, idx: u32, other: &KeySet, i: u32) {
+        let (Some(facts), Some(theirs)) = (other.sort_key_facts(i), other.sort_keys.as_ref())
+        else {
+            return;
+        };
+        let budget = self.kept_budget;
+        let tracker = self
+            .sort_keys
+            .get_or_insert_with(|| SortKeys::new(theirs.sk_type, budget));
+        if tracker.facts.len() <= idx as usize {
+            tracker
+                .facts
+                .resize(idx as usize + 1, SortKeyFacts::default());
+            tracker.last.resize(idx as usize + 1, None);
+        }
+        let mine = &mut tracker.facts[idx as usize];
+        let was_empty = mine.items == 0;
+        mine.items += facts.items;
+        mine.only_increasing = was_empty && facts.only_increasing;
+    }
+
+    /// Keeps `other`'s kept sort keys too; `mapped[i]` is the index here of `other`'s key `i`.
+    pub(super) fn merge_kept_sort_keys(&mut self, other: &KeySet, mapped: &[u32]) {
+        if let (Some(theirs), Some(mine)) = (other.sort_keys.as_ref(), self.sort_keys.as_mut()) {
+            for (i, sk) in theirs.kept_iter() {
+                mine.keep(mapped[i as usize], sk);
+            }
+            mine.kept_all &= theirs.kept_all;
+        }
+    }
+}
+
+/// A 64-bit hash of (key index, sort key) without building the pair: the sort key's xxh3 seeded with the index.
+pub(super) fn pair_hash(idx: u32, sk: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(sk, u64::from(idx).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_key_facts() {
+        let mut set = KeySet::new(KeyType::S);
+        set.set_write_ordered(true);
+        let s = Some;
+        // A time-ordered collection.
+        for sk in ["EVT#001", "EVT#002", "EVT#002", "EVT#010"] {
+            set.add_item(b"ARENA", s((sk.as_bytes(), KeyType::S)), 1);
+        }
+        // One item written again and again.
+        for _ in 0..5 {
+            set.add_item(b"BOARD", s((b"TOP".as_slice(), KeyType::S)), 1);
+        }
+        // A collection written out of order.
+        for sk in ["b", "a", "c"] {
+            set.add_item(b"MIXED", s((sk.as_bytes(), KeyType::S)), 1);
+        }
+        set.add(b"NOSK", 1);
+        let arena = set.sort_key_facts(set.find(b"ARENA").unwrap()).unwrap();
+        assert_eq!(arena.items, 3);
+        assert!(arena.only_increasing);
+        let board = set.sort_key_facts(set.find(b"BOARD").unwrap()).unwrap();
+        assert_eq!(board.items, 1);
+        assert!(
+            !board.only_increasing,
+            "one item is not an increasing collection"
+        );
+        let mixed = set.sort_key_facts(set.find(b"MIXED").unwrap()).unwrap();
+        assert_eq!(mixed.items, 3);
+        assert!(!mixed.only_increasing);
+        assert_eq!(set.sort_key_facts(set.find(b"NOSK").unwrap()), None);
+        // In read order (a scan, an export) the same collection is never called "only increasing", but its
+        // values say it looks time-ordered.
+        set.set_write_ordered(false);
+        let arena = set.find(b"ARENA").unwrap();
+        assert!(!set.sort_key_facts(arena).unwrap().only_increasing);
+        let time = set.sort_key_time_pattern(arena).unwrap();
+        assert_eq!(time.pattern, crate::model::sortkey::TimePattern::ZeroPadded);
+        assert_eq!(time.prefix, "EVT#");
+        assert_eq!(set.sort_key_time_pattern(set.find(b"MIXED").unwrap()), None);
+    }
+
+    #[test]
+    fn pair_hash_separates_keys_and_sort_keys() {
+        assert_ne!(pair_hash(0, b"a"), pair_hash(1, b"a"));
+        assert_ne!(pair_hash(0, b"a"), pair_hash(0, b"b"));
+        assert_eq!(pair_hash(7, b"sk"), pair_hash(7, b"sk"));
+        // The same sort key under two keys is two items.
+        let mut set = KeySet::new(KeyType::S);
+        set.add_item(b"A", Some((b"x".as_slice(), KeyType::S)), 1);
+        set.add_item(b"B", Some((b"x".as_slice(), KeyType::S)), 1);
+        set.add_item(b"A", Some((b"x".as_slice(), KeyType::S)), 1);
+        assert_eq!(set.sort_key_facts(0).unwrap().items, 1);
+        assert_eq!(set.sort_key_facts(1).unwrap().items, 1);
+    }
+
+    #[test]
+    fn numeric_sort_keys_compare_by_value() {
+        let mut set = KeySet::new(KeyType::S);
+        set.set_write_ordered(true);
+        for sk in ["9", "10", "100"] {
+            set.add_item(b"K", Some((sk.as_bytes(), KeyType::N)), 1);
+        }
+        assert!(set.sort_key_facts(0).unwrap().only_increasing);
+    }
+
+    #[test]
+    fn item_sort_keys_are_kept_per_key_and_survive_a_merge() {
+        let mut a = KeySet::new(KeyType::S);
+        a.add_item(b"K", Some((b"s2".as_slice(), KeyType::S)), 1);
+        a.add_item(b"K", Some((b"s1".as_slice(), KeyType::S)), 1);
+        a.add_item(b"K", Some((b"s1".as_slice(), KeyType::S)), 1);
+        a.add_item(b"J", Some((b"x".as_slice(), KeyType::S)), 1);
+        let (k, all) = a.item_sort_keys(a.find(b"K").unwrap());
+        assert_eq!(k, [b"s2".as_slice(), b"s1"]);
+        assert!(all);
+        let mut b = KeySet::new(KeyType::S);
+        b.add_item(b"J", Some((b"y".as_slice(), KeyType::S)), 1);
+        a.merge(&b);
+        let (j, _) = a.item_sort_keys(a.find(b"J").unwrap());
+        assert_eq!(j, [b"x".as_slice(), b"y"]);
+        assert_eq!(KeySet::new(KeyType::S).item_sort_keys(0).0.len(), 0);
+    }
+
+    #[test]
+    fn kept_sort_keys_stay_within_a_shared_budget() {
+        let mut a = KeySet::with_kept_budget(KeyType::S, 4);
+        for sk in ["aa", "bb", "cc"] {
+            a.add_item(b"K", Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        let (kept, all) = a.item_sort_keys(0);
+        assert_eq!(kept, [b"aa".as_slice(), b"bb"]);
+        assert!(!all);
+        assert_eq!(
+            a.sort_key_facts(0).unwrap().items,
+            3,
+            "facts count every item"
+        );
+    }
+}
