@@ -298,7 +298,7 @@ fn frames() {
 /// 3. The time simulation: 24 hours at 1 s over 1,000 partitions and 100,000 keys (target ≤ 1 s, release).
 fn simulation() {
     use shardlens::model::simulate::{
-        Billing, Keys, Params, Schedule, Setup, SortKey, Stream, Table, run,
+        Billing, Keys, Params, Schedule, Setup, SortKey, Stream, Table, run, run_streaming,
     };
     println!("simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys (+ one hot key):");
     let setup = Setup {
@@ -345,11 +345,43 @@ fn simulation() {
     times.sort();
     let out = last.unwrap_or_default();
     println!(
-        "  best of 3: {:.2} s (median {:.2} s; target ≤ 1 s); {} events, {} partitions at the end",
+        "  run: best of 3: {:.2} s (median {:.2} s; target ≤ 1 s); {} events, {} partitions at the end",
         times[0].as_secs_f64(),
         times[1].as_secs_f64(),
         out.events.len(),
         out.final_partitions.len()
+    );
+    // The same run recorded as a timeline and streamed in chunks (what the app's Timeline view receives).
+    let mut times = Vec::new();
+    let mut first = Duration::ZERO;
+    let mut chunks = 0usize;
+    let mut columns = 0usize;
+    let mut layouts = 0usize;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let mut seen = 0usize;
+        let mut first_at = None;
+        let done = run_streaming(&setup, &mut |_chunk| {
+            seen += 1;
+            first_at.get_or_insert_with(|| started.elapsed());
+            true
+        });
+        times.push(started.elapsed());
+        first = first_at.unwrap_or_default();
+        chunks = seen;
+        if let Some((_, timeline)) = done {
+            columns = timeline.columns.len();
+            layouts = timeline.layouts.len();
+        }
+    }
+    times.sort();
+    println!(
+        "  run_streaming: best of 3: {:.2} s (median {:.2} s); {chunks} chunks, the first after {:.3} s; {columns} \
+         columns of {} s, {layouts} layouts",
+        times[0].as_secs_f64(),
+        times[1].as_secs_f64(),
+        first.as_secs_f64(),
+        shardlens::model::simulate::column_seconds(setup.duration, setup.step)
     );
 }
 

@@ -14,7 +14,7 @@ use crate::model::decision::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_examples::{EXAMPLES, example, example_key_file};
 use crate::model::sim_file::{KeySource, Scenario, parse};
-use crate::model::simulate::{Billing, Keys, Outcome, run};
+use crate::model::simulate::{Billing, Diagnosis, Keys, Outcome, diagnose, run_streaming};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -160,12 +160,17 @@ fn apply_shards(scenario: &mut Scenario, args: &SimulateArgs) {
 /// `shardlens simulate`.
 pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
     let scenario = load_scenario(args)?;
-    let outcome = run(&scenario.setup);
+    let Some((outcome, timeline)) = run_streaming(&scenario.setup, &mut |_| true) else {
+        bail!("the simulation was cancelled");
+    };
+    let diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Table => print_story(&mut out, &scenario, &outcome)?,
+        OutputFormat::Table => print_story(&mut out, &scenario, &outcome, &diagnosis)?,
         OutputFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &outcome_json(&scenario, &outcome))?;
+            let mut doc = outcome_json(&scenario, &outcome);
+            add_diagnosis(&mut doc, &diagnosis);
+            serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;
         }
         OutputFormat::Csv => print_csv(&mut out, &outcome)?,
@@ -219,6 +224,23 @@ pub fn outcome_json(scenario: &Scenario, o: &Outcome) -> serde_json::Value {
     })
 }
 
+/// Adds `headline` and `diagnostics` (kind, text, span, partition) to a run's JSON document.
+pub fn add_diagnosis(doc: &mut serde_json::Value, d: &Diagnosis) {
+    doc["headline"] = json!(d.headline);
+    doc["diagnostics"] = json!(
+        d.findings
+            .iter()
+            .map(|f| json!({
+                "kind": f.kind.as_str(),
+                "text": f.text,
+                "from": f.from,
+                "until": f.until,
+                "partition": f.partition,
+            }))
+            .collect::<Vec<_>>()
+    );
+}
+
 fn print_csv(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
     writeln!(
         out,
@@ -269,7 +291,12 @@ fn phases(o: &Outcome) -> Vec<(usize, usize)> {
     out
 }
 
-fn print_story(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Result<()> {
+fn print_story(
+    out: &mut dyn Write,
+    sc: &Scenario,
+    o: &Outcome,
+    d: &Diagnosis,
+) -> std::io::Result<()> {
     let setup = &sc.setup;
     let s = &o.series;
     writeln!(out, "scenario: {}", sc.name)?;
@@ -315,6 +342,11 @@ fn print_story(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Resu
         },
         setup.table.split_after
     )?;
+    writeln!(out)?;
+    writeln!(out, "in short: {}", d.headline)?;
+    for f in &d.findings {
+        writeln!(out, "  {}–{}  {}", clock(f.from), clock(f.until), f.text)?;
+    }
     writeln!(out)?;
     writeln!(out, "phases (units per second):")?;
     let list = phases(o);

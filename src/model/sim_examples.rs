@@ -177,9 +177,9 @@ pub fn example_key_file(name: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
     use crate::model::sim_file::{KeySource, parse};
-    use crate::model::simulate::{EventKind, Keys, run};
+    use crate::model::simulate::{Diagnosis, EventKind, Keys, diagnose, run, run_streaming};
 
-    fn outcome(name: &str) -> crate::model::simulate::Outcome {
+    fn setup_of(name: &str) -> crate::model::simulate::Setup {
         let e = example(name).unwrap();
         let mut s = parse(e.toml, 1_782_172_800).unwrap();
         for (i, k) in s.keys.iter().enumerate() {
@@ -189,7 +189,32 @@ mod tests {
                     Keys::Weighted(text.lines().map(|l| (l.to_owned(), 1.0)).collect());
             }
         }
-        run(&s.setup)
+        s.setup
+    }
+
+    fn outcome(name: &str) -> crate::model::simulate::Outcome {
+        run(&setup_of(name))
+    }
+
+    fn diagnosis(name: &str) -> Diagnosis {
+        let s = setup_of(name);
+        let (o, tl) = run_streaming(&s, &mut |_| true).unwrap();
+        let d = diagnose(&s, &o, &tl);
+        eprintln!("{name}: {}", d.headline);
+        for f in &d.findings {
+            eprintln!(
+                "    {:?} {}–{} {:?}: {}",
+                f.kind, f.from, f.until, f.partition, f.text
+            );
+        }
+        d
+    }
+
+    #[test]
+    fn every_example_is_diagnosed_in_words() {
+        for e in EXAMPLES {
+            diagnosis(e.name);
+        }
     }
 
     fn throttled(o: &crate::model::simulate::Outcome, at: usize) -> f64 {

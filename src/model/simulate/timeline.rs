@@ -90,4 +90,84 @@ pub struct Chunk {
     pub events: Vec<Event>,
     /// How far the run has got, in simulated seconds.
     pub done_seconds: u32,
+    /// The run's column width ([`Timeline::column_seconds`]) and output step ([`super::Outcome::step_seconds`]),
+    /// in every chunk.
+    pub column_seconds: u32,
+    pub step_seconds: u32,
+    /// The partitions at the end of the run: in the last chunk only, empty before.
+    pub final_partitions: Vec<super::FinalPartition>,
+}
+
+impl Timeline {
+    /// Appends a chunk of a run (its layouts and columns), as a receiver rebuilds the run's timeline.
+    pub fn push(&mut self, chunk: Chunk) {
+        self.column_seconds = chunk.column_seconds;
+        self.layouts.extend(chunk.layouts);
+        self.columns.extend(chunk.columns);
+    }
+
+    /// The column holding second `t`, with its layout (the ranges its cells belong to, in order).
+    pub fn column_at(&self, t: u32) -> Option<(&Column, &[Range])> {
+        let i = (t / self.column_seconds.max(1)) as usize;
+        let column = self.columns.get(i)?;
+        let layout = self.layouts.get(column.layout)?;
+        Some((column, layout.as_slice()))
+    }
+
+    /// Seconds covered so far.
+    pub fn seconds(&self) -> u32 {
+        self.columns.len() as u32 * self.column_seconds
+    }
+}
+
+impl super::Outcome {
+    /// Appends a chunk of a run (series, minutes, events; the final partitions from the last chunk), as a
+    /// receiver rebuilds the run's outcome.
+    pub fn push(&mut self, chunk: &Chunk) {
+        self.step_seconds = chunk.step_seconds;
+        self.series.append(&chunk.series);
+        self.minutes.extend_from_slice(&chunk.minutes);
+        self.events.extend_from_slice(&chunk.events);
+        if !chunk.final_partitions.is_empty() {
+            self.final_partitions.clone_from(&chunk.final_partitions);
+        }
+    }
+}
+
+impl super::Series {
+    /// The points from index `from` on.
+    pub fn slice(&self, from: usize) -> Self {
+        let tail = |v: &[f64]| v.get(from..).unwrap_or_default().to_vec();
+        Self {
+            t: self.t.get(from..).unwrap_or_default().to_vec(),
+            read_demand_units: tail(&self.read_demand_units),
+            read_served_units: tail(&self.read_served_units),
+            read_throttled_units: tail(&self.read_throttled_units),
+            write_demand_units: tail(&self.write_demand_units),
+            write_served_units: tail(&self.write_served_units),
+            write_throttled_units: tail(&self.write_throttled_units),
+            throttled_requests: tail(&self.throttled_requests),
+            partitions: self.partitions.get(from..).unwrap_or_default().to_vec(),
+        }
+    }
+
+    /// Appends `other`'s points.
+    pub fn append(&mut self, other: &Self) {
+        self.t.extend_from_slice(&other.t);
+        self.read_demand_units
+            .extend_from_slice(&other.read_demand_units);
+        self.read_served_units
+            .extend_from_slice(&other.read_served_units);
+        self.read_throttled_units
+            .extend_from_slice(&other.read_throttled_units);
+        self.write_demand_units
+            .extend_from_slice(&other.write_demand_units);
+        self.write_served_units
+            .extend_from_slice(&other.write_served_units);
+        self.write_throttled_units
+            .extend_from_slice(&other.write_throttled_units);
+        self.throttled_requests
+            .extend_from_slice(&other.throttled_requests);
+        self.partitions.extend_from_slice(&other.partitions);
+    }
 }

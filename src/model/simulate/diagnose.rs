@@ -1,0 +1,662 @@
+//! A run in words, as Bigtable's Key Visualizer puts diagnostics above its map: a one-line headline and
+//! findings, each about a time span (and a partition, when it is about one) so a view can highlight it.
+//! Pure: it reads a run's [`Setup`], [`Outcome`] and [`Timeline`] and computes nothing again.
+
+use super::super::capacity::ThrottleCause;
+use super::super::decision::grouped;
+use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
+
+/// Gaps shorter than this between throttled points are one episode.
+const EPISODE_GAP: u32 = 60;
+/// At most this many hot-partition findings.
+const HOT_SPANS: usize = 3;
+/// A spike: an episode this short, in a minute whose average use stays under [`SPIKE_CALM`].
+const SPIKE_SECONDS: u32 = 5;
+const SPIKE_CALM: f64 = 0.5;
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingKind {
+    /// A partition asked for more than it may serve for a while.
+    HotPartition,
+    /// A stretch of throttling and how it ended (or that it never did).
+    Episode,
+    /// A burst bank ran dry (R2).
+    BurstSpent,
+    /// Throttling inside a minute whose CloudWatch average looks calm (R7).
+    HiddenSpike,
+    /// A date key rotated at midnight.
+    KeyRotated,
+}
+
+impl FindingKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::HotPartition => "hot-partition",
+            Self::Episode => "episode",
+            Self::BurstSpent => "burst-spent",
+            Self::HiddenSpike => "hidden-spike",
+            Self::KeyRotated => "key-rotated",
+        }
+    }
+}
+
+/// One sentence about a span of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub text: String,
+    /// The span, `[from, until)` seconds from the start.
+    pub from: u32,
+    pub until: u32,
+    /// The partition's index in the layout of the column at `from`, and its range start (which outlives
+    /// later splits), when the finding is about one partition.
+    pub partition: Option<usize>,
+    pub start: Option<Point>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Diagnosis {
+    pub headline: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Why throttling ended, or why it never did: the evidence a timeline gives the decision tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Nothing was throttled.
+    NoThrottling,
+    /// Split-for-heat divided the hot range (R4).
+    SplitForHeat,
+    /// On-demand grew: a new previous peak, partitions for consumption (R5).
+    OnDemandGrowth,
+    /// Auto scaling raised the provisioned capacity (R6).
+    AutoScaling,
+    /// The traffic fell back.
+    DemandFell,
+    /// Never stopped: one item, capped by R1.
+    SingleItem,
+    /// Never stopped: writes in sort-key order.
+    SortKeyIncreases,
+    /// Never stopped: an item collection on a table with an LSI.
+    LocalIndex,
+    /// Never stopped: split-for-heat is off.
+    SplitsOff,
+    /// Never stopped: the run ended before split-for-heat could act.
+    TooSoon,
+    /// Never stopped: a burst bank ran dry and the share is below the demand.
+    BurstSpent,
+    /// Never stopped: the table's capacity, quota or maximum is below the demand.
+    TableLimit,
+    /// Never stopped, for none of the reasons above.
+    Unknown,
+}
+
+impl Why {
+    /// Whether throttling ended.
+    pub fn relieved(self) -> bool {
+        matches!(
+            self,
+            Self::SplitForHeat | Self::OnDemandGrowth | Self::AutoScaling | Self::DemandFell
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NoThrottling => "nothing was throttled",
+            Self::SplitForHeat => "split-for-heat",
+            Self::OnDemandGrowth => "on-demand growth",
+            Self::AutoScaling => "auto scaling",
+            Self::DemandFell => "demand fell",
+            Self::SingleItem => "single item",
+            Self::SortKeyIncreases => "the sort key only increases",
+            Self::LocalIndex => "a local secondary index keeps the collection whole",
+            Self::SplitsOff => "split-for-heat is off",
+            Self::TooSoon => "the run ended before split-for-heat could act",
+            Self::BurstSpent => "burst capacity ran out",
+            Self::TableLimit => "the table's limit is below the demand",
+            Self::Unknown => "demand stays above what the table serves",
+        }
+    }
+}
+
+/// When throttling started and stopped, and why: for the decision tree ("throttling stopped after 8 min:
+/// split-for-heat", "never stopped: single item").
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeEvidence {
+    /// The first throttled second, if any.
+    pub started: Option<u32>,
+    /// The second after the last throttled one, when throttling ended before the run did.
+    pub stopped: Option<u32>,
+    pub why: Why,
+    pub text: String,
+}
+
+/// A stretch of throttling: `[from, until)`, its throttled units and requests, and why it ended.
+#[derive(Debug, Clone)]
+struct Episode {
+    from: u32,
+    until: u32,
+    units: f64,
+    requests: f64,
+    peak_requests: f64,
+    why: Why,
+    detail: String,
+}
+
+/// "45 s", "8 min", "2 h 5 min".
+pub fn span_words(seconds: u32) -> String {
+    if seconds < 120 {
+        format!("{seconds} s")
+    } else if seconds < 2 * 3_600 {
+        format!("{} min", (seconds + 30) / 60)
+    } else {
+        let m = (seconds + 30) / 60;
+        match m % 60 {
+            0 => format!("{} h", m / 60),
+            r => format!("{} h {r} min", m / 60),
+        }
+    }
+}
+
+fn clock(t: u32) -> String {
+    format!("{:02}:{:02}:{:02}", t / 3_600, t / 60 % 60, t % 60)
+}
+
+/// The stretches of throttling in the series, each with why it ended.
+fn episodes(setup: &Setup, o: &Outcome) -> Vec<Episode> {
+    let s = &o.series;
+    let step = o.step_seconds.max(1);
+    let mut list: Vec<Episode> = Vec::new();
+    for i in 0..s.t.len() {
+        let units = s.read_throttled_units[i] + s.write_throttled_units[i];
+        if units <= 1e-6 {
+            continue;
+        }
+        let t = s.t[i];
+        let (units, requests) = (units * f64::from(step), s.throttled_requests[i]);
+        match list.last_mut() {
+            Some(e) if t <= e.until + EPISODE_GAP => {
+                e.until = t + step;
+                e.units += units;
+                e.requests += requests * f64::from(step);
+                e.peak_requests = e.peak_requests.max(requests);
+            }
+            _ => list.push(Episode {
+                from: t,
+                until: t + step,
+                units,
+                requests: requests * f64::from(step),
+                peak_requests: requests,
+                why: Why::Unknown,
+                detail: String::new(),
+            }),
+        }
+    }
+    for e in &mut list {
+        e.until = e.until.min(setup.duration);
+        let (why, detail) = if e.until >= setup.duration {
+            unrelieved(setup, o, e)
+        } else {
+            relief(setup, o, e)
+        };
+        e.why = why;
+        e.detail = detail;
+    }
+    list
+}
+
+/// Why an episode that ended did: the event just before its end, or the traffic.
+fn relief(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
+    let near = |t: u32| t + o.step_seconds.max(1) + 1 >= e.until && t < e.until + 1;
+    let splits = o
+        .events
+        .iter()
+        .filter(|x| x.kind == EventKind::Split && x.partition.is_some())
+        .filter(|x| x.t >= e.from && x.t < e.until)
+        .count();
+    let last = o.events.iter().rev().find(|x| near(x.t) && x.t >= e.from);
+    match last.map(|x| (x.kind, x.partition)) {
+        Some((EventKind::Split, Some(p))) => {
+            let more = if splits > 1 {
+                format!(" ({splits} splits in all)")
+            } else {
+                String::new()
+            };
+            (
+                Why::SplitForHeat,
+                format!("split-for-heat divided partition {p}{more}"),
+            )
+        }
+        Some((EventKind::Split | EventKind::PeakAdopted, _)) => (
+            Why::OnDemandGrowth,
+            "on-demand adopted a new peak and grew its partitions".to_owned(),
+        ),
+        Some((EventKind::Scale, _)) => (
+            Why::AutoScaling,
+            "auto scaling raised the provisioned capacity".to_owned(),
+        ),
+        _ => {
+            let _ = setup;
+            (Why::DemandFell, "demand fell back".to_owned())
+        }
+    }
+}
+
+/// Why an episode lasts to the end of the run.
+fn unrelieved(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
+    let in_span = |t: u32| t >= e.from && t < e.until;
+    if let Some(skip) = o
+        .events
+        .iter()
+        .rev()
+        .find(|x| x.kind == EventKind::SplitSkipped && in_span(x.t))
+    {
+        let d = &skip.detail;
+        let why = if d.contains("only increases") {
+            Why::SortKeyIncreases
+        } else if d.contains("single hot item") {
+            Why::SingleItem
+        } else if d.contains("local secondary index") {
+            Why::LocalIndex
+        } else {
+            Why::Unknown
+        };
+        let text = d.strip_prefix("split skipped: ").unwrap_or(d).to_owned();
+        return (why, text);
+    }
+    if let Some(b) = o
+        .events
+        .iter()
+        .find(|x| x.kind == EventKind::BurstExhausted && in_span(x.t + 1))
+    {
+        let p = b
+            .partition
+            .map_or(String::new(), |p| format!(" of partition {p}"));
+        return (
+            Why::BurstSpent,
+            format!(
+                "burst capacity{p} ran out after {}, and its share is below the demand",
+                span_words(b.t)
+            ),
+        );
+    }
+    let reason = last_reason(o);
+    let hot_range = reason.as_ref().is_none_or(|r| r.contains("KeyRange"));
+    if hot_range && setup.table.adaptive_capacity {
+        let t = &setup.table;
+        if !t.split_for_heat {
+            return (Why::SplitsOff, "split-for-heat is off".to_owned());
+        }
+        let needed = t.split_after + setup.params.split_jitter_seconds;
+        if e.until - e.from < needed {
+            return (
+                Why::TooSoon,
+                format!(
+                    "the run ended before split-for-heat could act (it needs {} near the limit)",
+                    span_words(t.split_after)
+                ),
+            );
+        }
+    }
+    match reason {
+        Some(r) if !r.contains("KeyRange") => (
+            Why::TableLimit,
+            format!("the table's limit is below the demand ({r})"),
+        ),
+        _ => (Why::Unknown, Why::Unknown.as_str().to_owned()),
+    }
+}
+
+/// The throttle reason with the most requests in the last throttled minute.
+fn last_reason(o: &Outcome) -> Option<String> {
+    o.minutes
+        .iter()
+        .rev()
+        .find(|m| !m.throttle_reasons.is_empty())
+        .and_then(|m| {
+            m.throttle_reasons
+                .iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|r| r.0.clone())
+        })
+}
+
+/// Where the partition starting at `start` is in the column at `t`'s layout.
+fn index_at(tl: &Timeline, t: u32, start: Point) -> Option<usize> {
+    let (_, layout) = tl.column_at(t)?;
+    layout.iter().position(|r| r.start == start)
+}
+
+/// A partition's run of throttled columns.
+struct HotSpan {
+    start: Point,
+    partition: usize,
+    from: u32,
+    until: u32,
+    /// Peak demand as a share of R1, and its dimension.
+    peak: f32,
+    dim: Dim,
+    units: f64,
+    table_level: bool,
+}
+
+fn hot_spans(tl: &Timeline) -> Vec<HotSpan> {
+    let width = tl.column_seconds.max(1);
+    let mut open: Vec<HotSpan> = Vec::new();
+    let mut done: Vec<HotSpan> = Vec::new();
+    for col in &tl.columns {
+        let Some(layout) = tl.layouts.get(col.layout) else {
+            continue;
+        };
+        let mut still: Vec<HotSpan> = Vec::new();
+        for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
+            let thrown = cell.throttled[0] + cell.throttled[1];
+            if thrown <= 1e-6 {
+                continue;
+            }
+            let dim = if cell.throttled[1] >= cell.throttled[0] {
+                Dim::Write
+            } else {
+                Dim::Read
+            };
+            let peak = cell.peak_use[dim as usize];
+            let table_level = table_reason(cell);
+            let units = f64::from(thrown) * f64::from(width);
+            match open.iter().position(|s| s.start == range.start) {
+                Some(i) => {
+                    let mut s = open.swap_remove(i);
+                    s.until = col.t + width;
+                    s.units += units;
+                    if peak > s.peak {
+                        (s.peak, s.dim) = (peak, dim);
+                    }
+                    s.table_level |= table_level;
+                    still.push(s);
+                }
+                None => still.push(HotSpan {
+                    start: range.start,
+                    partition: p,
+                    from: col.t,
+                    until: col.t + width,
+                    peak,
+                    dim,
+                    units,
+                    table_level,
+                }),
+            }
+        }
+        done.append(&mut open);
+        open = still;
+    }
+    done.append(&mut open);
+    done.sort_by(|a, b| b.units.total_cmp(&a.units));
+    done
+}
+
+fn table_reason(cell: &Cell) -> bool {
+    cell.reason
+        .is_some_and(|(_, c)| c != ThrottleCause::KeyRangeThroughputExceeded)
+}
+
+/// What blocked or relieved a hot span, from the events about its partition.
+fn span_cause(o: &Outcome, tl: &Timeline, s: &HotSpan, end: u32) -> String {
+    let about = |t: u32, p: Option<usize>| p.is_some() && index_at(tl, t, s.start) == p;
+    let in_span = |t: u32| t + 1 >= s.from && t < s.until.max(s.from + 1);
+    if let Some(skip) = o
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::SplitSkipped && in_span(e.t) && about(e.t, e.partition))
+    {
+        let d = &skip.detail;
+        return if d.contains("single hot item") {
+            "single hot item, no split can help".to_owned()
+        } else if d.contains("only increases") {
+            "the sort key only increases, no split can help".to_owned()
+        } else if d.contains("local secondary index") {
+            "one item collection on a table with a local secondary index: never split".to_owned()
+        } else {
+            d.strip_prefix("split skipped: ").unwrap_or(d).to_owned()
+        };
+    }
+    if let Some(split) = o
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Split && in_span(e.t) && about(e.t, e.partition))
+    {
+        return format!(
+            "split-for-heat divided it at {} after {} near its limit",
+            clock(split.t + 1),
+            span_words(split.t + 1 - s.from)
+        );
+    }
+    if s.table_level {
+        return "the table's capacity is spent, not only this partition's".to_owned();
+    }
+    if s.until >= end {
+        "still throttling when the run ends".to_owned()
+    } else {
+        "it cooled down".to_owned()
+    }
+}
+
+fn hot_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
+    hot_spans(tl)
+        .into_iter()
+        .take(HOT_SPANS)
+        .map(|s| {
+            let until = s.until.min(setup.duration);
+            let limit = match s.dim {
+                Dim::Read => format!("{} RCU", grouped(R1[0] as u64)),
+                Dim::Write => format!("{} WCU", grouped(R1[1] as u64)),
+            };
+            let text = format!(
+                "partition {} at {:.0} % of {limit} for {}: {}",
+                s.partition,
+                f64::from(s.peak) * 100.0,
+                span_words(until - s.from),
+                span_cause(o, tl, &s, setup.duration)
+            );
+            Finding {
+                kind: FindingKind::HotPartition,
+                text,
+                from: s.from,
+                until,
+                partition: Some(s.partition),
+                start: Some(s.start),
+            }
+        })
+        .collect()
+}
+
+fn episode_finding(setup: &Setup, e: &Episode) -> Finding {
+    let length = span_words(e.until - e.from);
+    let text = if e.until >= setup.duration {
+        format!(
+            "throttled from {} to the end ({length}), never stopped: {}",
+            clock(e.from),
+            e.detail
+        )
+    } else {
+        format!(
+            "throttling stopped after {length} (at {}): {}",
+            clock(e.until),
+            e.detail
+        )
+    };
+    Finding {
+        kind: FindingKind::Episode,
+        text,
+        from: e.from,
+        until: e.until,
+        partition: None,
+        start: None,
+    }
+}
+
+/// A short episode in a minute whose CloudWatch average looks calm (R7).
+fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
+    if o.step_seconds != 1 || e.until - e.from > SPIKE_SECONDS {
+        return None;
+    }
+    let Billing::Provisioned { units } = &setup.table.billing else {
+        return None;
+    };
+    let minute = o
+        .minutes
+        .iter()
+        .find(|m| m.t <= e.from && e.from < m.t + 60)?;
+    let seconds = f64::from((setup.duration - minute.t).min(60));
+    let (consumed, capacity, what) = if minute.write_throttle_events >= minute.read_throttle_events
+    {
+        (minute.consumed_write_units, units[1], "writes")
+    } else {
+        (minute.consumed_read_units, units[0], "reads")
+    };
+    let avg = consumed / seconds / capacity.max(1.0);
+    if avg >= SPIKE_CALM {
+        return None;
+    }
+    let text = format!(
+        "the per-minute average reads {:.0} % of {} provisioned while {} threw back {} {what}: CloudWatch's \
+         minutes hide one-second spikes",
+        avg * 100.0,
+        grouped(capacity as u64),
+        if e.until - e.from == 1 {
+            "one second".to_owned()
+        } else {
+            format!("{} seconds", e.until - e.from)
+        },
+        grouped(e.requests.round() as u64)
+    );
+    Some(Finding {
+        kind: FindingKind::HiddenSpike,
+        text,
+        from: minute.t,
+        until: (minute.t + 60).min(setup.duration),
+        partition: None,
+        start: None,
+    })
+}
+
+fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(b) = o
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::BurstExhausted)
+    {
+        out.push(Finding {
+            kind: FindingKind::BurstSpent,
+            text: format!(
+                "burst capacity ran out after {}: {}",
+                span_words(b.t),
+                b.detail
+            ),
+            from: b.t,
+            until: setup.duration,
+            partition: b.partition,
+            start: b
+                .partition
+                .and_then(|p| tl.column_at(b.t).and_then(|(_, l)| l.get(p)))
+                .map(|r| r.start),
+        });
+    }
+    for r in o.events.iter().filter(|e| e.kind == EventKind::KeyRotated) {
+        out.push(Finding {
+            kind: FindingKind::KeyRotated,
+            text: format!("{}: {}", clock(r.t), r.detail),
+            from: r.t,
+            until: (r.t + 60).min(setup.duration),
+            partition: None,
+            start: None,
+        });
+    }
+    out
+}
+
+fn headline(setup: &Setup, o: &Outcome, list: &[Episode], spikes: usize) -> String {
+    let Some(last) = list.last() else {
+        return "No throttling: every request was served".to_owned();
+    };
+    let s = &o.series;
+    let step = f64::from(o.step_seconds.max(1));
+    let demand: f64 =
+        (s.read_demand_units.iter().sum::<f64>() + s.write_demand_units.iter().sum::<f64>()) * step;
+    let thrown: f64 = list.iter().map(|e| e.units).sum();
+    let share = thrown / demand.max(f64::MIN_POSITIVE) * 100.0;
+    if spikes == list.len() {
+        let peak = list.iter().map(|e| e.requests).fold(0.0, f64::max);
+        return format!(
+            "A spike of {} throttled requests, invisible in the per-minute average",
+            grouped(peak.round() as u64)
+        );
+    }
+    let again = if list.len() > 1 {
+        format!(" (throttled {} times)", list.len())
+    } else {
+        String::new()
+    };
+    if last.until >= setup.duration {
+        format!(
+            "Never stopped: {} ({share:.0} % of demand throttled){again}",
+            last.detail
+        )
+    } else {
+        format!(
+            "Throttling stopped after {}: {} relieved it ({share:.1} % of demand throttled){again}",
+            span_words(last.until - last.from),
+            last.why.as_str()
+        )
+    }
+}
+
+/// The run in words: a headline, then the episodes of throttling, the hottest partitions, burst, hidden
+/// spikes and key rotations, in time order.
+pub fn diagnose(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> Diagnosis {
+    let list = episodes(setup, outcome);
+    let mut findings: Vec<Finding> = list.iter().map(|e| episode_finding(setup, e)).collect();
+    let spikes: Vec<Finding> = list
+        .iter()
+        .filter_map(|e| spike_finding(setup, outcome, e))
+        .collect();
+    let headline = headline(setup, outcome, &list, spikes.len());
+    findings.extend(spikes);
+    findings.extend(hot_findings(setup, outcome, timeline));
+    findings.extend(event_findings(setup, outcome, timeline));
+    findings.sort_by_key(|f| (f.from, f.kind as u8));
+    Diagnosis { headline, findings }
+}
+
+/// When throttling started and stopped, and why, for the decision tree.
+pub fn time_evidence(setup: &Setup, outcome: &Outcome) -> TimeEvidence {
+    let list = episodes(setup, outcome);
+    let Some(last) = list.last() else {
+        return TimeEvidence {
+            started: None,
+            stopped: None,
+            why: Why::NoThrottling,
+            text: "no throttling over the whole run".to_owned(),
+        };
+    };
+    let started = list.first().map(|e| e.from);
+    if last.until >= setup.duration {
+        TimeEvidence {
+            started,
+            stopped: None,
+            why: last.why,
+            text: format!("never stopped: {}", last.why.as_str()),
+        }
+    } else {
+        TimeEvidence {
+            started,
+            stopped: Some(last.until),
+            why: last.why,
+            text: format!(
+                "throttling stopped after {}: {}",
+                span_words(last.until - last.from),
+                last.why.as_str()
+            ),
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! The engine's state and its second: what a run keeps from one second to the next (partitions, banks,
+//! streams, capacity) and the order of the phases of each second. The phases live by concept in
+//! `allocate.rs`, `splits.rs`, `scaling.rs` and `account.rs`.
+
+use rand::RngExt as _;
+use rand::SeedableRng as _;
+
+use super::super::capacity::{ThrottleCause, read_units, write_units};
+use super::super::partition::Partitioner;
+use super::account::Accounts;
+use super::keys::{Atom, atoms_of, mass, overlap};
+use super::{Billing, Event, EventKind, Keys, Outcome, Point, R1, READ, Setup, WRITE, before};
+
+#[derive(Debug, Clone)]
+pub(super) struct Part {
+    pub(super) start: Point,
+    pub(super) bank: [f64; 2],
+    /// Since when it has consumed at least `split_hot_share` of R1 without a break.
+    pub(super) hot_since: Option<u32>,
+    /// Seeded extra delay before its split (R4: the jitter only delays).
+    pub(super) jitter: u32,
+    /// Why its last split was skipped (said once, until it cools down).
+    pub(super) skipped: bool,
+    /// Its bank ran dry while it was drawing (said once, until it refills).
+    pub(super) exhausted: bool,
+}
+
+pub(super) struct StreamState {
+    pub(super) atoms: Vec<Atom>,
+    /// (partition, share of the stream) for the current partitions.
+    pub(super) weights: Vec<(usize, f64)>,
+    day: i64,
+}
+
+/// Units a partition threw back in a second, per dimension: over R1 (always `KeyRangeThroughputExceeded`),
+/// and over the table's allocation (for `cause`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Thrown {
+    pub(super) over_r1: f64,
+    pub(super) cause: ThrottleCause,
+    pub(super) table: f64,
+}
+
+/// The last computed second, per partition: reused while nothing changes.
+#[derive(Default)]
+pub(super) struct Second {
+    pub(super) demand: Vec<[f64; 2]>,
+    pub(super) requests: Vec<[f64; 2]>,
+    pub(super) last_rates: Vec<[f64; 2]>,
+    pub(super) served: Vec<[f64; 2]>,
+    pub(super) thrown: Vec<[Thrown; 2]>,
+    /// Table totals: demand, served, throttled units (reads, then writes), throttled requests.
+    pub(super) sums: [f64; 7],
+    pub(super) events: [f64; 2],
+    pub(super) reasons: Vec<(usize, ThrottleCause, f64)>,
+    /// The second before was like the one before it: nothing moved.
+    pub(super) stable: bool,
+    /// This second was computed afresh (not reused).
+    pub(super) fresh: bool,
+}
+
+pub(super) struct Sim<'a> {
+    pub(super) setup: &'a Setup,
+    pub(super) parts: Vec<Part>,
+    pub(super) streams: Vec<StreamState>,
+    pub(super) rng: rand_pcg::Pcg64,
+    /// Provisioned units now, and a pending change (time it applies, units).
+    pub(super) provisioned: [f64; 2],
+    pub(super) pending: Option<(u32, [f64; 2])>,
+    pub(super) previous_peak: [f64; 2],
+    /// The highest per-minute served average not yet adopted, and when it was reached.
+    pub(super) candidate_peak: [(f64, u32); 2],
+    pub(super) above_minutes: [u32; 2],
+    pub(super) below_minutes: [u32; 2],
+    pub(super) decreases_today: (i64, u32),
+    pub(super) events: Vec<Event>,
+    /// The partitions or the keys changed since demand was last computed.
+    pub(super) reweighed: bool,
+    pub(super) sec: Second,
+    pub(super) acct: Accounts,
+    /// Bumped whenever a stream's keys change (a date key at midnight).
+    pub(super) key_epoch: u32,
+    /// Indices inserted by splits, in order, when a recorder follows the partitions (`None`: nobody does).
+    pub(super) inserted: Option<Vec<usize>>,
+}
+
+impl<'a> Sim<'a> {
+    pub(super) fn new(setup: &'a Setup) -> Self {
+        let t = &setup.table;
+        let (provisioned, previous_peak) = match &t.billing {
+            Billing::Provisioned { units } => (*units, [0.0; 2]),
+            Billing::OnDemand { previous_peak, .. } => ([0.0; 2], *previous_peak),
+        };
+        let count = t.partitions.unwrap_or_else(|| match &t.billing {
+            // DYNAMODB-FACTS: provisioned partitions = ⌈RCU / 3,000 + WCU / 1,000⌉.
+            Billing::Provisioned { units } => {
+                (units[READ] / R1[READ] + units[WRITE] / R1[WRITE]).ceil() as usize
+            }
+            // R5: warm throughput is twice the previous peak; a new table's is 4 partitions.
+            Billing::OnDemand { previous_peak, .. } => (2.0 * previous_peak[READ] / R1[READ])
+                .max(2.0 * previous_peak[WRITE] / R1[WRITE])
+                .ceil() as usize,
+        });
+        let count = count.clamp(1, super::super::capacity::MAX_PARTITIONS * 64);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(setup.seed);
+        let equal = Partitioner::equal(count);
+        let mut parts = Vec::with_capacity(count);
+        for i in 0..count {
+            parts.push(Part {
+                start: (*equal.range(i).start(), 0.0),
+                bank: [0.0; 2],
+                hot_since: None,
+                jitter: rng.random_range(0..=setup.params.split_jitter_seconds),
+                skipped: false,
+                exhausted: false,
+            });
+        }
+        let day0 = setup.start.div_euclid(86_400);
+        let streams = setup
+            .traffic
+            .iter()
+            .map(|s| StreamState {
+                atoms: atoms_of(&s.keys, day0, count),
+                weights: Vec::new(),
+                day: day0,
+            })
+            .collect();
+        let mut sim = Self {
+            setup,
+            parts,
+            streams,
+            rng,
+            provisioned,
+            pending: None,
+            previous_peak,
+            candidate_peak: [(0.0, 0); 2],
+            above_minutes: [0; 2],
+            below_minutes: [0; 2],
+            decreases_today: (day0, 0),
+            events: Vec::new(),
+            reweighed: true,
+            sec: Second::default(),
+            acct: Accounts::new(setup.step.max(1)),
+            key_epoch: 0,
+            inserted: None,
+        };
+        sim.fill_banks();
+        sim.reweigh();
+        sim
+    }
+
+    /// R2: idle time before the start fills each bank with the unused allocation, up to 300 s of it.
+    fn fill_banks(&mut self) {
+        let idle = f64::from(self.setup.table.idle_before);
+        let n = self.parts.len();
+        for p in 0..n {
+            for dim in [READ, WRITE] {
+                let alloc = self.allocation(dim, n);
+                self.parts[p].bank[dim] =
+                    (idle * alloc).min(self.setup.params.burst_seconds * alloc);
+            }
+        }
+    }
+
+    /// One simulated second, phase by phase: [`Self::serve`], then [`Self::settle`].
+    pub(super) fn step(&mut self, t: u32) {
+        self.serve(t);
+        self.settle(t);
+    }
+
+    /// The first half of a second: keys rotate, capacity changes apply, demand meets what each partition
+    /// may serve, the totals are counted.
+    pub(super) fn serve(&mut self, t: u32) {
+        self.rotate_keys(t);
+        self.apply_scaling(t);
+        let changed = self.demand(t);
+        self.sec.fresh = changed || !self.sec.stable;
+        if self.sec.fresh {
+            self.allocate(t);
+        }
+        self.account(t);
+    }
+
+    /// The second half: what the second's load leads to (splits, and once a minute the CloudWatch minute,
+    /// on-demand peaks, auto scaling).
+    pub(super) fn settle(&mut self, t: u32) {
+        self.split_for_heat(t);
+        if (t + 1).is_multiple_of(60) || t + 1 == self.setup.duration {
+            let avg = self.close_minute(t);
+            self.on_demand_minute(t, avg);
+            self.autoscale_minute(t, avg);
+        }
+    }
+
+    /// The run's outcome (after its last second).
+    pub(super) fn finish(mut self) -> Outcome {
+        let mut out = std::mem::take(&mut self.acct.out);
+        out.final_partitions = self.final_partitions();
+        out.events = self.events;
+        out
+    }
+
+    /// A partition's allocated rate: its share of the provisioned units, or (on-demand) its ceiling.
+    pub(super) fn allocation(&self, dim: usize, n: usize) -> f64 {
+        match &self.setup.table.billing {
+            Billing::Provisioned { .. } => self.provisioned[dim] / n as f64,
+            Billing::OnDemand { .. } => R1[dim],
+        }
+    }
+
+    pub(super) fn end_of(&self, p: usize) -> Option<Point> {
+        self.parts.get(p + 1).map(|n| n.start)
+    }
+
+    /// Recomputes each stream's shares per partition (after a split or a key rotation).
+    pub(super) fn reweigh(&mut self) {
+        let starts: Vec<Point> = self.parts.iter().map(|p| p.start).collect();
+        for (s, state) in self.streams.iter_mut().enumerate() {
+            let at = mass(self.setup.traffic[s].sort_key);
+            let mut w: Vec<(usize, f64)> = Vec::new();
+            for a in &state.atoms {
+                // The first partition that can hold the key's range.
+                let first = starts
+                    .partition_point(|&st| !before((a.hash, 0.0), st) && st != (a.hash, 0.0))
+                    .saturating_sub(1);
+                let mut p = first;
+                while p < starts.len() {
+                    let start = starts[p];
+                    if start.0 > a.hash {
+                        break;
+                    }
+                    let end = starts.get(p + 1).copied();
+                    let share = overlap(a.hash, at, start, end);
+                    if share > 0.0 {
+                        w.push((p, a.share * share));
+                    }
+                    p += 1;
+                }
+            }
+            w.sort_by_key(|&(p, _)| p);
+            let mut merged: Vec<(usize, f64)> = Vec::with_capacity(w.len());
+            for (p, x) in w {
+                match merged.last_mut() {
+                    Some(last) if last.0 == p => last.1 += x,
+                    _ => merged.push((p, x)),
+                }
+            }
+            state.weights = merged;
+        }
+        self.reweighed = true;
+    }
+
+    pub(super) fn event(
+        &mut self,
+        t: u32,
+        kind: EventKind,
+        partition: Option<usize>,
+        detail: String,
+    ) {
+        self.events.push(Event {
+            t,
+            kind,
+            partition,
+            detail,
+        });
+    }
+
+    /// A day key rotates at midnight (the simulated clock).
+    fn rotate_keys(&mut self, t: u32) {
+        let setup = self.setup;
+        let day = (setup.start + i64::from(t)).div_euclid(86_400);
+        let mut rotated = Vec::new();
+        for (s, state) in self.streams.iter_mut().enumerate() {
+            if state.day != day {
+                state.day = day;
+                if let Keys::One(k) = &setup.traffic[s].keys
+                    && k.contains("{date}")
+                {
+                    state.atoms = atoms_of(&setup.traffic[s].keys, day, 1);
+                    rotated.push(state.atoms[0].name.clone());
+                }
+            }
+        }
+        if !rotated.is_empty() {
+            self.key_epoch += 1;
+            self.reweigh();
+            for name in rotated {
+                self.event(
+                    t,
+                    EventKind::KeyRotated,
+                    None,
+                    format!("midnight: the key is now {name}"),
+                );
+            }
+        }
+    }
+
+    /// Demand per partition (units and requests): recomputed only when a rate or the partitions change.
+    /// Returns whether it changed.
+    fn demand(&mut self, t: u32) -> bool {
+        let setup = self.setup;
+        let n = self.parts.len();
+        let rates: Vec<[f64; 2]> = setup
+            .traffic
+            .iter()
+            .map(|stream| {
+                if t < stream.from || stream.until.is_some_and(|u| t >= u) {
+                    [0.0; 2]
+                } else {
+                    [stream.reads_per_sec.at(t), stream.writes_per_sec.at(t)]
+                }
+            })
+            .collect();
+        let sec = &mut self.sec;
+        if !(self.reweighed || rates != sec.last_rates || sec.demand.len() != n) {
+            return false;
+        }
+        self.reweighed = false;
+        sec.demand.clear();
+        sec.demand.resize(n, [0.0; 2]);
+        sec.requests.clear();
+        sec.requests.resize(n, [0.0; 2]);
+        for (s, stream) in setup.traffic.iter().enumerate() {
+            let rate = rates[s];
+            let unit = [
+                read_units(stream.item_size, stream.consistency),
+                write_units(stream.item_size, stream.consistency),
+            ];
+            for &(p, share) in &self.streams[s].weights {
+                for dim in [READ, WRITE] {
+                    sec.demand[p][dim] += rate[dim] * share * unit[dim];
+                    sec.requests[p][dim] += rate[dim] * share;
+                }
+            }
+        }
+        sec.last_rates = rates;
+        true
+    }
+}

@@ -1,0 +1,123 @@
+//! The key space of a run: where each stream's keys sit (hash, then place in the key's sort-key range), the
+//! share of a key inside a range, and the helpers that name keys (dates, keys in a given partition).
+
+use super::super::partition::{Partitioner, key_hash};
+use super::{Keys, Point, SortKey, before};
+
+/// Where the writes of an only-increasing collection land: the end of its sort-key range.
+const MONOTONIC_AT: f64 = 1.0 - 1e-9;
+/// Where a single item sits in its key's sort-key range.
+const SINGLE_ITEM_AT: f64 = 0.5;
+
+/// One key of a stream: where it is and its share of the stream.
+#[derive(Debug, Clone)]
+pub(super) struct Atom {
+    pub(super) hash: u64,
+    pub(super) share: f64,
+    pub(super) name: String,
+}
+
+/// `YYYY-MM-DD` of a Unix day number (days since 1970-01-01), by the civil-from-days algorithm.
+pub fn date_of_day(day: i64) -> String {
+    let z = day + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A key that the teaching hash puts in partition `p` of `n` equal ones: `P{p}-{i}` for the first `i` that
+/// lands there.
+pub fn key_in_partition(p: usize, n: usize) -> String {
+    let parts = Partitioner::equal(n);
+    let p = p.min(n.saturating_sub(1));
+    (0u64..)
+        .map(|i| format!("P{p}-{i}"))
+        .find(|k| parts.partition_of(key_hash(k.as_bytes())) == p)
+        .unwrap_or_default()
+}
+
+pub(super) fn atoms_of(keys: &Keys, day: i64, partitions: usize) -> Vec<Atom> {
+    let atom = |name: String, share: f64| Atom {
+        hash: key_hash(name.as_bytes()),
+        share,
+        name,
+    };
+    match keys {
+        Keys::One(k) => vec![atom(k.replace("{date}", &date_of_day(day)), 1.0)],
+        Keys::Weighted(list) => {
+            let total: f64 = list.iter().map(|(_, w)| w.max(0.0)).sum();
+            list.iter()
+                .filter(|(_, w)| *w > 0.0)
+                .map(|(k, w)| {
+                    atom(
+                        k.replace("{date}", &date_of_day(day)),
+                        w / total.max(f64::MIN_POSITIVE),
+                    )
+                })
+                .collect()
+        }
+        Keys::Uniform(n) => {
+            let share = 1.0 / f64::from((*n).max(1));
+            (0..(*n).max(1))
+                .map(|i| atom(format!("key#{i}"), share))
+                .collect()
+        }
+        Keys::InPartition(p) => vec![atom(key_in_partition(*p, partitions), 1.0)],
+    }
+}
+
+/// Where a key's mass sits in its sort-key range: a point, or the whole range.
+pub(super) fn mass(sort_key: SortKey) -> Option<f64> {
+    match sort_key {
+        SortKey::Random => None,
+        SortKey::Monotonic => Some(MONOTONIC_AT),
+        SortKey::SingleItem => Some(SINGLE_ITEM_AT),
+    }
+}
+
+/// The share of a key at `hash` (mass `at`, or the whole range) inside `[start, end)`.
+pub(super) fn overlap(hash: u64, at: Option<f64>, start: Point, end: Option<Point>) -> f64 {
+    let inside = |p: Point| !before(p, start) && end.is_none_or(|e| before(p, e));
+    match at {
+        Some(f) => f64::from(u8::from(inside((hash, f)))),
+        None => {
+            let lo = if start.0 < hash {
+                0.0
+            } else if start.0 == hash {
+                start.1
+            } else {
+                1.0
+            };
+            let hi = match end {
+                None => 1.0,
+                Some(e) if e.0 > hash => 1.0,
+                Some(e) if e.0 == hash => e.1,
+                Some(_) => 0.0,
+            };
+            (hi.min(1.0) - lo.max(0.0)).max(0.0)
+        }
+    }
+}
+
+pub(super) fn overlap_lo(hash: u64, start: Point) -> f64 {
+    if start.0 == hash { start.1 } else { 0.0 }
+}
+
+pub(super) fn overlap_hi(hash: u64, end: Option<Point>) -> f64 {
+    match end {
+        Some(e) if e.0 == hash => e.1,
+        _ => 1.0,
+    }
+}
+
+pub(super) fn midpoint(start: Point, end: Option<Point>) -> Point {
+    let end_hash = end.map_or(u64::MAX, |e| e.0);
+    (start.0 + (end_hash - start.0) / 2, 0.0)
+}

@@ -1,0 +1,334 @@
+//! Recording a run as a [`Timeline`] and streaming it in [`Chunk`]s, from the same engine as [`super::run`].
+//!
+//! Per column and partition the recorder sums what the engine computed each second; seconds the engine
+//! reuses (nothing moved) are counted, not summed one by one, so recording costs little more than the run.
+//! A partition that splits during a column hands its sums so far to both halves: each row of the heatmap
+//! shows what its part of the key space carried.
+
+use super::super::capacity::ThrottleCause;
+use super::engine::Sim;
+use super::{
+    Cell, Chunk, Column, Dim, Outcome, R1, READ, Range, Setup, Timeline, WRITE, column_seconds,
+};
+
+/// Key names a layout lists per range, the busiest first (and counts the rest).
+pub const RANGE_KEYS: usize = 8;
+
+/// Simulated seconds between chunks: `max(60 s, duration / 200)`, rounded up to a whole number of minutes
+/// and of columns so that every chunk ends on a finished minute, output step and column. A 24 h run sends a
+/// chunk every 8 minutes of simulated time (about 180 in all); a 30 min run every minute.
+pub fn chunk_seconds(duration: u32, step: u32) -> u32 {
+    let column = column_seconds(duration, step);
+    let base = lcm(60, column);
+    (duration / 200).max(60).div_ceil(base) * base
+}
+
+fn lcm(a: u32, b: u32) -> u32 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x.max(1) * b
+}
+
+/// One partition's sums over a column (or one second's values).
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    peak: [f64; 2],
+    served: [f64; 2],
+    throttled: [f64; 2],
+    /// Units thrown back per dimension and cause (in the order of `ThrottleCause::ALL`).
+    reasons: [[f64; 4]; 2],
+}
+
+impl Acc {
+    fn add(&mut self, x: &Acc, times: f64) {
+        for d in [READ, WRITE] {
+            self.peak[d] = self.peak[d].max(x.peak[d]);
+            self.served[d] += x.served[d] * times;
+            self.throttled[d] += x.throttled[d] * times;
+            for (s, v) in self.reasons[d].iter_mut().zip(x.reasons[d]) {
+                *s += v * times;
+            }
+        }
+    }
+}
+
+fn cause_index(cause: ThrottleCause) -> usize {
+    ThrottleCause::ALL
+        .iter()
+        .position(|&c| c == cause)
+        .unwrap_or(0)
+}
+
+pub(super) struct Recorder {
+    column_seconds: u32,
+    /// Sums of the current column, per partition.
+    accs: Vec<Acc>,
+    /// The last computed second, per partition, and how many seconds of it are not summed yet.
+    last: Vec<Acc>,
+    repeats: u32,
+    col_start: u32,
+    /// The partitions or the keys changed since the last layout.
+    layout_stale: bool,
+    key_epoch: u32,
+    /// Every key of every stream, (hash, stream, atom) in key-space order, one per name.
+    keys: Vec<(u64, usize, usize)>,
+    timeline: Timeline,
+    /// What the next chunk starts from: layouts, columns, series points, minutes and events already sent.
+    sent: (usize, usize, usize, usize, usize),
+}
+
+impl Recorder {
+    pub(super) fn new(sim: &mut Sim<'_>) -> Self {
+        sim.inserted = Some(Vec::new());
+        let setup = sim.setup;
+        let column_seconds = column_seconds(setup.duration, setup.step);
+        let mut rec = Self {
+            column_seconds,
+            accs: vec![Acc::default(); sim.parts.len()],
+            last: vec![Acc::default(); sim.parts.len()],
+            repeats: 0,
+            col_start: 0,
+            layout_stale: true,
+            key_epoch: sim.key_epoch,
+            keys: Vec::new(),
+            timeline: Timeline {
+                column_seconds,
+                ..Timeline::default()
+            },
+            sent: (0, 0, 0, 0, 0),
+        };
+        rec.index_keys(sim);
+        rec
+    }
+
+    fn index_keys(&mut self, sim: &Sim<'_>) {
+        let mut keys: Vec<(u64, usize, usize)> = sim
+            .streams
+            .iter()
+            .enumerate()
+            .flat_map(|(s, st)| {
+                st.atoms
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, a)| (a.hash, s, i))
+            })
+            .collect();
+        let name = |&(_, s, i): &(u64, usize, usize)| sim.streams[s].atoms[i].name.as_str();
+        keys.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a).cmp(name(b))));
+        keys.dedup_by(|a, b| a.0 == b.0 && name(a) == name(b));
+        self.keys = keys;
+        self.key_epoch = sim.key_epoch;
+    }
+
+    /// Adds the repeated seconds not summed yet.
+    fn flush(&mut self) {
+        if self.repeats > 0 {
+            let times = f64::from(self.repeats);
+            for (acc, last) in self.accs.iter_mut().zip(&self.last) {
+                acc.add(last, times);
+            }
+            self.repeats = 0;
+        }
+    }
+
+    /// Follows the splits since the last call: each new partition starts with its parent's sums.
+    fn follow_splits(&mut self, sim: &mut Sim<'_>) {
+        let Some(log) = sim.inserted.as_mut() else {
+            return;
+        };
+        if log.is_empty() {
+            return;
+        }
+        let inserted = std::mem::take(log);
+        self.flush();
+        for i in inserted {
+            let parent = i.saturating_sub(1).min(self.accs.len().saturating_sub(1));
+            self.accs
+                .insert(i, self.accs.get(parent).copied().unwrap_or_default());
+            self.last
+                .insert(i, self.last.get(parent).copied().unwrap_or_default());
+        }
+        self.layout_stale = true;
+    }
+
+    /// Records second `t`, after the engine has served it and before it splits anything.
+    pub(super) fn observe(&mut self, sim: &mut Sim<'_>) {
+        self.follow_splits(sim);
+        if sim.key_epoch != self.key_epoch {
+            self.index_keys(sim);
+            self.layout_stale = true;
+        }
+        if !sim.sec.fresh && self.last.len() == sim.parts.len() {
+            self.repeats += 1;
+            return;
+        }
+        self.flush();
+        let sec = &sim.sec;
+        self.last.clear();
+        for p in 0..sim.parts.len() {
+            let mut a = Acc::default();
+            for d in [READ, WRITE] {
+                let demand = sec.demand.get(p).map_or(0.0, |x| x[d]);
+                a.peak[d] = demand / R1[d];
+                a.served[d] = sec.served.get(p).map_or(0.0, |x| x[d]);
+                if let Some(th) = sec.thrown.get(p) {
+                    let th = th[d];
+                    a.throttled[d] = th.over_r1 + th.table;
+                    a.reasons[d][cause_index(ThrottleCause::KeyRangeThroughputExceeded)] +=
+                        th.over_r1;
+                    a.reasons[d][cause_index(th.cause)] += th.table;
+                }
+            }
+            self.last.push(a);
+        }
+        self.accs.resize(sim.parts.len(), Acc::default());
+        self.repeats = 1;
+    }
+
+    /// After second `t` has settled (splits, the minute): closes the column if it ends here.
+    pub(super) fn settle(&mut self, sim: &mut Sim<'_>, t: u32) {
+        let end = t + 1;
+        if !end.is_multiple_of(self.column_seconds) && end != sim.setup.duration {
+            return;
+        }
+        self.follow_splits(sim);
+        self.flush();
+        if self.layout_stale {
+            let layout = self.layout(sim);
+            self.timeline.layouts.push(layout);
+            self.layout_stale = false;
+        }
+        let seconds = f64::from((end - self.col_start).max(1));
+        let cells = self
+            .accs
+            .iter()
+            .zip(&sim.parts)
+            .map(|(a, part)| cell(a, part.bank, seconds))
+            .collect();
+        self.timeline.columns.push(Column {
+            t: self.col_start,
+            layout: self.timeline.layouts.len() - 1,
+            cells,
+        });
+        self.accs.clear();
+        self.accs.resize(sim.parts.len(), Acc::default());
+        self.col_start = end;
+    }
+
+    /// The partitions now, in key-space order, with the first keys of each range.
+    fn layout(&self, sim: &Sim<'_>) -> Vec<Range> {
+        let keys = &self.keys;
+        let upto = |end: Option<super::Point>| match end {
+            None => keys.len(),
+            Some(e) if e.1 > 0.0 => keys.partition_point(|k| k.0 <= e.0),
+            Some(e) => keys.partition_point(|k| k.0 < e.0),
+        };
+        (0..sim.parts.len())
+            .map(|p| {
+                let start = sim.parts[p].start;
+                let lo = keys.partition_point(|k| k.0 < start.0);
+                let hi = upto(sim.end_of(p)).max(lo);
+                // The busiest keys first (by their share of their stream), then in key-space order.
+                let atom = |&(_, s, i): &(u64, usize, usize)| &sim.streams[s].atoms[i];
+                let mut some: Vec<&(u64, usize, usize)> = keys[lo..hi].iter().collect();
+                if some.len() > RANGE_KEYS {
+                    some.select_nth_unstable_by(RANGE_KEYS - 1, |a, b| {
+                        atom(b).share.total_cmp(&atom(a).share)
+                    });
+                    some.truncate(RANGE_KEYS);
+                }
+                some.sort_by(|a, b| atom(b).share.total_cmp(&atom(a).share).then(a.0.cmp(&b.0)));
+                Range {
+                    start,
+                    keys: some.into_iter().map(|k| atom(k).name.clone()).collect(),
+                    key_count: hi - lo,
+                }
+            })
+            .collect()
+    }
+
+    /// What was finished since the last chunk; `last` adds the final partitions.
+    pub(super) fn chunk(&mut self, sim: &Sim<'_>, done: u32, last: bool) -> Chunk {
+        let out = &sim.acct.out;
+        let (layouts, columns, points, minutes, events) = self.sent;
+        let tl = &self.timeline;
+        let chunk = Chunk {
+            layouts: tl.layouts[layouts..].to_vec(),
+            columns: tl.columns[columns..].to_vec(),
+            series: out.series.slice(points),
+            minutes: out.minutes[minutes..].to_vec(),
+            events: sim.events[events..].to_vec(),
+            done_seconds: done,
+            column_seconds: self.column_seconds,
+            step_seconds: out.step_seconds,
+            final_partitions: if last {
+                sim.final_partitions()
+            } else {
+                Vec::new()
+            },
+        };
+        self.sent = (
+            tl.layouts.len(),
+            tl.columns.len(),
+            out.series.t.len(),
+            out.minutes.len(),
+            sim.events.len(),
+        );
+        chunk
+    }
+
+    pub(super) fn into_timeline(self) -> Timeline {
+        self.timeline
+    }
+}
+
+fn cell(a: &Acc, bank: [f64; 2], seconds: f64) -> Cell {
+    let mut reason = None;
+    let mut most = 0.0;
+    for (d, dim) in [(READ, Dim::Read), (WRITE, Dim::Write)] {
+        for (i, &units) in a.reasons[d].iter().enumerate() {
+            if units > most {
+                most = units;
+                reason = Some((dim, ThrottleCause::ALL[i]));
+            }
+        }
+    }
+    let per = |x: [f64; 2]| [(x[0] / seconds) as f32, (x[1] / seconds) as f32];
+    Cell {
+        peak_use: [a.peak[0] as f32, a.peak[1] as f32],
+        served: per(a.served),
+        throttled: per(a.throttled),
+        bank: [bank[0] as f32, bank[1] as f32],
+        reason,
+    }
+}
+
+/// Runs `setup` like [`super::run`], recording its [`Timeline`], and hands `sink` a [`Chunk`] every
+/// [`chunk_seconds`] of simulated time (and one at the end, with the final partitions). Returns `None` when
+/// `sink` returns `false` (cancelled); otherwise the same [`Outcome`] as `run` and the whole timeline.
+pub fn run_streaming(
+    setup: &Setup,
+    sink: &mut dyn FnMut(Chunk) -> bool,
+) -> Option<(Outcome, Timeline)> {
+    let mut sim = Sim::new(setup);
+    let mut rec = Recorder::new(&mut sim);
+    let every = chunk_seconds(setup.duration, setup.step);
+    for t in 0..setup.duration {
+        sim.serve(t);
+        rec.observe(&mut sim);
+        sim.settle(t);
+        rec.settle(&mut sim, t);
+        if (t + 1).is_multiple_of(every)
+            && t + 1 < setup.duration
+            && !sink(rec.chunk(&sim, t + 1, false))
+        {
+            return None;
+        }
+    }
+    if !sink(rec.chunk(&sim, setup.duration, true)) {
+        return None;
+    }
+    Some((sim.finish(), rec.into_timeline()))
+}
