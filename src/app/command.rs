@@ -74,6 +74,8 @@ pub enum UICommand {
     Connect,
     OpenSession,
     SaveSession,
+    OpenScenario,
+    SaveScenario,
     ExportPng,
     ExportCsv,
     ExportJson,
@@ -88,12 +90,14 @@ pub enum UICommand {
 
 impl UICommand {
     /// Every command, in menu order.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 17] = [
         Self::OpenFile,
         Self::OpenFolder,
         Self::Connect,
         Self::OpenSession,
         Self::SaveSession,
+        Self::OpenScenario,
+        Self::SaveScenario,
         Self::ExportPng,
         Self::ExportCsv,
         Self::ExportJson,
@@ -113,6 +117,8 @@ impl UICommand {
             Self::Connect => "Connect to DynamoDB…",
             Self::OpenSession => "Open session…",
             Self::SaveSession => "Save session…",
+            Self::OpenScenario => "Open scenario…",
+            Self::SaveScenario => "Save scenario…",
             Self::ExportPng => "Export chart as PNG…",
             Self::ExportCsv => "Export buckets as CSV…",
             Self::ExportJson => "Export buckets as JSON…",
@@ -136,6 +142,8 @@ impl UICommand {
             Self::Connect => "list, describe and scan a live table (read-only, rate-capped)",
             Self::OpenSession => "open keys and every setting saved as a session",
             Self::SaveSession => "save the keys and every setting as a session",
+            Self::OpenScenario => "simulate a scenario file (TOML) over time in the Timeline",
+            Self::SaveScenario => "save the simulated scenario as a TOML file to edit and share",
             Self::ExportPng => "save the chart as a PNG image",
             Self::ExportCsv => "save each bucket's count and hash range as CSV",
             Self::ExportJson => "save the report and the decision path as JSON",
@@ -187,8 +195,9 @@ impl UICommand {
         match self {
             Self::OpenFile | Self::OpenFolder | Self::Connect => (Menu::File, 0),
             Self::OpenSession | Self::SaveSession => (Menu::File, 1),
-            Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 2),
-            Self::Quit => (Menu::File, 3),
+            Self::OpenScenario | Self::SaveScenario => (Menu::File, 2),
+            Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 3),
+            Self::Quit => (Menu::File, 4),
             Self::Undo | Self::Paste => (Menu::Edit, 0),
             Self::ToggleShard | Self::CopyConditions => (Menu::Edit, 1),
             Self::TogglePresentation | Self::ToggleLogScale => (Menu::View, 0),

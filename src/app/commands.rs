@@ -7,6 +7,10 @@ impl App {
     /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
     /// is empty (with the error), never an example that could be read as the file's analysis.
     pub fn open_at_start(&mut self, path: PathBuf) {
+        if logic::is_scenario(&path) {
+            self.open_path(path);
+            return;
+        }
         self.replace_keys(
             Keys::Data(Arc::new(KeySet::new(self.settings.key_type))),
             Source::File(path.clone()),
@@ -89,7 +93,12 @@ impl App {
         match command {
             Command::Ui(c) => self.apply_ui(c),
             Command::LoadExample(s) => self.load_example(s),
-            Command::LoadSimulation(_) => {}
+            Command::LoadSimulation(e) => {
+                match crate::source::scenario::parse_scenario(e.toml, None, e.name) {
+                    Ok(s) => self.start_simulation(s, e.toml.to_owned()),
+                    Err(err) => self.notify(Activity::File, Level::Error, err.to_string()),
+                }
+            }
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
             Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
             Command::Answer(q, a) => {
@@ -163,6 +172,24 @@ impl App {
             UICommand::Connect => self.panels.connect.open = true,
             UICommand::OpenSession => self.file_dialog(dialogs::Request::open_session()),
             UICommand::SaveSession => self.save_session(),
+            UICommand::OpenScenario => self.file_dialog(dialogs::Request::open_scenario()),
+            UICommand::SaveScenario => match &self.data.simulation {
+                Some(sim) => {
+                    let bytes = sim.toml.clone().into_bytes();
+                    self.save_dialog(
+                        "Save scenario",
+                        "scenario.toml",
+                        "shardlens scenario",
+                        "toml",
+                        bytes,
+                    );
+                }
+                None => self.notify(
+                    Activity::File,
+                    Level::Warning,
+                    "no scenario to save: open one, or pick one under Examples > Over time",
+                ),
+            },
             UICommand::ExportPng => self.export_png(),
             UICommand::ExportCsv => self.export_csv(),
             UICommand::ExportJson => self.export_json(),
@@ -182,6 +209,27 @@ impl App {
                 set_presentation_style(&self.ctx, self.settings.presentation);
             }
             UICommand::ToggleLogScale => self.settings.log_scale = !self.settings.log_scale,
+        }
+    }
+
+    /// Runs a scenario in the background and shows it in the Timeline (replacing a simulation shown).
+    pub(super) fn start_simulation(
+        &mut self,
+        scenario: crate::model::sim_file::Scenario,
+        toml: String,
+    ) {
+        let name = scenario.name.clone();
+        match timeline::Simulation::start(&self.ctx, scenario, toml) {
+            Ok(sim) => {
+                self.data.simulation = Some(sim);
+                self.settings.chart = ChartMode::Timeline;
+                self.notify(
+                    Activity::File,
+                    Level::Info,
+                    format!("simulating \"{name}\""),
+                );
+            }
+            Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
         }
     }
 

@@ -199,7 +199,7 @@ fn remaining(ui: &egui::Ui, lines: usize) -> f32 {
 }
 
 /// One swatch and its words, for the legend.
-fn swatch(ui: &mut egui::Ui, color: Color32, text: &str) {
+pub(crate) fn swatch(ui: &mut egui::Ui, color: Color32, text: &str) {
     let h = ui.text_style_height(&egui::TextStyle::Body) * 0.8;
     let (rect, _) = ui.allocate_exact_size(egui::vec2(h * 1.4, h), egui::Sense::hover());
     ui.painter().rect_filled(rect, 2.0, color);

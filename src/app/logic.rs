@@ -246,6 +246,13 @@ impl App {
 
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
+        if is_scenario(&path) {
+            match dialogs::open_scenario(path, &self.ctx) {
+                Ok(task) => self.background.dialogs.push(task),
+                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+            }
+            return;
+        }
         let mut opts = self.data.load_options.clone();
         // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
         if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {
@@ -313,6 +320,7 @@ impl App {
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
             Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
             Outcome::Nothing => {}
+            Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
             Outcome::Path(reply) => {
                 if let Some(text) = self.panels.dialogs.on_reply(reply) {
                     self.notify(Activity::File, Level::Warning, text);
@@ -353,6 +361,9 @@ impl App {
             }
         }
         self.handle_shortcuts(ctx);
+        if let Some(sim) = &mut self.data.simulation {
+            sim.tick(std::time::Instant::now());
+        }
         if self.pipeline.dirty {
             self.recompute();
         }
@@ -386,4 +397,10 @@ impl App {
             )));
         }
     }
+}
+
+/// A scenario file of the time simulation (`.toml`), not keys.
+pub(super) fn is_scenario(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }

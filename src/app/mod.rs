@@ -23,6 +23,7 @@ pub mod settings;
 pub mod table_picker;
 pub mod tasks;
 pub mod theme;
+pub mod timeline;
 
 mod assets;
 mod commands;
@@ -89,6 +90,8 @@ enum Outcome {
     Nothing,
     /// The in-app path field: no dialog could open, or its typed path worked or did not.
     Path(dialogs::Reply),
+    /// A scenario file, read and parsed (with its key files), and its text.
+    OpenScenario(Box<crate::model::sim_file::Scenario>, String),
 }
 
 /// The keys and where they came from.
@@ -103,6 +106,8 @@ pub(crate) struct Data {
     undo: Vec<Replaced>,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
     pub(crate) empty_reason: Option<String>,
+    /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
+    pub(crate) simulation: Option<timeline::Simulation>,
 }
 
 /// From input to what is on screen: the generation asked for and the one shown, the last good report (it
@@ -199,6 +204,7 @@ impl App {
                 load_options: LoadOptions::default(),
                 undo: Vec::new(),
                 empty_reason: None,
+                simulation: None,
             },
             pipeline: Pipeline {
                 wanted: 0,
@@ -309,6 +315,15 @@ impl App {
         self.panels.dialogs.native = native;
     }
 
+    /// The time simulation shown in the Timeline, if any.
+    pub fn simulation(&self) -> Option<&timeline::Simulation> {
+        self.data.simulation.as_ref()
+    }
+
+    pub fn simulation_mut(&mut self) -> Option<&mut timeline::Simulation> {
+        self.data.simulation.as_mut()
+    }
+
     pub fn table_picker(&self) -> Option<&table_picker::TablePicker> {
         self.panels.table_picker.as_ref()
     }
@@ -316,9 +331,11 @@ impl App {
     /// What the chart shows now (the chosen mode, or writes per bucket when the data cannot show it).
     pub fn chart_mode(&self) -> ChartMode {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
-        self.settings
-            .chart
-            .shown(capacity, self.data.groups.is_some(), false)
+        self.settings.chart.shown(
+            capacity,
+            self.data.groups.is_some(),
+            self.data.simulation.is_some(),
+        )
     }
 
     /// Shows a notice as the current line of its activity (and in the history).

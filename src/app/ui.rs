@@ -133,11 +133,14 @@ impl App {
     /// so a small screen still leaves the chart room.
     fn side_panels_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let width = ui.ctx().content_rect().width();
-        egui::Panel::left("editor")
-            .resizable(true)
-            .default_size((width * 0.22).clamp(200.0, 320.0))
-            .size_range(180.0..=700.0)
-            .show(ui, |ui| self.editor_panel_ui(ui, commands));
+        // The Timeline is about the scenario, not the keys in the editor: it gets the room.
+        if self.chart_mode() != ChartMode::Timeline {
+            egui::Panel::left("editor")
+                .resizable(true)
+                .default_size((width * 0.22).clamp(200.0, 320.0))
+                .size_range(180.0..=700.0)
+                .show(ui, |ui| self.editor_panel_ui(ui, commands));
+        }
         let noun = self.noun();
         egui::Panel::right("decision")
             .resizable(true)
@@ -149,10 +152,17 @@ impl App {
                         commands.extend(decision_ui::decision_ui(ui, path, &self.pipeline.answers));
                     }
                     ui.separator();
+                    let timeline = self
+                        .data
+                        .simulation
+                        .as_ref()
+                        .filter(|_| self.chart_mode() == ChartMode::Timeline);
                     egui::CollapsingHeader::new("Partition inspector")
                         .default_open(true)
                         .show(ui, |ui| {
-                            if let Some(shown) = &self.pipeline.current {
+                            if let Some(sim) = timeline {
+                                timeline::inspector_ui(ui, sim);
+                            } else if let Some(shown) = &self.pipeline.current {
                                 inspector::inspector_ui(
                                     ui,
                                     &mut self.panels.inspector,
@@ -264,6 +274,14 @@ impl App {
     /// The centre: shard and workload controls, the chart mode, then the chart block (what Export chart as
     /// PNG saves).
     pub(super) fn chart_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        if self.chart_mode() == ChartMode::Timeline
+            && let Some(sim) = &mut self.data.simulation
+        {
+            chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
+            ui.separator();
+            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim));
+            return;
+        }
         commands.extend(controls::controls_ui(ui, &self.settings));
         let resolved = self
             .report()
@@ -292,31 +310,8 @@ impl App {
     fn chart_mode_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
         let groups = self.data.groups.as_ref().map(Vec::len);
-        if !capacity && groups.is_none() {
-            return;
-        }
-        let shown = self.chart_mode();
-        ui.horizontal_wrapped(|ui| {
-            let mut pick = |ui: &mut egui::Ui, mode: ChartMode, label: &str| {
-                let r = ui.radio(shown == mode, label);
-                if r.clicked() && shown != mode {
-                    commands.push(Command::SetChart(mode));
-                }
-                r
-            };
-            if capacity {
-                pick(ui, ChartMode::Writes, "Writes per bucket");
-                pick(ui, ChartMode::Capacity, "% of partition capacity");
-            }
-            if let Some(files) = groups {
-                pick(ui, ChartMode::Writes, "By teaching hash");
-                pick(ui, ChartMode::DataFiles, "By export data file").on_hover_text(
-                    "AWS writes at least one data file per partition, and a file's items come from one \
-                     partition's key range: this is the export's real grouping",
-                );
-                ui.weak(format!("{files} data files"));
-            }
-        });
+        let timeline = self.data.simulation.is_some();
+        chart_mode_radio(ui, timeline, capacity, groups, self.chart_mode(), commands);
     }
 
     /// The chart block of the mode shown; returns its rectangle.
@@ -350,6 +345,46 @@ impl App {
     }
 }
 
+/// The chart modes on offer as radio buttons: the simulation's Timeline, % of capacity, the export's data
+/// files; nothing when only writes per bucket is on offer.
+fn chart_mode_radio(
+    ui: &mut egui::Ui,
+    timeline: bool,
+    capacity: bool,
+    groups: Option<usize>,
+    shown: ChartMode,
+    commands: &mut Vec<Command>,
+) {
+    if !timeline && !capacity && groups.is_none() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        let mut pick = |ui: &mut egui::Ui, mode: ChartMode, label: &str| {
+            let r = ui.radio(shown == mode, label);
+            if r.clicked() && shown != mode {
+                commands.push(Command::SetChart(mode));
+            }
+            r
+        };
+        if timeline {
+            pick(ui, ChartMode::Writes, "Keys");
+            pick(ui, ChartMode::Timeline, "Timeline (simulation)");
+        }
+        if capacity {
+            pick(ui, ChartMode::Writes, "Writes per bucket");
+            pick(ui, ChartMode::Capacity, "% of partition capacity");
+        }
+        if let Some(files) = groups {
+            pick(ui, ChartMode::Writes, "By teaching hash");
+            pick(ui, ChartMode::DataFiles, "By export data file").on_hover_text(
+                "AWS writes at least one data file per partition, and a file's items come from one \
+                 partition's key range: this is the export's real grouping",
+            );
+            ui.weak(format!("{files} data files"));
+        }
+    });
+}
+
 /// Presentation mode's bar under the menu: show or hide the side panels, leave the mode.
 fn presentation_bar_ui(ui: &mut egui::Ui, show_side: bool, commands: &mut Vec<Command>) {
     ui.horizontal(|ui| {
@@ -376,6 +411,20 @@ fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
             ui.close();
         }
     }
+    ui.separator();
+    ui.menu_button("Over time", |ui| {
+        for e in crate::model::sim_examples::EXAMPLES {
+            // Each built-in is a scenario file; its name and story are in its TOML.
+            let (title, story) = crate::model::sim_file::parse(e.toml, 0).map_or_else(
+                |_| (e.name.to_owned(), String::new()),
+                |s| (s.name, s.description),
+            );
+            if ui.button(title).on_hover_text(story).clicked() {
+                commands.push(Command::LoadSimulation(e));
+                ui.close();
+            }
+        }
+    });
 }
 
 /// Larger text for projectors: every text style at least 18 px, and roomier widgets; the normal sizes when

@@ -54,6 +54,7 @@ pub mod lines;
 pub mod read;
 pub mod s3_export;
 pub mod scan_json;
+pub mod scenario;
 pub mod sql;
 pub mod workbench;
 

@@ -44,6 +44,8 @@ pub enum Action {
     /// An S3 export folder.
     OpenFolder,
     OpenSession,
+    /// A scenario file of the time simulation.
+    OpenScenario,
     /// Writes the data to the chosen file.
     Save(Payload),
 }
@@ -87,6 +89,18 @@ impl Request {
             title: "Open an S3 export folder (AWSDynamoDB/<export-id>)",
             action: Action::OpenFolder,
             filters: Vec::new(),
+            file_name: None,
+        }
+    }
+
+    pub fn open_scenario() -> Self {
+        Self {
+            title: "Open scenario",
+            action: Action::OpenScenario,
+            filters: vec![
+                ("shardlens scenario", vec!["toml"]),
+                ("All files", vec!["*"]),
+            ],
             file_name: None,
         }
     }
@@ -195,6 +209,21 @@ pub(super) fn start(
     })
 }
 
+/// Opens a scenario file chosen without a dialog (the command line, drag and drop, a `.toml` given to Open
+/// keys): read, parsed and its key files loaded on a task; a problem comes back as an error notice.
+pub(super) fn open_scenario(
+    path: PathBuf,
+    ctx: &egui::Context,
+) -> Result<Task<Outcome>, TaskError> {
+    Task::spawn("scenario", ctx, 1, move |r: &Reporter<Outcome>| {
+        r.send(match finish(&Action::OpenScenario, path, false) {
+            Ok(outcome) => outcome,
+            Err(Problem::Other(e)) => Outcome::Saved(Err(e)),
+            Err(Problem::Exists(p)) => Outcome::Saved(Err(format!("cannot open {}", p.display()))),
+        });
+    })
+}
+
 /// A path the path field confirmed: checked and used by [`finish_path`].
 #[derive(Clone)]
 pub struct PathJob {
@@ -254,7 +283,7 @@ fn native_dialog(request: &Request) -> Native {
         dialog = dialog.set_file_name(name);
     }
     let (picked, errors) = capture_log(|| match request.action {
-        Action::OpenKeys | Action::OpenSession => dialog.pick_file(),
+        Action::OpenKeys | Action::OpenSession | Action::OpenScenario => dialog.pick_file(),
         Action::OpenFolder => dialog.pick_folder(),
         Action::Save(_) => dialog.save_file(),
     });
@@ -305,6 +334,23 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
                     path.display()
                 ))),
             },
+            Err(e) => Err(missing(&e)),
+        },
+        Action::OpenScenario => match meta {
+            Ok(m) if m.is_dir() => Err(Problem::Other(format!(
+                "a folder, not a scenario file: {}",
+                path.display()
+            ))),
+            Ok(_) => {
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    Problem::Other(format!("cannot read ({e}): {}", path.display()))
+                })?;
+                let label = path.display().to_string();
+                match crate::source::scenario::parse_scenario(&text, path.parent(), &label) {
+                    Ok(s) => Ok(Outcome::OpenScenario(Box::new(s), text)),
+                    Err(e) => Err(Problem::Other(e.to_string())),
+                }
+            }
             Err(e) => Err(missing(&e)),
         },
         Action::Save(payload) => {

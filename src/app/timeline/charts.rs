@@ -1,0 +1,383 @@
+//! The Timeline's words and charts: the headline and findings, throughput over time with the run's events,
+//! the partitions at the playhead as bars, and one partition in the inspector.
+
+use egui::{Color32, RichText};
+use egui_plot::{Bar, BarChart, HLine, Line, Plot, PlotPoints, VLine};
+
+use super::heatmap::{cell_of, use_of};
+use super::{Simulation, clock};
+use crate::app::theme;
+use crate::model::decision::{grouped, plural};
+use crate::model::simulate::{Cell, Dim, EventKind, Range};
+
+/// 0 for reads, 1 for writes: the dimension with more demand over the run (the one the story is about).
+fn dim(sim: &Simulation) -> usize {
+    let s = &sim.outcome.series;
+    let reads: f64 = s.read_demand_units.iter().sum();
+    let writes: f64 = s.write_demand_units.iter().sum();
+    usize::from(writes >= reads)
+}
+
+fn unit(d: usize) -> &'static str {
+    if d == 0 { "RCU" } else { "WCU" }
+}
+
+/// The event kind's marker colour.
+fn event_colour(kind: EventKind) -> Color32 {
+    match kind {
+        EventKind::Split | EventKind::Scale | EventKind::PeakAdopted => theme::PATH,
+        EventKind::SplitSkipped | EventKind::BurstExhausted => theme::WARM,
+        EventKind::KeyRotated => theme::COOL,
+    }
+}
+
+/// The run's name, its headline (or how far it has got) and its findings; a finding's click moves the
+/// playhead to it and picks its partition.
+pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+    ui.label(RichText::new(&sim.name).heading().strong());
+    match &sim.diagnosis {
+        Some(d) => {
+            ui.label(RichText::new(&d.headline).strong());
+        }
+        None => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "simulating: {} of {} done",
+                    clock(sim.done_seconds),
+                    clock(sim.duration())
+                ));
+            });
+        }
+    }
+    let mut seek = None;
+    if let Some(d) = &sim.diagnosis {
+        let row = ui.text_style_height(&egui::TextStyle::Body);
+        egui::ScrollArea::vertical()
+            .id_salt("timeline-findings")
+            .max_height(row * 4.6)
+            .show(ui, |ui| {
+                for f in &d.findings {
+                    let text = format!("{}  {}", clock(f.from), f.text);
+                    if ui
+                        .add(egui::Label::new(text).sense(egui::Sense::click()).wrap())
+                        .on_hover_text("Show this moment")
+                        .clicked()
+                    {
+                        seek = Some((f.from, f.start));
+                    }
+                }
+            });
+    }
+    if let Some((t, start)) = seek {
+        sim.seek(t);
+        sim.playing = false;
+        if start.is_some() {
+            sim.selected = start;
+        }
+    }
+    if !sim.description.is_empty() {
+        ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
+    }
+}
+
+/// Demand, served and throttled units per second (or CloudWatch's per-minute view), with the events as
+/// vertical lines and the playhead; below, the events in words (a click moves the playhead there).
+pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+    let d = dim(sim);
+    let u = unit(d);
+    let s = &sim.outcome.series;
+    let points = |v: &[f64]| -> PlotPoints<'static> {
+        s.t.iter()
+            .zip(v)
+            .map(|(&t, &y)| [f64::from(t), y])
+            .collect()
+    };
+    let (demand, served, throttled) = if d == 0 {
+        (
+            &s.read_demand_units,
+            &s.read_served_units,
+            &s.read_throttled_units,
+        )
+    } else {
+        (
+            &s.write_demand_units,
+            &s.write_served_units,
+            &s.write_throttled_units,
+        )
+    };
+    let minutes = &sim.outcome.minutes;
+    let events = &sim.outcome.events;
+    let playhead = sim.position;
+    let per_minute = sim.per_minute;
+    ui.horizontal_wrapped(|ui| {
+        use crate::app::histogram::swatch;
+        if per_minute {
+            swatch(
+                ui,
+                theme::COOL,
+                &format!("consumed {u}/s (the minute's average, as CloudWatch shows it)"),
+            );
+            swatch(ui, theme::HOT, "throttle events in the minute");
+        } else {
+            swatch(ui, Color32::GRAY, &format!("demand {u}/s"));
+            swatch(ui, theme::COOL, "served");
+            swatch(ui, theme::HOT, "throttled");
+        }
+        swatch(ui, theme::PATH, "split, scale");
+        swatch(ui, theme::WARM, "split skipped, burst spent");
+    });
+    Plot::new("timeline-throughput")
+        .height(height)
+        .include_x(0.0)
+        .include_x(f64::from(sim.duration()))
+        .include_y(0.0)
+        .allow_scroll(false)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .x_axis_formatter(|mark, _| clock(mark.value.max(0.0) as u32))
+        .y_axis_label(format!("{u}/s"))
+        .show(ui, |plot| {
+            if per_minute {
+                let consumed: PlotPoints<'static> = minutes
+                    .iter()
+                    .map(|m| {
+                        let units = if d == 0 {
+                            m.consumed_read_units
+                        } else {
+                            m.consumed_write_units
+                        };
+                        [f64::from(m.t), units / 60.0]
+                    })
+                    .collect();
+                let events_per_min: PlotPoints<'static> = minutes
+                    .iter()
+                    .map(|m| {
+                        [
+                            f64::from(m.t),
+                            m.read_throttle_events + m.write_throttle_events,
+                        ]
+                    })
+                    .collect();
+                plot.add(
+                    Line::new(format!("consumed {u}/s (minute average)"), consumed)
+                        .color(theme::COOL),
+                );
+                plot.add(Line::new("throttle events per minute", events_per_min).color(theme::HOT));
+            } else {
+                plot.add(Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY));
+                plot.add(Line::new(format!("served {u}/s"), points(served)).color(theme::COOL));
+                plot.add(
+                    Line::new(format!("throttled {u}/s"), points(throttled)).color(theme::HOT),
+                );
+            }
+            for e in events {
+                plot.add(VLine::new("", f64::from(e.t)).color(event_colour(e.kind)));
+            }
+            plot.add(VLine::new("", playhead).color(theme::OUTLINE).width(2.0));
+        });
+    events_ui(ui, sim);
+}
+
+/// The run's events, each a line with its time; a click moves the playhead there.
+fn events_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+    let count = sim.outcome.events.len();
+    let mut seek = None;
+    egui::CollapsingHeader::new(format!("Events ({count})"))
+        .id_salt("timeline-events")
+        .default_open(count > 0 && count <= 12)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("timeline-events-list")
+                .max_height(110.0)
+                .show(ui, |ui| {
+                    for e in &sim.outcome.events {
+                        let partition = e
+                            .partition
+                            .map(|p| format!(" partition {p}:"))
+                            .unwrap_or_default();
+                        let text = format!(
+                            "{}  {}{partition} {}",
+                            clock(e.t),
+                            e.kind.as_str(),
+                            e.detail
+                        );
+                        let label = RichText::new(text).color(event_colour(e.kind));
+                        if ui
+                            .add(egui::Label::new(label).sense(egui::Sense::click()).wrap())
+                            .clicked()
+                        {
+                            seek = Some(e.t);
+                        }
+                    }
+                });
+        });
+    if let Some(t) = seek {
+        sim.seek(t);
+        sim.playing = false;
+    }
+}
+
+/// "The table at 00:08:12": each partition's use of its limit at the playhead, served and throttled.
+pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+    let t = sim.second();
+    ui.label(RichText::new(format!("The table at {}", clock(t))).strong());
+    let Some((column, layout)) = sim.timeline.column_at(t) else {
+        ui.weak("not simulated yet");
+        return;
+    };
+    let d = dim(sim);
+    let limit = if d == 0 { 3_000.0 } else { 1_000.0 };
+    let served: Vec<Bar> = column
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Bar::new(i as f64, f64::from(c.served[d]) / limit * 100.0)
+                .width(0.7)
+                .fill(theme::COOL)
+        })
+        .collect();
+    let throttled: Vec<Bar> = column
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            Bar::new(i as f64, f64::from(c.throttled[d]) / limit * 100.0)
+                .width(0.7)
+                .fill(theme::HOT)
+        })
+        .collect();
+    let served_chart = BarChart::new("served", served);
+    let throttled_chart = BarChart::new("throttled", throttled).stack_on(&[&served_chart]);
+    let n = column.cells.len();
+    ui.horizontal_wrapped(|ui| {
+        use crate::app::histogram::swatch;
+        swatch(ui, theme::COOL, "served");
+        swatch(ui, theme::HOT, "throttled");
+        swatch(
+            ui,
+            theme::HOT,
+            &format!(
+                "line: the partition's limit, {} {}",
+                grouped(limit as u64),
+                unit(d)
+            ),
+        );
+    });
+    let response = Plot::new("timeline-snapshot")
+        .height(height.min(ui.available_height() - 4.0).max(60.0))
+        .include_y(0.0)
+        .include_y(110.0)
+        .include_x(-0.5)
+        .include_x(n as f64 - 0.5)
+        .allow_scroll(false)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .x_axis_label("partition (hash-range order)")
+        .y_axis_label("% of limit")
+        .show(ui, |plot| {
+            plot.add(served_chart);
+            plot.add(throttled_chart);
+            plot.add(HLine::new("partition limit (100 %)", 100.0).color(theme::HOT));
+            let hovered = plot
+                .pointer_coordinate()
+                .map(|p| p.x.round())
+                .filter(|&x| x >= 0.0 && (x as usize) < n)
+                .map(|x| x as usize);
+            (hovered, plot.response().clicked())
+        });
+    let (hovered, clicked) = response.inner;
+    if let Some(i) = hovered {
+        let text = partition_text(layout, i, &column.cells[i], None);
+        response.response.clone().on_hover_text_at_pointer(text);
+        if clicked {
+            sim.selected = layout.get(i).map(|r| r.start);
+        }
+    }
+}
+
+/// One partition in words: its place, range and keys, then what it was asked for and did in `span` (the
+/// heatmap's column), or at the playhead.
+pub(super) fn partition_text(
+    layout: &[Range],
+    i: usize,
+    cell: &Cell,
+    span: Option<(u32, u32)>,
+) -> String {
+    let range = &layout[i];
+    let end = layout.get(i + 1).map(|r| r.start);
+    let mut text = format!(
+        "partition {i} of {}\nhash {:#018x}",
+        layout.len(),
+        range.start.0
+    );
+    if range.start.1 > 0.0 {
+        text.push_str(&format!(
+            " (from {:.0} % of one key's sort keys)",
+            range.start.1 * 100.0
+        ));
+    }
+    match end {
+        Some(e) => text.push_str(&format!(" – {:#018x}", e.0)),
+        None => text.push_str(" – the end"),
+    }
+    text.push('\n');
+    if range.key_count == 0 {
+        text.push_str("no keys");
+    } else {
+        text.push_str(&plural(range.key_count as u64, "key"));
+        text.push_str(": ");
+        text.push_str(&range.keys.join(", "));
+        if range.key_count > range.keys.len() {
+            text.push_str(", …");
+        }
+    }
+    if let Some((from, until)) = span {
+        text.push_str(&format!("\n{} – {}", clock(from), clock(until)));
+    }
+    for (d, name) in [(0, "reads"), (1, "writes")] {
+        if cell.peak_use[d] <= 0.0 && cell.served[d] <= 0.0 {
+            continue;
+        }
+        text.push_str(&format!(
+            "\n{name}: peak {:.0} % of {} {}, served {}/s, throttled {}/s, burst bank {}",
+            f64::from(cell.peak_use[d]) * 100.0,
+            if d == 0 { "3,000" } else { "1,000" },
+            unit(d),
+            grouped(cell.served[d].round() as u64),
+            grouped(cell.throttled[d].round() as u64),
+            grouped(cell.bank[d].round() as u64),
+        ));
+    }
+    if let Some((d, cause)) = cell.reason {
+        let dim = if d == Dim::Read { "Read" } else { "Write" };
+        text.push_str(&format!("\nthrottled as Table{dim}{}", cause.as_str()));
+    }
+    text
+}
+
+/// The inspector in Timeline mode: the picked partition (or the hottest) at the playhead.
+pub fn inspector_ui(ui: &mut egui::Ui, sim: &Simulation) {
+    let t = sim.second();
+    let Some((column, layout)) = sim.timeline.column_at(t) else {
+        ui.label("Nothing simulated at this time yet.");
+        return;
+    };
+    let picked = sim.selected.map(|p| cell_of(layout, p));
+    let hottest = column
+        .cells
+        .iter()
+        .enumerate()
+        .max_by(|a, b| use_of(a.1).total_cmp(&use_of(b.1)))
+        .map(|(i, _)| i);
+    let Some(i) = picked.or(hottest) else {
+        ui.label("No partitions.");
+        return;
+    };
+    ui.label(RichText::new(format!("At {}", clock(t))).strong());
+    if picked.is_none() {
+        ui.weak("The hottest partition (click one on the heatmap or the bars to pick it):");
+    }
+    ui.label(partition_text(layout, i, &column.cells[i], None));
+}

@@ -1,0 +1,95 @@
+//! Scenario files for the time simulation, read from disk: the TOML parsed by [`crate::model::sim_file`], and
+//! the key files its streams name (relative to the scenario; a built-in example's key files are built in)
+//! loaded with the usual loaders, each key's count giving its share. Used by `shardlens simulate` and the
+//! app's File > Open scenario.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use crate::model::sim_examples::example_key_file;
+use crate::model::sim_file::{KeySource, Scenario, parse};
+use crate::model::simulate::Keys;
+
+/// Why a scenario could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioFileError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("in {label}: {source}")]
+    Parse {
+        label: String,
+        source: crate::model::sim_file::ScenarioError,
+    },
+    #[error("{label}: keys of stream {stream}: {message}")]
+    Keys {
+        label: String,
+        stream: usize,
+        message: String,
+    },
+}
+
+/// Midnight UTC today, in Unix seconds: a scenario's default start.
+pub fn today() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    now - now.rem_euclid(86_400)
+}
+
+/// Reads and parses the scenario at `path`, with its key files.
+pub fn load_scenario_file(path: &Path) -> Result<Scenario, ScenarioFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioFileError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse_scenario(&text, path.parent(), &path.display().to_string())
+}
+
+/// Parses a scenario's text and loads its key files: from `base` (the scenario's folder), or for a built-in
+/// example (`base` is `None`) the built-in key files. `label` names the scenario in errors.
+pub fn parse_scenario(
+    text: &str,
+    base: Option<&Path>,
+    label: &str,
+) -> Result<Scenario, ScenarioFileError> {
+    let mut scenario = parse(text, today()).map_err(|source| ScenarioFileError::Parse {
+        label: label.to_owned(),
+        source,
+    })?;
+    for (i, source) in scenario.keys.clone().iter().enumerate() {
+        let KeySource::File(name) = source else {
+            continue;
+        };
+        let keys_error = |message: String| ScenarioFileError::Keys {
+            label: label.to_owned(),
+            stream: i + 1,
+            message,
+        };
+        let weighted: Vec<(String, f64)> = match (base, example_key_file(name)) {
+            (None, Some(text)) => text.lines().map(|l| (l.to_owned(), 1.0)).collect(),
+            (Some(dir), _) => {
+                let path = dir.join(name);
+                let loaded = super::load(
+                    std::slice::from_ref(&path),
+                    &super::LoadOptions::default(),
+                    &AtomicBool::new(false),
+                    &mut |_| {},
+                )
+                .map_err(|e| keys_error(format!("{e:#}")))?;
+                let keys = &loaded.keys;
+                keys.iter()
+                    .map(|(k, _, count)| (keys.display(k).into_owned(), count as f64))
+                    .collect()
+            }
+            (None, None) => return Err(keys_error(format!("no key file {name:?}"))),
+        };
+        if weighted.is_empty() {
+            return Err(keys_error(format!("the key file {name} has no keys")));
+        }
+        scenario.setup.traffic[i].keys = Keys::Weighted(weighted);
+    }
+    Ok(scenario)
+}
