@@ -4,7 +4,8 @@
 
 use super::super::capacity::ThrottleCause;
 use super::super::decision::grouped;
-use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
+use super::splits::skip_reason;
+use super::{Billing, Cell, Dim, EventKind, Keys, Outcome, Point, R1, Setup, SortKey, Timeline};
 
 /// Gaps shorter than this between throttled points are one episode.
 const EPISODE_GAP: u32 = 60;
@@ -164,7 +165,7 @@ fn clock(t: u32) -> String {
 }
 
 /// The stretches of throttling in the series, each with why it ended.
-fn episodes(setup: &Setup, o: &Outcome) -> Vec<Episode> {
+fn episodes(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Episode> {
     let s = &o.series;
     let step = o.step_seconds.max(1);
     let mut list: Vec<Episode> = Vec::new();
@@ -196,7 +197,7 @@ fn episodes(setup: &Setup, o: &Outcome) -> Vec<Episode> {
     for e in &mut list {
         e.until = e.until.min(setup.duration);
         let (why, detail) = if e.until >= setup.duration {
-            unrelieved(setup, o, e)
+            unrelieved(setup, o, tl, e)
         } else {
             relief(setup, o, e)
         };
@@ -244,7 +245,7 @@ fn relief(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
 }
 
 /// Why an episode lasts to the end of the run.
-fn unrelieved(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
+fn unrelieved(setup: &Setup, o: &Outcome, tl: &Timeline, e: &Episode) -> (Why, String) {
     let in_span = |t: u32| t >= e.from && t < e.until;
     if let Some(skip) = o
         .events
@@ -283,6 +284,30 @@ fn unrelieved(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
     }
     let reason = last_reason(o);
     let hot_range = reason.as_ref().is_none_or(|r| r.contains("KeyRange"));
+    if let (true, Some((name, kind))) = (hot_range, hot_key_at_end(setup, tl)) {
+        match kind {
+            SortKey::SingleItem => return (Why::SingleItem, skip_reason(kind, &name)),
+            SortKey::Monotonic => return (Why::SortKeyIncreases, skip_reason(kind, &name)),
+            SortKey::Random if setup.table.lsi => {
+                return (
+                    Why::LocalIndex,
+                    format!(
+                        "{name} is one item collection on a table with a local secondary index: never split"
+                    ),
+                );
+            }
+            SortKey::Random => {}
+        }
+    }
+    if let Some((t, p)) = burst_ran_out(setup, tl) {
+        return (
+            Why::BurstSpent,
+            format!(
+                "burst capacity of partition {p} ran out after {}, and its share is below the demand",
+                span_words(t)
+            ),
+        );
+    }
     if hot_range && setup.table.adaptive_capacity {
         let t = &setup.table;
         if !t.split_for_heat {
@@ -306,6 +331,63 @@ fn unrelieved(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
         ),
         _ => (Why::Unknown, Why::Unknown.as_str().to_owned()),
     }
+}
+
+/// The busiest key of the partition that throws back most in the last column, and its stream's sort key.
+fn hot_key_at_end(setup: &Setup, tl: &Timeline) -> Option<(String, SortKey)> {
+    let col = tl.columns.last()?;
+    let layout = tl.layouts.get(col.layout)?;
+    let (i, cell) = col
+        .cells
+        .iter()
+        .enumerate()
+        .max_by(|a, b| thrown(a.1).total_cmp(&thrown(b.1)))?;
+    if thrown(cell) <= 1e-6 {
+        return None;
+    }
+    let name = layout.get(i)?.keys.first()?.clone();
+    let stream = setup.traffic.iter().find(|s| match &s.keys {
+        Keys::One(k) => match k.split_once("{date}") {
+            Some((head, tail)) => name.starts_with(head) && name.ends_with(tail),
+            None => *k == name,
+        },
+        Keys::Weighted(list) => list.iter().any(|(k, _)| *k == name),
+        Keys::Uniform(_) | Keys::InPartition(_) => false,
+    })?;
+    Some((name, stream.sort_key))
+}
+
+fn thrown(cell: &Cell) -> f32 {
+    cell.throttled[0] + cell.throttled[1]
+}
+
+/// A provisioned partition whose bank ran dry while it threw back (R2): when (the column's start), and which.
+fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)> {
+    if !matches!(setup.table.billing, Billing::Provisioned { .. }) {
+        return None;
+    }
+    let mut had: Vec<(Point, bool)> = Vec::new();
+    for col in &tl.columns {
+        let layout = tl.layouts.get(col.layout)?;
+        for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
+            let banked = cell.bank[0] + cell.bank[1] > 1.0;
+            match had.iter_mut().find(|h| h.0 == range.start) {
+                Some(h) if h.1 && !banked && thrown(cell) > 1e-6 => {
+                    // Sustained: still throttling a minute later (not a bank reset by a change of capacity).
+                    let later = tl.column_at(col.t + 60).and_then(|(c, l)| {
+                        let i = l.iter().position(|r| r.start == range.start)?;
+                        c.cells.get(i)
+                    });
+                    if later.is_some_and(|c| thrown(c) > 1e-6) {
+                        return Some((col.t, p));
+                    }
+                }
+                Some(h) => h.1 |= banked,
+                None => had.push((range.start, banked)),
+            }
+        }
+    }
+    None
 }
 
 /// The throttle reason with the most requests in the last throttled minute.
@@ -400,7 +482,8 @@ fn table_reason(cell: &Cell) -> bool {
 }
 
 /// What blocked or relieved a hot span, from the events about its partition.
-fn span_cause(o: &Outcome, tl: &Timeline, s: &HotSpan, end: u32) -> String {
+fn span_cause(setup: &Setup, o: &Outcome, tl: &Timeline, s: &HotSpan) -> String {
+    let end = setup.duration;
     let about = |t: u32, p: Option<usize>| p.is_some() && index_at(tl, t, s.start) == p;
     let in_span = |t: u32| t + 1 >= s.from && t < s.until.max(s.from + 1);
     if let Some(skip) = o
@@ -431,42 +514,75 @@ fn span_cause(o: &Outcome, tl: &Timeline, s: &HotSpan, end: u32) -> String {
         );
     }
     if s.table_level {
+        if let Some((t, _)) = burst_ran_out(setup, tl)
+            && index_at(tl, t, s.start).is_some()
+        {
+            return format!("burst capacity ran out after {}", span_words(t));
+        }
         return "the table's capacity is spent, not only this partition's".to_owned();
     }
     if s.until >= end {
         "still throttling when the run ends".to_owned()
     } else {
-        "it cooled down".to_owned()
+        "then demand fell back or moved".to_owned()
     }
 }
 
 fn hot_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
-    hot_spans(tl)
-        .into_iter()
+    let spans = hot_spans(tl);
+    let top = spans.first().map_or(0.0, |s| s.units);
+    let mut out: Vec<Finding> = Vec::new();
+    let mut told: Vec<(u32, u32)> = Vec::new();
+    for s in spans
+        .iter()
+        .filter(|s| s.units >= 0.01 * top)
         .take(HOT_SPANS)
-        .map(|s| {
-            let until = s.until.min(setup.duration);
-            let limit = match s.dim {
-                Dim::Read => format!("{} RCU", grouped(R1[0] as u64)),
-                Dim::Write => format!("{} WCU", grouped(R1[1] as u64)),
-            };
-            let text = format!(
-                "partition {} at {:.0} % of {limit} for {}: {}",
-                s.partition,
-                f64::from(s.peak) * 100.0,
-                span_words(until - s.from),
-                span_cause(o, tl, &s, setup.duration)
-            );
-            Finding {
-                kind: FindingKind::HotPartition,
-                text,
-                from: s.from,
-                until,
-                partition: Some(s.partition),
-                start: Some(s.start),
+    {
+        let until = s.until.min(setup.duration);
+        let limit = match s.dim {
+            Dim::Read => format!("{} RCU", grouped(R1[0] as u64)),
+            Dim::Write => format!("{} WCU", grouped(R1[1] as u64)),
+        };
+        let peak = f64::from(s.peak) * 100.0;
+        let together = spans
+            .iter()
+            .filter(|x| (x.from, x.until) == (s.from, s.until))
+            .count();
+        let text = if together > 1 {
+            if told.contains(&(s.from, s.until)) {
+                continue;
             }
-        })
-        .collect()
+            told.push((s.from, s.until));
+            format!(
+                "{together} partitions at up to {peak:.0} % of {limit} for {}, throttled together: the table is short \
+                 of capacity, not one key",
+                span_words(until - s.from)
+            )
+        } else if s.table_level {
+            format!(
+                "partition {} asked for {peak:.0} % of {limit} for {}, more than its share of the table: {}",
+                s.partition,
+                span_words(until - s.from),
+                span_cause(setup, o, tl, s)
+            )
+        } else {
+            format!(
+                "partition {} at {peak:.0} % of {limit} for {}: {}",
+                s.partition,
+                span_words(until - s.from),
+                span_cause(setup, o, tl, s)
+            )
+        };
+        out.push(Finding {
+            kind: FindingKind::HotPartition,
+            text,
+            from: s.from,
+            until,
+            partition: (together == 1).then_some(s.partition),
+            start: (together == 1).then_some(s.start),
+        });
+    }
+    out
 }
 
 fn episode_finding(setup: &Setup, e: &Episode) -> Finding {
@@ -541,11 +657,26 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
 
 fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let Some(b) = o
+    let spent = o
         .events
         .iter()
-        .find(|e| e.kind == EventKind::BurstExhausted)
+        .find(|e| e.kind == EventKind::BurstExhausted);
+    if spent.is_none()
+        && let Some((t, p)) = burst_ran_out(setup, tl)
     {
+        out.push(Finding {
+            kind: FindingKind::BurstSpent,
+            text: format!(
+                "burst capacity ran out after {}: partition {p} serves only its share and throttles the rest",
+                span_words(t)
+            ),
+            from: t,
+            until: setup.duration,
+            partition: Some(p),
+            start: tl.column_at(t).and_then(|(_, l)| l.get(p)).map(|r| r.start),
+        });
+    }
+    if let Some(b) = spent {
         out.push(Finding {
             kind: FindingKind::BurstSpent,
             text: format!(
@@ -614,7 +745,7 @@ fn headline(setup: &Setup, o: &Outcome, list: &[Episode], spikes: usize) -> Stri
 /// The run in words: a headline, then the episodes of throttling, the hottest partitions, burst, hidden
 /// spikes and key rotations, in time order.
 pub fn diagnose(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> Diagnosis {
-    let list = episodes(setup, outcome);
+    let list = episodes(setup, outcome, timeline);
     let mut findings: Vec<Finding> = list.iter().map(|e| episode_finding(setup, e)).collect();
     let spikes: Vec<Finding> = list
         .iter()
@@ -629,8 +760,8 @@ pub fn diagnose(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> Diagno
 }
 
 /// When throttling started and stopped, and why, for the decision tree.
-pub fn time_evidence(setup: &Setup, outcome: &Outcome) -> TimeEvidence {
-    let list = episodes(setup, outcome);
+pub fn time_evidence(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> TimeEvidence {
+    let list = episodes(setup, outcome, timeline);
     let Some(last) = list.last() else {
         return TimeEvidence {
             started: None,

@@ -26,6 +26,8 @@ mod allocate;
 mod diagnose;
 mod engine;
 mod keys;
+#[cfg(test)]
+mod laws;
 mod record;
 mod scaling;
 mod setup;
