@@ -25,6 +25,7 @@ mod account;
 mod allocate;
 mod diagnose;
 mod engine;
+mod episodes;
 mod keys;
 #[cfg(test)]
 mod laws;
