@@ -520,4 +520,10 @@ mod tests {
             (1, 0, 4)
         );
     }
+
+    #[test]
+    fn a_cell_is_36_bytes() {
+        // The figure the Timeline's documentation gives for a 24 h run's memory.
+        assert_eq!(std::mem::size_of::<Cell>(), 36);
+    }
 }
