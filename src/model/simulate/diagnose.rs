@@ -149,14 +149,28 @@ fn hot_spans(tl: &Timeline) -> Vec<HotSpan> {
     let width = tl.column_seconds.max(1);
     let mut open: Vec<HotSpan> = Vec::new();
     let mut done: Vec<HotSpan> = Vec::new();
+    let mut prev: Option<usize> = None;
     for col in &tl.columns {
         let Some(layout) = tl.layouts.get(col.layout) else {
             continue;
         };
+        let previous = prev.and_then(|l| tl.layouts.get(l));
+        let changed = prev != Some(col.layout);
+        let born = |start: Point| {
+            changed
+                && previous.is_some_and(|l| {
+                    l.binary_search_by(|r| {
+                        r.start.0.cmp(&start.0).then(r.start.1.total_cmp(&start.1))
+                    })
+                    .is_err()
+                })
+        };
+        prev = Some(col.layout);
         let mut still: Vec<HotSpan> = Vec::new();
         for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
             let thrown = cell.throttled[0] + cell.throttled[1];
-            if thrown <= 1e-6 {
+            // A range born by a split in this column carries its parent's sums: its own story starts next.
+            if thrown <= 1e-6 || born(range.start) {
                 continue;
             }
             let dim = if cell.throttled[1] >= cell.throttled[0] {
