@@ -108,3 +108,65 @@ fn a_bad_scenario_is_one_line_naming_the_file_field_and_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("tournament-monotonic"));
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_json_and_the_story_carry_the_diagnosis() {
+    let doc = json(&run(&[
+        "simulate",
+        "--example",
+        "tournament-monotonic",
+        "--format",
+        "json",
+    ]));
+    let headline = doc["headline"].as_str().unwrap();
+    assert!(headline.starts_with("Never stopped"), "{headline}");
+    assert!(headline.contains("sort key only increases"), "{headline}");
+    let findings = doc["diagnostics"].as_array().unwrap();
+    let hot = findings
+        .iter()
+        .find(|f| f["kind"] == "hot-partition")
+        .unwrap();
+    assert!(
+        hot["text"].as_str().unwrap().contains("400 % of 1,000 WCU"),
+        "{hot}"
+    );
+    assert_eq!(
+        (hot["from"].as_u64(), hot["until"].as_u64()),
+        (Some(0), Some(1_800))
+    );
+    assert!(hot["partition"].as_u64().is_some());
+    // Every field there was before is still there.
+    for field in [
+        "step_seconds",
+        "series",
+        "minutes",
+        "events",
+        "final_partitions",
+    ] {
+        assert!(doc.get(field).is_some(), "{field}");
+    }
+
+    let doc = json(&run(&[
+        "simulate",
+        "--example",
+        "tournament-random",
+        "--format",
+        "json",
+    ]));
+    let headline = doc["headline"].as_str().unwrap();
+    assert!(
+        headline.contains("split-for-heat relieved it"),
+        "{headline}"
+    );
+
+    let out = run(&["simulate", "--example", "spike"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("in short: A spike of 4,000 throttled requests"),
+        "{text}"
+    );
+    assert!(
+        text.contains("00:01:00–00:02:00  the per-minute average reads 12 %"),
+        "{text}"
+    );
+}

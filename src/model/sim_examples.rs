@@ -177,7 +177,9 @@ pub fn example_key_file(name: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
     use crate::model::sim_file::{KeySource, parse};
-    use crate::model::simulate::{Diagnosis, EventKind, Keys, diagnose, run, run_streaming};
+    use crate::model::simulate::{
+        Diagnosis, EventKind, FindingKind, Keys, Why, diagnose, run, run_streaming, time_evidence,
+    };
 
     fn setup_of(name: &str) -> crate::model::simulate::Setup {
         let e = example(name).unwrap();
@@ -215,6 +217,100 @@ mod tests {
         for e in EXAMPLES {
             diagnosis(e.name);
         }
+        let calm =
+            |name: &str| diagnosis(name).headline == "No throttling: every request was served";
+        assert!(calm("adaptive") && calm("tournament-sharded"));
+        let d = diagnosis("tournament-monotonic");
+        assert!(d.headline.starts_with("Never stopped"), "{}", d.headline);
+        assert!(
+            d.headline.contains("sort key only increases"),
+            "{}",
+            d.headline
+        );
+        let hot = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::HotPartition)
+            .unwrap();
+        assert!(
+            hot.text.contains("at 400 % of 1,000 WCU for 30 min"),
+            "{}",
+            hot.text
+        );
+        assert_eq!((hot.from, hot.until), (0, 1_800));
+        assert!(hot.partition.is_some());
+        let d = diagnosis("tournament-random");
+        assert!(
+            d.headline.contains("split-for-heat relieved it"),
+            "{}",
+            d.headline
+        );
+        assert!(d.findings.iter().any(|f| f.kind == FindingKind::Episode
+            && f.text.starts_with("throttling stopped after")
+            && f.text.contains("split-for-heat divided partition")));
+        let d = diagnosis("celebrity-reads");
+        assert!(d.headline.contains("single hot item"), "{}", d.headline);
+        let d = diagnosis("burst");
+        assert!(d.findings.iter().any(|f| f.kind == FindingKind::BurstSpent
+            && f.text.starts_with("burst capacity ran out after 15 min")
+            && f.from == 900));
+        let d = diagnosis("spike");
+        let spike = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::HiddenSpike)
+            .unwrap();
+        assert!(
+            spike.text.contains("reads 12 %") && spike.text.contains("4,000 writes"),
+            "{}",
+            spike.text
+        );
+        assert_eq!((spike.from, spike.until), (60, 120));
+        assert!(
+            diagnosis("autoscaling")
+                .headline
+                .contains("auto scaling relieved it")
+        );
+        assert!(
+            !diagnosis("autoscaling")
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::BurstSpent)
+        );
+        assert!(
+            diagnosis("on-demand-growth")
+                .headline
+                .contains("on-demand growth relieved it")
+        );
+        assert!(
+            diagnosis("date-key")
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::KeyRotated)
+        );
+    }
+
+    #[test]
+    fn time_evidence_says_when_and_why() {
+        let evidence = |name: &str| {
+            let s = setup_of(name);
+            let (o, tl) = run_streaming(&s, &mut |_| true).unwrap();
+            time_evidence(&s, &o, &tl)
+        };
+        let e = evidence("tournament-monotonic");
+        assert_eq!(
+            (e.started, e.stopped, e.why),
+            (Some(0), None, Why::SortKeyIncreases)
+        );
+        assert_eq!(e.text, "never stopped: the sort key only increases");
+        let e = evidence("tournament-random");
+        assert_eq!(e.why, Why::SplitForHeat);
+        assert!(e.stopped.is_some_and(|t| t > 8 * 60));
+        assert!(
+            e.text.starts_with("throttling stopped after") && e.text.ends_with("split-for-heat")
+        );
+        assert_eq!(evidence("celebrity-reads").why, Why::SingleItem);
+        assert_eq!(evidence("adaptive").why, Why::NoThrottling);
     }
 
     fn throttled(o: &crate::model::simulate::Outcome, at: usize) -> f64 {

@@ -4,10 +4,10 @@
 
 use super::super::capacity::ThrottleCause;
 use super::super::decision::grouped;
+pub use super::episodes::span_words;
+use super::episodes::{Episode, burst_ran_out, clock, episodes, index_at};
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
 
-/// Gaps shorter than this between throttled points are one episode.
-const EPISODE_GAP: u32 = 60;
 /// At most this many hot-partition findings.
 const HOT_SPANS: usize = 3;
 /// A spike: an episode this short, in a minute whose average use stays under [`SPIKE_CALM`].
@@ -132,202 +132,6 @@ pub struct TimeEvidence {
     pub text: String,
 }
 
-/// A stretch of throttling: `[from, until)`, its throttled units and requests, and why it ended.
-#[derive(Debug, Clone)]
-struct Episode {
-    from: u32,
-    until: u32,
-    units: f64,
-    requests: f64,
-    peak_requests: f64,
-    why: Why,
-    detail: String,
-}
-
-/// "45 s", "8 min", "2 h 5 min".
-pub fn span_words(seconds: u32) -> String {
-    if seconds < 120 {
-        format!("{seconds} s")
-    } else if seconds < 2 * 3_600 {
-        format!("{} min", (seconds + 30) / 60)
-    } else {
-        let m = (seconds + 30) / 60;
-        match m % 60 {
-            0 => format!("{} h", m / 60),
-            r => format!("{} h {r} min", m / 60),
-        }
-    }
-}
-
-fn clock(t: u32) -> String {
-    format!("{:02}:{:02}:{:02}", t / 3_600, t / 60 % 60, t % 60)
-}
-
-/// The stretches of throttling in the series, each with why it ended.
-fn episodes(setup: &Setup, o: &Outcome) -> Vec<Episode> {
-    let s = &o.series;
-    let step = o.step_seconds.max(1);
-    let mut list: Vec<Episode> = Vec::new();
-    for i in 0..s.t.len() {
-        let units = s.read_throttled_units[i] + s.write_throttled_units[i];
-        if units <= 1e-6 {
-            continue;
-        }
-        let t = s.t[i];
-        let (units, requests) = (units * f64::from(step), s.throttled_requests[i]);
-        match list.last_mut() {
-            Some(e) if t <= e.until + EPISODE_GAP => {
-                e.until = t + step;
-                e.units += units;
-                e.requests += requests * f64::from(step);
-                e.peak_requests = e.peak_requests.max(requests);
-            }
-            _ => list.push(Episode {
-                from: t,
-                until: t + step,
-                units,
-                requests: requests * f64::from(step),
-                peak_requests: requests,
-                why: Why::Unknown,
-                detail: String::new(),
-            }),
-        }
-    }
-    for e in &mut list {
-        e.until = e.until.min(setup.duration);
-        let (why, detail) = if e.until >= setup.duration {
-            unrelieved(setup, o, e)
-        } else {
-            relief(setup, o, e)
-        };
-        e.why = why;
-        e.detail = detail;
-    }
-    list
-}
-
-/// Why an episode that ended did: the event just before its end, or the traffic.
-fn relief(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
-    let near = |t: u32| t + o.step_seconds.max(1) + 1 >= e.until && t < e.until + 1;
-    let splits = o
-        .events
-        .iter()
-        .filter(|x| x.kind == EventKind::Split && x.partition.is_some())
-        .filter(|x| x.t >= e.from && x.t < e.until)
-        .count();
-    let last = o.events.iter().rev().find(|x| near(x.t) && x.t >= e.from);
-    match last.map(|x| (x.kind, x.partition)) {
-        Some((EventKind::Split, Some(p))) => {
-            let more = if splits > 1 {
-                format!(" ({splits} splits in all)")
-            } else {
-                String::new()
-            };
-            (
-                Why::SplitForHeat,
-                format!("split-for-heat divided partition {p}{more}"),
-            )
-        }
-        Some((EventKind::Split | EventKind::PeakAdopted, _)) => (
-            Why::OnDemandGrowth,
-            "on-demand adopted a new peak and grew its partitions".to_owned(),
-        ),
-        Some((EventKind::Scale, _)) => (
-            Why::AutoScaling,
-            "auto scaling raised the provisioned capacity".to_owned(),
-        ),
-        _ => {
-            let _ = setup;
-            (Why::DemandFell, "demand fell back".to_owned())
-        }
-    }
-}
-
-/// Why an episode lasts to the end of the run.
-fn unrelieved(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
-    let in_span = |t: u32| t >= e.from && t < e.until;
-    if let Some(skip) = o
-        .events
-        .iter()
-        .rev()
-        .find(|x| x.kind == EventKind::SplitSkipped && in_span(x.t))
-    {
-        let d = &skip.detail;
-        let why = if d.contains("only increases") {
-            Why::SortKeyIncreases
-        } else if d.contains("single hot item") {
-            Why::SingleItem
-        } else if d.contains("local secondary index") {
-            Why::LocalIndex
-        } else {
-            Why::Unknown
-        };
-        let text = d.strip_prefix("split skipped: ").unwrap_or(d).to_owned();
-        return (why, text);
-    }
-    if let Some(b) = o
-        .events
-        .iter()
-        .find(|x| x.kind == EventKind::BurstExhausted && in_span(x.t + 1))
-    {
-        let p = b
-            .partition
-            .map_or(String::new(), |p| format!(" of partition {p}"));
-        return (
-            Why::BurstSpent,
-            format!(
-                "burst capacity{p} ran out after {}, and its share is below the demand",
-                span_words(b.t)
-            ),
-        );
-    }
-    let reason = last_reason(o);
-    let hot_range = reason.as_ref().is_none_or(|r| r.contains("KeyRange"));
-    if hot_range && setup.table.adaptive_capacity {
-        let t = &setup.table;
-        if !t.split_for_heat {
-            return (Why::SplitsOff, "split-for-heat is off".to_owned());
-        }
-        let needed = t.split_after + setup.params.split_jitter_seconds;
-        if e.until - e.from < needed {
-            return (
-                Why::TooSoon,
-                format!(
-                    "the run ended before split-for-heat could act (it needs {} near the limit)",
-                    span_words(t.split_after)
-                ),
-            );
-        }
-    }
-    match reason {
-        Some(r) if !r.contains("KeyRange") => (
-            Why::TableLimit,
-            format!("the table's limit is below the demand ({r})"),
-        ),
-        _ => (Why::Unknown, Why::Unknown.as_str().to_owned()),
-    }
-}
-
-/// The throttle reason with the most requests in the last throttled minute.
-fn last_reason(o: &Outcome) -> Option<String> {
-    o.minutes
-        .iter()
-        .rev()
-        .find(|m| !m.throttle_reasons.is_empty())
-        .and_then(|m| {
-            m.throttle_reasons
-                .iter()
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|r| r.0.clone())
-        })
-}
-
-/// Where the partition starting at `start` is in the column at `t`'s layout.
-fn index_at(tl: &Timeline, t: u32, start: Point) -> Option<usize> {
-    let (_, layout) = tl.column_at(t)?;
-    layout.iter().position(|r| r.start == start)
-}
-
 /// A partition's run of throttled columns.
 struct HotSpan {
     start: Point,
@@ -345,14 +149,28 @@ fn hot_spans(tl: &Timeline) -> Vec<HotSpan> {
     let width = tl.column_seconds.max(1);
     let mut open: Vec<HotSpan> = Vec::new();
     let mut done: Vec<HotSpan> = Vec::new();
+    let mut prev: Option<usize> = None;
     for col in &tl.columns {
         let Some(layout) = tl.layouts.get(col.layout) else {
             continue;
         };
+        let previous = prev.and_then(|l| tl.layouts.get(l));
+        let changed = prev != Some(col.layout);
+        let born = |start: Point| {
+            changed
+                && previous.is_some_and(|l| {
+                    l.binary_search_by(|r| {
+                        r.start.0.cmp(&start.0).then(r.start.1.total_cmp(&start.1))
+                    })
+                    .is_err()
+                })
+        };
+        prev = Some(col.layout);
         let mut still: Vec<HotSpan> = Vec::new();
         for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
             let thrown = cell.throttled[0] + cell.throttled[1];
-            if thrown <= 1e-6 {
+            // A range born by a split in this column carries its parent's sums: its own story starts next.
+            if thrown <= 1e-6 || born(range.start) {
                 continue;
             }
             let dim = if cell.throttled[1] >= cell.throttled[0] {
@@ -400,7 +218,8 @@ fn table_reason(cell: &Cell) -> bool {
 }
 
 /// What blocked or relieved a hot span, from the events about its partition.
-fn span_cause(o: &Outcome, tl: &Timeline, s: &HotSpan, end: u32) -> String {
+fn span_cause(setup: &Setup, o: &Outcome, tl: &Timeline, s: &HotSpan) -> String {
+    let end = setup.duration;
     let about = |t: u32, p: Option<usize>| p.is_some() && index_at(tl, t, s.start) == p;
     let in_span = |t: u32| t + 1 >= s.from && t < s.until.max(s.from + 1);
     if let Some(skip) = o
@@ -431,42 +250,75 @@ fn span_cause(o: &Outcome, tl: &Timeline, s: &HotSpan, end: u32) -> String {
         );
     }
     if s.table_level {
+        if let Some((t, _)) = burst_ran_out(setup, tl)
+            && index_at(tl, t, s.start).is_some()
+        {
+            return format!("burst capacity ran out after {}", span_words(t));
+        }
         return "the table's capacity is spent, not only this partition's".to_owned();
     }
     if s.until >= end {
         "still throttling when the run ends".to_owned()
     } else {
-        "it cooled down".to_owned()
+        "then demand fell back or moved".to_owned()
     }
 }
 
 fn hot_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
-    hot_spans(tl)
-        .into_iter()
+    let spans = hot_spans(tl);
+    let top = spans.first().map_or(0.0, |s| s.units);
+    let mut out: Vec<Finding> = Vec::new();
+    let mut told: Vec<(u32, u32)> = Vec::new();
+    for s in spans
+        .iter()
+        .filter(|s| s.units >= 0.01 * top)
         .take(HOT_SPANS)
-        .map(|s| {
-            let until = s.until.min(setup.duration);
-            let limit = match s.dim {
-                Dim::Read => format!("{} RCU", grouped(R1[0] as u64)),
-                Dim::Write => format!("{} WCU", grouped(R1[1] as u64)),
-            };
-            let text = format!(
-                "partition {} at {:.0} % of {limit} for {}: {}",
-                s.partition,
-                f64::from(s.peak) * 100.0,
-                span_words(until - s.from),
-                span_cause(o, tl, &s, setup.duration)
-            );
-            Finding {
-                kind: FindingKind::HotPartition,
-                text,
-                from: s.from,
-                until,
-                partition: Some(s.partition),
-                start: Some(s.start),
+    {
+        let until = s.until.min(setup.duration);
+        let limit = match s.dim {
+            Dim::Read => format!("{} RCU", grouped(R1[0] as u64)),
+            Dim::Write => format!("{} WCU", grouped(R1[1] as u64)),
+        };
+        let peak = f64::from(s.peak) * 100.0;
+        let together = spans
+            .iter()
+            .filter(|x| (x.from, x.until) == (s.from, s.until))
+            .count();
+        let text = if together > 1 {
+            if told.contains(&(s.from, s.until)) {
+                continue;
             }
-        })
-        .collect()
+            told.push((s.from, s.until));
+            format!(
+                "{together} partitions at up to {peak:.0} % of {limit} for {}, throttled together: the table is short \
+                 of capacity, not one key",
+                span_words(until - s.from)
+            )
+        } else if s.table_level {
+            format!(
+                "partition {} asked for {peak:.0} % of {limit} for {}, more than its share of the table: {}",
+                s.partition,
+                span_words(until - s.from),
+                span_cause(setup, o, tl, s)
+            )
+        } else {
+            format!(
+                "partition {} at {peak:.0} % of {limit} for {}: {}",
+                s.partition,
+                span_words(until - s.from),
+                span_cause(setup, o, tl, s)
+            )
+        };
+        out.push(Finding {
+            kind: FindingKind::HotPartition,
+            text,
+            from: s.from,
+            until,
+            partition: (together == 1).then_some(s.partition),
+            start: (together == 1).then_some(s.start),
+        });
+    }
+    out
 }
 
 fn episode_finding(setup: &Setup, e: &Episode) -> Finding {
@@ -541,11 +393,26 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
 
 fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let Some(b) = o
+    let spent = o
         .events
         .iter()
-        .find(|e| e.kind == EventKind::BurstExhausted)
+        .find(|e| e.kind == EventKind::BurstExhausted);
+    if spent.is_none()
+        && let Some((t, p)) = burst_ran_out(setup, tl)
     {
+        out.push(Finding {
+            kind: FindingKind::BurstSpent,
+            text: format!(
+                "burst capacity ran out after {}: partition {p} serves only its share and throttles the rest",
+                span_words(t)
+            ),
+            from: t,
+            until: setup.duration,
+            partition: Some(p),
+            start: tl.column_at(t).and_then(|(_, l)| l.get(p)).map(|r| r.start),
+        });
+    }
+    if let Some(b) = spent {
         out.push(Finding {
             kind: FindingKind::BurstSpent,
             text: format!(
@@ -614,7 +481,7 @@ fn headline(setup: &Setup, o: &Outcome, list: &[Episode], spikes: usize) -> Stri
 /// The run in words: a headline, then the episodes of throttling, the hottest partitions, burst, hidden
 /// spikes and key rotations, in time order.
 pub fn diagnose(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> Diagnosis {
-    let list = episodes(setup, outcome);
+    let list = episodes(setup, outcome, timeline);
     let mut findings: Vec<Finding> = list.iter().map(|e| episode_finding(setup, e)).collect();
     let spikes: Vec<Finding> = list
         .iter()
@@ -629,8 +496,8 @@ pub fn diagnose(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> Diagno
 }
 
 /// When throttling started and stopped, and why, for the decision tree.
-pub fn time_evidence(setup: &Setup, outcome: &Outcome) -> TimeEvidence {
-    let list = episodes(setup, outcome);
+pub fn time_evidence(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> TimeEvidence {
+    let list = episodes(setup, outcome, timeline);
     let Some(last) = list.last() else {
         return TimeEvidence {
             started: None,

@@ -25,7 +25,10 @@ mod account;
 mod allocate;
 mod diagnose;
 mod engine;
+mod episodes;
 mod keys;
+#[cfg(test)]
+mod laws;
 mod record;
 mod scaling;
 mod setup;
@@ -516,5 +519,11 @@ mod tests {
             (chunks, tl.columns.len(), o.final_partitions.len()),
             (1, 0, 4)
         );
+    }
+
+    #[test]
+    fn a_cell_is_36_bytes() {
+        // The figure the Timeline's documentation gives for a 24 h run's memory.
+        assert_eq!(std::mem::size_of::<Cell>(), 36);
     }
 }

@@ -8,11 +8,11 @@
 //! row above's in a column is a boundary.
 //!
 //! Layouts (the starts) change rarely, so columns refer to a shared layout by index instead of repeating it:
-//! 24 h × 1,000 partitions at one-minute columns is 1,440 × 1,000 cells of 33 bytes (≈ 48 MB).
+//! 24 h × 1,000 partitions at 1 s is 1,800 columns of 48 s × 1,000 cells of 36 bytes (≈ 65 MB).
 
 use super::{Event, Minute, Point, ThrottleCause};
 
-/// At most this many columns in a run's timeline (a 24 h run at 1 s gets one-minute columns).
+/// At most this many columns in a run's timeline (a 24 h run at 1 s gets 48 s columns).
 pub const MAX_COLUMNS: usize = 1_800;
 
 /// The width of a column for a run of `duration` seconds stepped at `step`: the step, or the smallest
