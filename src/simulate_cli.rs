@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -12,8 +11,8 @@ use serde_json::json;
 use crate::cli::{OutputFormat, ScopeArg};
 use crate::model::decision::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
-use crate::model::sim_examples::{EXAMPLES, example, example_key_file};
-use crate::model::sim_file::{KeySource, Scenario, parse};
+use crate::model::sim_examples::{EXAMPLES, example};
+use crate::model::sim_file::Scenario;
 use crate::model::simulate::{Billing, Diagnosis, Keys, Outcome, diagnose, run_streaming};
 
 #[derive(Debug, Args)]
@@ -39,14 +38,6 @@ pub struct SimulateArgs {
     /// Text between key and shard number.
     #[arg(long, default_value = "#")]
     pub separator: String,
-}
-
-/// Midnight UTC of today, the default start of the simulated clock.
-fn today() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    now - now.rem_euclid(86_400)
 }
 
 /// Reads the scenario (a file or a built-in), with its key files.
@@ -84,37 +75,7 @@ pub fn load_scenario(args: &SimulateArgs) -> anyhow::Result<Scenario> {
             )
         }
     };
-    let mut scenario = parse(&text, today()).with_context(|| format!("in {label}"))?;
-    for (i, source) in scenario.keys.clone().iter().enumerate() {
-        let KeySource::File(name) = source else {
-            continue;
-        };
-        let weighted = match (&base, example_key_file(name)) {
-            (None, Some(text)) => text.lines().map(|l| (l.to_owned(), 1.0)).collect(),
-            (Some(dir), _) => {
-                let path = dir.join(name);
-                let loaded = crate::source::load(
-                    std::slice::from_ref(&path),
-                    &crate::source::LoadOptions::default(),
-                    &AtomicBool::new(false),
-                    &mut |_| {},
-                )
-                .with_context(|| format!("keys of stream {} in {label}", i + 1))?;
-                let keys = &loaded.keys;
-                keys.iter()
-                    .map(|(k, _, count)| (keys.display(k).into_owned(), count as f64))
-                    .collect::<Vec<_>>()
-            }
-            (None, None) => bail!("{label}: no key file {name:?}"),
-        };
-        if weighted.is_empty() {
-            bail!(
-                "{label}: the key file {name} of stream {} has no keys",
-                i + 1
-            );
-        }
-        scenario.setup.traffic[i].keys = Keys::Weighted(weighted);
-    }
+    let mut scenario = crate::source::scenario::parse_scenario(&text, base.as_deref(), &label)?;
     apply_shards(&mut scenario, args);
     Ok(scenario)
 }

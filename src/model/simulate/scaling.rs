@@ -25,7 +25,7 @@ impl Sim<'_> {
         if needed > self.parts.len() {
             let from = self.split_for_capacity(needed);
             detail.push_str(&format!(
-                "; {from} → {} partitions for the new capacity",
+                "; from {from} to {} partitions for the new capacity",
                 self.parts.len()
             ));
         }

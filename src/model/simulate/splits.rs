@@ -44,7 +44,7 @@ impl Sim<'_> {
                         self.split(p, point);
                         self.reweigh();
                         let detail = format!(
-                            "partition {p} split {where_} after {} s near its limit: {from} → {} partitions",
+                            "partition {p} split {where_} after {} s near its limit: from {from} to {} partitions",
                             t + 1 - since,
                             self.parts.len()
                         );
@@ -204,7 +204,7 @@ impl Sim<'_> {
         }
         self.reweigh();
         let detail = format!(
-            "{} → {} partitions for consumption: the table may now serve {:.0} reads and {:.0} writes per \
+            "from {} to {} partitions for consumption: the table may now serve {:.0} reads and {:.0} writes per \
              second (twice the previous peak)",
             before_count,
             self.parts.len(),

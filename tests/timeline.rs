@@ -1,0 +1,137 @@
+//! The Timeline view, driven through its labels with egui_kittest: a built-in scenario is simulated in the
+//! background, played, and scrubbed through its event list.
+#![cfg(feature = "gui")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use shardlens::app::settings::ChartMode;
+use shardlens::app::{App, Command};
+use shardlens::model::sim_examples::example;
+
+fn harness_with(name: &str) -> Harness<'static, App> {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 950.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.step();
+    h.state_mut()
+        .apply(Command::LoadSimulation(example(name).unwrap()));
+    // The run streams in on its own thread; the view repaints until it is done.
+    for _ in 0..1_000 {
+        h.step();
+        if h.state()
+            .simulation()
+            .is_some_and(|s| s.diagnosis.is_some())
+        {
+            h.step();
+            return h;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the simulation of {name} did not finish");
+}
+
+#[test]
+fn a_monotonic_tournament_plays_and_says_it_never_stops() {
+    let mut h = harness_with("tournament-monotonic");
+    assert_eq!(h.state().chart_mode(), ChartMode::Timeline);
+    h.get_by_label("Tournament final: an only-increasing sort key");
+    h.get_by_label_contains("Never stopped: ARENA#7f3a's sort key only increases");
+    h.get_by_label_contains("no split can help");
+    // Every second of the run is there: 1,000 served and 3,000 throttled per second (R1).
+    let sim = h.state().simulation().unwrap();
+    assert_eq!(sim.outcome.series.t.len(), 30 * 60);
+    assert!(
+        sim.outcome
+            .series
+            .write_served_units
+            .iter()
+            .all(|&u| (u - 1_000.0).abs() < 1e-6)
+    );
+    h.get_by_label("Play").click();
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let position = h.state().simulation().unwrap().position;
+    assert!(position > 0.0, "playing moves the playhead ({position})");
+    h.get_by_label("Pause").click();
+    h.step();
+    h.step();
+    let paused = h.state().simulation().unwrap().position;
+    for _ in 0..5 {
+        h.step();
+    }
+    assert_eq!(h.state().simulation().unwrap().position, paused, "paused");
+}
+
+#[test]
+fn clicking_an_event_scrubs_the_table_and_the_inspector_to_it() {
+    let mut h = harness_with("tournament-random");
+    h.get_by_label_contains("Throttling stopped after");
+    let first_split = h
+        .state()
+        .simulation()
+        .unwrap()
+        .outcome
+        .events
+        .iter()
+        .find(|e| e.kind.as_str() == "split")
+        .map(|e| e.t)
+        .expect("the random sort key is split");
+    let at = shardlens::app::timeline::clock(first_split);
+    h.get_by_label_contains("Events (").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains(&format!("{at}  split")).click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().simulation().unwrap().second(), first_split);
+    h.get_by_label(&format!("The table at {at}"));
+    h.get_by_label(&format!("At {at}"));
+    // After the split the table has one partition more than it started with.
+    let sim = h.state().simulation().unwrap();
+    let (_, before) = sim.timeline.column_at(0).unwrap();
+    let (_, after) = sim
+        .timeline
+        .column_at(first_split + sim.timeline.column_seconds)
+        .unwrap();
+    assert_eq!(after.len(), before.len() + 1);
+}
+
+#[test]
+fn a_scenario_that_cannot_be_read_is_an_error_and_the_keys_stay() {
+    let dir = std::env::temp_dir().join(format!("shardlens-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "duration = \"30m\"\n[table]\nbilling = \"on-demand\"\nrcu = 5\n",
+    )
+    .unwrap();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 950.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.step();
+    let total = h.state().report().unwrap().analysis.total;
+    h.state_mut().open_path(bad.clone());
+    for _ in 0..300 {
+        h.step();
+        if h.state()
+            .notices()
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let notice = h.state().notices().last().unwrap().text.clone();
+    assert!(
+        notice.contains("bad.toml") && notice.contains("rcu"),
+        "{notice}"
+    );
+    assert!(h.state().simulation().is_none());
+    assert_eq!(h.state().report().unwrap().analysis.total, total);
+    std::fs::remove_dir_all(dir).ok();
+}
