@@ -293,15 +293,67 @@ fn frames() {
         "  shard toggle reflected on screen after {:.1} ms ({n} frames; target ≤ 100 ms)",
         latency.as_secs_f64() * 1e3
     );
+    timeline_frames(&mut app, &mut frame);
 }
 
-/// 3. The time simulation: 24 hours at 1 s over 1,000 partitions and 100,000 keys (target ≤ 1 s, release).
-fn simulation() {
-    use shardlens::model::simulate::{
-        Billing, Keys, Params, Schedule, Setup, SortKey, Stream, Table, run, run_streaming,
+/// The Timeline playing the simulation benchmark's 24 h result (1,000 partitions) at 600×.
+#[cfg(feature = "gui")]
+fn timeline_frames(
+    app: &mut shardlens::app::App,
+    frame: &mut dyn FnMut(&mut shardlens::app::App) -> Duration,
+) {
+    let scenario = shardlens::model::sim_file::Scenario {
+        name: "24 h, 1,000 partitions".to_owned(),
+        description: String::new(),
+        setup: day_setup(),
+        keys: Vec::new(),
     };
-    println!("simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys (+ one hot key):");
-    let setup = Setup {
+    let started = Instant::now();
+    app.start_simulation(scenario, String::new());
+    let mut first_column = None;
+    while app.simulation().is_some_and(|s| s.diagnosis.is_none())
+        && started.elapsed() < Duration::from_secs(120)
+    {
+        frame(app);
+        if first_column.is_none()
+            && app
+                .simulation()
+                .is_some_and(|s| !s.timeline.columns.is_empty())
+        {
+            first_column = Some(started.elapsed());
+        }
+    }
+    let done = started.elapsed();
+    if let Some(sim) = app.simulation_mut() {
+        sim.speed = 600.0;
+        sim.toggle_play();
+    }
+    let mut samples: Vec<Duration> = (0..400).map(|_| frame(app)).collect();
+    samples.sort();
+    let pct = |p: f64| samples[((samples.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e3;
+    let columns = app.simulation().map_or(0, |s| s.timeline.columns.len());
+    println!(
+        "\nTimeline playing 24 h at 1 s over 1,000 partitions ({columns} columns), 1280×800, 400 frames at 600×:"
+    );
+    println!(
+        "  first columns on screen after {:.0} ms; whole run in {:.2} s (frames drawn meanwhile)",
+        first_column.unwrap_or(done).as_secs_f64() * 1e3,
+        done.as_secs_f64()
+    );
+    println!(
+        "  frame time p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (target p99 ≤ 8 ms)",
+        pct(0.5),
+        pct(0.99),
+        pct(1.0)
+    );
+}
+
+/// The simulation benchmark's table: 24 h at 1 s over 1,000 partitions, 100,000 keys and one hot key.
+fn day_setup() -> shardlens::model::simulate::Setup {
+    use shardlens::model::simulate::{
+        Billing, Keys, Params, Schedule, Setup, SortKey, Stream, Table,
+    };
+    Setup {
         table: Table {
             billing: Billing::OnDemand {
                 previous_peak: [250_000.0, 500_000.0],
@@ -334,7 +386,14 @@ fn simulation() {
         start: 1_782_172_800,
         seed: 1,
         params: Params::default(),
-    };
+    }
+}
+
+/// 3. The time simulation: 24 hours at 1 s over 1,000 partitions and 100,000 keys (target ≤ 1 s, release).
+fn simulation() {
+    use shardlens::model::simulate::{run, run_streaming};
+    println!("simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys (+ one hot key):");
+    let setup = day_setup();
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..3 {

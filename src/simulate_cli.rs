@@ -13,7 +13,7 @@ use crate::model::decision::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_examples::{EXAMPLES, example};
 use crate::model::sim_file::Scenario;
-use crate::model::simulate::{Billing, Diagnosis, Keys, Outcome, diagnose, run_streaming};
+use crate::model::simulate::{Billing, Diagnosis, Outcome, diagnose, run_streaming};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -82,40 +82,8 @@ pub fn load_scenario(args: &SimulateArgs) -> anyhow::Result<Scenario> {
 
 /// The shard options of `analyze`, applied to the streams: each sharded key becomes N keys with equal shares.
 fn apply_shards(scenario: &mut Scenario, args: &SimulateArgs) {
-    let n = args.shards;
-    if n <= 1 {
-        return;
-    }
-    let hot = |share: f64| args.shard_scope == ScopeArg::All || share >= args.hot_share;
-    let fan = |key: &str, share: f64| -> Vec<(String, f64)> {
-        (0..n)
-            .map(|i| (format!("{key}{}{i}", args.separator), share / f64::from(n)))
-            .collect()
-    };
-    for stream in &mut scenario.setup.traffic {
-        stream.keys = match std::mem::replace(&mut stream.keys, Keys::Uniform(1)) {
-            Keys::One(k) => Keys::Weighted(fan(&k, 1.0)),
-            Keys::Weighted(list) => {
-                let total: f64 = list
-                    .iter()
-                    .map(|(_, w)| *w)
-                    .sum::<f64>()
-                    .max(f64::MIN_POSITIVE);
-                Keys::Weighted(
-                    list.into_iter()
-                        .flat_map(|(k, w)| {
-                            if hot(w / total) {
-                                fan(&k, w)
-                            } else {
-                                vec![(k, w)]
-                            }
-                        })
-                        .collect(),
-                )
-            }
-            other => other,
-        };
-    }
+    let hot = (args.shard_scope != ScopeArg::All).then_some(args.hot_share);
+    crate::model::simulate::shard_keys(&mut scenario.setup, args.shards, hot, &args.separator);
 }
 
 /// `shardlens simulate`.

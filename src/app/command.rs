@@ -23,6 +23,10 @@ pub enum Command {
     LoadExample(Scenario),
     /// A time simulation from Examples > Over time.
     LoadSimulation(crate::model::sim_examples::Example),
+    /// An answer to the tree about the simulated scenario.
+    SimulationAnswer(Question, Option<bool>),
+    /// The tree's fix for the simulated scenario: run it again with its hot keys write-sharded.
+    ShardSimulation(Action),
     Answer(Question, Option<bool>),
     /// The table facts of the workload group (the tree's answers about the table).
     SetAnswers(UserAnswers),

@@ -99,6 +99,12 @@ impl App {
                     Err(err) => self.notify(Activity::File, Level::Error, err.to_string()),
                 }
             }
+            Command::SimulationAnswer(q, a) => {
+                if let Some(sim) = &mut self.data.simulation {
+                    sim.answer(Some((q, a)));
+                }
+            }
+            Command::ShardSimulation(action) => self.shard_simulation(action),
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
             Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
             Command::Answer(q, a) => {
@@ -213,11 +219,7 @@ impl App {
     }
 
     /// Runs a scenario in the background and shows it in the Timeline (replacing a simulation shown).
-    pub(super) fn start_simulation(
-        &mut self,
-        scenario: crate::model::sim_file::Scenario,
-        toml: String,
-    ) {
+    pub fn start_simulation(&mut self, scenario: crate::model::sim_file::Scenario, toml: String) {
         let name = scenario.name.clone();
         match timeline::Simulation::start(&self.ctx, scenario, toml) {
             Ok(sim) => {
@@ -231,6 +233,34 @@ impl App {
             }
             Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
         }
+    }
+
+    /// The scenario shown, again, with its hot keys (or every key) write-sharded over the shard count of the
+    /// shard controls (at least 2; doubled when the scenario is already sharded).
+    fn shard_simulation(&mut self, action: Action) {
+        let Some(sim) = &self.data.simulation else {
+            return;
+        };
+        let n = if action == Action::MoreShards {
+            self.settings.shard.shards.saturating_mul(2)
+        } else {
+            self.settings.shard.shards
+        }
+        .clamp(2, crate::model::shard::MAX_SHARDS);
+        let hot = match action {
+            Action::ShardHotKeys => Some(crate::model::shard::DEFAULT_HOT_SHARE),
+            Action::ShardAllKeys | Action::MoreShards => None,
+        };
+        let mut setup = sim.setup().clone();
+        crate::model::simulate::shard_keys(&mut setup, n, hot, &self.settings.shard.separator);
+        let scenario = crate::model::sim_file::Scenario {
+            name: format!("{}, write-sharded ×{n}", sim.name),
+            description: sim.description.clone(),
+            setup,
+            keys: Vec::new(),
+        };
+        let toml = sim.toml.clone();
+        self.start_simulation(scenario, toml);
     }
 
     fn load_example(&mut self, s: Scenario) {

@@ -148,7 +148,11 @@ impl App {
             .size_range(240.0..=800.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
-                    if let Some(path) = &self.pipeline.path {
+                    if self.chart_mode() == ChartMode::Timeline
+                        && let Some(sim) = &self.data.simulation
+                    {
+                        commands.extend(timeline::tree_ui(ui, sim));
+                    } else if let Some(path) = &self.pipeline.path {
                         commands.extend(decision_ui::decision_ui(ui, path, &self.pipeline.answers));
                     }
                     ui.separator();

@@ -10,6 +10,48 @@ use crate::app::theme;
 use crate::model::decision::{grouped, plural};
 use crate::model::simulate::{Cell, Dim, EventKind, Range};
 
+/// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.
+const MAX_POINTS: usize = 1_500;
+
+/// The line chart's points, cut down to [`MAX_POINTS`] by the highest value of each stretch (so a one-second
+/// spike stays visible at any zoom), recomputed only when the run has grown.
+#[derive(Default)]
+pub(super) struct Lines {
+    for_len: usize,
+    dim: usize,
+    points: [Vec<[f64; 2]>; 3],
+}
+
+impl Lines {
+    fn get(&mut self, s: &crate::model::simulate::Series, d: usize) -> [&[[f64; 2]]; 3] {
+        if self.for_len != s.t.len() || self.dim != d {
+            let v = if d == 0 {
+                [
+                    &s.read_demand_units,
+                    &s.read_served_units,
+                    &s.read_throttled_units,
+                ]
+            } else {
+                [
+                    &s.write_demand_units,
+                    &s.write_served_units,
+                    &s.write_throttled_units,
+                ]
+            };
+            let per = s.t.len().div_ceil(MAX_POINTS).max(1);
+            self.points = v.map(|values| {
+                s.t.chunks(per)
+                    .zip(values.chunks(per))
+                    .map(|(t, y)| [f64::from(t[0]), y.iter().copied().fold(0.0, f64::max)])
+                    .collect()
+            });
+            self.for_len = s.t.len();
+            self.dim = d;
+        }
+        [&self.points[0], &self.points[1], &self.points[2]]
+    }
+}
+
 /// 0 for reads, 1 for writes: the dimension with more demand over the run (the one the story is about).
 fn dim(sim: &Simulation) -> usize {
     let s = &sim.outcome.series;
@@ -86,26 +128,9 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
 pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
     let d = dim(sim);
     let u = unit(d);
-    let s = &sim.outcome.series;
-    let points = |v: &[f64]| -> PlotPoints<'static> {
-        s.t.iter()
-            .zip(v)
-            .map(|(&t, &y)| [f64::from(t), y])
-            .collect()
-    };
-    let (demand, served, throttled) = if d == 0 {
-        (
-            &s.read_demand_units,
-            &s.read_served_units,
-            &s.read_throttled_units,
-        )
-    } else {
-        (
-            &s.write_demand_units,
-            &s.write_served_units,
-            &s.write_throttled_units,
-        )
-    };
+    let duration = f64::from(sim.duration());
+    let [demand, served, throttled] = sim.lines.get(&sim.outcome.series, d);
+    let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
     let minutes = &sim.outcome.minutes;
     let events = &sim.outcome.events;
     let playhead = sim.position;
@@ -130,7 +155,7 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
     Plot::new("timeline-throughput")
         .height(height)
         .include_x(0.0)
-        .include_x(f64::from(sim.duration()))
+        .include_x(duration)
         .include_y(0.0)
         .allow_scroll(false)
         .allow_drag(false)

@@ -49,8 +49,8 @@ pub(super) struct Heat {
     scale: f32,
     /// Per row boundary (row ≥ 1): the first column where the row's partition differs from the row above's.
     dividers: Vec<Option<usize>>,
-    /// Runs of throttled cells: (row, first column, last column).
-    throttled: Vec<(usize, usize, usize)>,
+    /// Runs of throttled partitions: (top row, bottom row, first column, last column).
+    throttled: Vec<(usize, usize, usize, usize)>,
 }
 
 /// A cell's use of its partition's limit: the higher of reads and writes (1.0 = 100 %).
@@ -156,23 +156,37 @@ impl Heat {
         }
     }
 
-    /// Notes one column's split dividers and throttled cells.
+    /// Notes one column's split dividers and throttled partitions (a partition spans the rows from its start
+    /// to the next partition's; its throttled columns merge into one outline while its span stays the same).
     fn mark(&mut self, x: usize, column: &crate::model::simulate::Column, layout: &[Range]) {
         self.dividers.resize(self.rows.len(), None);
-        let mut above = None;
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
         for (row, &start) in self.rows.iter().enumerate() {
             let i = cell_of(layout, start);
-            if row > 0 && above != Some(i) && self.dividers[row].is_none() {
-                self.dividers[row] = Some(x);
-            }
-            above = Some(i);
-            if column.cells.get(i).is_some_and(throttled) {
-                let room = self.throttled.len() < MAX_OUTLINES;
-                match self.throttled.iter_mut().rev().find(|r| r.0 == row) {
-                    Some(run) if run.2 + 1 == x => run.2 = x,
-                    _ if room => self.throttled.push((row, x, x)),
-                    _ => {}
+            match spans.last_mut() {
+                Some(span) if span.2 == i => span.1 = row,
+                _ => {
+                    if row > 0 && self.dividers[row].is_none() {
+                        self.dividers[row] = Some(x);
+                    }
+                    spans.push((row, row, i));
                 }
+            }
+        }
+        for (top, bottom, i) in spans {
+            if !column.cells.get(i).is_some_and(throttled) {
+                continue;
+            }
+            let room = self.throttled.len() < MAX_OUTLINES;
+            match self
+                .throttled
+                .iter_mut()
+                .rev()
+                .find(|r| r.0 == top && r.1 == bottom)
+            {
+                Some(run) if run.3 + 1 == x => run.3 = x,
+                _ if room => self.throttled.push((top, bottom, x, x)),
+                _ => {}
             }
         }
     }
@@ -258,8 +272,11 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
             }
         }
     }
-    for &(row, a, b) in &heat.throttled {
-        let r = Rect::from_min_max(pos2(x_of(a), y_of(row)), pos2(x_of(b + 1), y_of(row + 1)));
+    for &(top, bottom, a, b) in &heat.throttled {
+        let r = Rect::from_min_max(
+            pos2(x_of(a), y_of(top)),
+            pos2(x_of(b + 1), y_of(bottom + 1)),
+        );
         painter.rect_stroke(
             r,
             0.0,

@@ -14,8 +14,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::tasks::{Reporter, Task, TaskError};
+use crate::model::decision::{Evidence, Path, UserAnswers, evaluate};
 use crate::model::simulate::{
-    Chunk, Diagnosis, Outcome, Point, Setup, Timeline, diagnose, run_streaming,
+    Chunk, Diagnosis, Outcome, Point, Setup, TimeEvidence, Timeline, diagnose, key_set,
+    run_streaming, time_evidence,
 };
 
 pub use charts::inspector_ui;
@@ -25,9 +27,11 @@ pub const SPEEDS: [f64; 6] = [1.0, 10.0, 60.0, 120.0, 300.0, 600.0];
 
 /// What the simulation's task sends.
 enum SimMsg {
+    /// What the decision tree knows from the scenario's keys (before the run starts).
+    Keys(Box<Evidence>),
     Chunk(Box<Chunk>),
-    /// The run is over; what it means in words.
-    Done(Box<Diagnosis>),
+    /// The run is over; what it means in words, and the tree's evidence over time.
+    Done(Box<(Diagnosis, TimeEvidence)>),
 }
 
 /// A simulation being run or played: its result so far, and where the playhead is.
@@ -41,6 +45,13 @@ pub struct Simulation {
     pub outcome: Outcome,
     pub timeline: Timeline,
     pub diagnosis: Option<Diagnosis>,
+    /// When throttling started and stopped, and why: the timeline's evidence for the tree.
+    pub time: Option<TimeEvidence>,
+    evidence: Option<Evidence>,
+    /// The tree's answers for this scenario: from the timeline, or the user's.
+    pub answers: UserAnswers,
+    /// The tree's path for the scenario's keys and the answers.
+    pub path: Option<Path>,
     /// How far the run has got, in simulated seconds.
     pub done_seconds: u32,
     pub playing: bool,
@@ -56,6 +67,7 @@ pub struct Simulation {
     /// The partition range (by its start) picked on the heatmap for the inspector.
     pub selected: Option<Point>,
     heat: heatmap::Heat,
+    lines: charts::Lines,
 }
 
 impl Simulation {
@@ -71,14 +83,25 @@ impl Simulation {
             setup,
             ..
         } = scenario;
+        let lsi = setup.table.lsi;
         let setup = Arc::new(setup);
         let run = Arc::clone(&setup);
         let task = Task::spawn("simulate", ctx, 8, move |r: &Reporter<SimMsg>| {
+            let keys = key_set(&run);
+            let view = crate::model::ViewSettings::default();
+            let mut evidence = crate::model::report(&keys, &view).evidence;
+            // The scenario's sort keys say what loaded sort keys would: one item, or a collection.
+            if let Some((key, _, _)) = &evidence.top_key {
+                evidence.top_key_items = crate::model::simulate::sort_key_facts(&run, key);
+            }
+            r.send(SimMsg::Keys(Box::new(evidence)));
             let result = run_streaming(&run, &mut |chunk| {
                 r.send(SimMsg::Chunk(Box::new(chunk))) && !r.cancelled()
             });
             if let Some((outcome, timeline)) = result {
-                r.send(SimMsg::Done(Box::new(diagnose(&run, &outcome, &timeline))));
+                let diagnosis = diagnose(&run, &outcome, &timeline);
+                let time = time_evidence(&run, &outcome, &timeline);
+                r.send(SimMsg::Done(Box::new((diagnosis, time))));
             }
         })?;
         Ok(Self {
@@ -90,6 +113,13 @@ impl Simulation {
             outcome: Outcome::default(),
             timeline: Timeline::default(),
             diagnosis: None,
+            time: None,
+            evidence: None,
+            answers: UserAnswers {
+                has_lsi: Some(lsi),
+                ..UserAnswers::default()
+            },
+            path: None,
             done_seconds: 0,
             playing: false,
             speed: 60.0,
@@ -99,6 +129,7 @@ impl Simulation {
             per_minute: false,
             selected: None,
             heat: heatmap::Heat::default(),
+            lines: charts::Lines::default(),
         })
     }
 
@@ -126,21 +157,40 @@ impl Simulation {
         let Some(task) = &mut self.task else {
             return;
         };
-        for msg in task.drain() {
+        let msgs = task.drain();
+        let finished = task.finished();
+        for msg in msgs {
             match msg {
                 SimMsg::Chunk(chunk) => {
                     self.done_seconds = chunk.done_seconds;
                     self.outcome.push(&chunk);
                     self.timeline.push(*chunk);
                 }
-                SimMsg::Done(diagnosis) => {
-                    self.diagnosis = Some(*diagnosis);
+                SimMsg::Keys(evidence) => {
+                    self.evidence = Some(*evidence);
+                    self.answer(None);
+                }
+                SimMsg::Done(done) => {
+                    let (diagnosis, time) = *done;
+                    self.diagnosis = Some(diagnosis);
                     self.done_seconds = self.setup.duration;
+                    self.time = Some(time);
+                    self.answer(None);
                 }
             }
         }
-        if task.finished() {
+        if finished {
             self.task = None;
+        }
+    }
+
+    /// Sets an answer of the tree (`None`: only re-evaluates) and walks it again.
+    pub fn answer(&mut self, answer: Option<(crate::model::decision::Question, Option<bool>)>) {
+        if let Some((q, a)) = answer {
+            self.answers.set(q, a);
+        }
+        if let Some(e) = &self.evidence {
+            self.path = Some(evaluate(e, &self.answers));
         }
     }
 
@@ -264,4 +314,22 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
         ui.radio_value(&mut sim.per_minute, false, "Per second");
         ui.radio_value(&mut sim.per_minute, true, "Per minute (CloudWatch)");
     });
+}
+
+/// The decision tree for the simulated scenario's keys, with what the timeline showed: the answers it gives
+/// and the fix, which runs the scenario again write-sharded.
+pub fn tree_ui(ui: &mut egui::Ui, sim: &Simulation) -> Option<super::Command> {
+    use super::Command;
+    ui.label(egui::RichText::new("Over time").strong());
+    match &sim.time {
+        Some(t) => ui.label(&t.text),
+        None => ui.weak("the timeline's evidence comes when the run is done"),
+    };
+    ui.separator();
+    let path = sim.path.as_ref()?;
+    match super::decision_ui::decision_ui(ui, path, &sim.answers)? {
+        Command::Answer(q, a) => Some(Command::SimulationAnswer(q, a)),
+        Command::Apply(action) => Some(Command::ShardSimulation(action)),
+        other => Some(other),
+    }
 }

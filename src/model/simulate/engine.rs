@@ -91,17 +91,7 @@ impl<'a> Sim<'a> {
             Billing::Provisioned { units } => (*units, [0.0; 2]),
             Billing::OnDemand { previous_peak, .. } => ([0.0; 2], *previous_peak),
         };
-        let count = t.partitions.unwrap_or_else(|| match &t.billing {
-            // DYNAMODB-FACTS: provisioned partitions = ⌈RCU / 3,000 + WCU / 1,000⌉.
-            Billing::Provisioned { units } => {
-                (units[READ] / R1[READ] + units[WRITE] / R1[WRITE]).ceil() as usize
-            }
-            // R5: warm throughput is twice the previous peak; a new table's is 4 partitions.
-            Billing::OnDemand { previous_peak, .. } => (2.0 * previous_peak[READ] / R1[READ])
-                .max(2.0 * previous_peak[WRITE] / R1[WRITE])
-                .ceil() as usize,
-        });
-        let count = count.clamp(1, super::super::capacity::MAX_PARTITIONS * 64);
+        let count = initial_partitions(setup);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(setup.seed);
         let equal = Partitioner::equal(count);
         let mut parts = Vec::with_capacity(count);
@@ -336,4 +326,20 @@ impl<'a> Sim<'a> {
         sec.last_rates = rates;
         true
     }
+}
+
+/// The partitions a run starts with: the scenario's count, or the table's from its capacity.
+pub fn initial_partitions(setup: &Setup) -> usize {
+    let t = &setup.table;
+    let count = t.partitions.unwrap_or_else(|| match &t.billing {
+        // DYNAMODB-FACTS: provisioned partitions = ⌈RCU / 3,000 + WCU / 1,000⌉.
+        Billing::Provisioned { units } => {
+            (units[READ] / R1[READ] + units[WRITE] / R1[WRITE]).ceil() as usize
+        }
+        // R5: warm throughput is twice the previous peak; a new table's is 4 partitions.
+        Billing::OnDemand { previous_peak, .. } => (2.0 * previous_peak[READ] / R1[READ])
+            .max(2.0 * previous_peak[WRITE] / R1[WRITE])
+            .ceil() as usize,
+    });
+    count.clamp(1, super::super::capacity::MAX_PARTITIONS * 64)
 }

@@ -121,3 +121,90 @@ pub(super) fn midpoint(start: Point, end: Option<Point>) -> Point {
     let end_hash = end.map_or(u64::MAX, |e| e.0);
     (start.0 + (end_hash - start.0) / 2, 0.0)
 }
+
+/// The run's keys as a key set at the start of the clock: each key counted by its peak writes and reads per
+/// second (at least one), so the decision tree can judge the scenario's keys as it judges loaded ones.
+pub fn key_set(setup: &super::Setup) -> super::super::KeySet {
+    let mut set = super::super::KeySet::new(super::super::KeyType::S);
+    let day = setup.start.div_euclid(86_400);
+    let partitions = super::engine::initial_partitions(setup);
+    for stream in &setup.traffic {
+        let peak = |s: &super::Schedule| s.0.iter().map(|&(_, r)| r).fold(0.0f64, f64::max);
+        let rate = peak(&stream.writes_per_sec) + peak(&stream.reads_per_sec);
+        for a in atoms_of(&stream.keys, day, partitions) {
+            let count = (a.share * rate).round().max(1.0) as u64;
+            set.add(a.name.as_bytes(), count);
+        }
+    }
+    set
+}
+
+/// Write-shards the run's keys as `analyze --shards` does: each key with at least `hot_share` of its stream
+/// (every key when `None`) becomes `n` keys `KEY{separator}0 … KEY{separator}{n-1}` with equal parts of its
+/// share. Uniform and in-partition keys stay as they are.
+pub fn shard_keys(setup: &mut super::Setup, n: u32, hot_share: Option<f64>, separator: &str) {
+    if n <= 1 {
+        return;
+    }
+    let fan = |key: &str, share: f64| -> Vec<(String, f64)> {
+        (0..n)
+            .map(|i| (format!("{key}{separator}{i}"), share / f64::from(n)))
+            .collect()
+    };
+    for stream in &mut setup.traffic {
+        stream.keys = match std::mem::replace(&mut stream.keys, Keys::Uniform(1)) {
+            Keys::One(k) => Keys::Weighted(fan(&k, 1.0)),
+            Keys::Weighted(list) => {
+                let total: f64 = list
+                    .iter()
+                    .map(|(_, w)| *w)
+                    .sum::<f64>()
+                    .max(f64::MIN_POSITIVE);
+                let hot = |w: f64| hot_share.is_none_or(|h| w / total >= h);
+                Keys::Weighted(
+                    list.into_iter()
+                        .flat_map(|(k, w)| if hot(w) { fan(&k, w) } else { vec![(k, w)] })
+                        .collect(),
+                )
+            }
+            other => other,
+        };
+    }
+}
+
+/// What the scenario says about `key`'s item collection, as loaded sort keys would: one item, or many
+/// written in increasing sort-key order (a timestamp), or many in no order (random sort keys). `None` when no
+/// stream writes `key`.
+pub fn sort_key_facts(
+    setup: &super::Setup,
+    key: &str,
+) -> Option<super::super::keyset::SortKeyFacts> {
+    let day = setup.start.div_euclid(86_400);
+    let partitions = super::engine::initial_partitions(setup);
+    let stream = setup.traffic.iter().find(|s| {
+        atoms_of(&s.keys, day, partitions)
+            .iter()
+            .any(|a| a.name == key)
+    })?;
+    let writes = stream
+        .writes_per_sec
+        .0
+        .iter()
+        .map(|&(_, r)| r)
+        .fold(0.0f64, f64::max);
+    let many = (writes * f64::from(setup.duration)).max(2.0) as u64;
+    Some(match stream.sort_key {
+        SortKey::SingleItem => super::super::keyset::SortKeyFacts {
+            items: 1,
+            only_increasing: false,
+        },
+        SortKey::Monotonic => super::super::keyset::SortKeyFacts {
+            items: many,
+            only_increasing: true,
+        },
+        SortKey::Random => super::super::keyset::SortKeyFacts {
+            items: many,
+            only_increasing: false,
+        },
+    })
+}

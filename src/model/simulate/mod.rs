@@ -41,7 +41,8 @@ const READ: usize = 0;
 const WRITE: usize = 1;
 
 pub use diagnose::*;
-pub use keys::{date_of_day, key_in_partition};
+pub use engine::initial_partitions;
+pub use keys::{date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts};
 pub use record::{RANGE_KEYS, chunk_seconds, run_streaming};
 pub use setup::*;
 pub use timeline::*;
