@@ -10,9 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::model::capacity::{
     Billing, Capacity, Consistency, ItemSize, PartitionCount, RateSource, ThrottleReason, Workload,
-    percent, units,
 };
 use crate::model::export::{HASH_NOTE, buckets_csv, report_doc};
+use crate::model::fmt::{percent, units};
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{
     KeySet, KeyType, Scope, ShardPlan, Strategy, UserAnswers, ViewSettings, evaluate, report,

@@ -24,7 +24,8 @@
 
 use serde::Serialize;
 
-use super::capacity::{CapacityFacts, ITEM_COLLECTION_LIMIT_BYTES, ThrottleReason, percent};
+use super::capacity::{CapacityFacts, ITEM_COLLECTION_LIMIT_BYTES, ThrottleReason};
+use super::fmt::percent;
 use super::keyset::{KeySet, SortKeyFacts};
 use super::sortkey::TimeOrdered;
 use super::stats::Analysis;
@@ -714,7 +715,7 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
 
 /// A count with thousands separators: "1,204".
 pub fn grouped(n: u64) -> String {
-    super::capacity::thousands(n)
+    super::fmt::grouped(n)
 }
 
 /// "1 write", "1,204 writes": a count and its noun, plural unless the count is one.

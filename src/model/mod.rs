@@ -7,6 +7,7 @@ pub mod capacity;
 pub mod collection;
 pub mod decision;
 pub mod export;
+pub mod fmt;
 pub mod heat;
 pub mod key;
 pub mod keyset;
