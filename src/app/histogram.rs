@@ -11,7 +11,7 @@ use egui_plot::{Bar, BarChart, GridInput, GridMark, Plot, PlotPoint};
 
 use super::theme;
 use crate::model::Report;
-use crate::model::decision::grouped;
+use crate::model::fmt::grouped;
 use crate::model::heat::{BucketHeat, Heat};
 use crate::model::partition::Partitioner;
 use crate::model::stats::{Analysis, share};

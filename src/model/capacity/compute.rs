@@ -213,61 +213,17 @@ pub fn compute(
     }
     let total: u64 = buckets.iter().sum();
     let (per_read, per_write) = (workload.units_per_read(), workload.units_per_write());
-    let weight = |c: u64| share(c, total);
     let (reads_per_sec, writes_per_sec) = match workload.rates {
         RateSource::Weights => (workload.reads_per_sec, workload.writes_per_sec),
         RateSource::WritesPerSec => (workload.reads_per_sec, total as f64),
         RateSource::ReadsPerSec => (total as f64, workload.writes_per_sec),
     };
-    let mut partitions: Vec<PartitionLoad> = buckets
-        .iter()
-        .map(|&c| {
-            let reads = match workload.rates {
-                RateSource::ReadsPerSec => c as f64,
-                _ => workload.reads_per_sec * weight(c),
-            };
-            let writes = match workload.rates {
-                RateSource::WritesPerSec => c as f64,
-                _ => workload.writes_per_sec * weight(c),
-            };
-            let (read_units, write_units) = (reads * per_read, writes * per_write);
-            PartitionLoad {
-                read_units,
-                write_units,
-                read_util: ratio(read_units, plan.read_limit),
-                write_util: ratio(write_units, plan.write_limit),
-                served_read_units: read_units.min(plan.read_limit),
-                served_write_units: write_units.min(plan.write_limit),
-                ..PartitionLoad::default()
-            }
-        })
-        .collect();
-    // A provisioned table serves no more than its provisioned units: cut every partition back in proportion.
-    let served_reads: f64 = partitions.iter().map(|p| p.served_read_units).sum();
-    let served_writes: f64 = partitions.iter().map(|p| p.served_write_units).sum();
-    let read_cut = cut(served_reads, plan.table_read_capacity);
-    let write_cut = cut(served_writes, plan.table_write_capacity);
-    let (mut table_throttled_read_units, mut table_throttled_write_units) = (0.0, 0.0);
-    for p in &mut partitions {
-        let (r, w) = (
-            p.served_read_units * read_cut,
-            p.served_write_units * write_cut,
-        );
-        table_throttled_read_units += p.served_read_units - r;
-        table_throttled_write_units += p.served_write_units - w;
-        p.served_read_units = r;
-        p.served_write_units = w;
-        p.throttled_read_units = p.read_units - r;
-        p.throttled_write_units = p.write_units - w;
-    }
+    let mut partitions = demand(workload, plan, buckets);
+    let (table_throttled_read_units, table_throttled_write_units) =
+        cut_to_table(&mut partitions, plan);
     let sum = |f: fn(&PartitionLoad) -> f64| partitions.iter().map(f).sum::<f64>();
     let (read_units, write_units) = (sum(|p| p.read_units), sum(|p| p.write_units));
-    let mut hottest_partition = 0;
-    for (i, p) in partitions.iter().enumerate() {
-        if p.util() > partitions[hottest_partition].util() {
-            hottest_partition = i;
-        }
-    }
+    let hottest_partition = hottest(&partitions);
     Ok(Capacity {
         partition_count: plan.count,
         partitions_from: plan.from,
@@ -292,6 +248,70 @@ pub fn compute(
         hottest_partition,
         partitions,
     })
+}
+
+/// Each partition's demand (request rates × units) and what it serves of it under its own limit.
+fn demand(workload: &Workload, plan: &PartitionPlan, buckets: &[u64]) -> Vec<PartitionLoad> {
+    let total: u64 = buckets.iter().sum();
+    let (per_read, per_write) = (workload.units_per_read(), workload.units_per_write());
+    let weight = |c: u64| share(c, total);
+    buckets
+        .iter()
+        .map(|&c| {
+            let reads = match workload.rates {
+                RateSource::ReadsPerSec => c as f64,
+                _ => workload.reads_per_sec * weight(c),
+            };
+            let writes = match workload.rates {
+                RateSource::WritesPerSec => c as f64,
+                _ => workload.writes_per_sec * weight(c),
+            };
+            let (read_units, write_units) = (reads * per_read, writes * per_write);
+            PartitionLoad {
+                read_units,
+                write_units,
+                read_util: ratio(read_units, plan.read_limit),
+                write_util: ratio(write_units, plan.write_limit),
+                served_read_units: read_units.min(plan.read_limit),
+                served_write_units: write_units.min(plan.write_limit),
+                ..PartitionLoad::default()
+            }
+        })
+        .collect()
+}
+
+/// A provisioned table serves no more than its provisioned units: cuts every partition's served units back in
+/// proportion, sets what each throttles, and returns the read and write units the table's total throttled.
+fn cut_to_table(partitions: &mut [PartitionLoad], plan: &PartitionPlan) -> (f64, f64) {
+    let served_reads: f64 = partitions.iter().map(|p| p.served_read_units).sum();
+    let served_writes: f64 = partitions.iter().map(|p| p.served_write_units).sum();
+    let read_cut = cut(served_reads, plan.table_read_capacity);
+    let write_cut = cut(served_writes, plan.table_write_capacity);
+    let (mut table_throttled_read_units, mut table_throttled_write_units) = (0.0, 0.0);
+    for p in partitions.iter_mut() {
+        let (r, w) = (
+            p.served_read_units * read_cut,
+            p.served_write_units * write_cut,
+        );
+        table_throttled_read_units += p.served_read_units - r;
+        table_throttled_write_units += p.served_write_units - w;
+        p.served_read_units = r;
+        p.served_write_units = w;
+        p.throttled_read_units = p.read_units - r;
+        p.throttled_write_units = p.write_units - w;
+    }
+    (table_throttled_read_units, table_throttled_write_units)
+}
+
+/// The partition with the highest utilisation (the first on ties; 0 with none).
+fn hottest(partitions: &[PartitionLoad]) -> usize {
+    let mut hottest = 0;
+    for (i, p) in partitions.iter().enumerate() {
+        if p.util() > partitions[hottest].util() {
+            hottest = i;
+        }
+    }
+    hottest
 }
 
 /// The factor that brings `served` down to `capacity` (1 when it fits).
