@@ -48,6 +48,8 @@ pub enum RateSource {
 }
 
 impl RateSource {
+    pub const ALL: [Self; 3] = [Self::Weights, Self::WritesPerSec, Self::ReadsPerSec];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Weights => "weights",
