@@ -23,7 +23,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 use super::item::KeyNames;
-use super::read::{MAX_LINE_BYTES, Sink, TICK_LINES, Tick};
+use super::read::{FileLoad, MAX_LINE_BYTES, Sink, TICK_LINES};
 use super::{At, LoadOptions, SourceError};
 
 /// The columns a CSV file's header (or `--csv-columns`) picks.
@@ -124,14 +124,15 @@ impl Read for Quotes<'_> {
 }
 
 /// Loads a CSV file.
-pub fn load_csv(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
+pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    let FileLoad {
+        reader,
+        compression,
+        name,
+        opts,
+        sink,
+        tick,
+    } = cx;
     if sink.key_type.is_none() {
         sink.key_type = Some(sink.keys.key_type());
     }
@@ -294,18 +295,10 @@ fn csv_row(row: &csv::ByteRecord, c: &Columns, sink: &mut Sink) -> Result<(), St
 mod tests {
     use super::*;
     use crate::model::KeyType;
+    use crate::source::read::load_text;
 
     fn load(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
-        let mut sink = Sink::new(opts);
-        load_csv(
-            &mut text.as_bytes(),
-            Compression::None,
-            Path::new("k.csv"),
-            &mut sink,
-            opts,
-            &mut |_, _| Ok(()),
-        )?;
-        Ok(sink)
+        load_text(text, "k.csv", opts, load_csv)
     }
 
     #[test]

@@ -21,7 +21,6 @@
 //! wrong bracket between items) stops the load whatever the policy: where the next item starts cannot be
 //! trusted.
 
-use std::io::BufRead;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -31,7 +30,7 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
-use super::read::{Compression, Sink, TICK_LINES, Tick, invalid_json_line};
+use super::read::{Compression, FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
 use super::{At, FormatIn, LoadOptions, SourceError};
 
 /// How the items of a document are written (decided by the first one).
@@ -534,15 +533,15 @@ pub fn list_or_none(names: &[String]) -> String {
 
 /// Loads a JSON document of one of the shapes above (`format` is one of `JsonArray`, `ScanJson`,
 /// `BatchWrite`, `JsonItems`).
-pub fn load_json_doc(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    format: FormatIn,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
+pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
+    let FileLoad {
+        reader,
+        compression,
+        name,
+        opts,
+        sink,
+        tick,
+    } = cx;
     let mut doc = Doc {
         js: JsonStream::new(reader, name, compression),
         items: if format == FormatIn::BatchWrite {

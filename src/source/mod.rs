@@ -51,9 +51,11 @@ pub mod item;
 pub mod json_doc;
 pub mod json_stream;
 pub mod lines;
+pub mod load;
 pub mod read;
 pub mod s3_export;
 pub mod scan_json;
+pub mod sink;
 pub mod sql;
 pub mod workbench;
 
@@ -65,7 +67,8 @@ use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
 pub use lines::{load_lines, load_path};
-pub use read::{MAX_LINE_BYTES, load};
+pub use load::load;
+pub use read::MAX_LINE_BYTES;
 
 /// Where keys come from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,7 +25,8 @@ use std::time::Duration;
 use super::dynamodb_json::{json_line, load_json_lines};
 use super::ion::{ion_line, load_ion};
 use super::item::Scratch;
-use super::read::{Ctx, Sink, TICK_LINES, for_each_line, open};
+use super::load::Ctx;
+use super::read::{FileLoad, Sink, TICK_LINES, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 
 /// One data file of an export.
@@ -511,26 +512,24 @@ fn load_parallel(
                                         &mut tick,
                                     )?;
                                 }
-                                FormatIn::Incremental => {
+                                _ => {
+                                    let field = if format == FormatIn::Incremental {
+                                        "Keys"
+                                    } else {
+                                        "Item"
+                                    };
                                     load_json_lines(
-                                        reader,
-                                        input.compression,
-                                        &f.path,
-                                        "Keys",
-                                        &mut w,
-                                        opts,
-                                        &mut tick,
+                                        FileLoad {
+                                            reader,
+                                            compression: input.compression,
+                                            name: &f.path,
+                                            opts,
+                                            sink: &mut w,
+                                            tick: &mut tick,
+                                        },
+                                        field,
                                     )?;
                                 }
-                                _ => load_json_lines(
-                                    reader,
-                                    input.compression,
-                                    &f.path,
-                                    "Item",
-                                    &mut w,
-                                    opts,
-                                    &mut tick,
-                                )?,
                             }
                             counts.push((i, w.items - before));
                         }

@@ -10,15 +10,14 @@
 //! document is read whole (at most 64 MiB).
 
 use std::collections::HashSet;
-use std::io::{BufRead, Read as _};
-use std::path::Path;
+use std::io::Read as _;
 
 use serde::Deserialize;
 
 use super::item::KeyNames;
 use super::json_doc::{ItemReader, list_or_none};
-use super::read::{Sink, json_reason};
-use super::{At, LoadOptions, SourceError};
+use super::read::{FileLoad, json_reason};
+use super::{At, SourceError};
 
 const MAX_MODEL_BYTES: u64 = 64 << 20;
 
@@ -61,12 +60,14 @@ struct Attribute {
 }
 
 /// Loads the table data of a Workbench model.
-pub fn load_workbench(
-    reader: &mut dyn BufRead,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-) -> Result<(), SourceError> {
+pub fn load_workbench(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    let FileLoad {
+        reader,
+        name,
+        opts,
+        sink,
+        ..
+    } = cx;
     let mut limited = reader.take(MAX_MODEL_BYTES + 1);
     let mut text = Vec::new();
     limited
@@ -194,13 +195,14 @@ pub fn load_workbench(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::LoadOptions;
+    use crate::source::read::load_text;
 
     #[test]
     fn loads_table_data_with_model_keys() {
         let text = r#"{"ModelName":"m","DataModel":[{"TableName":"Devices","KeyAttributes":{"PartitionKey":{"AttributeName":"DeviceID","AttributeType":"S"},"SortKey":{"AttributeName":"At","AttributeType":"N"}},"TableData":[{"DeviceID":{"S":"d#1"},"At":{"N":"1"}},{"DeviceID":{"S":"d#1"},"At":{"N":"2"}},{"At":{"N":"3"},"DeviceID":{"S":"d#2"}}]}]}"#;
         let opts = LoadOptions::default();
-        let mut sink = Sink::new(&opts);
-        load_workbench(&mut text.as_bytes(), Path::new("m.json"), &mut sink, &opts).unwrap();
+        let sink = load_text(text, "m.json", &opts, load_workbench).unwrap();
         assert_eq!(sink.keys.total(), 3);
         let facts = sink
             .keys
@@ -213,9 +215,7 @@ mod tests {
             r#"{"At":{"N":"3"},"DeviceID":{"S":"d#2"}}"#,
             r#"{"At":{"N":"3"}}"#,
         );
-        let mut sink = Sink::new(&opts);
-        let e =
-            load_workbench(&mut bad.as_bytes(), Path::new("m.json"), &mut sink, &opts).unwrap_err();
+        let e = load_text(&bad, "m.json", &opts, load_workbench).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("item 3: item has no attribute \"DeviceID\""),
