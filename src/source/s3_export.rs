@@ -22,10 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::dispatch::Ctx;
 use super::dynamodb_json::{json_line, load_json_lines};
 use super::ion::{ion_line, load_ion};
 use super::item::Scratch;
-use super::load::Ctx;
 use super::read::{FileLoad, Sink, TICK_LINES, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 

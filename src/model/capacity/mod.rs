@@ -71,7 +71,8 @@ pub const ON_DEMAND_WARM_WRITE_UNITS: f64 = 4_000.0;
 /// 4,000 / 1,000 = 4).
 pub const ON_DEMAND_WARM_PARTITIONS: usize = 4;
 /// Burst capacity: DynamoDB keeps up to 300 seconds of a partition's unused capacity and may spend it in a
-/// spike ("Burst and adaptive capacity"). Not used by [`compute`] (a steady state); kept for the simulator.
+/// spike ("Burst and adaptive capacity"). Not used by [`compute`] (a steady state); the time simulation
+/// ([`crate::model::simulate`]) has its own `burst_seconds` parameter, 300 by default.
 pub const BURST_SECONDS: u32 = 300;
 /// The most partitions the model handles (the CLI's `--buckets` limit too).
 pub const MAX_PARTITIONS: usize = 4096;

@@ -70,7 +70,7 @@ pub enum ItemSize {
     /// group over 400 KB counts as 400 KB.
     Measured(SizeProfile),
     /// The loaded items' measured sizes when the input carried them (DynamoDB JSON and Ion exports, scan output), else
-    /// 1 KB: turned into [`Self::Measured`] or [`Self::Bytes`] by [`Workload::resolve`].
+    /// 1 KB: turned into [`Self::Measured`] or [`Self::Bytes`] by [`super::Workload::resolve`].
     #[default]
     FromData,
 }

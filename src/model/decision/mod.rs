@@ -15,10 +15,10 @@
 //! ```
 //!
 //! "Throttling concentrated on one key?" is answered, in this order, from:
-//! 1. an observed throttling reason ([`ThrottleReason`]): `…KeyRangeThroughputExceeded` is a hot partition
+//! 1. an observed throttling reason ([`ThrottleReason`](crate::model::capacity::ThrottleReason)): `…KeyRangeThroughputExceeded` is a hot partition
 //!    (yes); `…ProvisionedThroughputExceeded`, `…AccountLimitExceeded` and `…MaxOnDemandThroughputExceeded`
 //!    are table-level limits (no, and the recommendation says so);
-//! 2. capacity, when a workload is known ([`CapacityFacts`]): yes when the hottest partition is over its
+//! 2. capacity, when a workload is known ([`CapacityFacts`](crate::model::capacity::CapacityFacts)): yes when the hottest partition is over its
 //!    per-partition limit while the table is within its total and one key is most of that partition's demand;
 //! 3. the key counts alone: the top key's bucket is hot and one key dominates it.
 //!

@@ -1,4 +1,4 @@
-//! [`load`]: the one entry point the app and the CLI call. It walks the paths (files, S3 export folders, `-`),
+//! [`load`](fn@load): the one entry point the app and the CLI call. It walks the paths (files, S3 export folders, `-`),
 //! opens each, detects its format unless told, and hands the opened input to that format's loader as one
 //! [`FileLoad`].
 
@@ -20,7 +20,7 @@ pub struct Ctx<'a, 'p> {
 }
 
 impl Ctx<'_, '_> {
-    /// A [`Tick`] for the calling thread: checks cancel and reports progress (lines and items so far plus
+    /// A [`Tick`](super::read::Tick) for the calling thread: checks cancel and reports progress (lines and items so far plus
     /// those of the current file).
     pub fn tick(
         &mut self,
