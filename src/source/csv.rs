@@ -175,17 +175,8 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
             continue;
         }
         let Some(c) = cols.as_ref() else {
-            let names = row
-                .iter()
-                .map(|f| {
-                    String::from_utf8_lossy(f)
-                        .trim()
-                        .trim_start_matches('\u{feff}')
-                        .to_owned()
-                })
-                .collect();
             cols = Some(
-                columns(names, "header's", opts, sink)
+                columns(header_names(&row), "header's", opts, sink)
                     .map_err(|what| SourceError::record(name, At::Line(line), what))?,
             );
             continue;
@@ -209,22 +200,7 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         ));
     }
     if let Some(c) = &cols {
-        for (width, n) in ragged {
-            sink.warn(format!(
-                "{n} row{} {} {width} field{}, the {} {}; read by the key column {:?} (in {})",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "has" } else { "have" },
-                if width == 1 { "" } else { "s" },
-                if opts.csv_columns.is_some() {
-                    "--csv-columns list has"
-                } else {
-                    "header has"
-                },
-                c.width(),
-                c.names[c.key],
-                name.display()
-            ));
-        }
+        warn_ragged(&ragged, c, name, sink, opts);
     }
     sink.lines += line;
     sink.shape = Some(if opts.csv_columns.is_some() {
@@ -233,6 +209,44 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         "CSV with a header".to_owned()
     });
     Ok(())
+}
+
+/// The column names of a header row, trimmed (and without a byte order mark).
+fn header_names(row: &csv::ByteRecord) -> Vec<String> {
+    row.iter()
+        .map(|f| {
+            String::from_utf8_lossy(f)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_owned()
+        })
+        .collect()
+}
+
+/// One warning per row width that is not the header's (`ragged`: width → rows).
+fn warn_ragged(
+    ragged: &BTreeMap<usize, u64>,
+    c: &Columns,
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) {
+    for (&width, &n) in ragged {
+        sink.warn(format!(
+            "{n} row{} {} {width} field{}, the {} {}; read by the key column {:?} (in {})",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "has" } else { "have" },
+            if width == 1 { "" } else { "s" },
+            if opts.csv_columns.is_some() {
+                "--csv-columns list has"
+            } else {
+                "header has"
+            },
+            c.width(),
+            c.names[c.key],
+            name.display()
+        ));
+    }
 }
 
 fn csv_error(e: csv::Error, name: &Path, compression: Compression, line: u64) -> SourceError {
