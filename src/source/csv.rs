@@ -125,14 +125,7 @@ impl Read for Quotes<'_> {
 
 /// Loads a CSV file.
 pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
-    let FileLoad {
-        reader,
-        compression,
-        name,
-        opts,
-        sink,
-        tick,
-    } = cx;
+    let (reader, compression, name, opts, sink, tick) = cx.into_parts();
     if sink.key_type.is_none() {
         sink.key_type = Some(sink.keys.key_type());
     }

@@ -140,14 +140,7 @@ fn load_format(
         FormatIn::DynamodbJson => super::dynamodb_json::load_json_lines(cx, "Item"),
         FormatIn::Incremental => super::incremental::load_incremental(cx),
         FormatIn::Ion => {
-            let FileLoad {
-                reader,
-                compression,
-                name,
-                opts,
-                sink,
-                tick,
-            } = cx;
+            let (reader, compression, name, opts, sink, tick) = cx.into_parts();
             super::ion::load_ion(reader, compression, name, sink, opts, tick)
         }
         FormatIn::Workbench => {

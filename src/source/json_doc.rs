@@ -532,14 +532,7 @@ pub fn list_or_none(names: &[String]) -> String {
 /// Loads a JSON document of one of the shapes above (`format` is one of `JsonArray`, `ScanJson`,
 /// `BatchWrite`, `JsonItems`).
 pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
-    let FileLoad {
-        reader,
-        compression,
-        name,
-        opts,
-        sink,
-        tick,
-    } = cx;
+    let (reader, compression, name, opts, sink, tick) = cx.into_parts();
     let mut doc = Doc {
         js: JsonStream::new(reader, name, compression),
         items: if format == FormatIn::BatchWrite {

@@ -208,6 +208,30 @@ pub struct FileLoad<'a, 't> {
     pub tick: &'a mut Tick<'t>,
 }
 
+/// A [`FileLoad`]'s parts, for a loader that reads them one by one.
+pub type FileParts<'a, 't> = (
+    &'a mut dyn BufRead,
+    Compression,
+    &'a Path,
+    &'a LoadOptions,
+    &'a mut Sink,
+    &'a mut Tick<'t>,
+);
+
+impl<'a, 't> FileLoad<'a, 't> {
+    /// The parts: reader, compression, name, options, sink and tick.
+    pub fn into_parts(self) -> FileParts<'a, 't> {
+        (
+            self.reader,
+            self.compression,
+            self.name,
+            self.opts,
+            self.sink,
+            self.tick,
+        )
+    }
+}
+
 /// For the formats' unit tests: runs `loader` over `text` (uncompressed, named `name`) into a new sink.
 #[cfg(test)]
 pub(crate) fn load_text(

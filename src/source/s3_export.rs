@@ -462,19 +462,7 @@ fn load_parallel(
         .map_or(2, std::num::NonZero::get)
         .min(files.len())
         .max(1);
-    // Largest first to the least loaded thread; each thread then reads its files in manifest order.
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
-    let mut load = vec![0u64; threads];
-    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
-    for i in order {
-        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
-        assigned[t].push(i);
-        load[t] += files[i].bytes.max(1);
-    }
-    for a in &mut assigned {
-        a.sort_unstable();
-    }
+    let assigned = assign(files, threads);
     let abort = AtomicBool::new(false);
     let lines_done = AtomicU64::new(0);
     let (cancel, bytes, opts) = (ctx.cancel, ctx.bytes, ctx.opts);
@@ -500,37 +488,17 @@ fn load_parallel(
                                 lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
                                 Ok(())
                             };
-                            let reader = &mut *input.reader;
-                            match format {
-                                FormatIn::Ion => {
-                                    load_ion(
-                                        reader,
-                                        input.compression,
-                                        &f.path,
-                                        &mut w,
-                                        opts,
-                                        &mut tick,
-                                    )?;
-                                }
-                                _ => {
-                                    let field = if format == FormatIn::Incremental {
-                                        "Keys"
-                                    } else {
-                                        "Item"
-                                    };
-                                    load_json_lines(
-                                        FileLoad {
-                                            reader,
-                                            compression: input.compression,
-                                            name: &f.path,
-                                            opts,
-                                            sink: &mut w,
-                                            tick: &mut tick,
-                                        },
-                                        field,
-                                    )?;
-                                }
-                            }
+                            load_data_file(
+                                FileLoad {
+                                    reader: &mut *input.reader,
+                                    compression: input.compression,
+                                    name: &f.path,
+                                    opts,
+                                    sink: &mut w,
+                                    tick: &mut tick,
+                                },
+                                format,
+                            )?;
                             counts.push((i, w.items - before));
                         }
                         Ok(())
@@ -564,7 +532,51 @@ fn load_parallel(
             })
             .collect()
     });
-    let mut counts = vec![0u64; files.len()];
+    let (counts, sinks) = gather(results, files.len(), cancel)?;
+    for w in sinks {
+        sink.absorb(w);
+    }
+    Ok(counts)
+}
+
+/// Deals the files out to `threads` lists: largest first to the least loaded list; each list then in manifest
+/// order.
+fn assign(files: &[DataFile], threads: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
+    let mut load = vec![0u64; threads];
+    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
+    for i in order {
+        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
+        assigned[t].push(i);
+        load[t] += files[i].bytes.max(1);
+    }
+    for a in &mut assigned {
+        a.sort_unstable();
+    }
+    assigned
+}
+
+/// Loads one data file of the export in its format.
+fn load_data_file(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
+    match format {
+        FormatIn::Ion => {
+            let (reader, compression, name, opts, sink, tick) = cx.into_parts();
+            load_ion(reader, compression, name, sink, opts, tick)
+        }
+        FormatIn::Incremental => load_json_lines(cx, "Keys"),
+        _ => load_json_lines(cx, "Item"),
+    }
+}
+
+/// The workers' results: each file's item count and the workers' sinks, or the first error (a worker that
+/// stopped because another failed is not that error; a cancelled load is [`SourceError::Cancelled`]).
+fn gather(
+    results: Vec<WorkerResult>,
+    files: usize,
+    cancel: &AtomicBool,
+) -> Result<(Vec<u64>, Vec<Sink>), SourceError> {
+    let mut counts = vec![0u64; files];
     let mut sinks = Vec::with_capacity(results.len());
     let mut first_error: Option<SourceError> = None;
     for r in results {
@@ -587,8 +599,5 @@ fn load_parallel(
     if cancel.load(Ordering::Relaxed) {
         return Err(SourceError::Cancelled);
     }
-    for w in sinks {
-        sink.absorb(w);
-    }
-    Ok(counts)
+    Ok((counts, sinks))
 }
