@@ -44,6 +44,7 @@
 
 mod client;
 mod error;
+mod pace;
 mod scan;
 
 pub use client::{
