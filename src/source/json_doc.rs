@@ -171,14 +171,7 @@ impl Doc<'_, '_, '_> {
         self.elem.clear();
         self.n += 1;
         if self.js.capture(&mut self.elem, true)? == End::Truncated {
-            return Err(SourceError::record(
-                self.js.name,
-                At::Item {
-                    item: self.n,
-                    line: Some(line),
-                },
-                "the file ends inside this item; expected the rest of it (truncated file?)",
-            ));
+            return Err(truncated(self.js.name, self.n, line));
         }
         let result = f(&mut self.items, &self.elem, self.sink, self.opts).map_err(|what| {
             SourceError::record(
@@ -249,40 +242,13 @@ impl Doc<'_, '_, '_> {
                     *n += 1;
                     let from = batch.data.len();
                     if js.capture(&mut batch.data, true)? == End::Truncated {
-                        return Err(SourceError::record(
-                            name,
-                            At::Item {
-                                item: *n,
-                                line: Some(line),
-                            },
-                            "the file ends inside this item; expected the rest of it (truncated file?)",
-                        ));
+                        return Err(truncated(name, *n, line));
                     }
                     batch.items.push((from, batch.data.len(), *n, line));
                     if n.is_multiple_of(TICK_LINES) {
                         tick(js.line, *n)?;
                     }
-                    let end = match js.peek()? {
-                        Some(b',') => {
-                            js.bump();
-                            false
-                        }
-                        Some(b']') => {
-                            js.bump();
-                            true
-                        }
-                        Some(b) => {
-                            return Err(js.broken(format!(
-                                "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
-                                describe_byte(b)
-                            )));
-                        }
-                        None => {
-                            return Err(js.broken(format!(
-                                "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
-                            )));
-                        }
-                    };
+                    let end = !array_goes_on(js, *n, what)?;
                     if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
                         let full =
                             std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
@@ -436,33 +402,7 @@ impl Doc<'_, '_, '_> {
                     chosen = Some(table.clone());
                     let what = format!("the requests of table {table:?}");
                     self.array(&what, |r, text, sink, opts| {
-                        let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
-                            if text.first() == Some(&b'{') {
-                                format!(
-                                    "{}; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
-                                    invalid_json_line(text, &e)
-                                )
-                            } else {
-                                format!(
-                                    "{}, not a request; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
-                                    kind_of(text.first().copied())
-                                )
-                            }
-                        })?;
-                        match (req.put, req.delete) {
-                            (Some(p), _) => {
-                                puts += 1;
-                                r.item(p.item.get().as_bytes(), sink, opts)
-                            }
-                            (None, Some(d)) => {
-                                deletes += 1;
-                                r.item(d.key.get().as_bytes(), sink, opts)
-                            }
-                            (None, None) => Err(
-                                "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
-                                    .to_owned(),
-                            ),
-                        }
+                        read_request(r, text, sink, opts, [&mut puts, &mut deletes])
                     })?;
                 } else if self.js.skip()? == End::Truncated {
                     return Err(self
@@ -510,6 +450,78 @@ impl Doc<'_, '_, '_> {
             chosen.unwrap_or_default()
         ));
         Ok(())
+    }
+}
+
+/// Reads one element of a table's requests: a `PutRequest`'s item or a `DeleteRequest`'s key, counted in
+/// `puts` or `deletes`.
+fn read_request(
+    r: &mut ItemReader,
+    text: &[u8],
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    [puts, deletes]: [&mut u64; 2],
+) -> Result<(), String> {
+    let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
+        if text.first() == Some(&b'{') {
+            format!(
+                "{}; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                invalid_json_line(text, &e)
+            )
+        } else {
+            format!(
+                "{}, not a request; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                kind_of(text.first().copied())
+            )
+        }
+    })?;
+    match (req.put, req.delete) {
+        (Some(p), _) => {
+            *puts += 1;
+            r.item(p.item.get().as_bytes(), sink, opts)
+        }
+        (None, Some(d)) => {
+            *deletes += 1;
+            r.item(d.key.get().as_bytes(), sink, opts)
+        }
+        (None, None) => Err(
+            "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
+                .to_owned(),
+        ),
+    }
+}
+
+/// Item `n`, starting on `line`, is cut off by the end of the file.
+fn truncated(name: &std::path::Path, n: u64, line: u64) -> SourceError {
+    SourceError::record(
+        name,
+        At::Item {
+            item: n,
+            line: Some(line),
+        },
+        "the file ends inside this item; expected the rest of it (truncated file?)",
+    )
+}
+
+/// After item `n` of an array (`what` in messages): `true` on `,` (another item follows), `false` on `]`
+/// (the array ends); anything else breaks the document.
+fn array_goes_on(js: &mut JsonStream<'_>, n: u64, what: &str) -> Result<bool, SourceError> {
+    match js.peek()? {
+        Some(b',') => {
+            js.bump();
+            Ok(true)
+        }
+        Some(b']') => {
+            js.bump();
+            Ok(false)
+        }
+        Some(b) => Err(js.broken(format!(
+            "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
+            describe_byte(b)
+        ))),
+        None => Err(js.broken(format!(
+            "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
+        ))),
     }
 }
 
