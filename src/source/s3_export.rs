@@ -213,56 +213,7 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
     let data = root.join("data");
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
     if manifest.is_file() {
-        let text = std::fs::read(&manifest).map_err(|source| SourceError::Io {
-            name: manifest.clone(),
-            source,
-        })?;
-        let mut files = Vec::new();
-        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-            let at = At::Line(i as u64 + 1);
-            if line.trim_ascii().is_empty() {
-                continue;
-            }
-            let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
-                SourceError::record(
-                    &manifest,
-                    at,
-                    format!("invalid JSON: {}", super::read::json_reason(&e)),
-                )
-            })?;
-            let Some(key) = value
-                .get("dataFileS3Key")
-                .and_then(serde_json::Value::as_str)
-            else {
-                return Err(SourceError::record(
-                    &manifest,
-                    at,
-                    "no \"dataFileS3Key\"; expected {\"itemCount\":…,\"dataFileS3Key\":\"…/data/<file>\"}",
-                ));
-            };
-            let file_name = key.rsplit('/').next().unwrap_or(key);
-            let path = resolve_data_file(root, key, prefix.as_deref()).map_err(|tried| {
-                SourceError::record(
-                    &manifest,
-                    at,
-                    format!(
-                        "names data file {key:?}, which is missing (looked for {}); expected every data file of the export",
-                        tried
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })?;
-            files.push(DataFile {
-                bytes: size(&path),
-                label: format!("data/{file_name}"),
-                expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
-                path,
-            });
-        }
-        return Ok((files, true));
+        return Ok((listed_files(root, &manifest, prefix.as_deref())?, true));
     }
     let entries = std::fs::read_dir(&data).map_err(|source| SourceError::Io {
         name: data.clone(),
@@ -293,6 +244,65 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, false))
+}
+
+/// The data files `manifest-files.json` lists, each resolved to a file on disk.
+fn listed_files(
+    root: &Path,
+    manifest: &Path,
+    prefix: Option<&str>,
+) -> Result<Vec<DataFile>, SourceError> {
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let text = std::fs::read(manifest).map_err(|source| SourceError::Io {
+        name: manifest.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let at = At::Line(i as u64 + 1);
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
+            SourceError::record(
+                manifest,
+                at,
+                format!("invalid JSON: {}", super::read::json_reason(&e)),
+            )
+        })?;
+        let Some(key) = value
+            .get("dataFileS3Key")
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Err(SourceError::record(
+                manifest,
+                at,
+                "no \"dataFileS3Key\"; expected {\"itemCount\":…,\"dataFileS3Key\":\"…/data/<file>\"}",
+            ));
+        };
+        let file_name = key.rsplit('/').next().unwrap_or(key);
+        let path = resolve_data_file(root, key, prefix).map_err(|tried| {
+            SourceError::record(
+                manifest,
+                at,
+                format!(
+                    "names data file {key:?}, which is missing (looked for {}); expected every data file of the export",
+                    tried
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        files.push(DataFile {
+            bytes: size(&path),
+            label: format!("data/{file_name}"),
+            expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
+            path,
+        });
+    }
+    Ok(files)
 }
 
 /// Loads an export folder into `sink`; returns the item count of each data file, in manifest order.
@@ -336,33 +346,7 @@ pub fn load_folder(
     // A full export lists every item once; an incremental one may hold several writes of one item.
     let distinct = format != FormatIn::Incremental;
     let counts = load_parallel(&files, format, distinct, sink, ctx)?;
-    let mut groups = Vec::with_capacity(files.len());
-    let mut mismatches = Vec::new();
-    for (f, &items) in files.iter().zip(&counts) {
-        if let Some(expected) = f.expected
-            && expected != items
-        {
-            mismatches.push(format!(
-                "{} holds {items} items, but manifest-files.json says {expected}",
-                f.label
-            ));
-        }
-        groups.push(Group {
-            name: f.label.clone(),
-            items,
-        });
-    }
-    const SHOWN: usize = 10;
-    let more = mismatches.len().saturating_sub(SHOWN);
-    for m in mismatches.into_iter().take(SHOWN) {
-        sink.warn(format!("{m} (in {})", root.display()));
-    }
-    if more > 0 {
-        sink.warn(format!(
-            "{more} more data files disagree with manifest-files.json (in {})",
-            root.display()
-        ));
-    }
+    let groups = check_counts(&files, &counts, &root, sink);
     let total: u64 = counts.iter().sum();
     let empty = counts.iter().filter(|&&n| n == 0).count();
     sink.shape = Some(format!(
@@ -388,6 +372,39 @@ pub fn load_folder(
         ));
     }
     Ok(groups)
+}
+
+/// Each data file's items as a [`Group`], with a warning for each file (the first ten, then how many more)
+/// whose count disagrees with `manifest-files.json`.
+fn check_counts(files: &[DataFile], counts: &[u64], root: &Path, sink: &mut Sink) -> Vec<Group> {
+    let mut groups = Vec::with_capacity(files.len());
+    let mut mismatches = Vec::new();
+    for (f, &items) in files.iter().zip(counts) {
+        if let Some(expected) = f.expected
+            && expected != items
+        {
+            mismatches.push(format!(
+                "{} holds {items} items, but manifest-files.json says {expected}",
+                f.label
+            ));
+        }
+        groups.push(Group {
+            name: f.label.clone(),
+            items,
+        });
+    }
+    const SHOWN: usize = 10;
+    let more = mismatches.len().saturating_sub(SHOWN);
+    for m in mismatches.into_iter().take(SHOWN) {
+        sink.warn(format!("{m} (in {})", root.display()));
+    }
+    if more > 0 {
+        sink.warn(format!(
+            "{more} more data files disagree with manifest-files.json (in {})",
+            root.display()
+        ));
+    }
+    groups
 }
 
 /// Reads the first item of a data file to fix the key attributes before the files load in parallel.
