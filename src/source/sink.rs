@@ -59,32 +59,22 @@ impl Sink {
         }
     }
 
-    /// A sink for a worker thread: same names and types as `self`, nothing counted.
-    /// An empty sink with this one's settings for one of `of` loader threads (which share the budget of
-    /// sort keys kept, so the merged set stays within it).
+    /// An empty sink with this one's settings (names, key types, policy) for one of `of` loader threads, which
+    /// share the budget of sort keys kept, so the merged set stays within it.
     pub fn fork(&self, of: usize) -> Self {
-        Self {
-            keys: KeySet::with_kept_budget(
-                self.keys.key_type(),
-                crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
-            ),
+        let mut fork = Self::new(&LoadOptions {
             key_type: self.key_type,
-            key_type_given: self.key_type_given,
-            sk_type: self.sk_type,
-            items: 0,
-            lines: 0,
-            skipped: 0,
-            warnings: Vec::new(),
             on_bad: self.on_bad,
-            names: self.names.clone(),
-            shape: None,
-            shapes: Vec::new(),
-            tables: Vec::new(),
-            table: None,
-            changes: Changes::default(),
-            pk_buf: Vec::with_capacity(64),
-            sk_buf: Vec::with_capacity(64),
-        }
+            ..LoadOptions::default()
+        });
+        fork.keys = KeySet::with_kept_budget(
+            self.keys.key_type(),
+            crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
+        );
+        fork.key_type_given = self.key_type_given;
+        fork.sk_type = self.sk_type;
+        fork.names = self.names.clone();
+        fork
     }
 
     /// Adds a worker's keys and counts.
