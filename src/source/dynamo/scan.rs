@@ -563,37 +563,55 @@ impl SegmentTask {
                     if let Some(l) = &self.limiter {
                         l.settle(expected, 0.0);
                     }
-                    let retry = error.is_throttling()
-                        || (error.is_transient() && {
-                            transient += 1;
-                            transient <= TRANSIENT_RETRIES
-                        });
-                    if !retry {
-                        let _ = self
-                            .tx
-                            .send(SegmentMsg::Failed {
-                                segment: self.segment,
-                                error,
-                            })
-                            .await;
-                        return;
-                    }
-                    attempt += 1;
-                    if self
-                        .tx
-                        .send(SegmentMsg::Retry {
-                            segment: self.segment,
-                            attempt,
-                        })
+                    if !self
+                        .retry(error, &mut attempt, &mut transient, &mut jitter)
                         .await
-                        .is_err()
                     {
                         return;
                     }
-                    tokio::time::sleep(self.backoff.delay(attempt, jitter.next())).await;
                 }
             }
         }
+    }
+
+    /// After a failed page: waits out a backoff and returns `true` to try again (throttling, or a transient
+    /// error up to [`TRANSIENT_RETRIES`] in a row), or reports the failure and returns `false`.
+    async fn retry(
+        &self,
+        error: DynamoError,
+        attempt: &mut u32,
+        transient: &mut u32,
+        jitter: &mut Jitter,
+    ) -> bool {
+        let retry = error.is_throttling()
+            || (error.is_transient() && {
+                *transient += 1;
+                *transient <= TRANSIENT_RETRIES
+            });
+        if !retry {
+            let _ = self
+                .tx
+                .send(SegmentMsg::Failed {
+                    segment: self.segment,
+                    error,
+                })
+                .await;
+            return false;
+        }
+        *attempt += 1;
+        if self
+            .tx
+            .send(SegmentMsg::Retry {
+                segment: self.segment,
+                attempt: *attempt,
+            })
+            .await
+            .is_err()
+        {
+            return false;
+        }
+        tokio::time::sleep(self.backoff.delay(*attempt, jitter.next())).await;
+        true
     }
 }
 
