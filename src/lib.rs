@@ -1,24 +1,40 @@
 //! shardlens: see how DynamoDB partition keys spread over partitions.
 //!
-//! The crate is laid out in three layers, and data flows one way through them:
+//! The crate is laid out in layers, and data flows one way through them: sources produce a [`model::KeySet`];
+//! the model turns a key set and view settings into plain results; the app and the CLI only draw or print them.
 //!
-//! - [`model`] is pure logic: key canonicalisation ([`model::key`]), the compact key set
-//!   ([`model::keyset`]), the teaching hash and partition ranges ([`model::partition`]), write sharding
-//!   ([`model::shard`]), statistics ([`model::stats`]), capacity per partition ([`model::capacity`]: a
-//!   workload's read and write units against each partition's 3,000 / 1,000 units per second), the decision
-//!   tree ([`model::decision`]), the chart's colours by the tree's rules ([`model::heat`]), sort keys that look
-//!   time-ordered ([`model::sortkey`]), the teaching scenarios ([`model::scenario`]) and the time simulation
-//!   ([`model::simulate`], its scenario files [`model::sim_file`] and built-in ones [`model::sim_examples`]).
-//!   No UI, async or AWS imports.
-//! - [`source`] does I/O: it streams files, folders and standard input into a [`model::KeySet`], and reads live
-//!   DynamoDB tables ([`source::dynamo`]: the AWS SDK wrapped once, with its own tokio runtime, read-only).
-//!   Line formats read a line at a time; whole JSON documents (arrays of items, scan pages, request files)
-//!   are cut into items by a streaming splitter ([`source::json_stream`], [`source::json_doc`]) so both go
-//!   through the same item reader and a multi-GB file never sits in memory. [`source::sql`] writes the
-//!   Athena and DuckDB queries that aggregate an export where it lives.
-//! - `app` (feature `gui`) draws: eframe/egui panels over plain state, background jobs for heavy work.
-//! - [`cli`] prints the model's results headless (`shardlens analyze`, `shardlens scan`, `shardlens tables`,
-//!   `shardlens sql`; `shardlens simulate` in [`simulate_cli`]).
+//! - [`model`] is pure logic, with no UI, async or AWS imports:
+//!   - keys and key sets: canonical keys ([`model::key`]), the compact key set ([`model::keyset`]), the
+//!     plain-text format ([`model::text`]), item collections in sort-key order ([`model::collection`]) and
+//!     sort keys that look time-ordered ([`model::sortkey`]);
+//!   - the analysis: the teaching hash and partition ranges ([`model::partition`]), write sharding
+//!     ([`model::shard`]), statistics ([`model::stats`]), and [`model::report`], which puts them together;
+//!   - capacity per partition ([`model::capacity`], by concept: `units` of one request, the `workload` and its
+//!     partition plan, `compute`, observed `throttle` reasons) against each partition's 3,000 / 1,000 units per
+//!     second;
+//!   - the decision tree ([`model::decision`], by concept: the `tree` as data, the `evidence`, the user's and
+//!     the data's `answers`, the `path` walked by [`model::evaluate`], the `advice` text), the chart's colours
+//!     by its rules ([`model::heat`]) and the teaching scenarios ([`model::scenario`]);
+//!   - the time simulation ([`model::simulate`]: `setup` holds what a run takes and gives, `timeline` what the
+//!     Timeline view draws; its scenario files [`model::sim_file`] and built-in ones [`model::sim_examples`]);
+//!   - output shared by the app and the CLI: the report as a document and CSV ([`model::export`]) and numbers
+//!     in words ([`model::fmt`]: counts, bytes, percentages, units).
+//! - [`source`] does I/O: [`source::load`] streams files, folders and standard input into a key set
+//!   ([`source::detect`] guesses each format; one module per format; every format's loader takes one
+//!   [`source::read::FileLoad`] and feeds a [`source::sink::Sink`]), and [`source::dynamo`] reads live DynamoDB
+//!   tables (the AWS SDK wrapped once, with its own tokio runtime, read-only). Line formats read a line at a
+//!   time; whole JSON documents (arrays of items, scan pages, request files) are cut into items by a streaming
+//!   splitter ([`source::json_stream`], [`source::json_doc`]) so both go through the same item reader and a
+//!   multi-GB file never sits in memory. [`source::sql`] writes the Athena and DuckDB queries that aggregate an
+//!   export where it lives.
+//! - `app` (feature `gui`) draws, split by role: `app/mod.rs` holds the `App` struct, its construction and
+//!   `impl eframe::App`; `logic` the per-frame work that does not draw; `commands` applying the `Command`s that
+//!   panels return; `ui` the layout, one function per panel; `assets` the icon and fonts; one file per panel
+//!   (editor, histogram, inspector, controls, decision tree, connect, table picker), background jobs (`jobs`,
+//!   `dialogs`), notices, settings and the theme.
+//! - [`cli`] prints the model's results headless (`shardlens analyze`, `scan`, `tables`, `sql`; `simulate` in
+//!   [`simulate_cli`]), by concept: `args` (clap parses straight into the model's enums, `values`),
+//!   `commands`, and the output computed once and written as a table, JSON or CSV (`output`, `table`, `json`).
 //!
 //! The hash is a teaching hash (xxh3-64 over a key's canonical bytes), not DynamoDB's internal one: it shows
 //! how keys spread, not which partition a real table would pick.

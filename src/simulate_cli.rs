@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::cli::{OutputFormat, ScopeArg};
-use crate::model::decision::grouped;
+use crate::model::fmt::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_examples::{EXAMPLES, example};
 use crate::model::sim_file::Scenario;

@@ -27,7 +27,7 @@ struct Filtered {
 
 /// "1,000 writes · 41 distinct keys" (items for inputs that are not a log of writes: exports, scans, models).
 pub fn header(keys: &KeySet) -> String {
-    use crate::model::decision::plural;
+    use crate::model::fmt::plural;
     let noun = if keys.write_ordered() {
         "write"
     } else {

@@ -11,7 +11,7 @@ use egui_plot::{Bar, BarChart, GridInput, GridMark, Plot, PlotPoint};
 
 use super::theme;
 use crate::model::Report;
-use crate::model::decision::grouped;
+use crate::model::fmt::grouped;
 use crate::model::heat::{BucketHeat, Heat};
 use crate::model::partition::Partitioner;
 use crate::model::stats::{Analysis, share};
@@ -459,7 +459,7 @@ pub fn groups_ui(
 /// Each partition's demand as % of its capacity (the larger of reads and writes), the 100 % limit drawn as a
 /// line, bars over it in the hot colour, under the capacity headline.
 pub fn capacity_ui(ui: &mut egui::Ui, capacity: &crate::model::capacity::Capacity) -> egui::Rect {
-    use crate::model::capacity::percent;
+    use crate::model::fmt::percent;
     let util = capacity.utilisation();
     let n = util.len();
     let block = ui.scope(|ui| {

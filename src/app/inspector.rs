@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::jobs::Shown;
 use super::tasks::{Reporter, Task};
 use crate::model::Partitioner;
-use crate::model::decision::{bytes, grouped, plural};
+use crate::model::fmt::{bytes, grouped, plural};
 use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::{TopKey, bucket_keys, share};
 

@@ -125,7 +125,7 @@ impl App {
                 };
                 let mut text = format!(
                     "loaded {} from {}",
-                    crate::model::decision::plural(loaded.keys.total(), noun),
+                    crate::model::fmt::plural(loaded.keys.total(), noun),
                     path.display()
                 );
                 if loaded.skipped > 0 {

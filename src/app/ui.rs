@@ -11,7 +11,7 @@ impl App {
             Some(k) => format!(
                 "shardlens — {} · {}",
                 self.data.source.describe(),
-                crate::model::decision::plural(k.total(), "key")
+                crate::model::fmt::plural(k.total(), "key")
             ),
             None => format!("shardlens — {}", self.data.source.describe()),
         }

@@ -1,4 +1,5 @@
-//! The pure model: keys, partitions, sharding, statistics, capacity and the decision tree.
+//! The pure model: keys, partitions, sharding, statistics, capacity, the decision tree and the time
+//! simulation, and the report ([`report`]) that puts the analysis together.
 //!
 //! Nothing here draws, waits or touches the network: no egui, eframe, tokio, aws or rfd. Everything is
 //! unit-tested directly, and both the app and the CLI show what these functions return.
@@ -7,6 +8,7 @@ pub mod capacity;
 pub mod collection;
 pub mod decision;
 pub mod export;
+pub mod fmt;
 pub mod heat;
 pub mod key;
 pub mod keyset;

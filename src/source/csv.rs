@@ -23,7 +23,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 use super::item::KeyNames;
-use super::read::{MAX_LINE_BYTES, Sink, TICK_LINES, Tick};
+use super::read::{FileLoad, MAX_LINE_BYTES, Sink, TICK_LINES};
 use super::{At, LoadOptions, SourceError};
 
 /// The columns a CSV file's header (or `--csv-columns`) picks.
@@ -124,14 +124,8 @@ impl Read for Quotes<'_> {
 }
 
 /// Loads a CSV file.
-pub fn load_csv(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
+pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    let (reader, compression, name, opts, sink, tick) = cx.into_parts();
     if sink.key_type.is_none() {
         sink.key_type = Some(sink.keys.key_type());
     }
@@ -174,17 +168,8 @@ pub fn load_csv(
             continue;
         }
         let Some(c) = cols.as_ref() else {
-            let names = row
-                .iter()
-                .map(|f| {
-                    String::from_utf8_lossy(f)
-                        .trim()
-                        .trim_start_matches('\u{feff}')
-                        .to_owned()
-                })
-                .collect();
             cols = Some(
-                columns(names, "header's", opts, sink)
+                columns(header_names(&row), "header's", opts, sink)
                     .map_err(|what| SourceError::record(name, At::Line(line), what))?,
             );
             continue;
@@ -208,22 +193,7 @@ pub fn load_csv(
         ));
     }
     if let Some(c) = &cols {
-        for (width, n) in ragged {
-            sink.warn(format!(
-                "{n} row{} {} {width} field{}, the {} {}; read by the key column {:?} (in {})",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "has" } else { "have" },
-                if width == 1 { "" } else { "s" },
-                if opts.csv_columns.is_some() {
-                    "--csv-columns list has"
-                } else {
-                    "header has"
-                },
-                c.width(),
-                c.names[c.key],
-                name.display()
-            ));
-        }
+        warn_ragged(&ragged, c, name, sink, opts);
     }
     sink.lines += line;
     sink.shape = Some(if opts.csv_columns.is_some() {
@@ -232,6 +202,44 @@ pub fn load_csv(
         "CSV with a header".to_owned()
     });
     Ok(())
+}
+
+/// The column names of a header row, trimmed (and without a byte order mark).
+fn header_names(row: &csv::ByteRecord) -> Vec<String> {
+    row.iter()
+        .map(|f| {
+            String::from_utf8_lossy(f)
+                .trim()
+                .trim_start_matches('\u{feff}')
+                .to_owned()
+        })
+        .collect()
+}
+
+/// One warning per row width that is not the header's (`ragged`: width → rows).
+fn warn_ragged(
+    ragged: &BTreeMap<usize, u64>,
+    c: &Columns,
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) {
+    for (&width, &n) in ragged {
+        sink.warn(format!(
+            "{n} row{} {} {width} field{}, the {} {}; read by the key column {:?} (in {})",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "has" } else { "have" },
+            if width == 1 { "" } else { "s" },
+            if opts.csv_columns.is_some() {
+                "--csv-columns list has"
+            } else {
+                "header has"
+            },
+            c.width(),
+            c.names[c.key],
+            name.display()
+        ));
+    }
 }
 
 fn csv_error(e: csv::Error, name: &Path, compression: Compression, line: u64) -> SourceError {
@@ -294,18 +302,10 @@ fn csv_row(row: &csv::ByteRecord, c: &Columns, sink: &mut Sink) -> Result<(), St
 mod tests {
     use super::*;
     use crate::model::KeyType;
+    use crate::source::read::load_text;
 
     fn load(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
-        let mut sink = Sink::new(opts);
-        load_csv(
-            &mut text.as_bytes(),
-            Compression::None,
-            Path::new("k.csv"),
-            &mut sink,
-            opts,
-            &mut |_, _| Ok(()),
-        )?;
-        Ok(sink)
+        load_text(text, "k.csv", opts, load_csv)
     }
 
     #[test]

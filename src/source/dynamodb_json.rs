@@ -8,27 +8,16 @@
 //! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
 //! exact error message. Neither builds a DOM or allocates per item. The first item decides the key attributes when they are not given (see [`super::item`]).
 
-use super::read::Compression;
-use std::io::BufRead;
-use std::path::Path;
-
 use serde::de::DeserializeSeed as _;
 
 use super::fast_json::scan_record;
 use super::item::{ItemSeed, RecordSeed, Scratch};
-use super::read::{Sink, Tick, for_each_line, invalid_json_line};
+use super::read::{FileLoad, Sink, for_each_line, invalid_json_line};
 use super::{At, LoadOptions, SourceError};
 
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
-pub fn load_json_lines(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    field: &'static str,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
+pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), SourceError> {
+    let (reader, compression, name, opts, sink, tick) = cx.into_parts();
     let mut scratch = Scratch::default();
     let lines = for_each_line(reader, name, compression, tick, |line, n| {
         if line.trim_ascii().is_empty() {
@@ -117,19 +106,10 @@ pub fn json_line(
 mod tests {
     use super::*;
     use crate::model::KeyType;
+    use crate::source::read::load_text;
 
     fn load(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
-        let mut sink = Sink::new(opts);
-        load_json_lines(
-            &mut text.as_bytes(),
-            Compression::None,
-            Path::new("x.json"),
-            "Item",
-            &mut sink,
-            opts,
-            &mut |_, _| Ok(()),
-        )?;
-        Ok(sink)
+        load_text(text, "x.json", opts, |cx| load_json_lines(cx, "Item"))
     }
 
     #[test]

@@ -6,28 +6,19 @@
 //! like a sort key (`sk`, `SK`, …) is the sort key, or `--key`/`--sort-key` say which. The lines are read by the
 //! DynamoDB JSON reader ([`super::dynamodb_json`]) with `Keys` as the item.
 
-use super::read::Compression;
-use std::io::BufRead;
-use std::path::Path;
-
-use super::read::{Sink, Tick};
-use super::{LoadOptions, SourceError};
+use super::SourceError;
+use super::read::FileLoad;
 
 /// Loads incremental export lines (plain or gzip).
-pub fn load_incremental(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
-    super::dynamodb_json::load_json_lines(reader, compression, name, "Keys", sink, opts, tick)
+pub fn load_incremental(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    super::dynamodb_json::load_json_lines(cx, "Keys")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::LoadOptions;
+    use crate::source::read::load_text;
 
     #[test]
     fn counts_writes_per_key() {
@@ -35,17 +26,7 @@ mod tests {
 {"Metadata":{"WriteTimestampMicros":{"N":"2"}},"Keys":{"id":{"N":"123.0"}},"NewImage":{"id":{"N":"123"}},"OldImage":{"id":{"N":"123"}}}
 {"Metadata":{"WriteTimestampMicros":{"N":"3"}},"Keys":{"id":{"N":"7"}},"OldImage":{"id":{"N":"7"}}}
 "#;
-        let opts = LoadOptions::default();
-        let mut sink = Sink::new(&opts);
-        load_incremental(
-            &mut text.as_bytes(),
-            Compression::None,
-            Path::new("i.json"),
-            &mut sink,
-            &opts,
-            &mut |_, _| Ok(()),
-        )
-        .unwrap();
+        let sink = load_text(text, "i.json", &LoadOptions::default(), load_incremental).unwrap();
         assert_eq!(sink.keys.total(), 3);
         assert_eq!(sink.keys.count(sink.keys.find(b"123").unwrap()), 2);
         assert_eq!(

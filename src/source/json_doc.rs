@@ -21,9 +21,6 @@
 //! wrong bracket between items) stops the load whatever the policy: where the next item starts cannot be
 //! trusted.
 
-use std::io::BufRead;
-use std::path::Path;
-
 use serde::Deserialize;
 use serde::de::DeserializeSeed as _;
 use serde_json::value::RawValue;
@@ -31,7 +28,7 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
-use super::read::{Compression, Sink, TICK_LINES, Tick, invalid_json_line};
+use super::read::{FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
 use super::{At, FormatIn, LoadOptions, SourceError};
 
 /// How the items of a document are written (decided by the first one).
@@ -174,14 +171,7 @@ impl Doc<'_, '_, '_> {
         self.elem.clear();
         self.n += 1;
         if self.js.capture(&mut self.elem, true)? == End::Truncated {
-            return Err(SourceError::record(
-                self.js.name,
-                At::Item {
-                    item: self.n,
-                    line: Some(line),
-                },
-                "the file ends inside this item; expected the rest of it (truncated file?)",
-            ));
+            return Err(truncated(self.js.name, self.n, line));
         }
         let result = f(&mut self.items, &self.elem, self.sink, self.opts).map_err(|what| {
             SourceError::record(
@@ -252,40 +242,13 @@ impl Doc<'_, '_, '_> {
                     *n += 1;
                     let from = batch.data.len();
                     if js.capture(&mut batch.data, true)? == End::Truncated {
-                        return Err(SourceError::record(
-                            name,
-                            At::Item {
-                                item: *n,
-                                line: Some(line),
-                            },
-                            "the file ends inside this item; expected the rest of it (truncated file?)",
-                        ));
+                        return Err(truncated(name, *n, line));
                     }
                     batch.items.push((from, batch.data.len(), *n, line));
                     if n.is_multiple_of(TICK_LINES) {
                         tick(js.line, *n)?;
                     }
-                    let end = match js.peek()? {
-                        Some(b',') => {
-                            js.bump();
-                            false
-                        }
-                        Some(b']') => {
-                            js.bump();
-                            true
-                        }
-                        Some(b) => {
-                            return Err(js.broken(format!(
-                                "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
-                                describe_byte(b)
-                            )));
-                        }
-                        None => {
-                            return Err(js.broken(format!(
-                                "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
-                            )));
-                        }
-                    };
+                    let end = !array_goes_on(js, *n, what)?;
                     if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
                         let full =
                             std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
@@ -439,33 +402,7 @@ impl Doc<'_, '_, '_> {
                     chosen = Some(table.clone());
                     let what = format!("the requests of table {table:?}");
                     self.array(&what, |r, text, sink, opts| {
-                        let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
-                            if text.first() == Some(&b'{') {
-                                format!(
-                                    "{}; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
-                                    invalid_json_line(text, &e)
-                                )
-                            } else {
-                                format!(
-                                    "{}, not a request; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
-                                    kind_of(text.first().copied())
-                                )
-                            }
-                        })?;
-                        match (req.put, req.delete) {
-                            (Some(p), _) => {
-                                puts += 1;
-                                r.item(p.item.get().as_bytes(), sink, opts)
-                            }
-                            (None, Some(d)) => {
-                                deletes += 1;
-                                r.item(d.key.get().as_bytes(), sink, opts)
-                            }
-                            (None, None) => Err(
-                                "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
-                                    .to_owned(),
-                            ),
-                        }
+                        read_request(r, text, sink, opts, [&mut puts, &mut deletes])
                     })?;
                 } else if self.js.skip()? == End::Truncated {
                     return Err(self
@@ -516,6 +453,78 @@ impl Doc<'_, '_, '_> {
     }
 }
 
+/// Reads one element of a table's requests: a `PutRequest`'s item or a `DeleteRequest`'s key, counted in
+/// `puts` or `deletes`.
+fn read_request(
+    r: &mut ItemReader,
+    text: &[u8],
+    sink: &mut Sink,
+    opts: &LoadOptions,
+    [puts, deletes]: [&mut u64; 2],
+) -> Result<(), String> {
+    let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
+        if text.first() == Some(&b'{') {
+            format!(
+                "{}; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                invalid_json_line(text, &e)
+            )
+        } else {
+            format!(
+                "{}, not a request; expected {{\"PutRequest\":{{\"Item\":{{…}}}}}} or {{\"DeleteRequest\":{{\"Key\":{{…}}}}}}",
+                kind_of(text.first().copied())
+            )
+        }
+    })?;
+    match (req.put, req.delete) {
+        (Some(p), _) => {
+            *puts += 1;
+            r.item(p.item.get().as_bytes(), sink, opts)
+        }
+        (None, Some(d)) => {
+            *deletes += 1;
+            r.item(d.key.get().as_bytes(), sink, opts)
+        }
+        (None, None) => Err(
+            "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
+                .to_owned(),
+        ),
+    }
+}
+
+/// Item `n`, starting on `line`, is cut off by the end of the file.
+fn truncated(name: &std::path::Path, n: u64, line: u64) -> SourceError {
+    SourceError::record(
+        name,
+        At::Item {
+            item: n,
+            line: Some(line),
+        },
+        "the file ends inside this item; expected the rest of it (truncated file?)",
+    )
+}
+
+/// After item `n` of an array (`what` in messages): `true` on `,` (another item follows), `false` on `]`
+/// (the array ends); anything else breaks the document.
+fn array_goes_on(js: &mut JsonStream<'_>, n: u64, what: &str) -> Result<bool, SourceError> {
+    match js.peek()? {
+        Some(b',') => {
+            js.bump();
+            Ok(true)
+        }
+        Some(b']') => {
+            js.bump();
+            Ok(false)
+        }
+        Some(b) => Err(js.broken(format!(
+            "invalid JSON after item {n}: found {}; expected ',' or ']' in {what}",
+            describe_byte(b)
+        ))),
+        None => Err(js.broken(format!(
+            "{what} is never closed: the file ends after item {n}; expected ',' or ']' (truncated file?)"
+        ))),
+    }
+}
+
 /// Elements cut out by the splitter: their bytes back to back, and each one's range, item number and line.
 #[derive(Default)]
 struct Batch {
@@ -534,15 +543,8 @@ pub fn list_or_none(names: &[String]) -> String {
 
 /// Loads a JSON document of one of the shapes above (`format` is one of `JsonArray`, `ScanJson`,
 /// `BatchWrite`, `JsonItems`).
-pub fn load_json_doc(
-    reader: &mut dyn BufRead,
-    compression: Compression,
-    name: &Path,
-    format: FormatIn,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
+pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
+    let (reader, compression, name, opts, sink, tick) = cx.into_parts();
     let mut doc = Doc {
         js: JsonStream::new(reader, name, compression),
         items: if format == FormatIn::BatchWrite {
@@ -575,129 +577,4 @@ pub fn load_json_doc(
         _ => sink.shape = Some(format!("{of} one after another ({n} read)")),
     }
     Ok(())
-}
-
-/// What the top level of a JSON document (its first bytes `head`) holds, to choose its shape. `Err` is the
-/// one line that says why no shape fits. `head` may end inside the document.
-pub fn detect_json(head: &[u8]) -> Result<FormatIn, String> {
-    let mut r = head;
-    let name = Path::new("");
-    let mut js = JsonStream::new(&mut r, name, Compression::None);
-    let mut buf = Vec::new();
-    let first = js.peek().ok().flatten();
-    if first == Some(b'[') {
-        js.bump();
-        let el = js.peek().ok().flatten();
-        return match el {
-            Some(b'{' | b']') | None => Ok(FormatIn::JsonArray),
-            other => Err(format!(
-                "a JSON array of {}s: not an export, scan, request file or Workbench model; expected an array of items (objects)",
-                kind_of(other)
-                    .trim_start_matches("an ")
-                    .trim_start_matches("a ")
-            )),
-        };
-    }
-    // An object: its top-level fields, and how each value starts.
-    js.bump();
-    let mut fields: Vec<(String, Option<serde_json::Value>, Option<u8>)> = Vec::new();
-    let mut complete = false;
-    let mut line_of_end = 0;
-    if js.peek().ok().flatten() == Some(b'}') {
-        js.bump();
-        complete = true;
-        line_of_end = js.line;
-    } else {
-        while let Ok(name) = js.field_name(&mut buf) {
-            let start = js.peek().ok().flatten();
-            buf.clear();
-            let value = match js.capture(&mut buf, true) {
-                Ok(End::Complete) => serde_json::from_slice::<serde_json::Value>(&buf).ok(),
-                _ => None,
-            };
-            let ended = value.is_some();
-            fields.push((name, value, start));
-            if !ended {
-                break;
-            }
-            match js.next_or_close(b'}', "") {
-                Ok(true) => {}
-                Ok(false) => {
-                    complete = true;
-                    line_of_end = js.line;
-                    break;
-                }
-                Err(_) => break,
-            }
-        }
-    }
-    let has = |f: &str| fields.iter().any(|(n, _, _)| n == f);
-    if has("DataModel") || has("ModelName") {
-        return Ok(FormatIn::Workbench);
-    }
-    if has("Items") {
-        return Ok(FormatIn::ScanJson);
-    }
-    // The first object ends on its first line, or its first line is longer than the bytes seen.
-    let one_line = (complete && line_of_end == 1) || (!complete && js.line == 1);
-    if has("Keys") && (has("NewImage") || has("OldImage") || has("Metadata")) {
-        return Ok(FormatIn::Incremental);
-    }
-    if has("Item") {
-        return Ok(if one_line {
-            FormatIn::DynamodbJson
-        } else {
-            FormatIn::JsonItems
-        });
-    }
-    let is_request = |v: &serde_json::Value| {
-        v.as_object()
-            .is_some_and(|o| o.contains_key("PutRequest") || o.contains_key("DeleteRequest"))
-    };
-    let requests = !fields.is_empty()
-        && fields.iter().all(|(_, v, start)| match v {
-            Some(serde_json::Value::Array(a)) => a.first().is_none_or(is_request),
-            None => *start == Some(b'['),
-            _ => false,
-        })
-        && fields.iter().any(|(_, v, _)| match v {
-            Some(serde_json::Value::Array(a)) => a.first().is_some_and(is_request),
-            _ => true,
-        });
-    if requests {
-        return Ok(FormatIn::BatchWrite);
-    }
-    let typed = complete
-        && fields
-            .iter()
-            .all(|(_, v, _)| v.as_ref().is_some_and(is_typed_attr));
-    // Items one a line, or one typed item (put-item input), or several pretty-printed items back to back.
-    let another = complete && js.peek().ok().flatten() == Some(b'{');
-    if one_line || (typed && !fields.is_empty()) || another {
-        return Ok(FormatIn::JsonItems);
-    }
-    let names: Vec<&str> = fields.iter().map(|(n, _, _)| n.as_str()).take(8).collect();
-    Err(format!(
-        "{}: not an export, scan, request file or Workbench model",
-        if names.is_empty() {
-            "an empty JSON object".to_owned()
-        } else {
-            format!(
-                "a JSON object with key{} {}{}",
-                if names.len() == 1 { "" } else { "s" },
-                names.join(", "),
-                if fields.len() > names.len() {
-                    ", …"
-                } else {
-                    ""
-                }
-            )
-        }
-    ))
-}
-
-/// An attribute value of typed DynamoDB JSON: one type tag.
-fn is_typed_attr(v: &serde_json::Value) -> bool {
-    let wrapped = serde_json::json!({ "a": v });
-    is_typed_item(&wrapped) == Ok(true)
 }

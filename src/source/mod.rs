@@ -19,6 +19,11 @@
 //!
 //! A file whose first byte is `{` or `[` is JSON and is never read as lines ([`detect`]).
 //!
+//! What the formats share: [`read`] opens a path (gzip, zstd), reads lines with a length cap and defines
+//! [`read::FileLoad`], the one value each format's loader takes; the records go into a [`sink::Sink`] (key
+//! types, canonical keys, counts, the bad-input policy); [`load`] ([`dispatch`]) walks the paths and hands
+//! each opened input to its format.
+//!
 //! # Bad input: one policy for every format
 //!
 //! Sources never panic on input. A bad record (invalid JSON or Ion on a line, a CSV row with the wrong number of
@@ -42,6 +47,7 @@
 
 pub mod csv;
 pub mod detect;
+pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
 pub(crate) mod fast_json;
@@ -55,6 +61,7 @@ pub mod read;
 pub mod s3_export;
 pub mod scan_json;
 pub mod scenario;
+pub mod sink;
 pub mod sql;
 pub mod workbench;
 
@@ -65,8 +72,9 @@ use crate::model::KeySet;
 use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
+pub use dispatch::load;
 pub use lines::{load_lines, load_path};
-pub use read::{MAX_LINE_BYTES, load};
+pub use read::MAX_LINE_BYTES;
 
 /// Where keys come from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,10 +22,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::dispatch::Ctx;
 use super::dynamodb_json::{json_line, load_json_lines};
 use super::ion::{ion_line, load_ion};
 use super::item::Scratch;
-use super::read::{Ctx, Sink, TICK_LINES, for_each_line, open};
+use super::read::{FileLoad, Sink, TICK_LINES, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 
 /// One data file of an export.
@@ -212,56 +213,7 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
     let data = root.join("data");
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
     if manifest.is_file() {
-        let text = std::fs::read(&manifest).map_err(|source| SourceError::Io {
-            name: manifest.clone(),
-            source,
-        })?;
-        let mut files = Vec::new();
-        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-            let at = At::Line(i as u64 + 1);
-            if line.trim_ascii().is_empty() {
-                continue;
-            }
-            let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
-                SourceError::record(
-                    &manifest,
-                    at,
-                    format!("invalid JSON: {}", super::read::json_reason(&e)),
-                )
-            })?;
-            let Some(key) = value
-                .get("dataFileS3Key")
-                .and_then(serde_json::Value::as_str)
-            else {
-                return Err(SourceError::record(
-                    &manifest,
-                    at,
-                    "no \"dataFileS3Key\"; expected {\"itemCount\":…,\"dataFileS3Key\":\"…/data/<file>\"}",
-                ));
-            };
-            let file_name = key.rsplit('/').next().unwrap_or(key);
-            let path = resolve_data_file(root, key, prefix.as_deref()).map_err(|tried| {
-                SourceError::record(
-                    &manifest,
-                    at,
-                    format!(
-                        "names data file {key:?}, which is missing (looked for {}); expected every data file of the export",
-                        tried
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })?;
-            files.push(DataFile {
-                bytes: size(&path),
-                label: format!("data/{file_name}"),
-                expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
-                path,
-            });
-        }
-        return Ok((files, true));
+        return Ok((listed_files(root, &manifest, prefix.as_deref())?, true));
     }
     let entries = std::fs::read_dir(&data).map_err(|source| SourceError::Io {
         name: data.clone(),
@@ -292,6 +244,65 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, false))
+}
+
+/// The data files `manifest-files.json` lists, each resolved to a file on disk.
+fn listed_files(
+    root: &Path,
+    manifest: &Path,
+    prefix: Option<&str>,
+) -> Result<Vec<DataFile>, SourceError> {
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let text = std::fs::read(manifest).map_err(|source| SourceError::Io {
+        name: manifest.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let at = At::Line(i as u64 + 1);
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
+            SourceError::record(
+                manifest,
+                at,
+                format!("invalid JSON: {}", super::read::json_reason(&e)),
+            )
+        })?;
+        let Some(key) = value
+            .get("dataFileS3Key")
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Err(SourceError::record(
+                manifest,
+                at,
+                "no \"dataFileS3Key\"; expected {\"itemCount\":…,\"dataFileS3Key\":\"…/data/<file>\"}",
+            ));
+        };
+        let file_name = key.rsplit('/').next().unwrap_or(key);
+        let path = resolve_data_file(root, key, prefix).map_err(|tried| {
+            SourceError::record(
+                manifest,
+                at,
+                format!(
+                    "names data file {key:?}, which is missing (looked for {}); expected every data file of the export",
+                    tried
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        files.push(DataFile {
+            bytes: size(&path),
+            label: format!("data/{file_name}"),
+            expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
+            path,
+        });
+    }
+    Ok(files)
 }
 
 /// Loads an export folder into `sink`; returns the item count of each data file, in manifest order.
@@ -335,33 +346,7 @@ pub fn load_folder(
     // A full export lists every item once; an incremental one may hold several writes of one item.
     let distinct = format != FormatIn::Incremental;
     let counts = load_parallel(&files, format, distinct, sink, ctx)?;
-    let mut groups = Vec::with_capacity(files.len());
-    let mut mismatches = Vec::new();
-    for (f, &items) in files.iter().zip(&counts) {
-        if let Some(expected) = f.expected
-            && expected != items
-        {
-            mismatches.push(format!(
-                "{} holds {items} items, but manifest-files.json says {expected}",
-                f.label
-            ));
-        }
-        groups.push(Group {
-            name: f.label.clone(),
-            items,
-        });
-    }
-    const SHOWN: usize = 10;
-    let more = mismatches.len().saturating_sub(SHOWN);
-    for m in mismatches.into_iter().take(SHOWN) {
-        sink.warn(format!("{m} (in {})", root.display()));
-    }
-    if more > 0 {
-        sink.warn(format!(
-            "{more} more data files disagree with manifest-files.json (in {})",
-            root.display()
-        ));
-    }
+    let groups = check_counts(&files, &counts, &root, sink);
     let total: u64 = counts.iter().sum();
     let empty = counts.iter().filter(|&&n| n == 0).count();
     sink.shape = Some(format!(
@@ -387,6 +372,39 @@ pub fn load_folder(
         ));
     }
     Ok(groups)
+}
+
+/// Each data file's items as a [`Group`], with a warning for each file (the first ten, then how many more)
+/// whose count disagrees with `manifest-files.json`.
+fn check_counts(files: &[DataFile], counts: &[u64], root: &Path, sink: &mut Sink) -> Vec<Group> {
+    let mut groups = Vec::with_capacity(files.len());
+    let mut mismatches = Vec::new();
+    for (f, &items) in files.iter().zip(counts) {
+        if let Some(expected) = f.expected
+            && expected != items
+        {
+            mismatches.push(format!(
+                "{} holds {items} items, but manifest-files.json says {expected}",
+                f.label
+            ));
+        }
+        groups.push(Group {
+            name: f.label.clone(),
+            items,
+        });
+    }
+    const SHOWN: usize = 10;
+    let more = mismatches.len().saturating_sub(SHOWN);
+    for m in mismatches.into_iter().take(SHOWN) {
+        sink.warn(format!("{m} (in {})", root.display()));
+    }
+    if more > 0 {
+        sink.warn(format!(
+            "{more} more data files disagree with manifest-files.json (in {})",
+            root.display()
+        ));
+    }
+    groups
 }
 
 /// Reads the first item of a data file to fix the key attributes before the files load in parallel.
@@ -461,19 +479,7 @@ fn load_parallel(
         .map_or(2, std::num::NonZero::get)
         .min(files.len())
         .max(1);
-    // Largest first to the least loaded thread; each thread then reads its files in manifest order.
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
-    let mut load = vec![0u64; threads];
-    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
-    for i in order {
-        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
-        assigned[t].push(i);
-        load[t] += files[i].bytes.max(1);
-    }
-    for a in &mut assigned {
-        a.sort_unstable();
-    }
+    let assigned = assign(files, threads);
     let abort = AtomicBool::new(false);
     let lines_done = AtomicU64::new(0);
     let (cancel, bytes, opts) = (ctx.cancel, ctx.bytes, ctx.opts);
@@ -499,39 +505,17 @@ fn load_parallel(
                                 lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
                                 Ok(())
                             };
-                            let reader = &mut *input.reader;
-                            match format {
-                                FormatIn::Ion => {
-                                    load_ion(
-                                        reader,
-                                        input.compression,
-                                        &f.path,
-                                        &mut w,
-                                        opts,
-                                        &mut tick,
-                                    )?;
-                                }
-                                FormatIn::Incremental => {
-                                    load_json_lines(
-                                        reader,
-                                        input.compression,
-                                        &f.path,
-                                        "Keys",
-                                        &mut w,
-                                        opts,
-                                        &mut tick,
-                                    )?;
-                                }
-                                _ => load_json_lines(
-                                    reader,
-                                    input.compression,
-                                    &f.path,
-                                    "Item",
-                                    &mut w,
+                            load_data_file(
+                                FileLoad {
+                                    reader: &mut *input.reader,
+                                    compression: input.compression,
+                                    name: &f.path,
                                     opts,
-                                    &mut tick,
-                                )?,
-                            }
+                                    sink: &mut w,
+                                    tick: &mut tick,
+                                },
+                                format,
+                            )?;
                             counts.push((i, w.items - before));
                         }
                         Ok(())
@@ -565,7 +549,51 @@ fn load_parallel(
             })
             .collect()
     });
-    let mut counts = vec![0u64; files.len()];
+    let (counts, sinks) = gather(results, files.len(), cancel)?;
+    for w in sinks {
+        sink.absorb(w);
+    }
+    Ok(counts)
+}
+
+/// Deals the files out to `threads` lists: largest first to the least loaded list; each list then in manifest
+/// order.
+fn assign(files: &[DataFile], threads: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
+    let mut load = vec![0u64; threads];
+    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
+    for i in order {
+        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
+        assigned[t].push(i);
+        load[t] += files[i].bytes.max(1);
+    }
+    for a in &mut assigned {
+        a.sort_unstable();
+    }
+    assigned
+}
+
+/// Loads one data file of the export in its format.
+fn load_data_file(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
+    match format {
+        FormatIn::Ion => {
+            let (reader, compression, name, opts, sink, tick) = cx.into_parts();
+            load_ion(reader, compression, name, sink, opts, tick)
+        }
+        FormatIn::Incremental => load_json_lines(cx, "Keys"),
+        _ => load_json_lines(cx, "Item"),
+    }
+}
+
+/// The workers' results: each file's item count and the workers' sinks, or the first error (a worker that
+/// stopped because another failed is not that error; a cancelled load is [`SourceError::Cancelled`]).
+fn gather(
+    results: Vec<WorkerResult>,
+    files: usize,
+    cancel: &AtomicBool,
+) -> Result<(Vec<u64>, Vec<Sink>), SourceError> {
+    let mut counts = vec![0u64; files];
     let mut sinks = Vec::with_capacity(results.len());
     let mut first_error: Option<SourceError> = None;
     for r in results {
@@ -588,8 +616,5 @@ fn load_parallel(
     if cancel.load(Ordering::Relaxed) {
         return Err(SourceError::Cancelled);
     }
-    for w in sinks {
-        sink.absorb(w);
-    }
-    Ok(counts)
+    Ok((counts, sinks))
 }

@@ -4,46 +4,22 @@
 //! [`super::json_doc`]: items are cut out one by one and read with the same item reader as DynamoDB JSON; nothing
 //! but the current item is held. A page whose `Count` disagrees with the items it holds gives a warning.
 
-use std::io::BufRead;
-use std::path::Path;
-
-use super::read::{Compression, Sink, Tick};
-use super::{FormatIn, LoadOptions, SourceError};
+use super::read::FileLoad;
+use super::{FormatIn, SourceError};
 
 /// Loads scan output pages.
-pub fn load_scan(
-    reader: &mut dyn BufRead,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-    tick: &mut Tick<'_>,
-) -> Result<(), SourceError> {
-    super::json_doc::load_json_doc(
-        reader,
-        Compression::None,
-        name,
-        FormatIn::ScanJson,
-        sink,
-        opts,
-        tick,
-    )
+pub fn load_scan(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    super::json_doc::load_json_doc(cx, FormatIn::ScanJson)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::LoadOptions;
+    use crate::source::read::{Sink, load_text};
 
     fn load(text: &str) -> Result<Sink, SourceError> {
-        let opts = LoadOptions::default();
-        let mut sink = Sink::new(&opts);
-        load_scan(
-            &mut text.as_bytes(),
-            Path::new("scan.json"),
-            &mut sink,
-            &opts,
-            &mut |_, _| Ok(()),
-        )?;
-        Ok(sink)
+        load_text(text, "scan.json", &LoadOptions::default(), load_scan)
     }
 
     #[test]

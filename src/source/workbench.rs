@@ -10,14 +10,14 @@
 //! document is read whole (at most 64 MiB).
 
 use std::collections::HashSet;
-use std::io::{BufRead, Read as _};
+use std::io::Read as _;
 use std::path::Path;
 
 use serde::Deserialize;
 
 use super::item::KeyNames;
 use super::json_doc::{ItemReader, list_or_none};
-use super::read::{Sink, json_reason};
+use super::read::{FileLoad, Sink, json_reason};
 use super::{At, LoadOptions, SourceError};
 
 const MAX_MODEL_BYTES: u64 = 64 << 20;
@@ -61,12 +61,55 @@ struct Attribute {
 }
 
 /// Loads the table data of a Workbench model.
-pub fn load_workbench(
-    reader: &mut dyn BufRead,
-    name: &Path,
-    sink: &mut Sink,
-    opts: &LoadOptions,
-) -> Result<(), SourceError> {
+pub fn load_workbench(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
+    let FileLoad {
+        reader,
+        name,
+        opts,
+        sink,
+        ..
+    } = cx;
+    let model = read_model(reader, name)?;
+    let tables: Vec<String> = model.data_model.iter().map(|t| t.name.clone()).collect();
+    let table = pick_table(&model, &tables, name, sink, opts)?;
+    let names = KeyNames {
+        pk: opts
+            .key
+            .clone()
+            .unwrap_or_else(|| table.keys.partition_key.name.clone()),
+        sk: opts
+            .sort_key
+            .clone()
+            .or_else(|| table.keys.sort_key.as_ref().map(|s| s.name.clone())),
+        guessed: false,
+    };
+    if sink.names.as_ref().is_some_and(|n| *n != names) {
+        sink.warn(format!(
+            "key attributes of {} differ from an earlier file's",
+            name.display()
+        ));
+    }
+    sink.names = Some(names);
+    let n = load_items(table, name, sink, opts)?;
+    sink.lines += n;
+    sink.tables = tables;
+    sink.table = Some(table.name.clone());
+    let facets = table.facets.len();
+    let from_facets: usize = table.facets.iter().map(|f| f.data.len()).sum();
+    sink.shape = Some(format!(
+        "NoSQL Workbench model, table {:?}{}",
+        table.name,
+        if facets > 0 {
+            format!(" ({from_facets} items in {facets} facets)")
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}
+
+/// Reads and parses the whole model (at most [`MAX_MODEL_BYTES`]).
+fn read_model(reader: &mut dyn std::io::BufRead, name: &Path) -> Result<Model, SourceError> {
     let mut limited = reader.take(MAX_MODEL_BYTES + 1);
     let mut text = Vec::new();
     limited
@@ -82,16 +125,24 @@ pub fn load_workbench(
             format!("model is over {MAX_MODEL_BYTES} bytes; expected a NoSQL Workbench model"),
         ));
     }
-    let model: Model = serde_json::from_slice(&text).map_err(|e| {
+    serde_json::from_slice(&text).map_err(|e| {
         let what = if e.is_data() {
             format!("unexpected JSON: {}; expected a NoSQL Workbench model {{\"DataModel\":[{{\"TableName\":…,\"KeyAttributes\":…,\"TableData\":[…]}}]}}", json_reason(&e))
         } else {
             format!("invalid JSON: {}", json_reason(&e))
         };
         SourceError::record(name, At::Line(e.line() as u64), what)
-    })?;
-    drop(text);
-    let tables: Vec<String> = model.data_model.iter().map(|t| t.name.clone()).collect();
+    })
+}
+
+/// The table `--table` names, else the first (with a warning naming the others when there are more).
+fn pick_table<'m>(
+    model: &'m Model,
+    tables: &[String],
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) -> Result<&'m Table, SourceError> {
     let pick = match opts.table.as_deref() {
         Some(want) => model
             .data_model
@@ -103,7 +154,7 @@ pub fn load_workbench(
                     At::File,
                     format!(
                         "no table {want:?} in the model; it has {}",
-                        list_or_none(&tables)
+                        list_or_none(tables)
                     ),
                 )
             })?,
@@ -131,30 +182,19 @@ pub fn load_workbench(
             name.display()
         ));
     }
-    let names = KeyNames {
-        pk: opts
-            .key
-            .clone()
-            .unwrap_or_else(|| table.keys.partition_key.name.clone()),
-        sk: opts
-            .sort_key
-            .clone()
-            .or_else(|| table.keys.sort_key.as_ref().map(|s| s.name.clone())),
-        guessed: false,
-    };
-    if sink.names.as_ref().is_some_and(|n| *n != names) {
-        sink.warn(format!(
-            "key attributes of {} differ from an earlier file's",
-            name.display()
-        ));
-    }
-    sink.names = Some(names);
-    // The table's own items, then the facets' (an item in both counted once).
+    Ok(table)
+}
+
+/// Reads the table's own items, then the facets' (an item in both counted once); returns the items read.
+fn load_items(
+    table: &Table,
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) -> Result<u64, SourceError> {
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
     let mut reader = ItemReader::typed();
     let mut n = 0u64;
-    let facets = table.facets.len();
-    let from_facets: usize = table.facets.iter().map(|f| f.data.len()).sum();
     for item in table
         .data
         .iter()
@@ -176,31 +216,19 @@ pub fn load_workbench(
             .map_err(|what| SourceError::record(name, at, what));
         sink.check(result)?;
     }
-    sink.lines += n;
-    sink.tables = tables;
-    sink.table = Some(table.name.clone());
-    sink.shape = Some(format!(
-        "NoSQL Workbench model, table {:?}{}",
-        table.name,
-        if facets > 0 {
-            format!(" ({from_facets} items in {facets} facets)")
-        } else {
-            String::new()
-        }
-    ));
-    Ok(())
+    Ok(n)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::read::load_text;
 
     #[test]
     fn loads_table_data_with_model_keys() {
         let text = r#"{"ModelName":"m","DataModel":[{"TableName":"Devices","KeyAttributes":{"PartitionKey":{"AttributeName":"DeviceID","AttributeType":"S"},"SortKey":{"AttributeName":"At","AttributeType":"N"}},"TableData":[{"DeviceID":{"S":"d#1"},"At":{"N":"1"}},{"DeviceID":{"S":"d#1"},"At":{"N":"2"}},{"At":{"N":"3"},"DeviceID":{"S":"d#2"}}]}]}"#;
         let opts = LoadOptions::default();
-        let mut sink = Sink::new(&opts);
-        load_workbench(&mut text.as_bytes(), Path::new("m.json"), &mut sink, &opts).unwrap();
+        let sink = load_text(text, "m.json", &opts, load_workbench).unwrap();
         assert_eq!(sink.keys.total(), 3);
         let facts = sink
             .keys
@@ -213,9 +241,7 @@ mod tests {
             r#"{"At":{"N":"3"},"DeviceID":{"S":"d#2"}}"#,
             r#"{"At":{"N":"3"}}"#,
         );
-        let mut sink = Sink::new(&opts);
-        let e =
-            load_workbench(&mut bad.as_bytes(), Path::new("m.json"), &mut sink, &opts).unwrap_err();
+        let e = load_text(&bad, "m.json", &opts, load_workbench).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("item 3: item has no attribute \"DeviceID\""),

@@ -7,7 +7,7 @@ use egui_plot::{Bar, BarChart, HLine, Line, Plot, PlotPoints, VLine};
 use super::heatmap::{cell_of, use_of};
 use super::{Simulation, clock};
 use crate::app::theme;
-use crate::model::decision::{grouped, plural};
+use crate::model::fmt::{grouped, plural};
 use crate::model::simulate::{Cell, Dim, EventKind, Range};
 
 /// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.

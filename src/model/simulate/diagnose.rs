@@ -3,7 +3,7 @@
 //! Pure: it reads a run's [`Setup`], [`Outcome`] and [`Timeline`] and computes nothing again.
 
 use super::super::capacity::ThrottleCause;
-use super::super::decision::grouped;
+use super::super::fmt::grouped;
 pub use super::episodes::span_words;
 use super::episodes::{Episode, burst_ran_out, clock, episodes, index_at};
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};

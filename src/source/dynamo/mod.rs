@@ -41,10 +41,16 @@
 //!   [`ScanStatus`] says whether it is complete, a sample, cancelled or cut short by an error.
 //!   [`DynamoClient::scan_to_channel`] is the same over a bounded `std` channel, ending with
 //!   [`ScanEvent::Done`]: the shape the app's background jobs use.
+//!
+//! Files: `client.rs` (options, the client, tables), `sdk_pages.rs` (scan pages from the SDK), `scan.rs` (the
+//! parallel scan itself, independent of the SDK), `pace.rs` (backoff and the read-capacity limiter),
+//! `error.rs` (SDK errors in short messages).
 
 mod client;
 mod error;
+mod pace;
 mod scan;
+mod sdk_pages;
 
 pub use client::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,

@@ -3,8 +3,8 @@
 //! `client.rs`, and tests drive this logic with a fake one (throttling on demand).
 
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -12,6 +12,8 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::error::DynamoError;
+use super::pace::Jitter;
+pub use super::pace::{Backoff, RcuLimiter};
 use crate::model::{KeySet, KeyType};
 
 /// Parallel segments unless the caller chooses: enough to overlap round trips, gentle on small tables.
@@ -79,100 +81,6 @@ impl ScanOptions {
             ));
         }
         Ok(())
-    }
-}
-
-/// Exponential backoff with full jitter: attempt `n` waits a random time in `[0, min(max, base × 2ⁿ)]`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
-    pub base: Duration,
-    pub max: Duration,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Self {
-            base: Duration::from_millis(50),
-            max: Duration::from_secs(20),
-        }
-    }
-}
-
-impl Backoff {
-    /// The ceiling of attempt `attempt` (1-based), before jitter.
-    pub fn ceiling(&self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.min(30));
-        self.base.saturating_mul(factor).min(self.max)
-    }
-
-    /// The wait before retry `attempt`, `jitter` in `[0, 1)`; never shorter than a millisecond.
-    pub fn delay(&self, attempt: u32, jitter: f64) -> Duration {
-        self.ceiling(attempt)
-            .mul_f64(jitter.clamp(0.0, 1.0))
-            .max(Duration::from_millis(1))
-    }
-}
-
-/// A token bucket of read units shared by all segments.
-///
-/// Before a request a segment reserves the units it expects the page to cost (the cost of its previous
-/// page); when the answer arrives (`ReturnConsumedCapacity=TOTAL`) the reservation is corrected to what was
-/// really consumed. The balance may go negative, so an expensive page makes the next requests wait: over
-/// any long stretch the consumed units stay at the rate. The bucket holds at most one second of units.
-#[derive(Debug)]
-pub struct RcuLimiter {
-    rate: f64,
-    state: Mutex<(f64, Instant)>,
-}
-
-impl RcuLimiter {
-    /// A limiter of `rate` read units per second, starting empty.
-    pub fn new(rate: f64) -> Self {
-        Self {
-            rate: rate.max(f64::MIN_POSITIVE),
-            state: Mutex::new((0.0, Instant::now())),
-        }
-    }
-
-    pub fn rate(&self) -> f64 {
-        self.rate
-    }
-
-    fn with_state<T>(&self, f: impl FnOnce(&mut f64) -> T) -> T {
-        // A poisoned lock only means another segment panicked mid-update; the balance is still a number.
-        let mut guard = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (tokens, last) = &mut *guard;
-        let now = Instant::now();
-        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * self.rate).min(self.rate);
-        *last = now;
-        f(tokens)
-    }
-
-    /// Waits until `units` can be reserved (at most one second's worth is waited for), then reserves them.
-    pub async fn acquire(&self, units: f64) {
-        loop {
-            let need = units.min(self.rate);
-            let wait = self.with_state(|tokens| {
-                if *tokens >= need {
-                    *tokens -= units;
-                    None
-                } else {
-                    Some(Duration::from_secs_f64((need - *tokens) / self.rate))
-                }
-            });
-            match wait {
-                None => return,
-                Some(w) => tokio::time::sleep(w.max(Duration::from_millis(1))).await,
-            }
-        }
-    }
-
-    /// Corrects a reservation of `reserved` units to the `consumed` ones.
-    pub fn settle(&self, reserved: f64, consumed: f64) {
-        self.with_state(|tokens| *tokens += reserved - consumed);
     }
 }
 
@@ -409,10 +317,16 @@ pub async fn run_scan<P: PageSource>(
     }
     drop(tx);
 
-    let mut keys = KeySet::new(key_type);
-    let mut progress = ScanProgress {
-        segments: vec![SegmentProgress::default(); segments as usize],
-        ..ScanProgress::default()
+    let mut collect = Collect {
+        keys: KeySet::new(key_type),
+        progress: ScanProgress {
+            segments: vec![SegmentProgress::default(); segments as usize],
+            ..ScanProgress::default()
+        },
+        key_type,
+        sort_key_type,
+        limit: opts.limit,
+        on_event,
     };
     let mut status = ScanStatus::Complete;
     let tick = Duration::from_millis(50);
@@ -432,87 +346,15 @@ pub async fn run_scan<P: PageSource>(
             status = ScanStatus::Cancelled;
             break;
         }
-        progress.elapsed = started.elapsed();
-        match msg {
-            SegmentMsg::Page {
-                segment,
-                mut page_keys,
-                scanned,
-                skipped,
-                rcu,
-                last,
-            } => {
-                let mut sample_done = false;
-                if let Some(limit) = opts.limit {
-                    let room = limit.saturating_sub(progress.items);
-                    if page_keys.len() as u64 >= room {
-                        page_keys.truncate(usize::try_from(room).unwrap_or(usize::MAX));
-                        sample_done = true;
-                    }
-                }
-                let mut delta = KeySet::new(key_type);
-                for (pk, sk) in &page_keys {
-                    let sk = match (sk, sort_key_type) {
-                        (Some(sk), Some(t)) => Some((sk.as_slice(), t)),
-                        _ => None,
-                    };
-                    keys.add_item(pk, sk, 1);
-                    delta.add_item(pk, sk, 1);
-                }
-                let n = page_keys.len() as u64;
-                progress.items += n;
-                progress.scanned += scanned;
-                progress.skipped += skipped;
-                progress.pages += 1;
-                progress.rcu += rcu;
-                if let Some(s) = progress.segments.get_mut(segment as usize) {
-                    s.pages += 1;
-                    s.items += n;
-                    s.state = if last {
-                        SegmentState::Done
-                    } else {
-                        SegmentState::Running
-                    };
-                }
-                on_event(ScanEvent::Page {
-                    keys: Box::new(delta),
-                    progress: progress.clone(),
-                });
-                if sample_done && let Some(limit) = opts.limit {
-                    // Reaching the limit exactly on the table's last page is still the whole table.
-                    let all_done = progress
-                        .segments
-                        .iter()
-                        .all(|s| s.state == SegmentState::Done);
-                    if !all_done {
-                        status = ScanStatus::Sample { limit };
-                    }
-                    break;
-                }
-            }
-            SegmentMsg::Retry { segment, attempt } => {
-                progress.retries += 1;
-                if let Some(s) = progress.segments.get_mut(segment as usize) {
-                    s.state = SegmentState::BackingOff { attempt };
-                }
-                on_event(ScanEvent::Throttled {
-                    progress: progress.clone(),
-                });
-            }
-            SegmentMsg::Resumed { segment } => {
-                if let Some(s) = progress.segments.get_mut(segment as usize) {
-                    s.state = SegmentState::Running;
-                }
-            }
-            SegmentMsg::Failed { segment, error } => {
-                if let Some(s) = progress.segments.get_mut(segment as usize) {
-                    s.state = SegmentState::Failed;
-                }
-                status = ScanStatus::Failed(error);
-                break;
-            }
+        collect.progress.elapsed = started.elapsed();
+        if let Some(end) = collect.take(msg) {
+            status = end;
+            break;
         }
     }
+    let Collect {
+        keys, mut progress, ..
+    } = collect;
     stop.store(true, Ordering::Relaxed);
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
@@ -529,6 +371,119 @@ pub async fn run_scan<P: PageSource>(
         keys,
         progress,
         status,
+    }
+}
+
+/// What the scan has gathered so far, and where its events go.
+struct Collect<'e> {
+    keys: KeySet,
+    progress: ScanProgress,
+    key_type: KeyType,
+    sort_key_type: Option<KeyType>,
+    limit: Option<u64>,
+    on_event: &'e mut dyn FnMut(ScanEvent),
+}
+
+impl Collect<'_> {
+    /// Takes one message from a segment; `Some(status)` ends the scan with that status.
+    fn take(&mut self, msg: SegmentMsg) -> Option<ScanStatus> {
+        let progress = &mut self.progress;
+        match msg {
+            SegmentMsg::Page {
+                segment,
+                page_keys,
+                scanned,
+                skipped,
+                rcu,
+                last,
+            } => {
+                let sample_done = self.page(segment, page_keys, [scanned, skipped], rcu, last);
+                if sample_done && let Some(limit) = self.limit {
+                    // Reaching the limit exactly on the table's last page is still the whole table.
+                    let all_done = self
+                        .progress
+                        .segments
+                        .iter()
+                        .all(|s| s.state == SegmentState::Done);
+                    return Some(if all_done {
+                        ScanStatus::Complete
+                    } else {
+                        ScanStatus::Sample { limit }
+                    });
+                }
+            }
+            SegmentMsg::Retry { segment, attempt } => {
+                progress.retries += 1;
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::BackingOff { attempt };
+                }
+                (self.on_event)(ScanEvent::Throttled {
+                    progress: progress.clone(),
+                });
+            }
+            SegmentMsg::Resumed { segment } => {
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::Running;
+                }
+            }
+            SegmentMsg::Failed { segment, error } => {
+                if let Some(s) = progress.segments.get_mut(segment as usize) {
+                    s.state = SegmentState::Failed;
+                }
+                return Some(ScanStatus::Failed(error));
+            }
+        }
+        None
+    }
+
+    /// Adds a page's keys (cut at the sample limit) and counts, and sends them as an event; returns whether
+    /// the sample limit was reached.
+    fn page(
+        &mut self,
+        segment: u32,
+        mut page_keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        [scanned, skipped]: [u64; 2],
+        rcu: f64,
+        last: bool,
+    ) -> bool {
+        let progress = &mut self.progress;
+        let mut sample_done = false;
+        if let Some(limit) = self.limit {
+            let room = limit.saturating_sub(progress.items);
+            if page_keys.len() as u64 >= room {
+                page_keys.truncate(usize::try_from(room).unwrap_or(usize::MAX));
+                sample_done = true;
+            }
+        }
+        let mut delta = KeySet::new(self.key_type);
+        for (pk, sk) in &page_keys {
+            let sk = match (sk, self.sort_key_type) {
+                (Some(sk), Some(t)) => Some((sk.as_slice(), t)),
+                _ => None,
+            };
+            self.keys.add_item(pk, sk, 1);
+            delta.add_item(pk, sk, 1);
+        }
+        let n = page_keys.len() as u64;
+        progress.items += n;
+        progress.scanned += scanned;
+        progress.skipped += skipped;
+        progress.pages += 1;
+        progress.rcu += rcu;
+        if let Some(s) = progress.segments.get_mut(segment as usize) {
+            s.pages += 1;
+            s.items += n;
+            s.state = if last {
+                SegmentState::Done
+            } else {
+                SegmentState::Running
+            };
+        }
+        (self.on_event)(ScanEvent::Page {
+            keys: Box::new(delta),
+            progress: progress.clone(),
+        });
+        sample_done
     }
 }
 
@@ -608,59 +563,55 @@ impl SegmentTask {
                     if let Some(l) = &self.limiter {
                         l.settle(expected, 0.0);
                     }
-                    let retry = error.is_throttling()
-                        || (error.is_transient() && {
-                            transient += 1;
-                            transient <= TRANSIENT_RETRIES
-                        });
-                    if !retry {
-                        let _ = self
-                            .tx
-                            .send(SegmentMsg::Failed {
-                                segment: self.segment,
-                                error,
-                            })
-                            .await;
-                        return;
-                    }
-                    attempt += 1;
-                    if self
-                        .tx
-                        .send(SegmentMsg::Retry {
-                            segment: self.segment,
-                            attempt,
-                        })
+                    if !self
+                        .retry(error, &mut attempt, &mut transient, &mut jitter)
                         .await
-                        .is_err()
                     {
                         return;
                     }
-                    tokio::time::sleep(self.backoff.delay(attempt, jitter.next())).await;
                 }
             }
         }
     }
-}
 
-/// A small SplitMix64 for backoff jitter: different per segment, no shared state.
-struct Jitter(u64);
-
-impl Jitter {
-    fn new(seed: u64) -> Self {
-        let time = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(time))
-    }
-
-    /// A number in `[0, 1)`.
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
+    /// After a failed page: waits out a backoff and returns `true` to try again (throttling, or a transient
+    /// error up to [`TRANSIENT_RETRIES`] in a row), or reports the failure and returns `false`.
+    async fn retry(
+        &self,
+        error: DynamoError,
+        attempt: &mut u32,
+        transient: &mut u32,
+        jitter: &mut Jitter,
+    ) -> bool {
+        let retry = error.is_throttling()
+            || (error.is_transient() && {
+                *transient += 1;
+                *transient <= TRANSIENT_RETRIES
+            });
+        if !retry {
+            let _ = self
+                .tx
+                .send(SegmentMsg::Failed {
+                    segment: self.segment,
+                    error,
+                })
+                .await;
+            return false;
+        }
+        *attempt += 1;
+        if self
+            .tx
+            .send(SegmentMsg::Retry {
+                segment: self.segment,
+                attempt: *attempt,
+            })
+            .await
+            .is_err()
+        {
+            return false;
+        }
+        tokio::time::sleep(self.backoff.delay(*attempt, jitter.next())).await;
+        true
     }
 }
 
@@ -669,6 +620,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use std::collections::HashMap;
+    use std::sync::Mutex;
     use std::sync::atomic::AtomicU64;
 
     use super::*;

@@ -13,14 +13,17 @@
 //!
 //! Unknown fields are errors, and every error names the field and the line. Key files (`keys = "keys.txt"`)
 //! are left for the caller to read (this module does no I/O): see [`KeySource`].
+//!
+//! This file holds the document's shape, the checks shared by every field (`Ctx`) and [`parse`]; the
+//! `[table]` section is read in `table.rs`, the `[[traffic]]` streams in `traffic.rs`.
+
+mod table;
+mod traffic;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::capacity::Consistency;
-use super::simulate::{
-    AutoScaling, Billing, Keys, Limits, Params, Schedule, Setup, SortKey, Stream, Table,
-};
+use super::simulate::{Keys, Params, Schedule, Setup, Table};
 
 /// A scenario error: what is wrong, with the line it is on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -298,7 +301,7 @@ pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
         None => today,
     };
     let table = match &doc.table {
-        Some(t) => table_of(&c, t)?,
+        Some(t) => table::table_of(&c, t)?,
         None => Table::default(),
     };
     if doc.traffic.is_empty() {
@@ -310,7 +313,7 @@ pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
     let mut traffic = Vec::new();
     let mut keys = Vec::new();
     for s in &doc.traffic {
-        let (stream, source) = stream_of(&c, s)?;
+        let (stream, source) = traffic::stream_of(&c, s)?;
         traffic.push(stream);
         keys.push(source);
     }
@@ -328,245 +331,6 @@ pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
         },
         keys,
     })
-}
-
-fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError> {
-    let on_demand = match &t.billing {
-        Some(b) => c.word("billing", b, &["provisioned", "on-demand"])? == "on-demand",
-        None => true,
-    };
-    let billing = if on_demand {
-        for (field, v) in [("rcu", &t.rcu), ("wcu", &t.wcu)] {
-            if let Some(v) = v {
-                return c.err(
-                    v.span(),
-                    format!("{field} is for provisioned tables; this one is on-demand"),
-                );
-            }
-        }
-        if let Some(a) = &t.autoscaling {
-            return c.err(
-                a.span(),
-                "autoscaling is for provisioned tables; this one is on-demand",
-            );
-        }
-        let get =
-            |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, ScenarioError> {
-                v.as_ref().map_or(Ok(default), |v| c.non_negative(field, v))
-            };
-        Billing::OnDemand {
-            previous_peak: [
-                get(&t.previous_peak_reads, "previous_peak_reads", 6_000.0)?,
-                get(&t.previous_peak_writes, "previous_peak_writes", 2_000.0)?,
-            ],
-            quota: [
-                get(&t.quota_reads, "quota_reads", 40_000.0)?,
-                get(&t.quota_writes, "quota_writes", 40_000.0)?,
-            ],
-            max: [
-                get(&t.max_reads, "max_reads", 0.0)?,
-                get(&t.max_writes, "max_writes", 0.0)?,
-            ],
-        }
-    } else {
-        for (field, v) in [
-            ("previous_peak_reads", &t.previous_peak_reads),
-            ("previous_peak_writes", &t.previous_peak_writes),
-            ("quota_reads", &t.quota_reads),
-            ("quota_writes", &t.quota_writes),
-            ("max_reads", &t.max_reads),
-            ("max_writes", &t.max_writes),
-        ] {
-            if let Some(v) = v {
-                return c.err(
-                    v.span(),
-                    format!("{field} is for on-demand tables; this one is provisioned"),
-                );
-            }
-        }
-        let rcu = t
-            .rcu
-            .as_ref()
-            .map_or(Ok(0.0), |v| c.non_negative("rcu", v))?;
-        let wcu = t
-            .wcu
-            .as_ref()
-            .map_or(Ok(0.0), |v| c.non_negative("wcu", v))?;
-        if rcu + wcu <= 0.0 {
-            let line = t
-                .billing
-                .as_ref()
-                .map_or(1, |b| line_of(c.text, b.span().start));
-            return Err(ScenarioError {
-                line,
-                message: "a provisioned table needs rcu or wcu above 0".to_owned(),
-            });
-        }
-        Billing::Provisioned { units: [rcu, wcu] }
-    };
-    let limits = match &t.limits {
-        Some(l) => match c.word("limits", l, &["independent", "combined"])? {
-            "combined" => Limits::Combined,
-            _ => Limits::Independent,
-        },
-        None => Limits::Independent,
-    };
-    let partitions = match &t.partitions {
-        Some(p) if *p.get_ref() == 0 => return c.err(p.span(), "partitions must be at least 1"),
-        Some(p) => Some(*p.get_ref() as usize),
-        None => None,
-    };
-    let autoscaling = match &t.autoscaling {
-        Some(a) => {
-            let d = a.get_ref();
-            let target = d.target.unwrap_or(0.7);
-            if !(0.2..=0.9).contains(&target) {
-                return c.err(
-                    a.span(),
-                    format!("autoscaling target {target}: AWS allows 0.2 to 0.9"),
-                );
-            }
-            let Billing::Provisioned { units } = &billing else {
-                return c.err(a.span(), "autoscaling is for provisioned tables");
-            };
-            Some(AutoScaling {
-                target,
-                min: [
-                    d.min_rcu.unwrap_or(units[0].min(1.0)),
-                    d.min_wcu.unwrap_or(units[1].min(1.0)),
-                ],
-                max: [
-                    d.max_rcu.unwrap_or(units[0].max(40_000.0)),
-                    d.max_wcu.unwrap_or(units[1].max(40_000.0)),
-                ],
-            })
-        }
-        None => None,
-    };
-    let base = Table::default();
-    Ok(Table {
-        billing,
-        partitions,
-        lsi: t.lsi.unwrap_or(false),
-        adaptive_capacity: t.adaptive_capacity.unwrap_or(true),
-        split_for_heat: t.split_for_heat.unwrap_or(true),
-        split_after: t
-            .split_after
-            .as_ref()
-            .map_or(Ok(base.split_after), |d| c.duration("split_after", d))?,
-        idle_before: t
-            .idle_before
-            .as_ref()
-            .map_or(Ok(base.idle_before), |d| c.duration("idle_before", d))?,
-        limits,
-        autoscaling,
-    })
-}
-
-fn stream_of(c: &Ctx<'_>, s: &StreamDoc) -> Result<(Stream, KeySource), ScenarioError> {
-    let source = match (&s.key, &s.keys) {
-        (Some(k), None) => KeySource::Keys(Keys::One(k.get_ref().clone())),
-        (None, Some(k)) => {
-            let text = k.get_ref();
-            if let Some(n) = text.strip_prefix("uniform:") {
-                match n.trim().parse::<u32>() {
-                    Ok(n) if n > 0 => KeySource::Keys(Keys::Uniform(n)),
-                    _ => {
-                        return c.err(
-                            k.span(),
-                            format!("keys = \"{text}\": expected uniform:N with N ≥ 1"),
-                        );
-                    }
-                }
-            } else if let Some(p) = text.strip_prefix("partition:") {
-                match p.trim().parse::<usize>() {
-                    Ok(p) => KeySource::Keys(Keys::InPartition(p)),
-                    Err(_) => {
-                        return c.err(k.span(), format!("keys = \"{text}\": expected partition:P"));
-                    }
-                }
-            } else {
-                KeySource::File(text.clone())
-            }
-        }
-        (Some(k), Some(_)) => return c.err(k.span(), "a stream has either key or keys, not both"),
-        (None, None) => {
-            let line = s
-                .writes_per_sec
-                .as_ref()
-                .map(Spanned::span)
-                .or_else(|| s.reads_per_sec.as_ref().map(Spanned::span))
-                .map_or(1, |sp| line_of(c.text, sp.start));
-            return Err(ScenarioError {
-                line,
-                message:
-                    "a [[traffic]] stream needs key = \"…\" or keys = \"file\" / \"uniform:N\""
-                        .to_owned(),
-            });
-        }
-    };
-    let writes = s
-        .writes_per_sec
-        .as_ref()
-        .map_or(Ok(Schedule::default()), |r| c.rate("writes_per_sec", r))?;
-    let reads = s
-        .reads_per_sec
-        .as_ref()
-        .map_or(Ok(Schedule::default()), |r| c.rate("reads_per_sec", r))?;
-    let item_size = match &s.item_size {
-        Some(v) => {
-            let b = c.non_negative("item_size", v)?;
-            if b > 400.0 * 1024.0 {
-                return c.err(v.span(), "item_size: a DynamoDB item is at most 400 KB");
-            }
-            b.round() as u64
-        }
-        None => 1024,
-    };
-    let consistency = match &s.consistency {
-        Some(v) => match c.word("consistency", v, &["strong", "eventual", "transactional"])? {
-            "eventual" => Consistency::Eventual,
-            "transactional" => Consistency::Transactional,
-            _ => Consistency::Strong,
-        },
-        None => Consistency::Strong,
-    };
-    let sort_key = match &s.sort_key {
-        Some(v) => match c.word("sort_key", v, &["random", "monotonic", "single-item"])? {
-            "monotonic" => SortKey::Monotonic,
-            "single-item" => SortKey::SingleItem,
-            _ => SortKey::Random,
-        },
-        None => SortKey::Random,
-    };
-    let from = s.from.as_ref().map_or(Ok(0), |d| c.duration("from", d))?;
-    let until = s
-        .until
-        .as_ref()
-        .map(|d| c.duration("until", d))
-        .transpose()?;
-    if let (Some(u), Some(span)) = (until, s.until.as_ref().map(Spanned::span))
-        && u <= from
-    {
-        return c.err(span, format!("until ({u} s) must be after from ({from} s)"));
-    }
-    let keys = match &source {
-        KeySource::Keys(k) => k.clone(),
-        KeySource::File(_) => Keys::Weighted(Vec::new()),
-    };
-    Ok((
-        Stream {
-            keys,
-            reads_per_sec: reads,
-            writes_per_sec: writes,
-            item_size,
-            consistency,
-            sort_key,
-            from,
-            until,
-        },
-        source,
-    ))
 }
 
 /// Unix seconds of a TOML date-time with a UTC offset (or a bare date, at midnight UTC).
@@ -606,6 +370,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::simulate::SortKey;
 
     const TODAY: i64 = 1_782_172_800;
 

@@ -1,0 +1,255 @@
+//! Running the commands: loading or scanning the keys (with progress on a terminal, Ctrl+C for a partial
+//! scan), listing tables, printing SQL; the output itself is [`super::output`]'s.
+
+use std::io::{IsTerminal as _, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context as _;
+
+use super::args::{AnalyzeArgs, ScanArgs, SqlArgs, SqlEngine, TablesArgs, TablesFormat};
+use super::output::{print_analysis, print_loaded};
+use crate::source::dynamo::{DynamoClient, ScanEvent, ScanOptions, ScanStatus, Scanned};
+use crate::source::{self, LoadOptions, OnBad};
+
+pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
+    let query = crate::source::sql::ExportQuery {
+        export_path: args.export_path.trim_end_matches('/').to_owned(),
+        key: args.key.clone(),
+        sort_key: args.sort_key.clone(),
+        output: args.output.clone(),
+        by_file_output: args.by_file_output.clone(),
+        athena_table: args.athena_table.clone(),
+    };
+    let mut out = std::io::stdout().lock();
+    if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
+        out.write_all(query.duckdb().as_bytes())?;
+    }
+    if args.engine == SqlEngine::Both {
+        writeln!(out)?;
+    }
+    if matches!(args.engine, SqlEngine::Athena | SqlEngine::Both) {
+        out.write_all(query.athena().as_bytes())?;
+    }
+    Ok(())
+}
+
+pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
+    let cancel = AtomicBool::new(false);
+    // Check the options before reading the keys.
+    args.view.view_settings()?;
+    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    if paths.iter().any(|p| p == Path::new("-")) && std::io::stdin().is_terminal() {
+        eprintln!("shardlens: reading keys from standard input (one per line; end with Ctrl+D)");
+    }
+    let opts = LoadOptions {
+        format: args.format_in,
+        key: args.key.clone(),
+        key_type: args.view.key_type_given(),
+        sort_key: args.sort_key.clone(),
+        on_bad: if args.skip_bad {
+            OnBad::Skip
+        } else {
+            OnBad::Stop
+        },
+        table: args.table.clone(),
+        csv_columns: args.csv_columns.clone(),
+    };
+    let bar = progress_bar();
+    let loaded = source::load(&paths, &opts, &cancel, &mut |p| {
+        if let Some(bar) = &bar {
+            if let Some(total) = p.total_bytes {
+                bar.set_length(total);
+            }
+            bar.set_position(p.bytes);
+            bar.set_message(format!("{} items", p.items));
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let loaded = loaded?;
+    for w in &loaded.warnings {
+        eprintln!("shardlens: {w}");
+    }
+    if loaded.skipped > 0 {
+        eprintln!("shardlens: skipped {} bad records", loaded.skipped);
+    }
+    let name = match paths.as_slice() {
+        [one] => one.display().to_string(),
+        many => format!("{} inputs", many.len()),
+    };
+    let mut out = std::io::stdout().lock();
+    print_loaded(&mut out, &name, &loaded, &args.view)?;
+    Ok(())
+}
+
+pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
+    let client = DynamoClient::connect(&args.connect.options())?;
+    let opts = ScanOptions {
+        segments: args.segments,
+        max_rcu: (args.max_rcu > 0.0).then_some(args.max_rcu),
+        limit: args.limit,
+        with_sort_key: args.with_sort_key,
+        consistent: args.consistent,
+        page_size: args.page_size,
+        ..ScanOptions::new(args.table.clone())
+    };
+    let cap = opts.max_rcu.map_or_else(
+        || "no read-capacity cap".to_owned(),
+        |r| format!("at most {r} RCU/s"),
+    );
+    let live = std::io::stderr().is_terminal();
+    if live {
+        eprintln!(
+            "shardlens: scanning {} with {} segments, {cap} ({})",
+            args.table,
+            opts.segments,
+            client.describe_target()
+        );
+    }
+    let cancel = cancel_on_ctrl_c();
+    let scanned = client.scan(&opts, &cancel, &mut |event| {
+        if live && let ScanEvent::Page { progress, .. } | ScanEvent::Throttled { progress } = &event
+        {
+            eprint!("\r\x1b[2K{}", progress.summary());
+        }
+    })?;
+    if live {
+        eprintln!();
+    }
+    let p = &scanned.progress;
+    let name = match &scanned.status {
+        ScanStatus::Complete => args.table.clone(),
+        ScanStatus::Sample { limit } => format!("{} (sample: first {limit} items)", args.table),
+        ScanStatus::Cancelled | ScanStatus::Failed(_) => {
+            format!("{} (partial: {} items read)", args.table, p.items)
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    print_analysis(&mut out, &name, &scanned.keys, &args.view)
+        .context("cannot write the output")?;
+    eprintln!("shardlens: {}", scan_summary(&scanned, &cap));
+    if scanned.status == ScanStatus::Cancelled {
+        anyhow::bail!(
+            "interrupted: the scan of {} stopped after {} items (the analysis above is partial)",
+            args.table,
+            p.items
+        );
+    }
+    if let ScanStatus::Failed(e) = &scanned.status {
+        anyhow::bail!(
+            "the scan of {} stopped after {} items (the analysis above is partial): {e}",
+            args.table,
+            p.items
+        );
+    }
+    Ok(())
+}
+
+/// A flag that the first Ctrl+C sets (the scan stops and prints what it read so far, labelled partial); a
+/// second Ctrl+C ends the process at once.
+fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    for register in [
+        |flag: &Arc<AtomicBool>| {
+            signal_hook::flag::register_conditional_shutdown(
+                signal_hook::consts::SIGINT,
+                130,
+                Arc::clone(flag),
+            )
+        },
+        |flag: &Arc<AtomicBool>| {
+            signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(flag))
+        },
+    ] {
+        if let Err(e) = register(&cancel) {
+            eprintln!("shardlens: Ctrl+C will end the scan without its partial result ({e})");
+        }
+    }
+    cancel
+}
+
+/// The line after a scan: its status, items, pages, read units, time, rates and retries.
+fn scan_summary(scanned: &Scanned, cap: &str) -> String {
+    let p = &scanned.progress;
+    format!(
+        "{}: {} items in {} pages, {:.1} RCU consumed in {:.1} s ({:.0} items/s, {:.1} RCU/s; {cap}){}",
+        scanned.status.describe(),
+        p.items,
+        p.pages,
+        p.rcu,
+        p.elapsed.as_secs_f64(),
+        p.items_per_sec(),
+        p.rcu_per_sec(),
+        if p.retries > 0 {
+            format!("; {} retries after throttling", p.retries)
+        } else {
+            String::new()
+        }
+    )
+}
+
+pub(super) fn tables(args: &TablesArgs) -> anyhow::Result<()> {
+    let client = DynamoClient::connect(&args.connect.options())?;
+    let names = client.list_tables()?;
+    let mut infos = Vec::with_capacity(names.len());
+    for name in &names {
+        infos.push(client.describe_table(name)?);
+    }
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        TablesFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &infos).context("cannot write the output")?;
+            writeln!(out)?;
+        }
+        TablesFormat::Table => {
+            if infos.is_empty() {
+                writeln!(out, "no tables ({})", client.describe_target())?;
+            }
+            for t in &infos {
+                let count = |v: Option<i64>| v.map_or_else(|| "?".to_owned(), |n| n.to_string());
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{} items, {} bytes (as reported){}",
+                    t.name,
+                    t.describe_keys(),
+                    t.billing,
+                    count(t.item_count),
+                    count(t.size_bytes),
+                    index_note(t.local_indexes.len(), t.global_indexes.len())
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn index_note(lsi: usize, gsi: usize) -> String {
+    match (lsi, gsi) {
+        (0, 0) => String::new(),
+        (l, g) => format!("; {l} LSI, {g} GSI"),
+    }
+}
+
+/// A progress bar on standard error when it is a terminal (bytes, rate, ETA); nothing when piped.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::stderr_with_hz(10),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} · {msg}",
+    )
+    .ok()?;
+    bar.set_style(style);
+    Some(bar)
+}

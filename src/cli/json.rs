@@ -1,0 +1,115 @@
+//! The JSON output, built once as a document: the model's report ([`crate::model::export::ReportDoc`]) and,
+//! for a load, an `input` object with what was read.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::output::Shown;
+use crate::model::export::{ReportDoc, report_doc as model_report_doc};
+use crate::source::{Changes, Group, Loaded};
+
+/// The report document of an analysis, fields in the document's order.
+pub(super) fn report_doc<'a>(shown: &'a Shown<'_>) -> ReportDoc<'a> {
+    model_report_doc(
+        shown.name.to_owned(),
+        shown.keys,
+        &shown.view,
+        &shown.report,
+        &shown.decision,
+    )
+}
+
+/// The report of a load with its `input` object. It is a [`serde_json::Value`], whose objects keep their keys
+/// sorted: the order `analyze --format json` has always printed.
+pub(super) fn loaded_doc(
+    shown: &Shown<'_>,
+    loaded: &Loaded,
+) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::to_value(LoadedDoc {
+        report: report_doc(shown),
+        input: InputDoc::new(loaded),
+    })
+}
+
+/// Writes `doc` pretty-printed, with a final newline.
+pub(super) fn write(out: &mut dyn Write, doc: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc).map_err(std::io::Error::other)?;
+    writeln!(out)
+}
+
+#[derive(Serialize)]
+struct LoadedDoc<'a> {
+    #[serde(flatten)]
+    report: ReportDoc<'a>,
+    input: InputDoc<'a>,
+}
+
+/// What a load read.
+#[derive(Serialize)]
+struct InputDoc<'a> {
+    items: u64,
+    lines: u64,
+    bytes: u64,
+    skipped: u64,
+    key_attribute: Option<&'a str>,
+    sort_key_attribute: Option<&'a str>,
+    warnings: &'a [String],
+    shape: Option<&'a str>,
+    tables: &'a [String],
+    table: Option<&'a str>,
+    changes: ChangesDoc,
+    groups: Option<Vec<GroupDoc<'a>>>,
+}
+
+#[derive(Serialize)]
+struct ChangesDoc {
+    inserts: u64,
+    updates: u64,
+    deletes: u64,
+    puts: u64,
+}
+
+#[derive(Serialize)]
+struct GroupDoc<'a> {
+    name: &'a str,
+    items: u64,
+}
+
+impl<'a> InputDoc<'a> {
+    fn new(loaded: &'a Loaded) -> Self {
+        let Changes {
+            inserts,
+            updates,
+            deletes,
+            puts,
+        } = loaded.changes;
+        Self {
+            items: loaded.items,
+            lines: loaded.lines,
+            bytes: loaded.bytes,
+            skipped: loaded.skipped,
+            key_attribute: loaded.key_attribute.as_deref(),
+            sort_key_attribute: loaded.sort_key_attribute.as_deref(),
+            warnings: &loaded.warnings,
+            shape: loaded.shape.as_deref(),
+            tables: &loaded.tables,
+            table: loaded.table.as_deref(),
+            changes: ChangesDoc {
+                inserts,
+                updates,
+                deletes,
+                puts,
+            },
+            groups: loaded.groups.as_ref().map(|groups| {
+                groups
+                    .iter()
+                    .map(|Group { name, items }| GroupDoc {
+                        name,
+                        items: *items,
+                    })
+                    .collect()
+            }),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! [`load`](fn@load): the one entry point the app and the CLI call. It walks the paths (files, S3 export folders, `-`),
+//! opens each, detects its format unless told, and hands the opened input to that format's loader as one
+//! [`FileLoad`].
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::read::{FileLoad, Input, display_name, is_stdin, open};
+use super::sink::Sink;
+use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
+
+/// Shared state of one load: options, cancel flag, byte counter and the progress callback.
+pub struct Ctx<'a, 'p> {
+    pub opts: &'a LoadOptions,
+    pub cancel: &'a AtomicBool,
+    pub bytes: &'a AtomicU64,
+    pub total_bytes: Option<u64>,
+    pub progress: &'a mut (dyn FnMut(Progress) + 'p),
+}
+
+impl Ctx<'_, '_> {
+    /// A [`Tick`](super::read::Tick) for the calling thread: checks cancel and reports progress (lines and items so far plus
+    /// those of the current file).
+    pub fn tick(
+        &mut self,
+        lines_before: u64,
+        items_before: u64,
+        lines: u64,
+        items: u64,
+    ) -> Result<(), SourceError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SourceError::Cancelled);
+        }
+        self.report(lines_before + lines, items_before + items);
+        Ok(())
+    }
+
+    pub fn report(&mut self, lines: u64, items: u64) {
+        (self.progress)(Progress {
+            bytes: self.bytes.load(Ordering::Relaxed),
+            total_bytes: self.total_bytes,
+            lines,
+            items,
+        });
+    }
+}
+
+/// Loads keys from `paths` (files, S3 export folders, `-` for standard input) into one key set. See the
+/// [module docs](super) for formats and the bad-input policy.
+pub fn load(
+    paths: &[PathBuf],
+    opts: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Loaded, SourceError> {
+    let bytes = AtomicU64::new(0);
+    let total_bytes = paths
+        .iter()
+        .map(|p| super::s3_export::input_bytes(p))
+        .sum::<Option<u64>>();
+    let mut ctx = Ctx {
+        opts,
+        cancel,
+        bytes: &bytes,
+        total_bytes,
+        progress,
+    };
+    let mut sink = Sink::new(opts);
+    let mut groups: Option<Vec<Group>> = None;
+    let stdin = [PathBuf::from("-")];
+    let paths = if paths.is_empty() { &stdin[..] } else { paths };
+    for path in paths {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(SourceError::Cancelled);
+        }
+        let before_items = sink.items;
+        if path.is_dir() {
+            let g = super::s3_export::load_folder(path, &mut sink, &mut ctx)?;
+            groups.get_or_insert_with(Vec::new).extend(g);
+            sink.note_shape("S3 export folder");
+        } else {
+            load_file(path, &mut sink, &mut ctx)?;
+        }
+        if sink.items == before_items && sink.skipped == 0 && !path.is_dir() {
+            let empty = !is_stdin(path) && std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+            if empty {
+                sink.warn(format!(
+                    "{} is empty: no keys",
+                    display_name(path).display()
+                ));
+            }
+        }
+    }
+    ctx.report(sink.lines, sink.items);
+    Ok(sink.into_loaded(bytes.load(Ordering::Relaxed), groups))
+}
+
+/// Loads one file (not a folder) in the format the options say, or the detected one.
+pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<(), SourceError> {
+    let name = display_name(path);
+    let mut input = open(path, ctx.bytes)?;
+    let format = match ctx.opts.format {
+        FormatIn::Auto => super::detect::detect_input(&mut input, path, &name)?,
+        f => f,
+    };
+    sink.shape = None;
+    let result = load_format(format, &mut input, &name, sink, ctx);
+    sink.note_shape(format.describe());
+    result
+}
+
+/// Loads an opened input in `format`.
+fn load_format(
+    format: FormatIn,
+    input: &mut Input<'_>,
+    name: &Path,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<(), SourceError> {
+    // An empty input (or gzip of nothing) is zero keys in every format; `load` warns about it.
+    if matches!(input.reader.fill_buf(), Ok([])) {
+        return Ok(());
+    }
+    let opts = ctx.opts;
+    let cancel = ctx.cancel;
+    let (lines_before, items_before) = (sink.lines, sink.items);
+    let mut tick = |lines: u64, _items: u64| ctx.tick(lines_before, items_before, lines, lines);
+    let cx = FileLoad {
+        reader: &mut *input.reader,
+        compression: input.compression,
+        name,
+        opts,
+        sink,
+        tick: &mut tick,
+    };
+    match format {
+        FormatIn::Auto | FormatIn::Lines => load_lines_into(cx, cancel),
+        FormatIn::Csv => super::csv::load_csv(cx),
+        FormatIn::DynamodbJson => super::dynamodb_json::load_json_lines(cx, "Item"),
+        FormatIn::Incremental => super::incremental::load_incremental(cx),
+        FormatIn::Ion => {
+            let (reader, compression, name, opts, sink, tick) = cx.into_parts();
+            super::ion::load_ion(reader, compression, name, sink, opts, tick)
+        }
+        FormatIn::Workbench => {
+            skip_bom(cx.reader);
+            super::workbench::load_workbench(cx)
+        }
+        FormatIn::ScanJson | FormatIn::JsonArray | FormatIn::JsonItems | FormatIn::BatchWrite => {
+            skip_bom(cx.reader);
+            super::json_doc::load_json_doc(cx, format)
+        }
+    }
+}
+
+/// Plain lines: read by [`super::lines::load_lines`] into a key set of their own, then merged into the sink.
+fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), SourceError> {
+    let FileLoad {
+        reader,
+        name,
+        sink,
+        tick,
+        ..
+    } = cx;
+    let ty = sink.key_type.unwrap_or_default();
+    let loaded = super::lines::load_lines(reader, name, ty, None, cancel, &mut |p| {
+        let _ = tick(p.lines, p.lines);
+    })?;
+    sink.key_type = Some(ty);
+    sink.lines += loaded.lines;
+    sink.items += loaded.keys.total();
+    if sink.keys.is_empty() && !sink.keys.has_sort_keys() {
+        sink.keys = loaded.keys;
+    } else {
+        sink.keys.merge(&loaded.keys);
+    }
+    Ok(())
+}
+
+/// Skips a UTF-8 byte order mark at the start of `reader`.
+fn skip_bom(reader: &mut dyn BufRead) {
+    if reader
+        .fill_buf()
+        .is_ok_and(|b| b.starts_with(b"\xEF\xBB\xBF"))
+    {
+        reader.consume(3);
+    }
+}

@@ -1,0 +1,318 @@
+//! The [`Sink`] every format's records go into: it checks key types, canonicalises keys, counts writes and
+//! item sizes, applies the bad-record policy, and collects what the user should be told.
+
+use super::item::{KeyNames, Scratch, Tag};
+use super::{Changes, Group, LoadOptions, Loaded, OnBad, SourceError};
+use crate::model::KeySet;
+use crate::model::KeyType;
+use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
+
+/// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
+const MAX_SKIP_MESSAGES: usize = 5;
+
+/// Turns records into keys: checks key types, canonicalises, counts, and applies the bad-record policy.
+#[derive(Debug)]
+pub struct Sink {
+    pub keys: KeySet,
+    /// The partition key type, once known (given, or from the first item).
+    pub key_type: Option<KeyType>,
+    key_type_given: bool,
+    sk_type: Option<KeyType>,
+    pub items: u64,
+    pub lines: u64,
+    pub skipped: u64,
+    pub warnings: Vec<String>,
+    pub on_bad: OnBad,
+    pub names: Option<KeyNames>,
+    /// What the current input turned out to be, set by its loader (see [`Loaded::shape`]).
+    pub shape: Option<String>,
+    /// The shapes of the inputs read so far, each once.
+    pub shapes: Vec<String>,
+    /// The tables of a file that holds several, and the one loaded.
+    pub tables: Vec<String>,
+    pub table: Option<String>,
+    pub changes: Changes,
+    pk_buf: Vec<u8>,
+    sk_buf: Vec<u8>,
+}
+
+impl Sink {
+    pub fn new(opts: &LoadOptions) -> Self {
+        Self {
+            keys: KeySet::new(opts.key_type.unwrap_or_default()),
+            key_type: opts.key_type,
+            key_type_given: opts.key_type.is_some(),
+            sk_type: None,
+            items: 0,
+            lines: 0,
+            skipped: 0,
+            warnings: Vec::new(),
+            on_bad: opts.on_bad,
+            names: None,
+            shape: None,
+            shapes: Vec::new(),
+            tables: Vec::new(),
+            table: None,
+            changes: Changes::default(),
+            pk_buf: Vec::with_capacity(64),
+            sk_buf: Vec::with_capacity(64),
+        }
+    }
+
+    /// An empty sink with this one's settings (names, key types, policy) for one of `of` loader threads, which
+    /// share the budget of sort keys kept, so the merged set stays within it.
+    pub fn fork(&self, of: usize) -> Self {
+        let mut fork = Self::new(&LoadOptions {
+            key_type: self.key_type,
+            on_bad: self.on_bad,
+            ..LoadOptions::default()
+        });
+        fork.keys = KeySet::with_kept_budget(
+            self.keys.key_type(),
+            crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
+        );
+        fork.key_type_given = self.key_type_given;
+        fork.sk_type = self.sk_type;
+        fork.names = self.names.clone();
+        fork
+    }
+
+    /// Adds a worker's keys and counts.
+    pub fn absorb(&mut self, other: Sink) {
+        if self.key_type.is_none() {
+            self.key_type = other.key_type;
+        }
+        if self.keys.is_empty() && !self.keys.has_sort_keys() {
+            self.keys = other.keys;
+            self.keys
+                .set_kept_budget(crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES);
+            self.keys.set_items_distinct(false);
+        } else {
+            self.keys.merge(&other.keys);
+        }
+        self.sk_type = self.sk_type.or(other.sk_type);
+        self.items += other.items;
+        self.lines += other.lines;
+        self.skipped += other.skipped;
+        self.changes.add(&other.changes);
+        for w in other.warnings {
+            self.warn(w);
+        }
+    }
+
+    /// Records the shape of the input just read: the loader's, else `fallback`.
+    pub fn note_shape(&mut self, fallback: &str) {
+        let shape = self.shape.take().unwrap_or_else(|| fallback.to_owned());
+        if !self.shapes.contains(&shape) {
+            self.shapes.push(shape);
+        }
+    }
+
+    pub fn warn(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+
+    /// Applies the bad-record policy to a record's result.
+    pub fn check(&mut self, result: Result<(), SourceError>) -> Result<(), SourceError> {
+        match result {
+            Err(e) if self.on_bad == OnBad::Skip && !e.is_fatal() => {
+                self.skipped += 1;
+                if self.skipped <= MAX_SKIP_MESSAGES as u64 {
+                    self.warnings.push(format!("skipped: {e}"));
+                }
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Fixes the key type from the first key seen (typed formats), or checks it against the known one.
+    fn check_type(&mut self, ty: KeyType, what: &str) -> Result<(), String> {
+        match self.key_type {
+            None => {
+                self.key_type = Some(ty);
+                if self.keys.is_empty() {
+                    self.keys = KeySet::new(ty);
+                }
+                Ok(())
+            }
+            Some(t) if t == ty => Ok(()),
+            Some(t) => Err(format!(
+                "{what} is of type {}; expected {} ({}) {}",
+                Tag::Key(ty),
+                t,
+                t.describe(),
+                if self.key_type_given {
+                    "as --key-type says"
+                } else {
+                    "like the first item's"
+                }
+            )),
+        }
+    }
+
+    /// Adds the key of one item read into `scratch`; `Err` is the reason it is not a valid item.
+    pub fn add_scratch(&mut self, scratch: &Scratch, count: u64) -> Result<(), String> {
+        let Some(names) = self.names.take() else {
+            return Err("key attributes unknown".to_owned());
+        };
+        let result = self.add_named(&names, scratch, count);
+        self.names = Some(names);
+        result
+    }
+
+    fn add_named(&mut self, names: &KeyNames, scratch: &Scratch, count: u64) -> Result<(), String> {
+        let pk_name = &names.pk;
+        let Some(tag) = scratch.pk.as_ref() else {
+            return Err(format!(
+                "item has no attribute {pk_name:?}; expected the partition key{} (pass --key ATTR to choose another)",
+                if names.guessed {
+                    ", guessed from the first item,"
+                } else {
+                    ""
+                }
+            ));
+        };
+        let ty = match tag {
+            Tag::Key(t) => *t,
+            Tag::Other(t) => {
+                return Err(format!(
+                    "partition key {pk_name:?} is of type {t}; expected S, N or B"
+                ));
+            }
+        };
+        if self.key_type != Some(ty) {
+            self.check_type(ty, &format!("partition key {pk_name:?}"))?;
+        }
+        if ty == KeyType::S
+            && !scratch.pk_raw.is_empty()
+            && scratch.pk_raw.len() <= MAX_PARTITION_KEY_BYTES
+        {
+            // Text read from a parsed `&str` is UTF-8 already: a string key is its bytes.
+            self.pk_buf.clear();
+            self.pk_buf.extend_from_slice(&scratch.pk_raw);
+        } else {
+            canonicalize_into(
+                &scratch.pk_raw,
+                ty,
+                MAX_PARTITION_KEY_BYTES,
+                &mut self.pk_buf,
+            )
+            .map_err(|e| format!("partition key {pk_name:?}: {e}"))?;
+        }
+        let sk = match (&scratch.sk, names.sk.as_ref()) {
+            (Some(Tag::Key(st)), Some(sk_name)) => {
+                let st = *st;
+                match self.sk_type {
+                    None => self.sk_type = Some(st),
+                    Some(t) if t == st => {}
+                    Some(t) => {
+                        return Err(format!(
+                            "sort key {sk_name:?} is of type {}; expected {} like the first item's",
+                            Tag::Key(st),
+                            Tag::Key(t)
+                        ));
+                    }
+                }
+                canonicalize_into(&scratch.sk_raw, st, MAX_SORT_KEY_BYTES, &mut self.sk_buf)
+                    .map_err(|e| format!("sort key {sk_name:?}: {e}"))?;
+                Some(st)
+            }
+            (Some(Tag::Other(t)), Some(sk_name)) => {
+                return Err(format!(
+                    "sort key {sk_name:?} is of type {t}; expected S, N or B"
+                ));
+            }
+            _ => None,
+        };
+        let idx = match sk {
+            Some(st) => self
+                .keys
+                .add_item(&self.pk_buf, Some((&self.sk_buf, st)), count),
+            None => self.keys.add(&self.pk_buf, count),
+        };
+        if let Some(bytes) = scratch.item_bytes {
+            self.keys.note_item_bytes(idx, bytes, count);
+        }
+        self.items += count;
+        Ok(())
+    }
+
+    /// Adds a key given as text of the sink's key type (text formats: CSV).
+    pub fn add_text(
+        &mut self,
+        pk: &[u8],
+        sk: Option<&[u8]>,
+        count: u64,
+    ) -> Result<(), crate::model::key::KeyError> {
+        let ty = self.keys.key_type();
+        canonicalize_into(pk, ty, MAX_PARTITION_KEY_BYTES, &mut self.pk_buf)?;
+        match sk.filter(|s| !s.is_empty()) {
+            Some(sk) => {
+                canonicalize_into(sk, KeyType::S, MAX_SORT_KEY_BYTES, &mut self.sk_buf)?;
+                self.keys
+                    .add_item(&self.pk_buf, Some((&self.sk_buf, KeyType::S)), count);
+            }
+            None => {
+                self.keys.add(&self.pk_buf, count);
+            }
+        }
+        self.items += count;
+        Ok(())
+    }
+
+    /// Resolves the key names from the first item's attributes in `scratch.attrs`, then moves that item's
+    /// keys into place.
+    pub fn resolve_from_first(
+        &mut self,
+        scratch: &mut Scratch,
+        opts: &LoadOptions,
+    ) -> Result<(), String> {
+        let attrs = scratch.attrs.take().unwrap_or_default();
+        let listed: Vec<(&str, Option<KeyType>)> = attrs
+            .iter()
+            .map(|(n, t, _)| {
+                (
+                    n.as_str(),
+                    match t {
+                        Tag::Key(k) => Some(*k),
+                        Tag::Other(_) => None,
+                    },
+                )
+            })
+            .collect();
+        let (names, note) =
+            super::item::resolve_names(&listed, opts.key.as_deref(), opts.sort_key.as_deref())?;
+        if let Some(note) = note {
+            self.warn(note);
+        }
+        scratch.attrs = Some(attrs);
+        scratch.take_from_attrs(&names);
+        self.names = Some(names);
+        Ok(())
+    }
+
+    pub fn into_loaded(self, bytes: u64, groups: Option<Vec<Group>>) -> Loaded {
+        let (key_attribute, sort_key_attribute) = match self.names {
+            Some(n) => (Some(n.pk), n.sk),
+            None => (None, None),
+        };
+        Loaded {
+            keys: self.keys,
+            lines: self.lines,
+            bytes,
+            items: self.items,
+            groups,
+            skipped: self.skipped,
+            warnings: self.warnings,
+            key_attribute,
+            sort_key_attribute,
+            shape: (!self.shapes.is_empty()).then(|| self.shapes.join("; ")),
+            tables: self.tables,
+            table: self.table,
+            changes: self.changes,
+        }
+    }
+}
