@@ -220,12 +220,8 @@ fn phases(o: &Outcome) -> Vec<(usize, usize)> {
     out
 }
 
-fn print_story(
-    out: &mut dyn Write,
-    sc: &Scenario,
-    o: &Outcome,
-    d: &Diagnosis,
-) -> std::io::Result<()> {
+/// The scenario and its table, in two lines.
+fn print_setup(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Result<()> {
     let setup = &sc.setup;
     let s = &o.series;
     writeln!(out, "scenario: {}", sc.name)?;
@@ -271,11 +267,40 @@ fn print_story(
         },
         setup.table.split_after
     )?;
+    Ok(())
+}
+
+/// The readable story of a run: setup, headline and findings, phases, events, totals, the per-minute view.
+fn print_story(
+    out: &mut dyn Write,
+    sc: &Scenario,
+    o: &Outcome,
+    d: &Diagnosis,
+) -> std::io::Result<()> {
+    print_setup(out, sc, o)?;
     writeln!(out)?;
     writeln!(out, "in short: {}", d.headline)?;
     for f in &d.findings {
         writeln!(out, "  {}–{}  {}", clock(f.from), clock(f.until), f.text)?;
     }
+    print_phases(out, sc, o)?;
+    print_events(out, o)?;
+    print_totals(out, o)?;
+    print_minutes(out, o)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in the README are \
+         modelling choices, not AWS numbers.",
+        o.final_partitions.len()
+    )?;
+    Ok(())
+}
+
+/// Stretches of steady traffic, each with its mean served and throttled units.
+fn print_phases(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Result<()> {
+    let setup = &sc.setup;
+    let s = &o.series;
     writeln!(out)?;
     writeln!(out, "phases (units per second):")?;
     let list = phases(o);
@@ -303,6 +328,10 @@ fn print_story(
             list.len() - shown
         )?;
     }
+    Ok(())
+}
+
+fn print_events(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "events:")?;
     if o.events.is_empty() {
@@ -320,6 +349,11 @@ fn print_story(
     if o.events.len() > 40 {
         writeln!(out, "  … {} more", o.events.len() - 40)?;
     }
+    Ok(())
+}
+
+fn print_totals(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
+    let s = &o.series;
     writeln!(out)?;
     let sum = |v: &[f64]| v.iter().sum::<f64>() * f64::from(o.step_seconds);
     let demand = sum(&s.read_demand_units) + sum(&s.write_demand_units);
@@ -337,6 +371,11 @@ fn print_story(
         },
         grouped(sum(&s.throttled_requests).round() as u64)
     )?;
+    Ok(())
+}
+
+/// The per-minute view, as CloudWatch shows it.
+fn print_minutes(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "per minute, as CloudWatch shows it (Sum):")?;
     writeln!(
@@ -358,12 +397,5 @@ fn print_story(
     if every > 1 {
         writeln!(out, "  (one minute in {every}; --format json has them all)")?;
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in the README are \
-         modelling choices, not AWS numbers.",
-        o.final_partitions.len()
-    )?;
     Ok(())
 }
