@@ -27,11 +27,15 @@
 //!   splitter ([`source::json_stream`], [`source::json_doc`]) so both go through the same item reader and a
 //!   multi-GB file never sits in memory. [`source::sql`] writes the Athena and DuckDB queries that aggregate an
 //!   export where it lives.
-//! - `app` (feature `gui`) draws, split by role: `app/mod.rs` holds the `App` struct, its construction and
+//! - `app` (feature `gui`) draws, split by role as rerun's viewer is: `app/mod.rs` holds the `App` struct
+//!   (its state grouped by role: persisted `Settings`, the keys' `Data`, the `Pipeline` from input to report,
+//!   everything running in the `Background`, per-panel state in `Panels`), its construction and accessors and
 //!   `impl eframe::App`; `logic` the per-frame work that does not draw; `commands` applying the `Command`s that
-//!   panels return; `ui` the layout, one function per panel; `assets` the icon and fonts; one file per panel
-//!   (editor, histogram, inspector, controls, decision tree, connect, table picker), background jobs (`jobs`,
-//!   `dialogs`), notices, settings and the theme.
+//!   panels return (`command`: the one way to ask, with the `UICommand` table that menus, shortcuts and Help
+//!   loop over); `ui` the layout, one function per panel; `tasks` the one helper every background thread is;
+//!   `assets` the icon and fonts; one file per panel (editor, histogram, inspector, controls, decision tree,
+//!   connect, table picker, `timeline/` for the time simulation's view), the compute worker and loads (`jobs`),
+//!   file dialogs with the path field that stands in for them (`dialogs/`), notices, settings and the theme.
 //! - [`cli`] prints the model's results headless (`shardlens analyze`, `scan`, `tables`, `sql`; `simulate` in
 //!   [`simulate_cli`]), by concept: `args` (clap parses straight into the model's enums, `values`),
 //!   `commands`, and the output computed once and written as a table, JSON or CSV (`output`, `table`, `json`).
