@@ -346,128 +346,146 @@ impl Parser<'_> {
             return Err(self.err("nesting deeper than 64 levels"));
         }
         self.ws()?;
-        let other = |t: &str| Ok(Tag::Other(t.to_owned()));
         match self.peek() {
-            Some(b'"') => {
-                let mut sink = Vec::new();
-                self.string(raw.as_deref_mut().unwrap_or(&mut sink))?;
-                Ok(Tag::Key(KeyType::S))
-            }
+            Some(b'"') => self.string_value(raw.as_deref_mut()),
             Some(b'\'') if self.s[self.i..].starts_with(b"'''") => {
-                let mut sink = Vec::new();
-                self.string(raw.as_deref_mut().unwrap_or(&mut sink))?;
-                Ok(Tag::Key(KeyType::S))
+                self.string_value(raw.as_deref_mut())
             }
-            Some(b'\'') => {
-                let mut sym = Vec::new();
-                self.quoted(b'\'', &mut sym)?;
-                self.ws()?;
-                if self.s[self.i..].starts_with(b"::") {
-                    self.i += 2;
-                    let name = String::from_utf8_lossy(&sym).into_owned();
-                    return self.annotated(&name, depth);
-                }
-                other("symbol")
-            }
-            Some(b'{') if self.s.get(self.i + 1) == Some(&b'{') => {
-                self.i += 2;
-                self.ws()?;
-                if matches!(self.peek(), Some(b'"' | b'\'')) {
-                    let mut ignored = Vec::new();
-                    self.string(&mut ignored)?;
-                    self.ws()?;
-                    if !self.s[self.i..].starts_with(b"}}") {
-                        return Err(self.err("expected }} after a clob"));
-                    }
-                    self.i += 2;
-                    return other("clob");
-                }
-                let end = memchr::memmem::find(&self.s[self.i..], b"}}")
-                    .ok_or_else(|| self.err("unterminated blob"))?;
-                if let Some(raw) = raw {
-                    raw.extend(
-                        self.s[self.i..self.i + end]
-                            .iter()
-                            .filter(|c| !c.is_ascii_whitespace()),
-                    );
-                }
-                self.i += end + 2;
-                Ok(Tag::Key(KeyType::B))
-            }
-            Some(b'{') => {
-                self.i += 1;
-                loop {
-                    self.ws()?;
-                    if self.eat(b'}') {
-                        break;
-                    }
-                    self.field_name()?;
-                    self.value(depth + 1, None)?;
-                    self.ws()?;
-                    if !self.eat(b',') {
-                        self.ws()?;
-                        if !self.eat(b'}') {
-                            return Err(self.err("expected ',' or '}'"));
-                        }
-                        break;
-                    }
-                }
-                other("M")
-            }
-            Some(open @ (b'[' | b'(')) => {
-                let close = if open == b'[' { b']' } else { b')' };
-                self.i += 1;
-                loop {
-                    self.ws()?;
-                    if self.eat(close) {
-                        break;
-                    }
-                    if open == b'('
-                        && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
-                        && !self.peek().is_some_and(|c| {
-                            c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
-                        })
-                    {
-                        // An operator symbol inside an s-expression.
-                        self.i += 1;
-                        continue;
-                    }
-                    self.value(depth + 1, None)?;
-                    self.ws()?;
-                    if open == b'[' && !self.eat(b',') {
-                        self.ws()?;
-                        if !self.eat(close) {
-                            return Err(self.err("expected ',' or ']'"));
-                        }
-                        break;
-                    }
-                }
-                other(if open == b'[' { "L" } else { "sexp" })
-            }
+            Some(b'\'') => self.quoted_symbol(depth),
+            Some(b'{') if self.s.get(self.i + 1) == Some(&b'{') => self.lob(raw),
+            Some(b'{') => self.struct_value(depth),
+            Some(open @ (b'[' | b'(')) => self.sequence(open, depth),
             Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => self.number(raw),
-            Some(c) if Self::is_ident_start(c) => {
-                let word = self.ident().to_owned();
-                if word == "null" {
-                    if self.eat(b'.') {
-                        self.ident();
-                    }
-                    return other("NULL");
-                }
-                if word == "true" || word == "false" {
-                    return other("BOOL");
-                }
-                if word == "nan" {
-                    return other("nan");
-                }
-                self.ws()?;
-                if self.s[self.i..].starts_with(b"::") {
-                    self.i += 2;
-                    return self.annotated(&word, depth);
-                }
-                other("symbol")
-            }
+            Some(c) if Self::is_ident_start(c) => self.word(depth),
             _ => Err(self.err("expected a value")),
         }
+    }
+
+    /// A string (short or long form): an `S` key when it is the key attribute.
+    fn string_value(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+        let mut sink = Vec::new();
+        self.string(raw.unwrap_or(&mut sink))?;
+        Ok(Tag::Key(KeyType::S))
+    }
+
+    /// A quoted symbol, or the annotation `'name'::` before a value.
+    fn quoted_symbol(&mut self, depth: usize) -> Result<Tag, String> {
+        let mut sym = Vec::new();
+        self.quoted(b'\'', &mut sym)?;
+        self.ws()?;
+        if self.s[self.i..].starts_with(b"::") {
+            self.i += 2;
+            let name = String::from_utf8_lossy(&sym).into_owned();
+            return self.annotated(&name, depth);
+        }
+        Ok(Tag::Other("symbol".to_owned()))
+    }
+
+    /// `{{ … }}`: a blob (base64, a `B` key) or a clob (a string inside).
+    fn lob(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+        self.i += 2;
+        self.ws()?;
+        if matches!(self.peek(), Some(b'"' | b'\'')) {
+            let mut ignored = Vec::new();
+            self.string(&mut ignored)?;
+            self.ws()?;
+            if !self.s[self.i..].starts_with(b"}}") {
+                return Err(self.err("expected }} after a clob"));
+            }
+            self.i += 2;
+            return Ok(Tag::Other("clob".to_owned()));
+        }
+        let end = memchr::memmem::find(&self.s[self.i..], b"}}")
+            .ok_or_else(|| self.err("unterminated blob"))?;
+        if let Some(raw) = raw {
+            raw.extend(
+                self.s[self.i..self.i + end]
+                    .iter()
+                    .filter(|c| !c.is_ascii_whitespace()),
+            );
+        }
+        self.i += end + 2;
+        Ok(Tag::Key(KeyType::B))
+    }
+
+    /// A struct (a DynamoDB map), read through.
+    fn struct_value(&mut self, depth: usize) -> Result<Tag, String> {
+        self.i += 1;
+        loop {
+            self.ws()?;
+            if self.eat(b'}') {
+                break;
+            }
+            self.field_name()?;
+            self.value(depth + 1, None)?;
+            self.ws()?;
+            if !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(b'}') {
+                    return Err(self.err("expected ',' or '}'"));
+                }
+                break;
+            }
+        }
+        Ok(Tag::Other("M".to_owned()))
+    }
+
+    /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through.
+    fn sequence(&mut self, open: u8, depth: usize) -> Result<Tag, String> {
+        let close = if open == b'[' { b']' } else { b')' };
+        self.i += 1;
+        loop {
+            self.ws()?;
+            if self.eat(close) {
+                break;
+            }
+            if open == b'('
+                && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
+                && !self.peek().is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
+                })
+            {
+                // An operator symbol inside an s-expression.
+                self.i += 1;
+                continue;
+            }
+            self.value(depth + 1, None)?;
+            self.ws()?;
+            if open == b'[' && !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(close) {
+                    return Err(self.err("expected ',' or ']'"));
+                }
+                break;
+            }
+        }
+        Ok(Tag::Other(
+            if open == b'[' { "L" } else { "sexp" }.to_owned(),
+        ))
+    }
+
+    /// A keyword (`null`, `true`, `nan`…), a symbol, or the annotation `name::` before a value.
+    fn word(&mut self, depth: usize) -> Result<Tag, String> {
+        let other = |t: &str| Ok(Tag::Other(t.to_owned()));
+        let word = self.ident().to_owned();
+        if word == "null" {
+            if self.eat(b'.') {
+                self.ident();
+            }
+            return other("NULL");
+        }
+        if word == "true" || word == "false" {
+            return other("BOOL");
+        }
+        if word == "nan" {
+            return other("nan");
+        }
+        self.ws()?;
+        if self.s[self.i..].starts_with(b"::") {
+            self.i += 2;
+            return self.annotated(&word, depth);
+        }
+        other("symbol")
     }
 
     /// The value after an annotation `name::`: DynamoDB marks its sets this way.

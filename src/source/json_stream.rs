@@ -185,12 +185,11 @@ impl<'r> JsonStream<'r> {
         let Some(first) = self.peek()? else {
             return Ok(End::Truncated);
         };
-        let scalar = !matches!(first, b'{' | b'[' | b'"');
+        let mut st = Scan {
+            scalar: !matches!(first, b'{' | b'[' | b'"'),
+            ..Scan::default()
+        };
         let start = out.len();
-        let mut depth = 0u32;
-        let mut in_str = false;
-        let mut escaped = false;
-        let mut started = false;
         loop {
             let buf = loop {
                 match self.r.fill_buf() {
@@ -200,101 +199,14 @@ impl<'r> JsonStream<'r> {
                 }
             };
             if buf.is_empty() {
-                return Ok(if scalar && started {
+                return Ok(if st.scalar && st.started {
                     End::Complete
                 } else {
                     End::Truncated
                 });
             }
-            let n = buf.len();
-            let mut i = 0;
-            // Bytes from `run` to `i` are kept; white space outside strings ends a run.
-            let mut run = 0;
-            let mut done = false;
-            'bytes: while i < n {
-                if in_str {
-                    if escaped {
-                        escaped = false;
-                        i += 1;
-                    }
-                    // Eight bytes at a time to the next quote, backslash or control character.
-                    loop {
-                        i += super::fast_json::find_special(&buf[i..]);
-                        let Some(&c) = buf.get(i) else {
-                            break;
-                        };
-                        i += 1;
-                        if c == b'"' {
-                            in_str = false;
-                            if depth == 0 {
-                                done = true;
-                                break 'bytes;
-                            }
-                            continue 'bytes;
-                        }
-                        if c == b'\\' {
-                            if i < n {
-                                i += 1;
-                            } else {
-                                escaped = true;
-                            }
-                        }
-                    }
-                    continue;
-                }
-                let c = buf[i];
-                match CLASS[usize::from(c)] {
-                    WS => {
-                        if scalar {
-                            done = true;
-                            break;
-                        }
-                        if keep {
-                            out.extend_from_slice(&buf[run..i]);
-                        }
-                        // Indentation comes in runs of spaces.
-                        while buf.get(i..i + 8) == Some(b"        ") {
-                            i += 8;
-                        }
-                        while let Some(&w) = buf.get(i) {
-                            match w {
-                                b'\n' => self.line += 1,
-                                b' ' | b'\t' | b'\r' => {}
-                                _ => break,
-                            }
-                            i += 1;
-                        }
-                        run = i;
-                        continue;
-                    }
-                    QUOTE => in_str = true,
-                    OPEN => depth += 1,
-                    CLOSE => {
-                        if scalar {
-                            done = true;
-                            break;
-                        }
-                        depth = depth.saturating_sub(1);
-                        if depth == 0 {
-                            i += 1;
-                            done = true;
-                            break;
-                        }
-                    }
-                    COMMA if scalar => {
-                        done = true;
-                        break;
-                    }
-                    _ => {}
-                }
-                started = true;
-                i += 1;
-            }
-            let i = i.min(n);
-            if keep {
-                out.extend_from_slice(&buf[run..i]);
-            }
-            self.r.consume(i);
+            let (used, done) = st.chunk(buf, out, keep, &mut self.line);
+            self.r.consume(used);
             if keep && out.len() - start > MAX_LINE_BYTES {
                 return Err(self.broken(format!(
                     "a JSON value is over {MAX_LINE_BYTES} bytes; expected items (a DynamoDB item is at most 400 KB)"
@@ -308,6 +220,125 @@ impl<'r> JsonStream<'r> {
             }
         }
     }
+}
+
+/// Where the splitter is inside one value, carried from one buffer to the next.
+#[derive(Default)]
+struct Scan {
+    /// The value is a number, `true`, `false` or `null`: it ends at white space, `,` or a closing bracket.
+    scalar: bool,
+    depth: u32,
+    in_str: bool,
+    escaped: bool,
+    started: bool,
+}
+
+impl Scan {
+    /// Scans one buffer: returns how many bytes it used and whether the value ended in it. Kept bytes (white
+    /// space outside strings dropped) go to `out`; newlines outside strings count in `line`.
+    #[inline]
+    fn chunk(
+        &mut self,
+        buf: &[u8],
+        out: &mut Vec<u8>,
+        keep: bool,
+        line: &mut u64,
+    ) -> (usize, bool) {
+        let n = buf.len();
+        let mut i = 0;
+        // Bytes from `run` to `i` are kept; white space outside strings ends a run.
+        let mut run = 0;
+        let mut done = false;
+        while i < n {
+            if self.in_str {
+                match self.string_tail(buf, &mut i) {
+                    Some(true) => {
+                        done = true;
+                        break;
+                    }
+                    Some(false) | None => continue,
+                }
+            }
+            match CLASS[usize::from(buf[i])] {
+                WS if !self.scalar => {
+                    if keep {
+                        out.extend_from_slice(&buf[run..i]);
+                    }
+                    i = skip_ws(buf, i, line);
+                    run = i;
+                    continue;
+                }
+                // A number, `true`, `false` or `null` ends at white space, a comma or a closing bracket.
+                WS | COMMA | CLOSE if self.scalar => {
+                    done = true;
+                    break;
+                }
+                QUOTE => self.in_str = true,
+                OPEN => self.depth += 1,
+                CLOSE => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        i += 1;
+                        done = true;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            self.started = true;
+            i += 1;
+        }
+        let i = i.min(n);
+        if keep {
+            out.extend_from_slice(&buf[run..i]);
+        }
+        (i, done)
+    }
+
+    /// Inside a string: eight bytes at a time to the next quote, backslash or control character. Returns
+    /// `Some(true)` when the string closed a top-level value, `Some(false)` when it closed inside one, `None`
+    /// when the buffer ended first.
+    #[inline]
+    fn string_tail(&mut self, buf: &[u8], i: &mut usize) -> Option<bool> {
+        let n = buf.len();
+        if self.escaped {
+            self.escaped = false;
+            *i += 1;
+        }
+        loop {
+            *i += super::fast_json::find_special(&buf[(*i).min(n)..]);
+            let &c = buf.get(*i)?;
+            *i += 1;
+            if c == b'"' {
+                self.in_str = false;
+                return Some(self.depth == 0);
+            }
+            if c == b'\\' {
+                if *i < n {
+                    *i += 1;
+                } else {
+                    self.escaped = true;
+                }
+            }
+        }
+    }
+}
+
+/// Skips white space outside strings from `i` (indentation comes in runs of spaces), counting newlines.
+#[inline]
+fn skip_ws(buf: &[u8], mut i: usize, line: &mut u64) -> usize {
+    while buf.get(i..i + 8) == Some(b"        ") {
+        i += 8;
+    }
+    while let Some(&w) = buf.get(i) {
+        match w {
+            b'\n' => *line += 1,
+            b' ' | b'\t' | b'\r' => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    i
 }
 
 const OTHER: u8 = 0;
