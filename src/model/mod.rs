@@ -11,6 +11,7 @@ pub mod export;
 pub mod fmt;
 pub mod heat;
 pub mod key;
+pub mod keyexpr;
 pub mod keyset;
 pub mod partition;
 pub mod scenario;
