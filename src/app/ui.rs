@@ -109,7 +109,11 @@ impl App {
         if !side {
             egui::Panel::bottom("decision-strip").show(ui, |ui| {
                 ui.add_space(4.0);
-                if let Some(path) = &self.pipeline.path {
+                if self.chart_mode() == ChartMode::Timeline
+                    && let Some(sim) = &self.data.simulation
+                {
+                    commands.extend(timeline::path_strip_ui(ui, sim));
+                } else if let Some(path) = &self.pipeline.path {
                     commands.extend(decision_ui::path_strip_ui(ui, path, &self.pipeline.answers));
                 }
                 ui.add_space(4.0);
@@ -283,7 +287,8 @@ impl App {
         {
             chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
             ui.separator();
-            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim));
+            let compact = self.settings.presentation;
+            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim, compact));
             return;
         }
         commands.extend(controls::controls_ui(ui, &self.settings));

@@ -75,7 +75,7 @@ fn event_colour(kind: EventKind) -> Color32 {
 
 /// The run's name, its headline (or how far it has got) and its findings; a finding's click moves the
 /// playhead to it and picks its partition.
-pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
     ui.label(RichText::new(&sim.name).heading().strong());
     match &sim.diagnosis {
         Some(d) => {
@@ -97,7 +97,7 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
         let row = ui.text_style_height(&egui::TextStyle::Body);
         egui::ScrollArea::vertical()
             .id_salt("timeline-findings")
-            .max_height(row * 4.6)
+            .max_height(row * if compact { 2.3 } else { 4.6 })
             .show(ui, |ui| {
                 for f in &d.findings {
                     let text = format!("{}  {}", clock(f.from), f.text);
@@ -118,7 +118,7 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
             sim.selected = start;
         }
     }
-    if !sim.description.is_empty() {
+    if !compact && !sim.description.is_empty() {
         ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
     }
 }

@@ -253,21 +253,31 @@ pub fn clock(t: u32) -> String {
 
 /// The whole view: headline and findings, the playback bar, the heatmap, the line chart and the table at the
 /// playhead. Returns the rectangle of the chart block (what Export chart as PNG saves).
-pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation) -> egui::Rect {
+///
+/// The charts get shares of the whole panel's height, so words above them never squeeze the heatmap; what does
+/// not fit scrolls. `compact` (presentation mode) keeps the words to the headline and two findings.
+pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> egui::Rect {
     if sim.playing || sim.running() {
         ui.ctx().request_repaint();
     }
-    ui.scope(|ui| {
-        charts::headline_ui(ui, sim);
-        playback_ui(ui, sim);
-        heatmap::legend_ui(ui, sim.relative);
-        let room = ui.available_height();
-        heatmap::heatmap_ui(ui, sim, (room * 0.36).max(110.0));
-        charts::throughput_ui(ui, sim, (room * 0.24).max(80.0));
-        charts::snapshot_ui(ui, sim, (ui.available_height() - 4.0).max(80.0));
-    })
-    .response
-    .rect
+    let total = ui.available_height();
+    egui::ScrollArea::vertical()
+        .id_salt("timeline")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.scope(|ui| {
+                charts::headline_ui(ui, sim, compact);
+                playback_ui(ui, sim);
+                heatmap::legend_ui(ui, sim.relative);
+                heatmap::heatmap_ui(ui, sim, (total * 0.34).max(120.0));
+                charts::throughput_ui(ui, sim, (total * 0.2).max(90.0));
+                let rest = ui.available_height() - 4.0;
+                charts::snapshot_ui(ui, sim, rest.max(total * 0.2).max(90.0));
+            })
+            .response
+            .rect
+        })
+        .inner
 }
 
 /// Play/pause, speed, the scrubber, and the colour and metric choices.
@@ -316,10 +326,25 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
     });
 }
 
+/// Presentation mode's one-line path through the tree, for the simulated scenario.
+pub fn path_strip_ui(ui: &mut egui::Ui, sim: &Simulation) -> Option<super::Command> {
+    let path = sim.path.as_ref()?;
+    scenario_command(super::decision_ui::path_strip_ui(ui, path, &sim.answers)?)
+}
+
+/// A tree command about the scenario: answers stay with the simulation, the fix re-runs it sharded.
+fn scenario_command(c: super::Command) -> Option<super::Command> {
+    use super::Command;
+    Some(match c {
+        Command::Answer(q, a) => Command::SimulationAnswer(q, a),
+        Command::Apply(action) => Command::ShardSimulation(action),
+        other => other,
+    })
+}
+
 /// The decision tree for the simulated scenario's keys, with what the timeline showed: the answers it gives
 /// and the fix, which runs the scenario again write-sharded.
 pub fn tree_ui(ui: &mut egui::Ui, sim: &Simulation) -> Option<super::Command> {
-    use super::Command;
     ui.label(egui::RichText::new("Over time").strong());
     match &sim.time {
         Some(t) => ui.label(&t.text),
@@ -327,9 +352,5 @@ pub fn tree_ui(ui: &mut egui::Ui, sim: &Simulation) -> Option<super::Command> {
     };
     ui.separator();
     let path = sim.path.as_ref()?;
-    match super::decision_ui::decision_ui(ui, path, &sim.answers)? {
-        Command::Answer(q, a) => Some(Command::SimulationAnswer(q, a)),
-        Command::Apply(action) => Some(Command::ShardSimulation(action)),
-        other => Some(other),
-    }
+    scenario_command(super::decision_ui::decision_ui(ui, path, &sim.answers)?)
 }
