@@ -338,8 +338,29 @@ fn condition_fields_ui(ui: &mut egui::Ui, state: &mut InspectorState) {
     });
 }
 
+/// What a Query of `range` costs, against a Scan of all `table_items`.
+fn query_cost(shown: &Shown, r: &std::ops::Range<usize>, table_items: u64) -> String {
+    use crate::model::collection::query_units;
+    let item_bytes = shown
+        .view
+        .workload
+        .as_ref()
+        .map_or(1024, |w| w.item_size.mean_bytes().round() as u64);
+    format!(
+        "The Query reads items {}–{} ({}, one contiguous run): {} read units strongly consistent, {} \
+         eventually; a Scan of the table reads all {} items: {} units ({item_bytes}-byte items).",
+        r.start,
+        r.end.saturating_sub(1),
+        plural(r.len() as u64, "item"),
+        query_units(r.len() as u64, item_bytes, false),
+        query_units(r.len() as u64, item_bytes, true),
+        grouped(table_items),
+        query_units(table_items, item_bytes, false),
+    )
+}
+
 fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c: &Collection) {
-    use crate::model::collection::{SortKeyCondition, query_range, query_units};
+    use crate::model::collection::{SortKeyCondition, query_range};
     let Some(ty) = shown.keys.sort_key_type() else {
         return;
     };
@@ -373,23 +394,7 @@ fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c
     };
     let range = cond.as_ref().map(|c| query_range(&refs, ty, c));
     if let Some(r) = &range {
-        let item_bytes = shown
-            .view
-            .workload
-            .as_ref()
-            .map_or(1024, |w| w.item_size.mean_bytes().round() as u64);
-        let table_items = c.table_items;
-        ui.label(format!(
-            "The Query reads items {}–{} ({}, one contiguous run): {} read units strongly consistent, {} \
-             eventually; a Scan of the table reads all {} items: {} units ({item_bytes}-byte items).",
-            r.start,
-            r.end.saturating_sub(1),
-            plural(r.len() as u64, "item"),
-            query_units(r.len() as u64, item_bytes, false),
-            query_units(r.len() as u64, item_bytes, true),
-            grouped(table_items),
-            query_units(table_items, item_bytes, false),
-        ));
+        ui.label(query_cost(shown, r, c.table_items));
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
     let wanted = (

@@ -353,33 +353,42 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
             }
             Err(e) => Err(missing(&e)),
         },
-        Action::Save(payload) => {
-            match meta {
-                Ok(m) if m.is_dir() => {
-                    return Err(Problem::Other(format!(
-                        "a folder: add a file name: {}",
-                        path.display()
-                    )));
-                }
-                Ok(_) if !replace => return Err(Problem::Exists(path)),
-                _ => {}
-            }
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-                && !dir.is_dir()
-            {
-                return Err(Problem::Other(format!("no such folder: {}", dir.display())));
-            }
-            let written = match payload {
-                Payload::Bytes(bytes) => std::fs::write(&path, bytes)
-                    .map(|()| format!("saved {}", path.display()))
-                    .map_err(|e| format!("cannot write ({e}): {}", path.display())),
-                Payload::Png(image) => super::commands::write_png(&path, image),
-            };
-            written
-                .map(|msg| Outcome::Saved(Ok(msg)))
-                .map_err(Problem::Other)
-        }
+        Action::Save(payload) => save(payload, path, meta.ok(), replace),
     }
+}
+
+/// Writes a save to `path` (`meta`: what is there now): never over a folder, over a file only when the user
+/// said so, and into a folder that exists.
+fn save(
+    payload: &Payload,
+    path: PathBuf,
+    meta: Option<std::fs::Metadata>,
+    replace: bool,
+) -> Result<Outcome, Problem> {
+    match meta {
+        Some(m) if m.is_dir() => {
+            return Err(Problem::Other(format!(
+                "a folder: add a file name: {}",
+                path.display()
+            )));
+        }
+        Some(_) if !replace => return Err(Problem::Exists(path)),
+        _ => {}
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(Problem::Other(format!("no such folder: {}", dir.display())));
+    }
+    let written = match payload {
+        Payload::Bytes(bytes) => std::fs::write(&path, bytes)
+            .map(|()| format!("saved {}", path.display()))
+            .map_err(|e| format!("cannot write ({e}): {}", path.display())),
+        Payload::Png(image) => super::commands::write_png(&path, image),
+    };
+    written
+        .map(|msg| Outcome::Saved(Ok(msg)))
+        .map_err(Problem::Other)
 }
 
 /// Turns what the user typed into a path: surrounding quotes and a `file://` prefix go, `~` is the home

@@ -259,6 +259,41 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
         let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
         painter.image(tex.id(), map, uv, Color32::WHITE);
     }
+    overlays_ui(&painter, heat, map, (cw, rh), sim.selected);
+    let column_seconds = t.column_seconds.max(1) as f32;
+    let playhead = map.left() + sim.position as f32 / column_seconds * cw;
+    painter.line_segment(
+        [pos2(playhead, map.top()), pos2(playhead, map.bottom())],
+        Stroke::new(2.0, Color32::WHITE),
+    );
+    time_axis(
+        &painter,
+        map,
+        sim.duration(),
+        axis,
+        ui.visuals().weak_text_color(),
+    );
+    if let Some(pos) = response.hover_pos().filter(|p| map.contains(*p)) {
+        let col = ((pos.x - map.left()) / cw) as usize;
+        let row = (((pos.y - map.top()) / rh) as usize).min(rows - 1);
+        if let Some(text) = cell_tooltip(sim, col, row) {
+            response.clone().on_hover_text_at_pointer(text);
+        }
+        if response.clicked() {
+            sim.selected = sim.heat.rows.get(row).copied();
+            sim.seek(col as u32 * t.column_seconds.max(1));
+        }
+    }
+}
+
+/// Split dividers (when rows are tall enough to see them), throttled partitions outlined, the picked one.
+fn overlays_ui(
+    painter: &egui::Painter,
+    heat: &Heat,
+    map: Rect,
+    (cw, rh): (f32, f32),
+    selected: Option<Point>,
+) {
     let x_of = |col: usize| map.left() + col as f32 * cw;
     let y_of = |row: usize| map.top() + row as f32 * rh;
     if rh >= 3.0 {
@@ -284,7 +319,7 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
             egui::StrokeKind::Inside,
         );
     }
-    if let Some(sel) = sim.selected {
+    if let Some(sel) = selected {
         let row = heat.rows.partition_point(|p| cmp(p, &sel).is_lt());
         let r = Rect::from_min_max(
             pos2(map.left(), y_of(row)),
@@ -296,30 +331,6 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
             Stroke::new(1.0, theme::PATH),
             egui::StrokeKind::Outside,
         );
-    }
-    let column_seconds = t.column_seconds.max(1) as f32;
-    let playhead = map.left() + sim.position as f32 / column_seconds * cw;
-    painter.line_segment(
-        [pos2(playhead, map.top()), pos2(playhead, map.bottom())],
-        Stroke::new(2.0, Color32::WHITE),
-    );
-    time_axis(
-        &painter,
-        map,
-        sim.duration(),
-        axis,
-        ui.visuals().weak_text_color(),
-    );
-    if let Some(pos) = response.hover_pos().filter(|p| map.contains(*p)) {
-        let col = ((pos.x - map.left()) / cw) as usize;
-        let row = (((pos.y - map.top()) / rh) as usize).min(rows - 1);
-        if let Some(text) = cell_tooltip(sim, col, row) {
-            response.clone().on_hover_text_at_pointer(text);
-        }
-        if response.clicked() {
-            sim.selected = sim.heat.rows.get(row).copied();
-            sim.seek(col as u32 * t.column_seconds.max(1));
-        }
     }
 }
 
