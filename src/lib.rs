@@ -17,6 +17,8 @@
 //!     by its rules ([`model::heat`]) and the teaching scenarios ([`model::scenario`]);
 //!   - the time simulation ([`model::simulate`]: `setup` holds what a run takes and gives, `timeline` what the
 //!     Timeline view draws; its scenario files [`model::sim_file`] and built-in ones [`model::sim_examples`]);
+//!   - key expressions that build a partition key from an item's attributes ([`model::keyexpr`]: `value`,
+//!     `parser`, `dates`; not yet read by the loaders), on the shared calendar ([`model::calendar`]);
 //!   - output shared by the app and the CLI: the report as a document and CSV ([`model::export`]) and numbers
 //!     in words ([`model::fmt`]: counts, bytes, percentages, units).
 //! - [`source`] does I/O: [`source::load`] streams files, folders and standard input into a key set

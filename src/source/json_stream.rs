@@ -67,12 +67,9 @@ impl<'r> JsonStream<'r> {
     /// `None` at the end of the input.
     pub fn peek(&mut self) -> Result<Option<u8>, SourceError> {
         loop {
-            let buf = loop {
-                match self.r.fill_buf() {
-                    Ok(b) => break b,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(self.io_error(e)),
-                }
+            let buf = match fill(&mut *self.r) {
+                Ok(b) => b,
+                Err(e) => return Err(self.io_error(e)),
             };
             if buf.is_empty() {
                 return Ok(None);
@@ -191,12 +188,9 @@ impl<'r> JsonStream<'r> {
         };
         let start = out.len();
         loop {
-            let buf = loop {
-                match self.r.fill_buf() {
-                    Ok(b) => break b,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(self.io_error(e)),
-                }
+            let buf = match fill(&mut *self.r) {
+                Ok(b) => b,
+                Err(e) => return Err(self.io_error(e)),
             };
             if buf.is_empty() {
                 return Ok(if st.scalar && st.started {
@@ -220,6 +214,19 @@ impl<'r> JsonStream<'r> {
             }
         }
     }
+}
+
+/// The reader's buffer, refilled when it is empty; an interrupted read is retried.
+fn fill(r: &mut dyn BufRead) -> std::io::Result<&[u8]> {
+    loop {
+        match r.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+            Ok(_) => break,
+        }
+    }
+    // Filled: this returns the same buffer without reading.
+    r.fill_buf()
 }
 
 /// Where the splitter is inside one value, carried from one buffer to the next.

@@ -17,18 +17,9 @@ pub(super) struct Atom {
     pub(super) name: String,
 }
 
-/// `YYYY-MM-DD` of a Unix day number (days since 1970-01-01), by the civil-from-days algorithm.
+/// `YYYY-MM-DD` of a Unix day number (days since 1970-01-01).
 pub fn date_of_day(day: i64) -> String {
-    let z = day + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
+    let (y, m, d) = super::super::calendar::civil_from_days(day);
     format!("{y:04}-{m:02}-{d:02}")
 }
 
