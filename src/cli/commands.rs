@@ -59,6 +59,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         },
         table: args.table.clone(),
         csv_columns: args.csv_columns.clone(),
+        ..LoadOptions::default()
     };
     let bar = progress_bar();
     let loaded = source::load(&paths, &opts, &cancel, &mut |p| {

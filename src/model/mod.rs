@@ -8,6 +8,7 @@ pub mod calendar;
 pub mod capacity;
 pub mod collection;
 pub mod decision;
+pub mod design;
 pub mod export;
 pub mod fmt;
 pub mod heat;

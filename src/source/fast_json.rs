@@ -481,6 +481,7 @@ mod tests {
             sk_raw: b"stale sk".to_vec(),
             attrs: None,
             item_bytes: Some(7),
+            ..Scratch::default()
         }
     }
 

@@ -46,13 +46,48 @@ pub struct Scratch {
     pub sk_raw: Vec<u8>,
     /// While the key names are unknown: every attribute of the item (name, tag, raw text for S/N/B).
     pub attrs: Option<Vec<(String, Tag, Vec<u8>)>>,
+    /// Top-level attributes to extract as values besides the keys (the load's
+    /// [`Design::roots`](crate::model::design::Design::roots)), sorted. Set once by the loader
+    /// ([`Self::for_load`]).
+    pub extract: Vec<String>,
+    /// The item's values of `extract` (same order; `None`: the item has no such attribute). An extracted
+    /// attribute that is also the partition or sort key is filled here too.
+    pub values: Vec<Option<crate::model::keyexpr::Value>>,
+    /// With `extract` non-empty: the top-level attribute names of the first item read (for messages).
+    pub names: Vec<String>,
+    /// `names` is complete (set by [`Self::clear`] once an item has filled it).
+    pub names_done: bool,
 }
 
 impl Scratch {
+    /// A scratch that extracts what `opts`' design needs.
+    pub fn for_load(opts: &super::LoadOptions) -> Self {
+        let extract = opts.design.roots();
+        Self {
+            values: vec![None; extract.len()],
+            extract,
+            ..Self::default()
+        }
+    }
+
+    /// Whether `name` is an attribute to extract, and its slot in `values`.
+    pub fn extract_slot(&self, name: &str) -> Option<usize> {
+        self.extract.binary_search_by(|e| e.as_str().cmp(name)).ok()
+    }
+
+    /// Whether the loader should note `name` in [`Self::names`] (extraction on, first item, not too many).
+    pub fn wants_names(&self) -> bool {
+        !self.extract.is_empty() && !self.names_done && self.names.len() < 256
+    }
+
     pub fn clear(&mut self) {
         self.item_bytes = None;
         self.pk = None;
         self.sk = None;
+        self.values.iter_mut().for_each(|v| *v = None);
+        if !self.names.is_empty() {
+            self.names_done = true;
+        }
     }
 
     /// Takes the key attributes of `names` from the collected attributes of the first item.

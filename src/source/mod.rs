@@ -218,6 +218,12 @@ pub struct LoadOptions {
     /// The column names of a CSV file without a header (`--csv-columns a,b,c`, as DynamoDB's Import from S3
     /// takes them); `None` reads them from the first row.
     pub csv_columns: Option<Vec<String>>,
+    /// Key designs to evaluate on every item (key expressions, candidates, GSIs, `--shard-by`): the loaders
+    /// extract the attributes [`Design::roots`](crate::model::design::Design::roots) names besides the keys.
+    pub design: crate::model::design::Design,
+    /// Keep the extracted attributes of every item ([`Loaded::items`]) so the app can re-key them without
+    /// reading the input again (up to [`crate::model::design::MAX_KEPT_VALUES`] values; [`Loaded::kept`]).
+    pub keep_items: bool,
 }
 
 /// Items in one group of the input, e.g. one S3 export data file.
@@ -259,6 +265,15 @@ pub struct Loaded {
     pub table: Option<String>,
     /// Writes by kind, for formats that tell them apart (incremental exports, request files).
     pub changes: Changes,
+    /// The keys of each candidate and GSI of [`LoadOptions::design`], in its order.
+    pub designs: Vec<crate::model::design::DesignKeys>,
+    /// What `--shard-by` calculated sharding splits, when the design has one.
+    pub shard_by: Option<crate::model::design::ShardBy>,
+    /// The extracted attributes of every item, with [`LoadOptions::keep_items`].
+    pub kept: Option<crate::model::design::Items>,
+    /// The top-level attribute names of the first item, when the design needed attributes (for "no item has
+    /// `x`; the items have a, b, c").
+    pub attribute_names: Vec<String>,
 }
 
 /// Writes by kind: an incremental export's inserts (`NewImage` only), updates (`NewImage` and `OldImage`) and

@@ -313,6 +313,7 @@ impl Sink {
             tables: self.tables,
             table: self.table,
             changes: self.changes,
+            ..Loaded::default()
         }
     }
 }

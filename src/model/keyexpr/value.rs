@@ -97,8 +97,9 @@ impl Value {
         }
     }
 
-    /// The bytes `:hash` hashes: as [`super::key`] canonicalises keys (binary as its bytes, not base64).
-    pub(super) fn canonical_bytes(&self) -> Option<&[u8]> {
+    /// The bytes `:hash` (and calculated sharding by an attribute) hashes: as [`super::key`] canonicalises
+    /// keys (binary as its bytes, not base64).
+    pub fn canonical_bytes(&self) -> Option<&[u8]> {
         match self {
             Self::S(s) => Some(s.as_bytes()),
             Self::N(n) => Some(n.as_str().as_bytes()),
