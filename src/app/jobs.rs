@@ -79,6 +79,7 @@ pub fn compute(
         &keys,
         view,
         same_keys.map(|p| (&p.view, p.report.as_ref())),
+        None,
     ));
     let by_count = match same_keys {
         Some(p) => Arc::clone(&p.by_count),

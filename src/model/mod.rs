@@ -105,16 +105,17 @@ pub struct Report {
 /// With a workload, the buckets are the workload's partitions (see [`ViewSettings`]) and the capacity of each
 /// is computed from the (sharded) bucket counts; the decision evidence then includes the capacity facts.
 pub fn report(keys: &KeySet, view: &ViewSettings) -> Report {
-    report_reusing(keys, view, None)
+    report_reusing(keys, view, None, None)
 }
 
 /// Like [`report`], reusing the unsharded analysis of a previous report of the same keys when the bucket
 /// count and top-N are unchanged: a change of shard setting (or of the workload's rates) then analyses only the
-/// sharded keys.
+/// sharded keys. `by` is what a calculated suffix hashes per item (`--shard-by`; see [`ShardPlan::apply_by`]).
 pub fn report_reusing(
     keys: &KeySet,
     view: &ViewSettings,
     previous: Option<(&ViewSettings, &Report)>,
+    by: Option<&design::ShardBy>,
 ) -> Report {
     let workload = view
         .workload
@@ -145,7 +146,8 @@ pub fn report_reusing(
             )
         })
     };
-    let sharded = view.shard.apply(keys);
+    let by = by.filter(|_| view.shard.strategy == Strategy::Calculated);
+    let sharded = view.shard.apply_by(keys, by);
     let (analysis, unsharded) = if view.shard.is_active() {
         let analysis = analyze(keys, &sharded, &partitions, view.top_n);
         (analysis, Some(plain()))
@@ -171,6 +173,7 @@ pub fn report_reusing(
                 .first()
                 .is_some_and(|k| k.id.shard.is_some()),
             physical_distinct: analysis.physical_distinct,
+            by_item: by.is_some_and(|b| !b.is_empty()),
         });
     }
     let shards = if view.shard.is_active() {
@@ -277,14 +280,14 @@ mod reuse_tests {
             ..ViewSettings::default()
         };
         let first = report(&keys, &plain);
-        let reused = report_reusing(&keys, &sharded, Some((&plain, &first)));
+        let reused = report_reusing(&keys, &sharded, Some((&plain, &first)), None);
         let fresh = report(&keys, &sharded);
         assert_eq!(reused.analysis.buckets, fresh.analysis.buckets);
         assert_eq!(
             reused.unsharded.as_ref().unwrap().buckets,
             fresh.unsharded.as_ref().unwrap().buckets
         );
-        let back = report_reusing(&keys, &plain, Some((&sharded, &fresh)));
+        let back = report_reusing(&keys, &plain, Some((&sharded, &fresh)), None);
         assert_eq!(back.analysis.buckets, first.analysis.buckets);
         assert!(back.unsharded.is_none());
         // A different bucket count is not reused.
@@ -293,7 +296,7 @@ mod reuse_tests {
             ..ViewSettings::default()
         };
         assert_eq!(
-            report_reusing(&keys, &sixteen, Some((&plain, &first)))
+            report_reusing(&keys, &sixteen, Some((&plain, &first)), None)
                 .analysis
                 .buckets
                 .len(),

@@ -10,6 +10,7 @@ use rand_distr::{Binomial, Distribution as _};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use super::design::ShardBy;
 use super::keyset::KeySet;
 use super::partition::key_hash;
 
@@ -137,6 +138,13 @@ impl ShardPlan {
     /// Applies the plan. Cost: one pass over the counts to find the keys in scope, then `O(min(count, shards))`
     /// per sharded key (calculated: `O(count)`, one integer hash per write).
     pub fn apply(&self, keys: &KeySet) -> Sharded {
+        self.apply_by(keys, None)
+    }
+
+    /// Applies the plan; a calculated suffix hashes each item's `by` value (`--shard-by`) instead of the
+    /// write's index, so all writes of one item land on one shard (a hot item stays hot). Writes of items
+    /// without the attribute fall back to the write index.
+    pub fn apply_by(&self, keys: &KeySet, by: Option<&ShardBy>) -> Sharded {
         let mut out = Sharded {
             plan: self.clone(),
             mask: vec![0; keys.len().div_ceil(64)],
@@ -169,7 +177,13 @@ impl ShardPlan {
                     }
                 }
                 Strategy::Calculated => {
-                    for write in 0..count {
+                    let mut left = count;
+                    for (hash, writes) in by.into_iter().flat_map(|b| b.pairs(i)) {
+                        let writes = writes.min(left);
+                        split[(hash % u64::from(n)) as usize] += writes;
+                        left -= writes;
+                    }
+                    for write in 0..left {
                         split[(mix64(write) % u64::from(n)) as usize] += 1;
                     }
                 }

@@ -5,6 +5,7 @@ use super::item::{KeyNames, Scratch, Tag};
 use super::{Changes, Group, LoadOptions, Loaded, OnBad, SourceError};
 use crate::model::KeySet;
 use crate::model::KeyType;
+use crate::model::design::{Designer, Items, RootValues, item_identity};
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
 
 /// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
@@ -34,6 +35,12 @@ pub struct Sink {
     pub changes: Changes,
     pk_buf: Vec<u8>,
     sk_buf: Vec<u8>,
+    /// The load's key designs ([`LoadOptions::design`]), when it has any.
+    designer: Option<Designer>,
+    /// The extracted attributes kept for every item ([`LoadOptions::keep_items`]).
+    kept: Option<Items>,
+    /// The first item's attribute names, when the design reads attributes.
+    attribute_names: Vec<String>,
 }
 
 impl Sink {
@@ -56,6 +63,9 @@ impl Sink {
             changes: Changes::default(),
             pk_buf: Vec::with_capacity(64),
             sk_buf: Vec::with_capacity(64),
+            designer: (!opts.design.is_empty()).then(|| Designer::new(&opts.design)),
+            kept: opts.keep_items.then(|| Items::new(opts.design.roots())),
+            attribute_names: Vec::new(),
         }
     }
 
@@ -74,6 +84,8 @@ impl Sink {
         fork.key_type_given = self.key_type_given;
         fork.sk_type = self.sk_type;
         fork.names = self.names.clone();
+        fork.designer = self.designer.as_ref().map(|d| Designer::new(d.design()));
+        fork.kept = self.kept.as_ref().map(|k| Items::new(k.roots().to_vec()));
         fork
     }
 
@@ -82,13 +94,33 @@ impl Sink {
         if self.key_type.is_none() {
             self.key_type = other.key_type;
         }
+        let mut other = other;
+        let kept = other.kept.take();
         if self.keys.is_empty() && !self.keys.has_sort_keys() {
-            self.keys = other.keys;
+            self.absorb_designs(&other, kept, &|k| k);
+            self.keys = std::mem::take(&mut other.keys);
             self.keys
                 .set_kept_budget(crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES);
             self.keys.set_items_distinct(false);
         } else {
             self.keys.merge(&other.keys);
+            // Where the other sink's keys are now; only needed by what refers to keys by index.
+            let needs_map = kept.is_some()
+                || self
+                    .designer
+                    .as_ref()
+                    .is_some_and(|d| d.design().shard_by.is_some());
+            let map: Vec<u32> = if needs_map {
+                (0..other.keys.len() as u32)
+                    .map(|k| self.keys.find(other.keys.key_bytes(k)).unwrap_or(k))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            self.absorb_designs(&other, kept, &|k| map.get(k as usize).copied().unwrap_or(k));
+        }
+        if self.attribute_names.is_empty() {
+            self.attribute_names = other.attribute_names;
         }
         self.sk_type = self.sk_type.or(other.sk_type);
         self.items += other.items;
@@ -97,6 +129,17 @@ impl Sink {
         self.changes.add(&other.changes);
         for w in other.warnings {
             self.warn(w);
+        }
+    }
+
+    fn absorb_designs(&mut self, other: &Sink, kept: Option<Items>, map: &dyn Fn(u32) -> u32) {
+        if let (Some(mine), Some(theirs)) = (&mut self.designer, &other.designer) {
+            mine.absorb(theirs, map);
+        }
+        match (&mut self.kept, kept) {
+            (Some(mine), Some(theirs)) => mine.absorb(theirs, map),
+            (Some(mine), None) => mine.complete = false,
+            _ => {}
         }
     }
 
@@ -164,6 +207,81 @@ impl Sink {
     }
 
     fn add_named(&mut self, names: &KeyNames, scratch: &Scratch, count: u64) -> Result<(), String> {
+        let view = RootValues {
+            roots: &scratch.extract,
+            values: &scratch.values,
+        };
+        if self.designer.is_some() && self.attribute_names.is_empty() {
+            self.attribute_names.clone_from(&scratch.names);
+        }
+        // A stable identity from the item's key text (or its position when it has no partition key), so
+        // `{random N}` draws do not depend on which thread read the item.
+        let identity = match scratch.pk {
+            Some(_) => item_identity(
+                &scratch.pk_raw,
+                scratch.sk.is_some().then_some(&scratch.sk_raw[..]),
+            ),
+            None => crate::model::shard::mix64(self.items ^ self.lines.rotate_left(32)),
+        };
+        let by_expr = match &mut self.designer {
+            Some(d) if d.design().key.is_some() => match d.key_of(&view, identity) {
+                Ok(Some(key)) => {
+                    self.pk_buf.clear();
+                    self.pk_buf.extend_from_slice(key.as_bytes());
+                    true
+                }
+                Ok(None) => false,
+                Err(e) => return Err(self.design_message(&e)),
+            },
+            _ => false,
+        };
+        if by_expr {
+            if self.key_type != Some(KeyType::S) {
+                self.check_type(KeyType::S, "the key expression's key")?;
+            }
+        } else {
+            self.pk_of(names, scratch)?;
+        }
+        let sk = self.sk_of(names, scratch)?;
+        let sk_ref = sk.map(|st| (&self.sk_buf[..], st));
+        let prepared = match &mut self.designer {
+            Some(d) => match d.prepare(&view, sk_ref, count, identity) {
+                Ok(p) => Some(p),
+                Err(e) => return Err(self.design_message(&e)),
+            },
+            None => None,
+        };
+        let idx = self.keys.add_item(&self.pk_buf, sk_ref, count);
+        if let (Some(d), Some(p)) = (&mut self.designer, prepared) {
+            d.commit(p, idx);
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.push(&scratch.values, idx, sk_ref, count, identity);
+        }
+        if let Some(bytes) = scratch.item_bytes {
+            self.keys.note_item_bytes(idx, bytes, count);
+        }
+        self.items += count;
+        Ok(())
+    }
+
+    /// A design's bad record as a message; on the first item, with the attributes it has.
+    fn design_message(&self, e: &crate::model::design::DesignError) -> String {
+        match (&e.error, self.items) {
+            (crate::model::keyexpr::EvalError::Missing { .. }, 0)
+                if !self.attribute_names.is_empty() =>
+            {
+                format!(
+                    "{e} (the first item has {})",
+                    self.attribute_names.join(", ")
+                )
+            }
+            _ => e.to_string(),
+        }
+    }
+
+    /// The partition key attribute's canonical bytes into `pk_buf`, its type checked.
+    fn pk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<(), String> {
         let pk_name = &names.pk;
         let Some(tag) = scratch.pk.as_ref() else {
             return Err(format!(
@@ -202,7 +320,12 @@ impl Sink {
             )
             .map_err(|e| format!("partition key {pk_name:?}: {e}"))?;
         }
-        let sk = match (&scratch.sk, names.sk.as_ref()) {
+        Ok(())
+    }
+
+    /// The sort key's canonical bytes into `sk_buf` and its type, when the item has one.
+    fn sk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<Option<KeyType>, String> {
+        Ok(match (&scratch.sk, names.sk.as_ref()) {
             (Some(Tag::Key(st)), Some(sk_name)) => {
                 let st = *st;
                 match self.sk_type {
@@ -226,18 +349,7 @@ impl Sink {
                 ));
             }
             _ => None,
-        };
-        let idx = match sk {
-            Some(st) => self
-                .keys
-                .add_item(&self.pk_buf, Some((&self.sk_buf, st)), count),
-            None => self.keys.add(&self.pk_buf, count),
-        };
-        if let Some(bytes) = scratch.item_bytes {
-            self.keys.note_item_bytes(idx, bytes, count);
-        }
-        self.items += count;
-        Ok(())
+        })
     }
 
     /// Adds a key given as text of the sink's key type (text formats: CSV).
@@ -283,8 +395,14 @@ impl Sink {
                 )
             })
             .collect();
+        // With a key expression and no --key, the expression's first attribute stands in for the partition
+        // key attribute (the key itself comes from the expression).
+        let key = opts.key.clone().or_else(|| {
+            let expr = opts.design.key.as_ref()?;
+            expr.attributes().first().map(|p| p.root().to_owned())
+        });
         let (names, note) =
-            super::item::resolve_names(&listed, opts.key.as_deref(), opts.sort_key.as_deref())?;
+            super::item::resolve_names(&listed, key.as_deref(), opts.sort_key.as_deref())?;
         if let Some(note) = note {
             self.warn(note);
         }
@@ -294,7 +412,25 @@ impl Sink {
         Ok(())
     }
 
-    pub fn into_loaded(self, bytes: u64, groups: Option<Vec<Group>>) -> Loaded {
+    pub fn into_loaded(mut self, bytes: u64, groups: Option<Vec<Group>>) -> Loaded {
+        let (designs, shard_by) = match self.designer.take() {
+            Some(d) => d.finish(),
+            None => (Vec::new(), None),
+        };
+        for d in &designs {
+            if d.keys.is_empty() && self.items > 0 {
+                self.warnings.push(format!(
+                    "no item is in {} `{}`{}",
+                    d.kind,
+                    d.expr,
+                    if self.attribute_names.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (the first item has {})", self.attribute_names.join(", "))
+                    }
+                ));
+            }
+        }
         let (key_attribute, sort_key_attribute) = match self.names {
             Some(n) => (Some(n.pk), n.sk),
             None => (None, None),
@@ -313,7 +449,10 @@ impl Sink {
             tables: self.tables,
             table: self.table,
             changes: self.changes,
-            ..Loaded::default()
+            designs,
+            shard_by,
+            kept: self.kept,
+            attribute_names: self.attribute_names,
         }
     }
 }

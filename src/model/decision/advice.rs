@@ -14,6 +14,14 @@ pub(super) fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
     }
     if let Some(s) = ev.sharding {
         match leaf {
+            Leaf::ShardOrCache | Leaf::ItemCollection if s.top_key_sharded && s.by_item => {
+                text.push_str(&format!(
+                    " Sharding is on ({} shards), calculated from an item attribute: every write of one item \
+                     takes the same shard, so a hot item stays on one shard however many there are. A random \
+                     suffix per write (or a cache) spreads one hot item; a calculated suffix spreads many items.",
+                    s.shards
+                ));
+            }
             Leaf::ShardOrCache | Leaf::ItemCollection if s.top_key_sharded => {
                 text.push_str(&format!(
                     " Sharding is on ({} shards) and one shard still takes most of a hot bucket: more shards \

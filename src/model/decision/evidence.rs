@@ -55,6 +55,9 @@ pub struct ShardFacts {
     pub top_key_sharded: bool,
     /// Physical keys after sharding.
     pub physical_distinct: usize,
+    /// The suffix is calculated from an item attribute (`--shard-by`): every write of one item takes the same
+    /// shard.
+    pub by_item: bool,
 }
 
 impl Evidence {
