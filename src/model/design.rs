@@ -506,13 +506,16 @@ impl Designer {
     }
 }
 
+/// A record's entry in a GSI: the index's position, the key, its sort key, the writes.
+type GsiEntry = (usize, String, Option<(Vec<u8>, KeyType)>, u64);
+
 /// One record evaluated by [`Designer::prepare`], to add with [`Designer::commit`].
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
     count: u64,
     sort_key: Option<(Vec<u8>, KeyType)>,
     candidates: Vec<(usize, String, u64)>,
-    gsis: Vec<(usize, String, Option<(Vec<u8>, KeyType)>, u64)>,
+    gsis: Vec<GsiEntry>,
     shard_hash: Option<u64>,
 }
 
