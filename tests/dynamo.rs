@@ -416,7 +416,7 @@ fn keys_only_scan_with_four_segments_counts_exactly() {
     };
     let got = client
         .scan(&opts, &cancel, &mut |e| {
-            if let ScanEvent::Page { keys, progress } = e {
+            if let ScanEvent::Page { keys, progress, .. } = e {
                 pages += 1;
                 live.merge(&keys);
                 assert_eq!(live.total(), progress.items);
