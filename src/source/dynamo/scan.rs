@@ -1048,6 +1048,10 @@ mod tests {
         assert_eq!(s.status, ScanStatus::Complete);
         assert_eq!(s.keys.total(), 1000, "the table's own keys are unchanged");
         assert_eq!(s.keys.len(), 97);
+        assert!(
+            !s.keys.has_sort_keys(),
+            "sort keys read for the design only seed its draws"
+        );
         assert_eq!(s.designs.len(), 1);
         let gsi = &s.designs[0];
         assert_eq!(
