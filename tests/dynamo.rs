@@ -6,6 +6,8 @@
 
 #[path = "support/dynalite.rs"]
 mod dynalite;
+#[path = "support/recorder.rs"]
+mod recorder;
 
 use std::collections::HashMap;
 use std::process::{Command, Output};
@@ -23,10 +25,11 @@ use aws_sdk_dynamodb::types::{
 use dynalite::Dynalite;
 use serde_json::Value;
 use shardlens::model::KeyType;
+use shardlens::model::design::{Design, DesignKind};
 use shardlens::model::key::canonical_partition_key;
 use shardlens::source::dynamo::{
     Billing, ConnectOptions, DynamoClient, DynamoError, ScanEvent, ScanOptions, ScanStatus,
-    Scanned, StaticKeys,
+    Scanned, StaticKeys, gsi_designs,
 };
 
 type Item = HashMap<String, AttributeValue>;
@@ -230,8 +233,12 @@ fn collection_items(items: usize, keys: usize) -> Vec<Item> {
 }
 
 fn connect(server: &Dynalite, timeout: Duration) -> DynamoClient {
+    connect_to(&server.endpoint(), timeout)
+}
+
+fn connect_to(endpoint: &str, timeout: Duration) -> DynamoClient {
     DynamoClient::connect(&ConnectOptions {
-        endpoint: Some(server.endpoint()),
+        endpoint: Some(endpoint.to_owned()),
         region: Some("us-east-1".into()),
         credentials: Some(StaticKeys {
             access_key_id: "test".into(),
@@ -400,6 +407,146 @@ fn describes_key_schema_billing_and_indexes() {
     assert!(got.keys.has_sort_keys());
 }
 
+impl Setup {
+    /// A new table `<prefix>-…` (pk S) with the GSI `byStatus` on `status` (S, a reserved word), holding
+    /// `n` orders: one in 20 without a status, one in 20 CLOSED, the rest (90 %) OPEN, each with a 1 KB
+    /// payload nobody should read.
+    fn orders_with_status(&self, prefix: &str, n: usize) -> String {
+        let name = unique(prefix);
+        let def = |a: &str| {
+            AttributeDefinition::builder()
+                .attribute_name(a)
+                .attribute_type(ScalarAttributeType::S)
+                .build()
+                .unwrap()
+        };
+        let hash = |a: &str| {
+            KeySchemaElement::builder()
+                .attribute_name(a)
+                .key_type(Role::Hash)
+                .build()
+                .unwrap()
+        };
+        let pt = ProvisionedThroughput::builder()
+            .read_capacity_units(5)
+            .write_capacity_units(7)
+            .build()
+            .unwrap();
+        let gsi = GlobalSecondaryIndex::builder()
+            .index_name("byStatus")
+            .key_schema(hash("status"))
+            .projection(
+                Projection::builder()
+                    .projection_type(ProjectionType::KeysOnly)
+                    .build(),
+            )
+            .provisioned_throughput(pt.clone())
+            .build()
+            .unwrap();
+        let req = self
+            .client
+            .create_table()
+            .table_name(&name)
+            .attribute_definitions(def("pk"))
+            .attribute_definitions(def("status"))
+            .key_schema(hash("pk"))
+            .global_secondary_indexes(gsi)
+            .provisioned_throughput(pt);
+        self.rt.block_on(req.send()).unwrap();
+        self.wait_active(&name);
+        let items: Vec<Item> = (0..n)
+            .map(|i| {
+                let mut item = HashMap::from([
+                    ("pk".to_owned(), s(&format!("order#{i}"))),
+                    ("payload".to_owned(), s(&"x".repeat(1000))),
+                ]);
+                match i % 20 {
+                    0 => {}
+                    1 => drop(item.insert("status".to_owned(), s("CLOSED"))),
+                    _ => drop(item.insert("status".to_owned(), s("OPEN"))),
+                }
+                item
+            })
+            .collect();
+        self.write(&name, &items);
+        name
+    }
+}
+
+/// Issue #14: a GSI is a key design of its own. The scan reads its key attribute besides the table's keys
+/// (and nothing else), and keys the items by it; items without it are absent from the sparse index.
+#[test]
+fn a_gsi_scan_keys_items_by_the_index_and_reads_only_its_keys() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = setup.orders_with_status("gsi", 400);
+    let proxy = recorder::Recorder::start(server.port);
+    let client = connect_to(&proxy.endpoint(), Duration::from_secs(10));
+    let info = client.describe_table(&name).unwrap();
+
+    assert_eq!(
+        gsi_designs(&info, &["byStatus".to_owned(), "nope".to_owned()]).unwrap_err(),
+        format!("table {name} has no index \"nope\"; its global secondary indexes: byStatus")
+    );
+    let opts = ScanOptions {
+        segments: 3,
+        page_size: Some(50),
+        design: Design {
+            gsis: gsi_designs(&info, &["byStatus".to_owned()]).unwrap(),
+            ..Design::default()
+        },
+        ..fast(&name)
+    };
+    let got = scan(&client, &opts);
+    assert_eq!(got.status, ScanStatus::Complete);
+    assert_eq!(got.designs.len(), 1);
+    let gsi = &got.designs[0];
+    assert_eq!(gsi.kind, DesignKind::Gsi("byStatus".into()));
+    assert_eq!(gsi.keys.len(), 2);
+    assert_eq!(gsi.keys.count(gsi.keys.find(b"OPEN").unwrap()), 360);
+    assert_eq!(gsi.keys.count(gsi.keys.find(b"CLOSED").unwrap()), 20);
+    assert_eq!(gsi.absent, 20, "the items without a status");
+    assert_eq!(got.design_skipped, 0);
+
+    // The table's own keys are what a scan without the GSI reads.
+    let plain = scan(&client, &fast(&name));
+    assert_eq!(got.keys.total(), 400);
+    assert_eq!(got.keys.len(), plain.keys.len());
+    assert!(plain.designs.is_empty());
+
+    // Read-only, and the GSI's scan projects the keys and `status` only (`payload` would cost nothing less
+    // in read units: DynamoDB, like dynalite, charges a Scan for whole items, so the requests are the check).
+    let requests = proxy.requests();
+    assert!(requests.iter().any(|r| r.operation == "DescribeTable"));
+    let scans: Vec<_> = requests.iter().filter(|r| r.operation == "Scan").collect();
+    assert!(scans.len() >= 8, "{} scan requests", scans.len());
+    for r in &requests {
+        assert!(
+            ["DescribeTable", "Scan"].contains(&r.operation.as_str()),
+            "{r:?}"
+        );
+    }
+    let mut projections = std::collections::BTreeSet::new();
+    for r in scans {
+        assert_eq!(r.body["Select"], "SPECIFIC_ATTRIBUTES", "{r:?}");
+        let mut names: Vec<&str> = r.body["ExpressionAttributeNames"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        names.sort_unstable();
+        let projection = r.body["ProjectionExpression"].as_str().unwrap();
+        assert_eq!(projection.split(", ").count(), names.len(), "{r:?}");
+        projections.insert(names.join(","));
+    }
+    assert_eq!(
+        projections.into_iter().collect::<Vec<_>>(),
+        ["pk", "pk,status"],
+        "the plain scan reads pk, the GSI's pk and status"
+    );
+}
+
 #[test]
 fn keys_only_scan_with_four_segments_counts_exactly() {
     let server = Dynalite::start();
@@ -416,7 +563,7 @@ fn keys_only_scan_with_four_segments_counts_exactly() {
     };
     let got = client
         .scan(&opts, &cancel, &mut |e| {
-            if let ScanEvent::Page { keys, progress } = e {
+            if let ScanEvent::Page { keys, progress, .. } = e {
                 pages += 1;
                 live.merge(&keys);
                 assert_eq!(live.total(), progress.items);

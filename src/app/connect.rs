@@ -1,6 +1,7 @@
 //! "Connect to DynamoDB": profile, region and endpoint; the table list with key schemas; a keys-only scan
-//! whose pages grow the histogram live. Every SDK call runs on a background thread; the app only drains
-//! messages. Read-only: the source layer calls ListTables, DescribeTable and Scan, nothing else.
+//! whose pages grow the histogram live, optionally reading the key attributes of the table's global secondary
+//! indexes too (each GSI's keys reach [`Scanned::designs`]). Every SDK call runs on a background thread; the
+//! app only drains messages. Read-only: the source layer calls ListTables, DescribeTable and Scan, nothing else.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,9 +12,10 @@ use super::Command;
 use super::tasks::{Reporter, Task, TaskError};
 
 use crate::model::KeySet;
+use crate::model::design::DesignKeys;
 use crate::source::dynamo::{
     ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, MAX_SEGMENTS, ScanEvent,
-    ScanOptions, ScanProgress, Scanned, TableInfo,
+    ScanOptions, ScanProgress, Scanned, TableInfo, describe_index, gsi_designs,
 };
 
 /// Where to connect; remembered between runs (never credentials).
@@ -56,6 +58,8 @@ pub struct ConnectState {
     limit: u64,
     with_sort_key: bool,
     consistent: bool,
+    /// Per global secondary index of the described table (in its order): whether the scan includes it.
+    gsis: Vec<bool>,
     busy: Option<&'static str>,
     error: Option<String>,
     replies: Option<Task<Reply>>,
@@ -73,6 +77,7 @@ impl Default for ConnectState {
             limit: 0,
             with_sort_key: false,
             consistent: false,
+            gsis: Vec::new(),
             busy: None,
             error: None,
             replies: None,
@@ -120,7 +125,10 @@ impl ConnectState {
                     self.error = Some("no tables in this account and region".to_owned());
                 }
             }
-            Some(Reply::Described(Ok(info))) => self.info = Some(info),
+            Some(Reply::Described(Ok(info))) => {
+                self.gsis = vec![false; info.global_indexes.len()];
+                self.info = Some(info);
+            }
             Some(Reply::Tables(Err(e)) | Reply::Described(Err(e))) => self.error = Some(e),
             None => self.error = Some("the DynamoDB call ended without a reply".to_owned()),
         }
@@ -267,23 +275,52 @@ fn scan_ui(
         ui.checkbox(&mut state.with_sort_key, "Also read the sort key");
         ui.checkbox(&mut state.consistent, "Strongly consistent");
     });
+    gsis_ui(ui, state, info);
     let mut command = None;
     if ui.button("Scan keys").clicked() {
-        let mut scan = ScanOptions::new(info.name.clone());
-        scan.segments = state.segments;
-        scan.max_rcu = (state.max_rcu > 0.0).then_some(state.max_rcu);
-        scan.limit = (state.limit > 0).then_some(state.limit);
-        scan.with_sort_key = state.with_sort_key && info.sort_key.is_some();
-        scan.consistent = state.consistent;
-        command = Some(Command::Scan(Box::new((settings.options(), scan))));
+        match scan_options(state, info) {
+            Ok(scan) => command = Some(Command::Scan(Box::new((settings.options(), scan)))),
+            Err(e) => state.error = Some(e),
+        }
     }
-    ui.weak("Reads only the key attributes; never writes. Cancel keeps what was read.");
+    ui.weak(
+        "Reads only the key attributes (and the included GSIs' keys); never writes. Cancel keeps \
+         what was read.",
+    );
     command
+}
+
+/// A checkbox per global secondary index: "Include GSI byStatus (status)".
+fn gsis_ui(ui: &mut egui::Ui, state: &mut ConnectState, info: &TableInfo) {
+    state.gsis.resize(info.global_indexes.len(), false);
+    for (g, include) in info.global_indexes.iter().zip(&mut state.gsis) {
+        ui.checkbox(include, format!("Include GSI {}", describe_index(g)))
+            .on_hover_text("Also read its key attributes: its own partition spread and capacity");
+    }
+}
+
+/// The scan the dialog's fields describe, with the checked GSIs as its design.
+fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, String> {
+    let mut scan = ScanOptions::new(info.name.clone());
+    scan.segments = state.segments;
+    scan.max_rcu = (state.max_rcu > 0.0).then_some(state.max_rcu);
+    scan.limit = (state.limit > 0).then_some(state.limit);
+    scan.with_sort_key = state.with_sort_key && info.sort_key.is_some();
+    scan.consistent = state.consistent;
+    let wanted: Vec<String> = info
+        .global_indexes
+        .iter()
+        .zip(&state.gsis)
+        .filter(|(_, include)| **include)
+        .map(|(g, _)| g.name.clone())
+        .collect();
+    scan.design.gsis = gsi_designs(info, &wanted)?;
+    Ok(scan)
 }
 
 /// What the scan's thread sends: pages merged so far (a snapshot), progress, and the end.
 enum ScanMsg {
-    Snapshot(Arc<KeySet>, ScanProgress),
+    Snapshot(Arc<KeySet>, Option<Arc<[DesignKeys]>>, ScanProgress),
     Progress(ScanProgress),
     Done(Result<Box<Scanned>, String>),
 }
@@ -293,6 +330,9 @@ pub struct ScanJob {
     pub table: String,
     task: Task<ScanMsg>,
     pub progress: Option<ScanProgress>,
+    /// The keys of the scan's designs read so far (GSIs: see [`ScanOptions::design`]), updated with each
+    /// [`ScanUpdate::Snapshot`]; `None` without a design. The finished scan's are in [`Scanned::designs`].
+    pub designs: Option<Arc<[DesignKeys]>>,
 }
 
 /// What draining a scan gives the app.
@@ -327,6 +367,7 @@ impl ScanJob {
             table,
             task,
             progress: None,
+            designs: None,
         })
     }
 
@@ -338,8 +379,9 @@ impl ScanJob {
         let mut update = None;
         for msg in self.task.drain() {
             match msg {
-                ScanMsg::Snapshot(keys, progress) => {
+                ScanMsg::Snapshot(keys, designs, progress) => {
                     self.progress = Some(progress);
+                    self.designs = designs;
                     update = Some(ScanUpdate::Snapshot(keys));
                 }
                 ScanMsg::Progress(progress) => {
@@ -374,15 +416,21 @@ fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
             return;
         }
         let mut live = KeySet::default();
+        let mut live_designs: Vec<DesignKeys> = Vec::new();
         let mut shown_at: Option<Instant> = None;
         let mut unsent: Option<ScanProgress> = None;
         for event in page_rx {
             match event {
-                ScanEvent::Page { keys, progress } => {
+                ScanEvent::Page {
+                    keys,
+                    designs,
+                    progress,
+                } => {
                     if live.is_empty() {
                         live = KeySet::new(keys.key_type());
                     }
                     live.merge(&keys);
+                    merge_designs(&mut live_designs, designs);
                     unsent = Some(progress);
                 }
                 ScanEvent::Throttled { progress } => r.offer(ScanMsg::Progress(progress)),
@@ -394,9 +442,65 @@ fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
             if unsent.is_some() && shown_at.is_none_or(|t| t.elapsed() >= SNAPSHOT_EVERY) {
                 shown_at = Some(Instant::now());
                 if let Some(progress) = unsent.take() {
-                    r.send(ScanMsg::Snapshot(Arc::new(live.clone()), progress));
+                    let designs =
+                        (!live_designs.is_empty()).then(|| live_designs.as_slice().into());
+                    r.send(ScanMsg::Snapshot(Arc::new(live.clone()), designs, progress));
                 }
             }
         }
     });
+}
+
+/// Adds a page's design keys to the ones read so far (the same designs, in the same order).
+fn merge_designs(live: &mut Vec<DesignKeys>, page: Vec<DesignKeys>) {
+    if live.is_empty() {
+        *live = page;
+        return;
+    }
+    for (mine, theirs) in live.iter_mut().zip(page) {
+        mine.keys.merge(&theirs.keys);
+        mine.absent += theirs.absent;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::KeyType;
+    use crate::source::dynamo::{Billing, IndexInfo, KeyAttribute};
+
+    #[test]
+    fn checked_gsis_become_the_scans_design() {
+        let index = |name: &str, pk: &str| IndexInfo {
+            name: name.into(),
+            partition_key: pk.into(),
+            sort_key: None,
+        };
+        let info = TableInfo {
+            name: "Orders".into(),
+            status: "ACTIVE".into(),
+            partition_key: KeyAttribute {
+                name: "pk".into(),
+                key_type: KeyType::S,
+            },
+            sort_key: None,
+            billing: Billing::OnDemand,
+            item_count: None,
+            size_bytes: None,
+            local_indexes: Vec::new(),
+            global_indexes: vec![index("byStatus", "status"), index("byDay", "day")],
+        };
+        let mut state = ConnectState {
+            gsis: vec![false, true],
+            ..ConnectState::default()
+        };
+        let scan = scan_options(&state, &info).unwrap();
+        let names: Vec<&str> = scan.design.gsis.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["byDay"]);
+        assert_eq!(scan.design.roots(), ["day"]);
+        state.gsis = vec![false, false];
+        assert!(scan_options(&state, &info).unwrap().design.is_empty());
+    }
 }

@@ -460,20 +460,24 @@ impl DynamoClient {
         opts.check()?;
         self.runtime.block_on(async {
             let info = self.describe_async(&opts.table).await?;
-            let sort_key = if opts.with_sort_key {
-                info.sort_key.clone()
-            } else {
-                None
-            };
+            // With a design, the sort key is read anyway: it seeds each item's `{random N}` draws.
+            let read_sort_key = opts.with_sort_key || !opts.design.is_empty();
             let source = Arc::new(SdkPages::new(
                 self.client.clone(),
                 &info,
-                sort_key.as_ref(),
+                (
+                    info.sort_key.as_ref().filter(|_| read_sort_key),
+                    opts.design.roots(),
+                ),
                 opts.consistent,
                 self.attempt_timeout,
                 self.describe_target(),
             ));
-            let sort_key_type = sort_key.as_ref().map(|k| k.key_type);
+            let sort_key_type = info
+                .sort_key
+                .as_ref()
+                .filter(|_| opts.with_sort_key)
+                .map(|k| k.key_type);
             Ok(run_scan(
                 source,
                 opts,

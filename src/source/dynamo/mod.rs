@@ -22,7 +22,7 @@
 //! }
 //! let cancel = AtomicBool::new(false);
 //! let scanned = client.scan(&ScanOptions::new("Orders"), &cancel, &mut |event| {
-//!     if let ScanEvent::Page { keys, progress } = event {
+//!     if let ScanEvent::Page { keys, progress, .. } = event {
 //!         // merge `keys` (this page's keys) into a live histogram; show `progress`
 //!         let _ = (keys, progress);
 //!     }
@@ -37,17 +37,23 @@
 //!   timeouts are always set: the SDK has no read timeout by default, and a frozen server must not hang a scan.
 //! - Tables: [`DynamoClient::list_tables`] (all pages), [`DynamoClient::describe_table`] → [`TableInfo`].
 //! - Scan: [`DynamoClient::scan`] runs `TotalSegments` segments in parallel, projecting only the key attributes,
-//!   and reports a [`ScanEvent::Page`] per page. The result ([`Scanned`]) always keeps what was read; its
+//!   and reports a [`ScanEvent::Page`] per page.
+//! - Key designs: [`ScanOptions::design`] adds the top-level attributes its expressions read to the projection
+//!   and keys every item by each of them ([`Scanned::designs`]); [`gsi_designs`] makes the designs of a table's
+//!   global secondary indexes from its description (GSIs are sparse: items without the index's key
+//!   attributes are counted as absent). The result ([`Scanned`]) always keeps what was read; its
 //!   [`ScanStatus`] says whether it is complete, a sample, cancelled or cut short by an error.
 //!   [`DynamoClient::scan_to_channel`] is the same over a bounded `std` channel, ending with
 //!   [`ScanEvent::Done`]: the shape the app's background jobs use.
 //!
-//! Files: `client.rs` (options, the client, tables), `sdk_pages.rs` (scan pages from the SDK), `scan.rs` (the
+//! Files: `client.rs` (options, the client, tables), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
+//! pages from the SDK), `scan.rs` (the
 //! parallel scan itself, independent of the SDK), `pace.rs` (backoff and the read-capacity limiter),
 //! `error.rs` (SDK errors in short messages).
 
 mod client;
 mod error;
+mod gsi;
 mod pace;
 mod scan;
 mod sdk_pages;
@@ -57,6 +63,7 @@ pub use client::{
     IndexInfo, KeyAttribute, StaticKeys, TableInfo, validate_endpoint,
 };
 pub use error::DynamoError;
+pub use gsi::{describe_index, gsi_designs};
 pub use scan::{
     Backoff, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS, Page, PageRequest, PageSource,
     RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,

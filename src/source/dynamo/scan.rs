@@ -14,6 +14,8 @@ use tokio::time::Instant;
 use super::error::DynamoError;
 use super::pace::Jitter;
 pub use super::pace::{Backoff, RcuLimiter};
+use crate::model::design::{Design, DesignError, DesignKeys, Designer, ShardBy, item_identity};
+use crate::model::keyexpr::Value;
 use crate::model::{KeySet, KeyType};
 
 /// Parallel segments unless the caller chooses: enough to overlap round trips, gentle on small tables.
@@ -42,6 +44,12 @@ pub struct ScanOptions {
     pub page_size: Option<u32>,
     /// Backoff after throttling.
     pub backoff: Backoff,
+    /// Key designs evaluated on every item read (GSIs, candidates, `shard_by`; see [`super::gsi_designs`]):
+    /// the projection also reads [`Design::roots`], and [`Scanned::designs`] holds their keys. The scan's own
+    /// keys stay the partition key attribute: `design.key` is not applied.
+    pub design: Design,
+    /// Seed of the design's `{random N}` draws.
+    pub seed: u64,
 }
 
 impl ScanOptions {
@@ -57,6 +65,8 @@ impl ScanOptions {
             consistent: false,
             page_size: None,
             backoff: Backoff::default(),
+            design: Design::default(),
+            seed: 0,
         }
     }
 
@@ -80,7 +90,7 @@ impl ScanOptions {
                 "the page size and the item limit must be at least 1".to_owned(),
             ));
         }
-        Ok(())
+        self.design.validate().map_err(DynamoError::Config)
     }
 }
 
@@ -98,8 +108,12 @@ pub struct PageRequest<C> {
 /// One page of keys, canonical bytes (see [`crate::model::key::canonicalize_into`]).
 #[derive(Debug, Clone, Default)]
 pub struct Page<C> {
-    /// Partition key and (when asked for) sort key of each item.
+    /// Partition key and sort key of each item. The sort key is there when asked for, or when the table has
+    /// one and the scan has a design (it then only seeds the item's `{random N}` draws).
     pub keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    /// The design's top-level attributes ([`Design::roots`]) of each item in `keys`, row-major: item `i`'s
+    /// value of `roots[r]` is `values[i * roots.len() + r]`, `None` when it has none. Empty without a design.
+    pub values: Vec<Option<Value>>,
     /// Items evaluated (`ScannedCount`).
     pub scanned: u64,
     /// Items whose key attributes were missing or unreadable (never expected for a table's own keys).
@@ -240,6 +254,15 @@ pub struct Scanned {
     pub keys: KeySet,
     pub progress: ScanProgress,
     pub status: ScanStatus,
+    /// The keys of each candidate and GSI of [`ScanOptions::design`], in its order (a GSI's `absent`: the
+    /// items without its key attributes).
+    pub designs: Vec<DesignKeys>,
+    /// What the design's `shard_by` splits, when it has one.
+    pub shard_by: Option<ShardBy>,
+    /// Items the design could not key (a candidate's missing attribute, a bad date), left out of every design.
+    pub design_skipped: u64,
+    /// The first of them.
+    pub design_error: Option<DesignError>,
 }
 
 /// What a scan reports while it runs.
@@ -250,6 +273,8 @@ pub enum ScanEvent {
     /// increasing across pages.
     Page {
         keys: Box<KeySet>,
+        /// This page's keys of each design (empty without one); merge them by position.
+        designs: Vec<DesignKeys>,
         progress: ScanProgress,
     },
     /// A segment is backing off after throttling; progress shows which.
@@ -259,10 +284,14 @@ pub enum ScanEvent {
     Done(Result<Box<Scanned>, DynamoError>),
 }
 
+/// Each item's partition key and sort key bytes.
+type PageKeys = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
 enum SegmentMsg {
     Page {
         segment: u32,
-        page_keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        page_keys: PageKeys,
+        values: Vec<Option<Value>>,
         scanned: u64,
         skipped: u64,
         rcu: f64,
@@ -326,6 +355,7 @@ pub async fn run_scan<P: PageSource>(
         key_type,
         sort_key_type,
         limit: opts.limit,
+        design: (!opts.design.is_empty()).then(|| Designs::new(&opts.design, opts.seed)),
         on_event,
     };
     let mut status = ScanStatus::Complete;
@@ -353,7 +383,10 @@ pub async fn run_scan<P: PageSource>(
         }
     }
     let Collect {
-        keys, mut progress, ..
+        keys,
+        mut progress,
+        design,
+        ..
     } = collect;
     stop.store(true, Ordering::Relaxed);
     tasks.abort_all();
@@ -367,11 +400,89 @@ pub async fn run_scan<P: PageSource>(
         }
     }
     progress.elapsed = started.elapsed();
+    let (designs, shard_by, design_skipped, design_error) = match design {
+        Some(d) => d.finish(),
+        None => (Vec::new(), None, 0, None),
+    };
     Scanned {
         keys,
         progress,
         status,
+        designs,
+        shard_by,
+        design_skipped,
+        design_error,
     }
+}
+
+/// The design's keys so far, and the items it could not key.
+struct Designs {
+    designer: Designer,
+    seed: u64,
+    /// Values per item in a page ([`Design::roots`]).
+    width: usize,
+    roots: Vec<String>,
+    skipped: u64,
+    first_error: Option<DesignError>,
+}
+
+impl Designs {
+    fn new(design: &Design, seed: u64) -> Self {
+        let roots = design.roots();
+        Self {
+            designer: Designer::new(design, seed),
+            seed,
+            width: roots.len(),
+            roots,
+            skipped: 0,
+            first_error: None,
+        }
+    }
+
+    /// A designer for one page's keys, to send with the page.
+    fn for_page(&self) -> Designer {
+        Designer::new(self.designer.design(), self.seed)
+    }
+
+    /// Adds item `i` of a page (its values are row `i` of `values`) to the scan's designs and the page's;
+    /// an item the design cannot key is left out of both and counted.
+    fn add(&mut self, page: &mut Designer, values: &[Option<Value>], i: usize, item: ItemKeys<'_>) {
+        let row = values
+            .get(i * self.width..(i + 1) * self.width)
+            .unwrap_or(&[]);
+        let attrs = crate::model::design::RootValues {
+            roots: &self.roots,
+            values: row,
+        };
+        let identity = item_identity(item.pk, item.raw_sk);
+        match self.designer.prepare(&attrs, item.sk, 1, identity) {
+            Ok(prepared) => {
+                page.commit(prepared.clone(), item.page_key);
+                self.designer.commit(prepared, item.key);
+            }
+            Err(e) => {
+                self.skipped += 1;
+                self.first_error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn finish(self) -> (Vec<DesignKeys>, Option<ShardBy>, u64, Option<DesignError>) {
+        let (designs, shard_by) = self.designer.finish();
+        (designs, shard_by, self.skipped, self.first_error)
+    }
+}
+
+/// One item's keys as [`Designs::add`] needs them.
+#[derive(Clone, Copy)]
+struct ItemKeys<'a> {
+    pk: &'a [u8],
+    /// The sort key as read (for the item's identity), even when the scan's keys do not keep it.
+    raw_sk: Option<&'a [u8]>,
+    /// The sort key the scan's keys keep.
+    sk: Option<(&'a [u8], KeyType)>,
+    key: u32,
+    page_key: u32,
 }
 
 /// What the scan has gathered so far, and where its events go.
@@ -381,6 +492,7 @@ struct Collect<'e> {
     key_type: KeyType,
     sort_key_type: Option<KeyType>,
     limit: Option<u64>,
+    design: Option<Designs>,
     on_event: &'e mut dyn FnMut(ScanEvent),
 }
 
@@ -392,12 +504,14 @@ impl Collect<'_> {
             SegmentMsg::Page {
                 segment,
                 page_keys,
+                values,
                 scanned,
                 skipped,
                 rcu,
                 last,
             } => {
-                let sample_done = self.page(segment, page_keys, [scanned, skipped], rcu, last);
+                let sample_done =
+                    self.page(segment, (page_keys, values), [scanned, skipped], rcu, last);
                 if sample_done && let Some(limit) = self.limit {
                     // Reaching the limit exactly on the table's last page is still the whole table.
                     let all_done = self
@@ -441,29 +555,44 @@ impl Collect<'_> {
     fn page(
         &mut self,
         segment: u32,
-        mut page_keys: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+        (mut page_keys, mut values): (PageKeys, Vec<Option<Value>>),
         [scanned, skipped]: [u64; 2],
         rcu: f64,
         last: bool,
     ) -> bool {
-        let progress = &mut self.progress;
         let mut sample_done = false;
         if let Some(limit) = self.limit {
-            let room = limit.saturating_sub(progress.items);
+            let room = limit.saturating_sub(self.progress.items);
             if page_keys.len() as u64 >= room {
-                page_keys.truncate(usize::try_from(room).unwrap_or(usize::MAX));
+                let room = usize::try_from(room).unwrap_or(usize::MAX);
+                page_keys.truncate(room);
+                let width = self.design.as_ref().map_or(0, |d| d.width);
+                values.truncate(room.saturating_mul(width));
                 sample_done = true;
             }
         }
         let mut delta = KeySet::new(self.key_type);
-        for (pk, sk) in &page_keys {
-            let sk = match (sk, self.sort_key_type) {
+        let mut page_design = self.design.as_ref().map(Designs::for_page);
+        for (i, (pk, raw_sk)) in page_keys.iter().enumerate() {
+            let sk = match (raw_sk, self.sort_key_type) {
                 (Some(sk), Some(t)) => Some((sk.as_slice(), t)),
                 _ => None,
             };
-            self.keys.add_item(pk, sk, 1);
-            delta.add_item(pk, sk, 1);
+            let key = self.keys.add_item(pk, sk, 1);
+            let page_key = delta.add_item(pk, sk, 1);
+            if let (Some(design), Some(page)) = (&mut self.design, &mut page_design) {
+                let item = ItemKeys {
+                    pk,
+                    raw_sk: raw_sk.as_deref(),
+                    sk,
+                    key,
+                    page_key,
+                };
+                design.add(page, &values, i, item);
+            }
         }
+        let designs = page_design.map(|d| d.finish().0).unwrap_or_default();
+        let progress = &mut self.progress;
         let n = page_keys.len() as u64;
         progress.items += n;
         progress.scanned += scanned;
@@ -481,6 +610,7 @@ impl Collect<'_> {
         }
         (self.on_event)(ScanEvent::Page {
             keys: Box::new(delta),
+            designs,
             progress: progress.clone(),
         });
         sample_done
@@ -549,6 +679,7 @@ impl SegmentTask {
                     let msg = SegmentMsg::Page {
                         segment: self.segment,
                         page_keys: page.keys,
+                        values: page.values,
                         scanned: page.scanned,
                         skipped: page.skipped,
                         rcu: page.consumed_rcu,
@@ -633,8 +764,19 @@ mod tests {
         throttle: u64,
         fail_at: Option<(u32, usize)>,
         rcu_per_item: f64,
+        /// Each item's `status`, as a design reading `["status"]` gets it: see [`status_of`].
+        with_status: bool,
         requests: Mutex<HashMap<u32, u64>>,
         calls: AtomicU64,
+    }
+
+    /// Item `i`'s status: OPEN for 8 in 10, CLOSED for 1, none for the last.
+    fn status_of(i: usize) -> Option<Value> {
+        match i % 10 {
+            9 => None,
+            8 => Some(Value::S("CLOSED".into())),
+            _ => Some(Value::S("OPEN".into())),
+        }
     }
 
     impl Fake {
@@ -647,6 +789,7 @@ mod tests {
                 throttle: 0,
                 fail_at: None,
                 rcu_per_item: 0.5,
+                with_status: false,
                 requests: Mutex::new(HashMap::new()),
                 calls: AtomicU64::new(0),
             }
@@ -678,7 +821,6 @@ mod tests {
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i as u32 % req.total_segments == req.segment)
-                    .map(|(_, it)| it)
                     .collect();
                 let start = req.start.unwrap_or(0);
                 let size = req.limit.map_or(self.page, |l| l as usize).min(self.page);
@@ -693,12 +835,17 @@ mod tests {
                     Ok(Page {
                         keys: mine[start..end]
                             .iter()
-                            .map(|(pk, sk)| {
+                            .map(|(_, (pk, sk))| {
                                 (
                                     pk.as_bytes().to_vec(),
                                     sk.as_ref().map(|s| s.as_bytes().to_vec()),
                                 )
                             })
+                            .collect(),
+                        values: mine[start..end]
+                            .iter()
+                            .filter(|_| self.with_status)
+                            .map(|(i, _)| status_of(*i))
                             .collect(),
                         scanned: (end - start) as u64,
                         skipped: 0,
@@ -863,6 +1010,80 @@ mod tests {
             "{rate} RCU/s over {:?}",
             s.progress.elapsed
         );
+    }
+
+    fn by_status() -> Design {
+        Design {
+            gsis: vec![crate::model::design::GsiSpec {
+                name: "byStatus".into(),
+                key: crate::model::keyexpr::Expr::attribute("status").unwrap(),
+                sort_key: None,
+            }],
+            ..Design::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_gsi_is_keyed_from_each_items_values() {
+        let fake = Fake {
+            with_status: true,
+            ..Fake::new(1000)
+        };
+        let opts = ScanOptions {
+            design: by_status(),
+            ..fast()
+        };
+        let fake = Arc::new(fake);
+        let cancel = AtomicBool::new(false);
+        let mut live: Option<(KeySet, u64)> = None;
+        let s = run_scan(fake, &opts, KeyType::S, None, &cancel, &mut |e| {
+            if let ScanEvent::Page { designs, .. } = e {
+                assert_eq!(designs.len(), 1);
+                let (keys, absent) = live.get_or_insert_with(|| (KeySet::new(KeyType::S), 0));
+                keys.merge(&designs[0].keys);
+                *absent += designs[0].absent;
+            }
+        })
+        .await;
+        assert_eq!(s.status, ScanStatus::Complete);
+        assert_eq!(s.keys.total(), 1000, "the table's own keys are unchanged");
+        assert_eq!(s.keys.len(), 97);
+        assert!(
+            !s.keys.has_sort_keys(),
+            "sort keys read for the design only seed its draws"
+        );
+        assert_eq!(s.designs.len(), 1);
+        let gsi = &s.designs[0];
+        assert_eq!(
+            gsi.kind,
+            crate::model::design::DesignKind::Gsi("byStatus".into())
+        );
+        assert_eq!(gsi.keys.len(), 2);
+        assert_eq!(gsi.keys.count(gsi.keys.find(b"OPEN").unwrap()), 800);
+        assert_eq!(gsi.keys.count(gsi.keys.find(b"CLOSED").unwrap()), 100);
+        assert_eq!(gsi.absent, 100);
+        assert_eq!(s.design_skipped, 0);
+        let (live, absent) = live.unwrap();
+        assert_eq!(
+            (live.total(), absent),
+            (900, 100),
+            "pages add up to the result"
+        );
+
+        // A sample keys only the items it kept.
+        let opts = ScanOptions {
+            limit: Some(95),
+            ..opts
+        };
+        let (s, _, _) = scan(
+            Fake {
+                with_status: true,
+                ..Fake::new(1000)
+            },
+            &opts,
+        )
+        .await;
+        assert_eq!(s.designs[0].keys.total() + s.designs[0].absent, 95);
     }
 
     #[test]

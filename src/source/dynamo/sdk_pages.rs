@@ -1,7 +1,8 @@
 //! Scan pages from the SDK: the [`PageSource`] the parallel scan ([`super::scan::run_scan`]) reads a live
-//! table through, asking for the key attributes only and turning each page's keys into canonical bytes.
+//! table through, asking for the key attributes only (and the attributes a key design reads), turning each
+//! page's keys into canonical bytes and the design's attributes into [`Value`]s.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use aws_config::retry::RetryConfig;
@@ -13,14 +14,18 @@ use super::error::DynamoError;
 use super::scan::{Page, PageRequest, PageSource};
 use crate::model::KeyType;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
+use crate::model::keyexpr::Value;
 
-/// Scan pages from the SDK: only the key attributes, through `#name` placeholders (reserved words such as
-/// `name` or `year` work as key names).
+/// Scan pages from the SDK: only the key attributes and a design's top-level attributes, through `#name`
+/// placeholders (reserved words such as `name` or `year` work as attribute names).
 pub(super) struct SdkPages {
     client: Client,
     table: String,
     pk: KeyAttribute,
     sk: Option<KeyAttribute>,
+    /// The design's top-level attributes ([`crate::model::design::Design::roots`]), read into
+    /// [`Page::values`].
+    roots: Vec<String>,
     projection: String,
     names: HashMap<String, String>,
     consistent: bool,
@@ -31,25 +36,22 @@ pub(super) struct SdkPages {
 type Cursor = HashMap<String, AttributeValue>;
 
 impl SdkPages {
+    /// Pages of `info`'s table with its partition key, `sk` when given, and `roots`.
     pub(super) fn new(
         client: Client,
         info: &TableInfo,
-        sk: Option<&KeyAttribute>,
+        (sk, roots): (Option<&KeyAttribute>, Vec<String>),
         consistent: bool,
         attempt_timeout: Duration,
         target: String,
     ) -> Self {
-        let mut names = HashMap::from([("#pk".to_owned(), info.partition_key.name.clone())]);
-        let mut projection = "#pk".to_owned();
-        if let Some(sk) = sk {
-            names.insert("#sk".to_owned(), sk.name.clone());
-            projection.push_str(", #sk");
-        }
+        let (projection, names) = projection(&info.partition_key, sk, &roots);
         Self {
             client,
             table: info.name.clone(),
             pk: info.partition_key.clone(),
             sk: sk.cloned(),
+            roots,
             projection,
             names,
             consistent,
@@ -88,10 +90,65 @@ impl SdkPages {
                 )
             });
             page.keys.push((pk, sk));
+            page.values
+                .extend(self.roots.iter().map(|r| item.get(r).and_then(value)));
         }
         page.next = out.last_evaluated_key.filter(|k| !k.is_empty());
         page
     }
+}
+
+/// The projection (`#pk, #sk, #a0, …`) and its attribute names: the key attributes, then each of `roots` that
+/// is not one of them (a path given twice would be an error).
+fn projection(
+    pk: &KeyAttribute,
+    sk: Option<&KeyAttribute>,
+    roots: &[String],
+) -> (String, HashMap<String, String>) {
+    let mut names = HashMap::from([("#pk".to_owned(), pk.name.clone())]);
+    let mut projection = "#pk".to_owned();
+    if let Some(sk) = sk {
+        names.insert("#sk".to_owned(), sk.name.clone());
+        projection.push_str(", #sk");
+    }
+    let mut n = 0;
+    for root in roots {
+        if names.values().any(|v| v == root) {
+            continue;
+        }
+        let placeholder = format!("#a{n}");
+        n += 1;
+        projection.push_str(", ");
+        projection.push_str(&placeholder);
+        names.insert(placeholder, root.clone());
+    }
+    (projection, names)
+}
+
+/// An attribute value as key expressions read it: numbers canonical (`1.0` is `1`), sets as lists. `None`
+/// for a value of a type this SDK version does not know, or a number DynamoDB would not have stored.
+fn value(v: &AttributeValue) -> Option<Value> {
+    Some(match v {
+        AttributeValue::S(s) => Value::S(s.clone()),
+        AttributeValue::N(n) => Value::number(n).ok()?,
+        AttributeValue::B(b) => Value::B(b.as_ref().to_vec()),
+        AttributeValue::Bool(b) => Value::Bool(*b),
+        AttributeValue::Null(_) => Value::Null,
+        AttributeValue::M(m) => Value::M(
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), value(v)?)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+        AttributeValue::L(l) => Value::L(l.iter().filter_map(value).collect()),
+        AttributeValue::Ss(ss) => Value::L(ss.iter().cloned().map(Value::S).collect()),
+        AttributeValue::Ns(ns) => {
+            Value::L(ns.iter().filter_map(|n| Value::number(n).ok()).collect())
+        }
+        AttributeValue::Bs(bs) => {
+            Value::L(bs.iter().map(|b| Value::B(b.as_ref().to_vec())).collect())
+        }
+        _ => return None,
+    })
 }
 
 /// The canonical bytes of a key attribute, as the model computes them from text: strings as they are,
@@ -191,5 +248,45 @@ mod tests {
         );
         assert_eq!(canonical(Some(&b), KeyType::S, 2048, &mut buf), None);
         assert_eq!(canonical(None, KeyType::S, 2048, &mut buf), None);
+    }
+
+    #[test]
+    fn the_projection_names_each_attribute_once() {
+        let key = |name: &str| KeyAttribute {
+            name: name.into(),
+            key_type: KeyType::S,
+        };
+        let roots = ["pk".to_owned(), "status".to_owned(), "year".to_owned()];
+        let (p, names) = projection(&key("pk"), Some(&key("year")), &roots);
+        assert_eq!(p, "#pk, #sk, #a0");
+        assert_eq!(names.len(), 3);
+        assert_eq!(names["#a0"], "status");
+        let (p, _) = projection(&key("pk"), None, &[]);
+        assert_eq!(p, "#pk");
+    }
+
+    #[test]
+    fn attribute_values_become_expression_values() {
+        let n = |s: &str| AttributeValue::N(s.into());
+        assert_eq!(value(&n("1.50")), Some(Value::number("1.5").unwrap()));
+        assert_eq!(value(&n("not a number")), None);
+        assert_eq!(
+            value(&AttributeValue::Ss(vec!["a".into()])),
+            Some(Value::L(vec![Value::S("a".into())]))
+        );
+        assert_eq!(value(&AttributeValue::Null(true)), Some(Value::Null));
+        let m = AttributeValue::M(HashMap::from([
+            ("n".to_owned(), n("1E1")),
+            ("ok".to_owned(), AttributeValue::Bool(true)),
+            ("ns".to_owned(), AttributeValue::Ns(vec!["2.0".into()])),
+        ]));
+        let Some(Value::M(m)) = value(&m) else {
+            panic!("a map")
+        };
+        assert_eq!(m["n"], Value::number("10").unwrap());
+        assert_eq!(m["ok"], Value::Bool(true));
+        assert_eq!(m["ns"], Value::L(vec![Value::number("2").unwrap()]));
+        let b = AttributeValue::Bs(vec![aws_sdk_dynamodb::primitives::Blob::new(vec![1u8])]);
+        assert_eq!(value(&b), Some(Value::L(vec![Value::B(vec![1])])));
     }
 }

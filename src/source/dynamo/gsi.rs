@@ -1,0 +1,152 @@
+//! A table's global secondary indexes as key designs: each wanted index's key schema, from DescribeTable, as a
+//! [`GsiSpec`] that a scan evaluates on every item it reads (GSIs are sparse: items without the index's key
+//! attributes are counted as absent).
+
+use super::client::{IndexInfo, TableInfo};
+use crate::model::design::GsiSpec;
+use crate::model::keyexpr::{AttrPath, Expr};
+
+/// The key designs of the global secondary indexes `wanted` names on `info`'s table, in the order asked for
+/// (each once): `"*"` or `"all"` is every one of them. A name the table does not have is an error that lists
+/// the ones it has.
+pub fn gsi_designs(info: &TableInfo, wanted: &[String]) -> Result<Vec<GsiSpec>, String> {
+    let mut picked: Vec<&IndexInfo> = Vec::new();
+    for name in wanted {
+        let name = name.trim();
+        if name == "*" || name.eq_ignore_ascii_case("all") {
+            picked.extend(info.global_indexes.iter());
+            continue;
+        }
+        match info.global_indexes.iter().find(|g| g.name == name) {
+            Some(g) => picked.push(g),
+            None => return Err(no_such_index(info, name)),
+        }
+    }
+    let mut specs: Vec<GsiSpec> = Vec::new();
+    for g in picked {
+        if specs.iter().any(|s| s.name == g.name) {
+            continue;
+        }
+        specs.push(spec(info, g)?);
+    }
+    Ok(specs)
+}
+
+fn spec(info: &TableInfo, g: &IndexInfo) -> Result<GsiSpec, String> {
+    let key = Expr::attribute(&g.partition_key).ok_or_else(|| {
+        format!(
+            "the index {:?} of table {} has no partition key in its description",
+            g.name, info.name
+        )
+    })?;
+    Ok(GsiSpec {
+        name: g.name.clone(),
+        key,
+        sort_key: g
+            .sort_key
+            .as_ref()
+            .and_then(|sk| AttrPath::new(vec![sk.clone()])),
+    })
+}
+
+fn no_such_index(info: &TableInfo, name: &str) -> String {
+    let names: Vec<&str> = info
+        .global_indexes
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    if names.is_empty() {
+        format!(
+            "table {} has no index {name:?}; it has no global secondary indexes",
+            info.name
+        )
+    } else {
+        format!(
+            "table {} has no index {name:?}; its global secondary indexes: {}",
+            info.name,
+            names.join(", ")
+        )
+    }
+}
+
+/// One line for a GSI's checkbox or a listing: `byStatus (status)`, `byDay (day, sort key at)`.
+pub fn describe_index(g: &IndexInfo) -> String {
+    match &g.sort_key {
+        Some(sk) => format!("{} ({}, sort key {sk})", g.name, g.partition_key),
+        None => format!("{} ({})", g.name, g.partition_key),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::KeyType;
+    use crate::source::dynamo::{Billing, KeyAttribute};
+
+    fn table(gsis: &[(&str, &str, Option<&str>)]) -> TableInfo {
+        TableInfo {
+            name: "Orders".into(),
+            status: "ACTIVE".into(),
+            partition_key: KeyAttribute {
+                name: "pk".into(),
+                key_type: KeyType::S,
+            },
+            sort_key: None,
+            billing: Billing::OnDemand,
+            item_count: None,
+            size_bytes: None,
+            local_indexes: Vec::new(),
+            global_indexes: gsis
+                .iter()
+                .map(|(name, pk, sk)| IndexInfo {
+                    name: (*name).into(),
+                    partition_key: (*pk).into(),
+                    sort_key: sk.map(Into::into),
+                })
+                .collect(),
+        }
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn wanted_indexes_become_designs() {
+        let t = table(&[("byStatus", "status", None), ("byDay", "day", Some("at"))]);
+        let got = gsi_designs(&t, &names(&["byDay"])).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].name, "byDay");
+        assert_eq!(got[0].key, Expr::attribute("day").unwrap());
+        assert_eq!(got[0].sort_key, AttrPath::new(vec!["at".into()]));
+        let all = gsi_designs(&t, &names(&["byDay", "*"])).unwrap();
+        let order: Vec<&str> = all.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(
+            order,
+            ["byDay", "byStatus"],
+            "each once, in the order asked"
+        );
+        assert_eq!(gsi_designs(&t, &names(&["all"])).unwrap().len(), 2);
+        assert!(gsi_designs(&t, &[]).unwrap().is_empty());
+        assert_eq!(
+            describe_index(&t.global_indexes[1]),
+            "byDay (day, sort key at)"
+        );
+    }
+
+    #[test]
+    fn an_unknown_index_lists_the_real_ones() {
+        let t = table(&[("byStatus", "status", None), ("byDay", "day", None)]);
+        assert_eq!(
+            gsi_designs(&t, &names(&["byStatus", "x"])).unwrap_err(),
+            "table Orders has no index \"x\"; its global secondary indexes: byStatus, byDay"
+        );
+        assert_eq!(
+            gsi_designs(&table(&[]), &names(&["x"])).unwrap_err(),
+            "table Orders has no index \"x\"; it has no global secondary indexes"
+        );
+        assert!(gsi_designs(&table(&[]), &names(&["*"])).unwrap().is_empty());
+    }
+}
