@@ -48,8 +48,6 @@ pub struct ScanOptions {
     /// the projection also reads [`Design::roots`], and [`Scanned::designs`] holds their keys. The scan's own
     /// keys stay the partition key attribute: `design.key` is not applied.
     pub design: Design,
-    /// Seed of the design's `{random N}` draws.
-    pub seed: u64,
 }
 
 impl ScanOptions {
@@ -66,7 +64,6 @@ impl ScanOptions {
             page_size: None,
             backoff: Backoff::default(),
             design: Design::default(),
-            seed: 0,
         }
     }
 
@@ -355,7 +352,7 @@ pub async fn run_scan<P: PageSource>(
         key_type,
         sort_key_type,
         limit: opts.limit,
-        design: (!opts.design.is_empty()).then(|| Designs::new(&opts.design, opts.seed)),
+        design: (!opts.design.is_empty()).then(|| Designs::new(&opts.design)),
         on_event,
     };
     let mut status = ScanStatus::Complete;
@@ -418,7 +415,6 @@ pub async fn run_scan<P: PageSource>(
 /// The design's keys so far, and the items it could not key.
 struct Designs {
     designer: Designer,
-    seed: u64,
     /// Values per item in a page ([`Design::roots`]).
     width: usize,
     roots: Vec<String>,
@@ -427,11 +423,10 @@ struct Designs {
 }
 
 impl Designs {
-    fn new(design: &Design, seed: u64) -> Self {
+    fn new(design: &Design) -> Self {
         let roots = design.roots();
         Self {
-            designer: Designer::new(design, seed),
-            seed,
+            designer: Designer::new(design),
             width: roots.len(),
             roots,
             skipped: 0,
@@ -441,7 +436,7 @@ impl Designs {
 
     /// A designer for one page's keys, to send with the page.
     fn for_page(&self) -> Designer {
-        Designer::new(self.designer.design(), self.seed)
+        Designer::new(self.designer.design())
     }
 
     /// Adds item `i` of a page (its values are row `i` of `values`) to the scan's designs and the page's;
