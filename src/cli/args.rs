@@ -95,7 +95,26 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub skip_bad: bool,
     #[command(flatten)]
+    pub design: DesignArgs,
+    #[command(flatten)]
     pub view: ViewArgs,
+}
+
+/// Key designs over the loaded items (shared by `analyze` and `scan`): see docs/key-expressions.md.
+#[derive(Debug, Args)]
+pub struct DesignArgs {
+    /// Key the items by this expression instead of their partition key attribute, e.g.
+    /// 'TENANT#{tenantId}#{createdAt:day}' or 'BOARD#global#{playerId:hash 10}'.
+    #[arg(long, value_name = "EXPR", help_heading = "Key design")]
+    pub key_expr: Option<String>,
+    /// A candidate key (an attribute or an expression) to compare with the current one over the same items;
+    /// repeat for up to 3.
+    #[arg(long, value_name = "EXPR", help_heading = "Key design")]
+    pub compare: Vec<String>,
+    /// A global secondary index to show: NAME=EXPR for files (byStatus=status); for `scan` an index of the
+    /// table by name (its key attributes come from DescribeTable), or `all`. Repeatable.
+    #[arg(long, value_name = "NAME[=EXPR]", help_heading = "Key design")]
+    pub gsi: Vec<String>,
 }
 
 /// Options shared by every command that prints an analysis.
@@ -111,6 +130,10 @@ pub struct ViewArgs {
     /// How a write picks its suffix.
     #[arg(long, value_enum, default_value_t = Strategy::Random)]
     pub shard_strategy: Strategy,
+    /// With --shard-strategy calculated: the item attribute whose hash mod N is the suffix (all writes of one
+    /// item share it, so a hot item stays on one shard) [default: the sort key, when the input has one].
+    #[arg(long, value_name = "ATTR")]
+    pub shard_by: Option<String>,
     /// Which keys get a suffix: every key, or keys above --hot-share of writes.
     #[arg(long, value_enum, default_value_t = ScopeArg::Hot)]
     pub shard_scope: ScopeArg,
@@ -241,6 +264,8 @@ pub struct ScanArgs {
     /// Items evaluated per Scan request (Limit); by default shardlens sizes pages to the --max-rcu cap.
     #[arg(long, value_name = "ITEMS", value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: Option<u32>,
+    #[command(flatten)]
+    pub design: DesignArgs,
     /// The key type comes from the table; --key-type is ignored here.
     #[command(flatten)]
     pub view: ViewArgs,

@@ -39,6 +39,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     let cancel = AtomicBool::new(false);
     // Check the options before reading the keys.
     args.view.view_settings()?;
+    let design = super::design::design(&args.design, &args.view, None)?;
     let paths: Vec<PathBuf> = if args.paths.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -59,7 +60,8 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         },
         table: args.table.clone(),
         csv_columns: args.csv_columns.clone(),
-        ..LoadOptions::default()
+        design,
+        keep_items: false,
     };
     let bar = progress_bar();
     let loaded = source::load(&paths, &opts, &cancel, &mut |p| {
@@ -86,19 +88,45 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         many => format!("{} inputs", many.len()),
     };
     let mut out = std::io::stdout().lock();
-    print_loaded(&mut out, &name, &loaded, &args.view)?;
+    print_loaded(
+        &mut out,
+        &name,
+        &loaded,
+        &args.view,
+        args.design.key_expr.as_deref(),
+    )?;
     Ok(())
 }
 
 pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
+    args.view.view_settings()?;
     let client = DynamoClient::connect(&args.connect.options())?;
+    let gsis = if args.design.gsi.is_empty() {
+        Vec::new()
+    } else {
+        let info = client.describe_table(&args.table)?;
+        crate::source::dynamo::gsi_designs(&info, &args.design.gsi).map_err(anyhow::Error::msg)?
+    };
+    let mut design = super::design::design(&args.design, &args.view, Some(gsis))?;
+    // A scan keys by the table's partition key: a key expression is evaluated as a candidate first, and its
+    // keys are then analysed as the current key.
+    let by_expr = design
+        .key
+        .take()
+        .inspect(|key| design.candidates.insert(0, key.clone()));
+    if by_expr.is_some() {
+        design.validate().map_err(|_| {
+            anyhow::anyhow!("with --key-expr, --compare takes up to 2 candidates on a scan")
+        })?;
+    }
     let opts = ScanOptions {
         segments: args.segments,
         max_rcu: (args.max_rcu > 0.0).then_some(args.max_rcu),
         limit: args.limit,
-        with_sort_key: args.with_sort_key,
+        with_sort_key: args.with_sort_key || design.shard_by.is_some(),
         consistent: args.consistent,
         page_size: args.page_size,
+        design,
         ..ScanOptions::new(args.table.clone())
     };
     let cap = opts.max_rcu.map_or_else(
@@ -115,7 +143,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         );
     }
     let cancel = cancel_on_ctrl_c();
-    let scanned = client.scan(&opts, &cancel, &mut |event| {
+    let mut scanned = client.scan(&opts, &cancel, &mut |event| {
         if live && let ScanEvent::Page { progress, .. } | ScanEvent::Throttled { progress } = &event
         {
             eprint!("\r\x1b[2K{}", progress.summary());
@@ -132,8 +160,36 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
             format!("{} (partial: {} items read)", args.table, p.items)
         }
     };
+    if scanned.design_skipped > 0 {
+        eprintln!(
+            "shardlens: {} items could not be keyed by the designs{}",
+            scanned.design_skipped,
+            scanned
+                .design_error
+                .as_ref()
+                .map_or_else(String::new, |e| format!(" (first: {e})"))
+        );
+    }
+    let keys = match by_expr {
+        Some(_) if !scanned.designs.is_empty() => {
+            let first = scanned.designs.remove(0);
+            for d in &mut scanned.designs {
+                if let crate::model::design::DesignKind::Candidate(n) = &mut d.kind {
+                    *n -= 1;
+                }
+            }
+            first.keys
+        }
+        _ => std::mem::take(&mut scanned.keys),
+    };
     let mut out = std::io::stdout().lock();
-    print_analysis(&mut out, &name, &scanned.keys, &args.view)
+    let designs = super::Designs {
+        list: &scanned.designs,
+        shard_by: scanned.shard_by.as_ref(),
+        key_expr: args.design.key_expr.as_deref(),
+        key_attribute: None,
+    };
+    print_analysis(&mut out, &name, &keys, &args.view, designs)
         .context("cannot write the output")?;
     eprintln!("shardlens: {}", scan_summary(&scanned, &cap));
     if scanned.status == ScanStatus::Cancelled {

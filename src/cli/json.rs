@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::output::Shown;
+use crate::model::design::Figures;
 use crate::model::export::{ReportDoc, report_doc as model_report_doc};
 use crate::source::{Changes, Group, Loaded};
 
@@ -28,8 +29,26 @@ pub(super) fn loaded_doc(
 ) -> Result<serde_json::Value, serde_json::Error> {
     serde_json::to_value(LoadedDoc {
         report: report_doc(shown),
+        designs: &shown.designs,
         input: InputDoc::new(loaded),
     })
+}
+
+/// The report document with the comparison's `designs`, when there are any.
+pub(super) fn with_designs<'a>(shown: &'a Shown<'_>) -> WithDesigns<'a> {
+    WithDesigns {
+        report: report_doc(shown),
+        designs: &shown.designs,
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct WithDesigns<'a> {
+    #[serde(flatten)]
+    report: ReportDoc<'a>,
+    /// One object per design: the current key, the candidates, the GSIs.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    designs: &'a [Figures],
 }
 
 /// Writes `doc` pretty-printed, with a final newline.
@@ -42,6 +61,9 @@ pub(super) fn write(out: &mut dyn Write, doc: &impl Serialize) -> std::io::Resul
 struct LoadedDoc<'a> {
     #[serde(flatten)]
     report: ReportDoc<'a>,
+    /// One object per design: the current key, the candidates, the GSIs.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    designs: &'a [Figures],
     input: InputDoc<'a>,
 }
 

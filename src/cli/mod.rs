@@ -7,6 +7,7 @@
 
 mod args;
 mod commands;
+mod design;
 mod json;
 mod output;
 mod table;
@@ -20,7 +21,7 @@ pub use args::{
     AnalyzeArgs, BillingArg, ConnectArgs, OutputFormat, ScanArgs, ScopeArg, SqlArgs, SqlEngine,
     TablesArgs, TablesFormat, ViewArgs,
 };
-pub use output::{print_analysis, print_loaded};
+pub use output::{Designs, print_analysis, print_loaded};
 
 /// See how DynamoDB partition keys spread over partitions.
 ///

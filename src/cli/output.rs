@@ -6,11 +6,22 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use super::args::{OutputFormat, ViewArgs};
-use super::{json, table};
+use super::{design, json, table};
 use crate::model::capacity::Capacity;
+use crate::model::design::{DesignKeys, Figures, ShardBy, figures};
 use crate::model::export::buckets_csv;
-use crate::model::{KeySet, Path, Report, ViewSettings, evaluate, report};
+use crate::model::{KeySet, Path, Report, ViewSettings, evaluate, report_reusing};
 use crate::source::Loaded;
+
+/// The key designs evaluated with the keys: candidates and GSIs, what calculated sharding hashes, and what the
+/// current key is.
+#[derive(Default, Clone, Copy)]
+pub struct Designs<'a> {
+    pub list: &'a [DesignKeys],
+    pub shard_by: Option<&'a ShardBy>,
+    pub key_expr: Option<&'a str>,
+    pub key_attribute: Option<&'a str>,
+}
 
 /// One analysis as every format shows it: the keys, the view they were analysed under, the report and the
 /// decision path.
@@ -20,23 +31,42 @@ pub(super) struct Shown<'a> {
     pub view: ViewSettings,
     pub report: Report,
     pub decision: Path,
+    /// The comparison: the current key, then each candidate and GSI (empty without designs).
+    pub designs: Vec<Figures>,
 }
 
 impl<'a> Shown<'a> {
     /// Analyses `keys` under the options; a workload whose capacity cannot be computed is an error.
-    fn compute(name: &'a str, keys: &'a KeySet, view_args: &ViewArgs) -> anyhow::Result<Self> {
+    fn compute(
+        name: &'a str,
+        keys: &'a KeySet,
+        view_args: &ViewArgs,
+        designs: Designs<'_>,
+    ) -> anyhow::Result<Self> {
         let view = view_args.view_settings()?;
-        let report = report(keys, &view);
+        let report = report_reusing(keys, &view, None, designs.shard_by);
         if let Some(Err(e)) = &report.capacity {
             return Err(anyhow::anyhow!("{e}").context("cannot compute the capacity"));
         }
-        let decision = evaluate(&report.evidence, &view_args.answers());
+        let answers = view_args.answers();
+        let decision = evaluate(&report.evidence, &answers);
+        let designs = if designs.list.is_empty() {
+            Vec::new()
+        } else {
+            let current = design::current(keys, designs.key_expr, designs.key_attribute);
+            let rows: Vec<(&DesignKeys, u64)> = std::iter::once(&current)
+                .chain(designs.list)
+                .map(|d| (d, 0))
+                .collect();
+            figures(&rows, keys.total(), &view, &answers)
+        };
         Ok(Self {
             name,
             keys,
             view,
             report,
             decision,
+            designs,
         })
     }
 
@@ -53,14 +83,22 @@ pub fn print_loaded(
     name: &str,
     loaded: &Loaded,
     view_args: &ViewArgs,
+    key_expr: Option<&str>,
 ) -> anyhow::Result<()> {
-    let shown = Shown::compute(name, &loaded.keys, view_args)?;
+    let designs = Designs {
+        list: &loaded.designs,
+        shard_by: loaded.shard_by.as_ref(),
+        key_expr,
+        key_attribute: loaded.key_attribute.as_deref(),
+    };
+    let shown = Shown::compute(name, &loaded.keys, view_args, designs)?;
+    let has_workload = shown.view.workload.is_some();
     match view_args.format {
         OutputFormat::Json => json::write(out, &json::loaded_doc(&shown, loaded)?),
         OutputFormat::Csv => write_csv(out, &shown),
-        OutputFormat::Table => {
-            table::print(out, &shown).and_then(|()| table::print_input(out, loaded, view_args.top))
-        }
+        OutputFormat::Table => table::print(out, &shown)
+            .and_then(|()| design::print(out, &shown.designs, has_workload))
+            .and_then(|()| table::print_input(out, loaded, view_args.top)),
     }
     .context("cannot write the output")
 }
@@ -71,12 +109,15 @@ pub fn print_analysis(
     name: &str,
     keys: &KeySet,
     view_args: &ViewArgs,
+    designs: Designs<'_>,
 ) -> anyhow::Result<()> {
-    let shown = Shown::compute(name, keys, view_args)?;
+    let shown = Shown::compute(name, keys, view_args, designs)?;
+    let has_workload = shown.view.workload.is_some();
     match view_args.format {
-        OutputFormat::Json => json::write(out, &json::report_doc(&shown)),
+        OutputFormat::Json => json::write(out, &json::with_designs(&shown)),
         OutputFormat::Csv => write_csv(out, &shown),
-        OutputFormat::Table => table::print(out, &shown),
+        OutputFormat::Table => table::print(out, &shown)
+            .and_then(|()| design::print(out, &shown.designs, has_workload)),
     }
     .context("cannot write the output")
 }
