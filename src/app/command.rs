@@ -54,6 +54,12 @@ pub enum Command {
     DismissNotice(Activity),
     /// Presentation mode: show or hide the editor and the tree beside the chart.
     ToggleSidePanels,
+    /// A Key design box was edited: a candidate (0–2) or the GSI (3).
+    EditDesign(usize, String),
+    /// Re-key the data by the shown comparison's candidate `n` (0-based among its rows after the current).
+    UseDesign(usize),
+    /// Examples > Key design.
+    LoadDesignExample(crate::model::design_examples::DesignScenario),
 }
 
 impl From<UICommand> for Command {

@@ -82,10 +82,82 @@ impl App {
             }
         }
         self.data.empty_reason = None;
+        // New keys bring their own attributes (or where to read them): the Key design view starts over.
+        let (from, current) = match &source {
+            Source::File(path) => (
+                design::ItemsFrom::File(path.clone(), Box::new(self.data.load_options.clone())),
+                String::new(),
+            ),
+            Source::Table { .. } => (design::ItemsFrom::Table, String::new()),
+            Source::Items(_) => (design::ItemsFrom::Kept, String::new()),
+            _ => (design::ItemsFrom::Keys, "{pk}".to_owned()),
+        };
+        if !same_table {
+            self.data.design.reset(None, from, current);
+        }
         self.data.keys = keys;
         self.data.source = source;
         self.data.groups = None;
         self.input_changed();
+    }
+
+    /// Re-keys the data by a candidate of the Key design comparison; its items stay for the next candidate.
+    fn use_design(&mut self, n: usize) {
+        let Some(shown) = self.data.design.shown.clone() else {
+            return;
+        };
+        let (Some(keys), Some(row)) = (shown.keys.get(n), shown.rows.get(n + 1)) else {
+            return;
+        };
+        let items = self.data.design.items.clone();
+        let from = self.data.design.from.clone();
+        let source = self.data.source.clone();
+        self.replace_keys(Keys::Data(Arc::clone(keys)), source);
+        self.data.design.items = items;
+        self.data.design.from = from;
+        self.data.design.current = row.expr.clone();
+        self.settings.key_type = crate::model::KeyType::S;
+        self.notify(
+            Activity::Keys,
+            Level::Info,
+            format!(
+                "re-keyed by {} ({} keys): Ctrl+Z (Edit > Undo) brings the previous keys back",
+                row.expr,
+                crate::model::fmt::grouped(row.distinct_keys as u64)
+            ),
+        );
+    }
+
+    /// Examples > Key design: whole items with their attributes, the candidates to start from, the Key
+    /// design view.
+    fn load_design_example(&mut self, e: crate::model::design_examples::DesignScenario) {
+        let ex = e.build();
+        self.replace_keys(Keys::Data(Arc::new(ex.keys)), Source::Items(ex.title));
+        let current = crate::model::keyexpr::Expr::attribute(ex.key_attribute)
+            .map_or_else(String::new, |x| x.to_string());
+        self.data
+            .design
+            .reset(Some(ex.items), design::ItemsFrom::Kept, current);
+        let mut texts: [String; design::GSI_SLOT + 1] = Default::default();
+        for (t, c) in texts.iter_mut().zip(&ex.candidates) {
+            *t = (*c).to_owned();
+        }
+        if let Some(g) = ex.gsis.first() {
+            texts[design::GSI_SLOT] = (*g).to_owned();
+        }
+        // The fix is one click away, not already in a box.
+        if let Some(fix) = ex.fix {
+            for t in &mut texts {
+                if t == fix {
+                    t.clear();
+                }
+            }
+        }
+        self.data.design.texts = texts;
+        self.data.design.fix = ex.fix.map(str::to_owned);
+        self.settings.shard_enabled = false;
+        self.settings.key_type = crate::model::KeyType::S;
+        self.settings.chart = ChartMode::Designs;
     }
 
     /// Applies a command from a panel or a menu.
@@ -107,6 +179,9 @@ impl App {
             Command::ShardSimulation(action) => self.shard_simulation(action),
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
             Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
+            Command::EditDesign(slot, text) => self.data.design.edit(slot, text),
+            Command::UseDesign(n) => self.use_design(n),
+            Command::LoadDesignExample(e) => self.load_design_example(e),
             Command::Answer(q, a) => {
                 self.pipeline.answers.set(q, a);
                 self.answers_changed();

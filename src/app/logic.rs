@@ -152,6 +152,13 @@ impl App {
                 }
                 self.settings.key_type = loaded.keys.key_type();
                 self.replace_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+                if let Some(e) = loaded
+                    .key_attribute
+                    .as_deref()
+                    .and_then(crate::model::keyexpr::Expr::attribute)
+                {
+                    self.data.design.current = e.to_string();
+                }
                 if fresh {
                     // The empty start is nothing to go back to.
                     self.data.undo.clear();
@@ -334,6 +341,7 @@ impl App {
         self.fit_to_screen(ctx);
         self.drain_background();
         self.drain_scan();
+        self.design_tick(ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -395,6 +403,24 @@ impl App {
                 monitor.x * 0.02,
                 monitor.y * 0.02,
             )));
+        }
+    }
+
+    /// The Key design view's work, while it is shown: its results in, a new comparison after the debounce.
+    fn design_tick(&mut self, ctx: &egui::Context) {
+        if self.chart_mode() != ChartMode::Designs {
+            return;
+        }
+        let keys = self.pipeline.current.as_ref().map(|s| Arc::clone(&s.keys));
+        let view = self.settings.view();
+        match self
+            .data
+            .design
+            .tick(ctx, keys.as_ref(), &view, &self.pipeline.answers)
+        {
+            Ok(Some(wait)) => ctx.request_repaint_after(wait),
+            Ok(None) => {}
+            Err(e) => self.notify(Activity::Keys, Level::Error, e.to_string()),
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod command;
 pub mod connect;
 pub mod controls;
 pub mod decision_ui;
+pub mod design;
 pub mod dialogs;
 pub mod editor;
 pub mod histogram;
@@ -108,6 +109,8 @@ pub(crate) struct Data {
     pub(crate) empty_reason: Option<String>,
     /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
     pub(crate) simulation: Option<timeline::Simulation>,
+    /// The Key design view: candidate keys over the items' attributes.
+    pub(crate) design: design::DesignState,
 }
 
 /// From input to what is on screen: the generation asked for and the one shown, the last good report (it
@@ -205,6 +208,7 @@ impl App {
                 undo: Vec::new(),
                 empty_reason: None,
                 simulation: None,
+                design: design::DesignState::default(),
             },
             pipeline: Pipeline {
                 wanted: 0,
@@ -268,6 +272,7 @@ impl App {
         self.pipeline.dirty
             || self.pipeline.wanted != self.pipeline.shown
             || self.pipeline.pending_text.is_some()
+            || self.data.design.busy()
     }
 
     pub fn settings(&self) -> &Settings {
@@ -322,6 +327,11 @@ impl App {
 
     pub fn simulation_mut(&mut self) -> Option<&mut timeline::Simulation> {
         self.data.simulation.as_mut()
+    }
+
+    /// The Key design view's state.
+    pub fn design(&self) -> &design::DesignState {
+        &self.data.design
     }
 
     pub fn table_picker(&self) -> Option<&table_picker::TablePicker> {

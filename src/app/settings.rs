@@ -75,6 +75,8 @@ pub enum ChartMode {
     DataFiles,
     /// A time simulation: time × partition heatmap and throughput over time.
     Timeline,
+    /// Key design: candidate keys over the same items, side by side.
+    Designs,
 }
 
 impl ChartMode {
@@ -85,6 +87,7 @@ impl ChartMode {
             Self::Capacity if capacity => self,
             Self::DataFiles if data_files => self,
             Self::Timeline if timeline => self,
+            Self::Designs => self,
             _ => Self::Writes,
         }
     }

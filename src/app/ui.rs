@@ -312,7 +312,7 @@ impl App {
             ui.colored_label(theme::ERROR, format!("capacity: {e}"));
         }
         ui.separator();
-        self.panels.chart_rect = Some(self.chart_ui(ui));
+        self.panels.chart_rect = Some(self.chart_ui(ui, commands));
     }
 
     /// The chart modes the data offers, as radio buttons (none when it offers only one).
@@ -324,7 +324,13 @@ impl App {
     }
 
     /// The chart block of the mode shown; returns its rectangle.
-    fn chart_ui(&self, ui: &mut egui::Ui) -> egui::Rect {
+    fn chart_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) -> egui::Rect {
+        if self.chart_mode() == ChartMode::Designs {
+            return ui
+                .scope(|ui| commands.extend(design::design_ui(ui, &self.data.design, self.noun())))
+                .response
+                .rect;
+        }
         let log_scale = self.settings.log_scale;
         match (self.chart_mode(), &self.data.groups, self.report()) {
             (ChartMode::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
@@ -364,9 +370,6 @@ fn chart_mode_radio(
     shown: ChartMode,
     commands: &mut Vec<Command>,
 ) {
-    if !timeline && !capacity && groups.is_none() {
-        return;
-    }
     ui.horizontal_wrapped(|ui| {
         let mut pick = |ui: &mut egui::Ui, mode: ChartMode, label: &str| {
             let r = ui.radio(shown == mode, label);
@@ -391,6 +394,12 @@ fn chart_mode_radio(
             );
             ui.weak(format!("{files} data files"));
         }
+        if !timeline && !capacity && groups.is_none() {
+            pick(ui, ChartMode::Writes, "Writes per bucket");
+        }
+        pick(ui, ChartMode::Designs, "Key design").on_hover_text(
+            "Candidate partition keys (attributes or expressions) and GSIs over the same items, side by side",
+        );
     });
 }
 
@@ -421,6 +430,14 @@ fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         }
     }
     ui.separator();
+    ui.menu_button("Key design", |ui| {
+        for e in crate::model::design_examples::DesignScenario::ALL {
+            if ui.button(e.title()).clicked() {
+                commands.push(Command::LoadDesignExample(e));
+                ui.close();
+            }
+        }
+    });
     ui.menu_button("Over time", |ui| {
         for e in crate::model::sim_examples::EXAMPLES {
             // Each built-in is a scenario file; its name and story are in its TOML.

@@ -576,6 +576,38 @@ impl Items {
         &self.roots
     }
 
+    /// Items from keys alone (pasted `pk` or `pk<TAB>sk` lines): attributes `pk` and `sk`, one record per
+    /// kept sort key (a key's writes spread evenly over them), else one per key.
+    pub fn from_keys(keys: &KeySet) -> Self {
+        let mut items = Self::new(vec!["pk".to_owned(), "sk".to_owned()]);
+        for (idx, _, count) in keys.iter() {
+            let pk = Some(Value::S(keys.display(idx).into_owned()));
+            let (sks, _) = keys.item_sort_keys(idx);
+            let sk_type = keys.sort_key_type().unwrap_or(KeyType::S);
+            if sks.is_empty() {
+                items.push(&[pk, None], idx, None, count, u64::from(idx));
+                continue;
+            }
+            let n = sks.len() as u64;
+            for (j, sk) in sks.iter().enumerate() {
+                let writes = count / n + u64::from((j as u64) < count % n);
+                if writes == 0 {
+                    continue;
+                }
+                let value = Some(Value::S(String::from_utf8_lossy(sk).into_owned()));
+                let identity = item_identity(keys.key_bytes(idx), Some(sk));
+                items.push(
+                    &[pk.clone(), value],
+                    idx,
+                    Some((sk, sk_type)),
+                    writes,
+                    identity,
+                );
+            }
+        }
+        items
+    }
+
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -750,6 +782,8 @@ pub struct Figures {
     pub leaf: Option<String>,
     /// Items not in it (GSI) or not keyed (bad records skipped).
     pub absent: u64,
+    /// Writes per partition (bucket) of the teaching hash, after the view's sharding.
+    pub buckets: Vec<u64>,
 }
 
 /// The comparison's figures of `designs` (each keys the same items) under `view`. A GSI's workload is the
@@ -789,6 +823,7 @@ pub fn figures(
                 read_fan_out: d.fan_out.saturating_mul(u64::from(r.read_fan_out)),
                 leaf: path.leaf.map(|l| l.title().to_owned()),
                 absent: d.absent + absent,
+                buckets: r.analysis.buckets.clone(),
             }
         })
         .collect()

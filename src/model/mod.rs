@@ -9,6 +9,7 @@ pub mod capacity;
 pub mod collection;
 pub mod decision;
 pub mod design;
+pub mod design_examples;
 pub mod export;
 pub mod fmt;
 pub mod heat;

@@ -91,6 +91,8 @@ pub enum Source {
     Files(Vec<PathBuf>),
     /// A live DynamoDB table, with how far its scan got (e.g. "partial: 41200 items read").
     Table { name: String, status: String },
+    /// A built-in key-design example: whole items ([`crate::model::design_examples`]).
+    Items(&'static str),
 }
 
 impl Source {
@@ -114,6 +116,7 @@ impl Source {
             },
             Self::Table { name, status } if status.is_empty() => format!("table {name}"),
             Self::Table { name, status } => format!("table {name} ({status})"),
+            Self::Items(title) => format!("example: {title}"),
         }
     }
 }
