@@ -612,42 +612,36 @@ fn bars(ui: &egui::Ui, rect: egui::Rect, buckets: &[u64], max: u64) {
 /// The figures, one row per design, with "Use as key" for the candidates.
 fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
     let throttled = shown.rows.iter().any(|r| r.throttled_units.is_some());
+    egui::ScrollArea::horizontal()
+        .id_salt("design-table-scroll")
+        .show(ui, |ui| table_grid_ui(ui, shown, commands));
+    if !throttled {
+        ui.weak("Throttled units need a workload: tick Model capacity and give reads or writes per second.");
+    }
+    ui.weak(format!("computed in {:.0} ms", shown.millis));
+}
+
+fn table_grid_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
     egui::Grid::new("design-table")
         .striped(true)
         .spacing([12.0, 4.0])
         .show(ui, |ui| {
             for h in [
+                "",
                 "design",
                 "expression",
                 "distinct keys",
                 "max/mean",
                 "top-key share",
                 "Gini",
-                if throttled {
-                    "throttled /s"
-                } else {
-                    "throttled"
-                },
+                "throttled /s",
                 "read fan-out",
                 "decision tree",
-                "",
             ] {
                 ui.strong(h);
             }
             ui.end_row();
             for (i, r) in shown.rows.iter().enumerate() {
-                ui.label(&r.design);
-                ui.monospace(&r.expr);
-                ui.label(grouped(r.distinct_keys as u64));
-                ui.label(format!("{:.2}×", r.max_over_mean));
-                ui.label(percent(r.top_key_share));
-                ui.label(format!("{:.3}", r.gini));
-                ui.label(
-                    r.throttled_units
-                        .map_or_else(|| "no workload".to_owned(), |t| format!("{t:.0}")),
-                );
-                ui.label(r.read_fan_out.to_string());
-                ui.label(r.leaf.as_deref().unwrap_or("-"));
                 let candidate = i > 0 && shown.slots.get(i - 1).is_some_and(|&s| s < GSI_SLOT);
                 if candidate {
                     if ui
@@ -660,8 +654,19 @@ fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
                 } else {
                     ui.label("");
                 }
+                ui.label(&r.design);
+                ui.monospace(&r.expr);
+                ui.label(grouped(r.distinct_keys as u64));
+                ui.label(format!("{:.2}×", r.max_over_mean));
+                ui.label(percent(r.top_key_share));
+                ui.label(format!("{:.3}", r.gini));
+                ui.label(
+                    r.throttled_units
+                        .map_or_else(|| "-".to_owned(), |t| format!("{t:.0}")),
+                );
+                ui.label(r.read_fan_out.to_string());
+                ui.label(r.leaf.as_deref().unwrap_or("-"));
                 ui.end_row();
             }
         });
-    ui.weak(format!("computed in {:.0} ms", shown.millis));
 }
