@@ -18,7 +18,7 @@ use super::{At, LoadOptions, SourceError};
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
 pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), SourceError> {
     let (reader, compression, name, opts, sink, tick) = cx.into_parts();
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::for_load(opts);
     let lines = for_each_line(reader, name, compression, tick, |line, n| {
         if line.trim_ascii().is_empty() {
             return Ok(());

@@ -60,11 +60,19 @@ pub struct ItemReader {
 }
 
 impl ItemReader {
+    /// A reader whose first item decides how the items are written, extracting what `opts`' design needs.
+    pub fn new(opts: &LoadOptions) -> Self {
+        Self {
+            typing: None,
+            scratch: Scratch::for_load(opts),
+        }
+    }
+
     /// A reader whose items are typed DynamoDB JSON whatever they look like (request files, Workbench models).
-    pub fn typed() -> Self {
+    pub fn typed(opts: &LoadOptions) -> Self {
         Self {
             typing: Some(Typing::Typed),
-            scratch: Scratch::default(),
+            scratch: Scratch::for_load(opts),
         }
     }
 
@@ -548,9 +556,9 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
     let mut doc = Doc {
         js: JsonStream::new(reader, name, compression),
         items: if format == FormatIn::BatchWrite {
-            ItemReader::typed()
+            ItemReader::typed(opts)
         } else {
-            ItemReader::default()
+            ItemReader::new(opts)
         },
         elem: Vec::with_capacity(64 << 10),
         n: 0,
