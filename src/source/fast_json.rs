@@ -29,6 +29,7 @@
 //! release build cost the crates would add (per-crate compile times from `cargo build --timings` on this
 //! machine): sonic-rs ~113 s (11 new crates), simd-json ~28 s (8 new crates).
 
+use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
 
@@ -351,9 +352,15 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The rest of an item (its `{` consumed): the key attributes into `scratch`, the others skipped.
+    /// The rest of an item (its `{` consumed): the key attributes into `scratch`, the others skipped; the
+    /// values of [`Scratch::extract`] cut out and read by serde ([`typed_value`]).
     fn item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<()> {
         scratch.clear();
+        if scratch.wants_names() {
+            // The first item of an extracting load: serde notes its attribute names.
+            return None;
+        }
+        let extracting = !scratch.extract.is_empty();
         if self.close(b'}') {
             return Some(());
         }
@@ -363,6 +370,7 @@ impl<'a> Cursor<'a> {
             self.expect(b'"')?;
             let name = self.plain_str()?;
             self.expect(b':')?;
+            let from = self.extract_from(extracting, name, scratch);
             // As serde: the partition key first when both names are the same, and the last occurrence wins.
             if name == pk {
                 let (t, raw) = self.key_value()?;
@@ -377,6 +385,10 @@ impl<'a> Cursor<'a> {
             } else {
                 self.skip_value(3)?;
             }
+            if let Some((slot, start)) = from {
+                let value = typed_value(self.s.get(start..self.i)?, &scratch.extract[slot])?;
+                scratch.values[slot] = Some(value);
+            }
             match self.next_token()? {
                 b',' => {}
                 b'}' => return Some(()),
@@ -388,6 +400,10 @@ impl<'a> Cursor<'a> {
     /// The rest of a plain item (its `{` consumed): the key attributes into `scratch`, the others skipped.
     fn plain_item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<()> {
         scratch.clear();
+        if scratch.wants_names() {
+            return None;
+        }
+        let extracting = !scratch.extract.is_empty();
         if self.close(b'}') {
             return Some(());
         }
@@ -397,6 +413,7 @@ impl<'a> Cursor<'a> {
             self.expect(b'"')?;
             let name = self.plain_str()?;
             self.expect(b':')?;
+            let from = self.extract_from(extracting, name, scratch);
             if name == pk {
                 let (t, raw) = self.plain_key_value()?;
                 scratch.pk = Some(Tag::Key(t));
@@ -410,12 +427,36 @@ impl<'a> Cursor<'a> {
             } else {
                 self.skip_value(2)?;
             }
+            if let Some((slot, start)) = from {
+                let text = std::str::from_utf8(self.s.get(start..self.i)?).ok()?;
+                let value = plain_to_value(text, &scratch.extract[slot]).ok()?;
+                scratch.values[slot] = Some(value);
+            }
             match self.next_token()? {
                 b',' => {}
                 b'}' => return Some(()),
                 _ => return None,
             }
         }
+    }
+
+    /// When `name` is an attribute to extract: its slot and where its value starts (white space skipped).
+    #[inline]
+    fn extract_from(
+        &mut self,
+        extracting: bool,
+        name: &[u8],
+        scratch: &Scratch,
+    ) -> Option<(usize, usize)> {
+        if !extracting {
+            return None;
+        }
+        let slot = scratch
+            .extract
+            .binary_search_by(|e| e.as_bytes().cmp(name))
+            .ok()?;
+        self.skip_ws();
+        Some((slot, self.i))
     }
 
     /// A plain key value: a string without escapes (S) or a number (N, its text).
@@ -460,6 +501,7 @@ mod tests {
     use serde::de::DeserializeSeed as _;
 
     use super::*;
+    use crate::model::keyexpr::Value;
     use crate::source::item::{ItemSeed, RecordSeed};
 
     const TYPICAL: &str = r#"{"Item":{"pk":{"S":"user#000123"},"sk":{"S":"2024-05-03T02:02:14.002Z#0000002"},"status":{"S":"ACTIVE"},"amount":{"N":"123.45"},"tags":{"SS":["t2","t2"]},"payload":{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}}}"#;
@@ -870,6 +912,129 @@ mod tests {
                 _ => line.insert(at, b),
             }
         }
+    }
+
+    /// Roots the extraction tests take: keys, plain values, nested ones and an absent one.
+    const ROOTS: [&str; 6] = ["amount", "pk", "status", "tags", "ünï", "absent"];
+
+    /// A scratch extracting [`ROOTS`] past its first item (names noted), left over from an earlier line.
+    fn stale_extracting() -> Scratch {
+        let mut s = Scratch::extracting(&ROOTS);
+        s.values.iter_mut().for_each(|v| *v = Some(Value::Null));
+        s.names = vec!["first".into()];
+        s.names_done = true;
+        s.pk = Some(Tag::Key(KeyType::B));
+        s.pk_raw = b"stale".to_vec();
+        s
+    }
+
+    /// The serde path extracting [`ROOTS`]: the scratch when it succeeds with the field found.
+    fn serde_values(line: &[u8], field: &'static str, names: &KeyNames) -> Option<Scratch> {
+        let mut s = stale_extracting();
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let found = RecordSeed {
+            field,
+            item: ItemSeed {
+                names: Some(names),
+                scratch: &mut s,
+            },
+        }
+        .deserialize(&mut de)
+        .and_then(|found| de.end().map(|()| found))
+        .ok()?;
+        found.then_some(s)
+    }
+
+    /// The fast path and serde, both extracting [`ROOTS`]: when the fast path takes the line, serde must too,
+    /// with the same keys and values. Returns whether the fast path took it.
+    fn check_values(line: &[u8], field: &'static str, names: &KeyNames) -> bool {
+        let mut fast = stale_extracting();
+        if scan_record(line, field, names, &mut fast).is_none() {
+            return false;
+        }
+        let text = String::from_utf8_lossy(line);
+        let Some(slow) = serde_values(line, field, names) else {
+            panic!("serde refuses what the fast path took: {text}");
+        };
+        assert_eq!(keys(&fast), keys(&slow), "keys differ on {text}");
+        assert_eq!(fast.values, slow.values, "values differ on {text}");
+        true
+    }
+
+    #[test]
+    fn extracts_values_as_serde_does() {
+        let n = names("pk", Some("sk"));
+        let mut sc = stale_extracting();
+        assert!(scan_record(TYPICAL.as_bytes(), "Item", &n, &mut sc).is_some());
+        assert_eq!(sc.value("pk"), Some(&Value::S("user#000123".into())));
+        assert_eq!(sc.pk_raw, b"user#000123");
+        assert_eq!(sc.value("amount"), Some(&Value::number("123.45").unwrap()));
+        assert_eq!(
+            sc.value("tags"),
+            Some(&Value::L(vec![
+                Value::S("t2".into()),
+                Value::S("t2".into())
+            ]))
+        );
+        assert_eq!(sc.value("absent"), None);
+        assert!(check_values(TYPICAL.as_bytes(), "Item", &n));
+        // A number the value reader refuses sends the line to serde (which names the attribute).
+        let bad = br#"{"Item":{"pk":{"S":"a"},"amount":{"N":"1.2.3"}}}"#;
+        assert!(!check_values(bad, "Item", &n));
+        // The first item of an extracting load goes to serde, which notes the attribute names.
+        let mut first = Scratch::extracting(&ROOTS);
+        assert!(scan_record(TYPICAL.as_bytes(), "Item", &n, &mut first).is_none());
+        assert!(!scan_item(br#"{"pk":{"S":"a"}}"#, &n, &mut first));
+        assert!(!scan_plain_item(br#"{"pk":"a"}"#, &n, &mut first));
+    }
+
+    #[test]
+    fn plain_fast_path_extracts_as_serde_does() {
+        let n = names("pk", None);
+        let text = br#"{"pk":"a","amount":1.50,"status":{"x":[true,null]},"tags":["t"],"other":1}"#;
+        let mut fast = stale_extracting();
+        assert!(scan_plain_item(text, &n, &mut fast));
+        let mut slow = stale_extracting();
+        let mut de = serde_json::Deserializer::from_slice(text);
+        crate::source::item::PlainItemSeed {
+            names: Some(&n),
+            scratch: &mut slow,
+        }
+        .deserialize(&mut de)
+        .unwrap();
+        assert_eq!(fast.values, slow.values);
+        assert_eq!(fast.value("amount"), Some(&Value::number("1.5").unwrap()));
+        assert_eq!(fast.value("pk"), Some(&Value::S("a".into())));
+        assert_eq!(fast.pk_raw, b"a");
+    }
+
+    #[test]
+    fn extraction_agrees_with_serde_on_generated_and_mutated_lines() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let all = names("pk", Some("sk"));
+        let (mut taken, mut mutated_taken) = (0, 0);
+        for _ in 0..3000 {
+            let (line, field, _) = gen_line(&mut rng);
+            let took = check_values(&line, field, &all);
+            // Generated lines hold values no attribute can have (`null` in a list): both refuse those.
+            assert_eq!(
+                took,
+                serde_values(&line, field, &all).is_some(),
+                "the fast path refused a line serde reads: {}",
+                String::from_utf8_lossy(&line)
+            );
+            taken += usize::from(took);
+            for _ in 0..3 {
+                let mut bad = line.clone();
+                mutate(&mut rng, &mut bad);
+                mutated_taken += usize::from(check_values(&bad, field, &all));
+            }
+        }
+        assert!(taken > 2000, "{taken} of 3000 valid lines taken");
+        assert!(
+            mutated_taken > 9000 / 20,
+            "{mutated_taken} mutated lines taken"
+        );
     }
 
     #[test]
