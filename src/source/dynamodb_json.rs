@@ -176,3 +176,45 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod extract_tests {
+    use super::*;
+    use crate::model::design::{Design, parse_key};
+    use crate::model::keyexpr::Value;
+
+    #[test]
+    fn lines_fill_values_and_a_bad_number_names_the_attribute() {
+        let opts = LoadOptions {
+            design: Design {
+                key: Some(parse_key("{pk}#{amount}").unwrap()),
+                ..Design::default()
+            },
+            ..LoadOptions::default()
+        };
+        let mut sink = Sink::new(&opts);
+        let mut scratch = Scratch::for_load(&opts);
+        let lines = [
+            r#"{"Item":{"pk":{"S":"a"},"amount":{"N":"10.0"}}}"#,
+            r#"{"Item":{"pk":{"S":"b"},"amount":{"N":"1E1"}}}"#,
+        ];
+        for (line, pk) in lines.iter().zip(["a", "b"]) {
+            json_line(line.as_bytes(), "Item", &mut sink, &mut scratch, &opts).unwrap();
+            assert_eq!(
+                scratch.values,
+                [
+                    Some(Value::number("10").unwrap()),
+                    Some(Value::S(pk.into()))
+                ]
+            );
+        }
+        assert_eq!(scratch.names, ["pk", "amount"]);
+        let bad = br#"{"Item":{"pk":{"S":"c"},"amount":{"N":"ten"}}}"#;
+        let e = json_line(bad, "Item", &mut sink, &mut scratch, &opts).unwrap_err();
+        assert!(
+            e.contains("attribute \"amount\": \"ten\" is not a number"),
+            "{e}"
+        );
+        assert_eq!(sink.keys.total(), 2);
+    }
+}

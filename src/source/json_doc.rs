@@ -586,3 +586,61 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::design::{Design, parse_key};
+    use crate::model::keyexpr::Value;
+
+    fn extracting(expr: &str) -> LoadOptions {
+        LoadOptions {
+            design: Design {
+                key: Some(parse_key(expr).unwrap()),
+                ..Design::default()
+            },
+            ..LoadOptions::default()
+        }
+    }
+
+    /// The first item goes through serde (guessing the keys, noting the names), later ones through the fast
+    /// path: both fill the values.
+    #[test]
+    fn items_fill_values_on_both_paths() {
+        let opts = extracting("{status}#{n}");
+        for (typed, items) in [
+            (
+                false,
+                [r#"{"pk":"a","status":"X","n":1.50}"#, r#"{"pk":"b","n":2}"#],
+            ),
+            (
+                true,
+                [
+                    r#"{"pk":{"S":"a"},"status":{"S":"X"},"n":{"N":"1.50"}}"#,
+                    r#"{"pk":{"S":"b"},"n":{"N":"2"}}"#,
+                ],
+            ),
+        ] {
+            let mut sink = Sink::new(&opts);
+            let mut r = ItemReader::new(&opts);
+            r.item(items[0].as_bytes(), &mut sink, &opts).unwrap();
+            assert_eq!(
+                r.typing,
+                Some(if typed { Typing::Typed } else { Typing::Plain })
+            );
+            assert_eq!(r.scratch.extract, ["n", "status"]);
+            assert_eq!(
+                r.scratch.values,
+                [
+                    Some(Value::number("1.5").unwrap()),
+                    Some(Value::S("X".into()))
+                ]
+            );
+            assert_eq!(r.scratch.names, ["pk", "status", "n"]);
+            r.item(items[1].as_bytes(), &mut sink, &opts).unwrap();
+            assert_eq!(r.scratch.values, [Some(Value::number("2").unwrap()), None]);
+            assert_eq!(r.scratch.names, ["pk", "status", "n"]);
+            assert_eq!(sink.keys.total(), 2);
+        }
+    }
+}
