@@ -7,7 +7,7 @@
 //! in one pass; anything else is deserialised from the line's bytes with a [`serde::de::DeserializeSeed`] that
 //! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
 //! exact error message. Neither builds a DOM or allocates per item (except for the values a key design extracts,
-//! [`super::extract`]). The first item decides the key attributes when they are not given (see [`super::item`]).
+//! `source/extract.rs`). The first item decides the key attributes when they are not given (see [`super::item`]).
 
 use serde::de::DeserializeSeed as _;
 
