@@ -53,7 +53,7 @@ impl Typing {
 }
 
 /// Reads item elements into a [`Sink`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ItemReader {
     pub typing: Option<Typing>,
     scratch: Scratch,
