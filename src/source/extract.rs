@@ -524,6 +524,24 @@ mod tests {
     }
 
     #[test]
+    fn an_item_that_fails_to_read_notes_no_names() {
+        let k = names("pk", None);
+        let mut sc = Scratch::extracting(&["amount"]);
+        typed(
+            r#"{"pk":{"S":"a"},"x":{"S":"b"},"amount":{"N":"no"}}"#,
+            Some(&k),
+            &mut sc,
+        )
+        .unwrap_err();
+        assert!(sc.names.is_empty());
+        typed(r#"{"pk":{"S":"a"},"y":{"S":"b"}}"#, Some(&k), &mut sc).unwrap();
+        assert_eq!(sc.names, ["pk", "y"]);
+        let mut sc = Scratch::extracting(&["n"]);
+        plain(r#"{"pk":"a","n":"x","m":[1,}"#, Some(&k), &mut sc).unwrap_err();
+        assert!(sc.names.is_empty());
+    }
+
+    #[test]
     fn bad_values_are_record_errors_naming_the_attribute() {
         let k = names("pk", None);
         let mut sc = Scratch::extracting(&["amount", "b"]);

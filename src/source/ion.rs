@@ -90,7 +90,15 @@ pub fn ion_line(
                     return Err(p.err("expected the item struct after Item:"));
                 }
                 let start = p.i - 1;
-                p.item(sink.names.as_ref(), scratch)?;
+                // This item notes the names when none are noted yet (`item` clears the scratch).
+                let collecting = !scratch.names_done && scratch.names.is_empty();
+                if let Err(e) = p.item(sink.names.as_ref(), scratch) {
+                    if collecting {
+                        // Not the names of an item: the next item notes its own.
+                        scratch.names.clear();
+                    }
+                    return Err(e);
+                }
                 if field == "Item" {
                     // The Ion text of the item struct: an estimate of its size, like a JSON item's.
                     scratch.item_bytes = Some(p.i.saturating_sub(start) as u64);
@@ -864,5 +872,15 @@ mod extract_tests {
         assert!(e.starts_with("attribute \"x\" holds a clob"), "{e}");
         // Not extracted: read through as before.
         assert!(read(&["{Item:{pk:\"a\",x:nan}}"], &["y"]).is_ok());
+        // An item that fails to read notes no names; the next one does.
+        let opts = LoadOptions::default();
+        let mut sink = Sink::new(&opts);
+        let mut sc = Scratch::extracting(&["x"]);
+        assert!(ion_line(b"{Item:{pk:\"a\",x:nan}}", &mut sink, &mut sc, &opts).is_err());
+        assert!(sc.names.is_empty());
+        ion_line(b"{Item:{pk:\"a\",y:1}}", &mut sink, &mut sc, &opts).unwrap();
+        assert_eq!(sc.names, ["pk", "y"]);
+        assert!(ion_line(b"{Item:{pk:\"a\",x:nan}}", &mut sink, &mut sc, &opts).is_err());
+        assert_eq!(sc.names, ["pk", "y"], "a later bad item leaves them");
     }
 }

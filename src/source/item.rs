@@ -233,7 +233,13 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.scratch.clear();
         if !self.scratch.extract.is_empty() {
-            return super::extract::typed_item(self.names, self.scratch, map);
+            let collecting = self.scratch.wants_names();
+            let read = super::extract::typed_item(self.names, self.scratch, map);
+            if read.is_err() && collecting {
+                // Not the names of an item: the next item notes its own.
+                self.scratch.names.clear();
+            }
+            return read;
         }
         match self.names {
             Some(names) => {
@@ -306,7 +312,12 @@ impl<'de> Visitor<'de> for PlainItemSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.scratch.clear();
         if !self.scratch.extract.is_empty() {
-            return super::extract::plain_item(self.names, self.scratch, map);
+            let collecting = self.scratch.wants_names();
+            let read = super::extract::plain_item(self.names, self.scratch, map);
+            if read.is_err() && collecting {
+                self.scratch.names.clear();
+            }
+            return read;
         }
         match self.names {
             Some(names) => {
