@@ -7,6 +7,8 @@
 //!
 //! 1. Re-bucketing 1,000,000 distinct keys after a change of bucket count or shard setting (target ≤ 20 ms).
 //! 3. `simulate`: 24 hours of a table at 1 s steps over 1,000 partitions and 100,000 keys (target ≤ 1 s).
+//! 4. `extract`: loading 2,000,000 export lines with and without extracting a design's attributes
+//!    (`extract.rs`; target ≤ 1.5× the plain load).
 //! 2. `shardlens analyze` on 10,000,000 lines with 1,000,000 distinct keys against `sort | uniq -c` on the same
 //!    file in the same run (target ≥ 10× faster), with peak memory against the distinct keys' bytes
 //!    (target ≤ 3× + 64 MB). Wall time and peak RSS come from GNU time (`/usr/bin/time`).
@@ -15,6 +17,8 @@ use std::io::{BufWriter, Write as _};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod extract;
 
 use shardlens::model::{KeySet, KeyType, Scope, ShardPlan, Strategy, ViewSettings, report};
 
@@ -457,6 +461,11 @@ fn main() {
     }
     if want("simulate") {
         simulation();
+    }
+    if want("extract")
+        && let Err(e) = extract::extract()
+    {
+        eprintln!("extract benchmark failed: {e}");
     }
     if want("analyze")
         && let Err(e) = analyze_vs_sort()

@@ -27,7 +27,9 @@
 //!   tables (the AWS SDK wrapped once, with its own tokio runtime, read-only). Line formats read a line at a
 //!   time; whole JSON documents (arrays of items, scan pages, request files) are cut into items by a streaming
 //!   splitter ([`source::json_stream`], [`source::json_doc`]) so both go through the same item reader and a
-//!   multi-GB file never sits in memory. [`source::sql`] writes the Athena and DuckDB queries that aggregate an
+//!   multi-GB file never sits in memory. A load with a key design ([`model::design`]) also extracts the
+//!   top-level attributes the design reads into the item reader's [`source::item::Scratch`] (`source/extract.rs`
+//!   for typed and plain JSON, with the JSON fast path; Ion and CSV in their modules). [`source::sql`] writes the Athena and DuckDB queries that aggregate an
 //!   export where it lives.
 //! - `app` (feature `gui`) draws, split by role as rerun's viewer is: `app/mod.rs` holds the `App` struct
 //!   (its state grouped by role: persisted `Settings`, the keys' `Data`, the `Pipeline` from input to report,

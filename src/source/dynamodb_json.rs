@@ -6,7 +6,8 @@
 //! Each line goes through a hand-written scanner first ([`super::fast_json`]), which takes the common shape
 //! in one pass; anything else is deserialised from the line's bytes with a [`serde::de::DeserializeSeed`] that
 //! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
-//! exact error message. Neither builds a DOM or allocates per item. The first item decides the key attributes when they are not given (see [`super::item`]).
+//! exact error message. Neither builds a DOM or allocates per item (except for the values a key design extracts,
+//! `source/extract.rs`). The first item decides the key attributes when they are not given (see [`super::item`]).
 
 use serde::de::DeserializeSeed as _;
 
@@ -18,7 +19,7 @@ use super::{At, LoadOptions, SourceError};
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
 pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), SourceError> {
     let (reader, compression, name, opts, sink, tick) = cx.into_parts();
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::for_load(opts);
     let lines = for_each_line(reader, name, compression, tick, |line, n| {
         if line.trim_ascii().is_empty() {
             return Ok(());
@@ -174,5 +175,47 @@ mod tests {
                 .iter()
                 .any(|w| w.starts_with("skipped: line 2: invalid JSON"))
         );
+    }
+}
+
+#[cfg(test)]
+mod extract_tests {
+    use super::*;
+    use crate::model::design::{Design, parse_key};
+    use crate::model::keyexpr::Value;
+
+    #[test]
+    fn lines_fill_values_and_a_bad_number_names_the_attribute() {
+        let opts = LoadOptions {
+            design: Design {
+                key: Some(parse_key("{pk}#{amount}").unwrap()),
+                ..Design::default()
+            },
+            ..LoadOptions::default()
+        };
+        let mut sink = Sink::new(&opts);
+        let mut scratch = Scratch::for_load(&opts);
+        let lines = [
+            r#"{"Item":{"pk":{"S":"a"},"amount":{"N":"10.0"}}}"#,
+            r#"{"Item":{"pk":{"S":"b"},"amount":{"N":"1E1"}}}"#,
+        ];
+        for (line, pk) in lines.iter().zip(["a", "b"]) {
+            json_line(line.as_bytes(), "Item", &mut sink, &mut scratch, &opts).unwrap();
+            assert_eq!(
+                scratch.values,
+                [
+                    Some(Value::number("10").unwrap()),
+                    Some(Value::S(pk.into()))
+                ]
+            );
+        }
+        assert_eq!(scratch.names, ["pk", "amount"]);
+        let bad = br#"{"Item":{"pk":{"S":"c"},"amount":{"N":"ten"}}}"#;
+        let e = json_line(bad, "Item", &mut sink, &mut scratch, &opts).unwrap_err();
+        assert!(
+            e.contains("attribute \"amount\": \"ten\" is not a number"),
+            "{e}"
+        );
+        assert_eq!(sink.keys.total(), 2);
     }
 }

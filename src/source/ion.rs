@@ -24,6 +24,7 @@ use super::item::{KeyNames, Scratch, Tag};
 use super::read::{Sink, Tick, for_each_line};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
+use crate::model::keyexpr::Value;
 
 const MAX_DEPTH: usize = 64;
 
@@ -36,7 +37,7 @@ pub fn load_ion(
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::for_load(opts);
     let lines = for_each_line(reader, name, compression, tick, |line, n| {
         let result = ion_line(line, sink, &mut scratch, opts)
             .map_err(|what| SourceError::record(name, At::Line(n), what));
@@ -89,7 +90,15 @@ pub fn ion_line(
                     return Err(p.err("expected the item struct after Item:"));
                 }
                 let start = p.i - 1;
-                p.item(sink.names.as_ref(), scratch)?;
+                // This item notes the names when none are noted yet (`item` clears the scratch).
+                let collecting = !scratch.names_done && scratch.names.is_empty();
+                if let Err(e) = p.item(sink.names.as_ref(), scratch) {
+                    if collecting {
+                        // Not the names of an item: the next item notes its own.
+                        scratch.names.clear();
+                    }
+                    return Err(e);
+                }
                 if field == "Item" {
                     // The Ion text of the item struct: an estimate of its size, like a JSON item's.
                     scratch.item_bytes = Some(p.i.saturating_sub(start) as u64);
@@ -312,8 +321,19 @@ impl Parser<'_> {
             }
             let field = self.field_name()?;
             self.ws()?;
+            if scratch.wants_names() {
+                scratch.names.push(field.clone());
+            }
+            let start = self.i;
             let mut raw = Vec::new();
             let tag = self.value(2, Some(&mut raw))?;
+            if let Some(slot) = scratch.extract_slot(&field) {
+                // Read again as a value: only the attributes a design needs pay for it.
+                let end = self.i;
+                self.i = start;
+                scratch.values[slot] = Some(self.tree(2, &field)?);
+                self.i = end;
+            }
             if let Some(attrs) = attrs.as_mut() {
                 attrs.push((field, tag, raw));
             } else if let Some(names) = names {
@@ -548,6 +568,161 @@ impl Parser<'_> {
     }
 }
 
+/// Building [`Value`]s: the attributes a design reads.
+impl Parser<'_> {
+    /// One value as a [`Value`]: strings and symbols are `S`, ints, decimals and floats `N`, blobs `B`,
+    /// structs `M`, lists and s-expressions `L`; DynamoDB's set annotations (`$dynamodb_SS::[…]`) give the
+    /// list of the members. `attr` names the attribute in messages.
+    fn tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nesting deeper than 64 levels"));
+        }
+        self.ws()?;
+        let text = |out: Vec<u8>, p: &Self| {
+            String::from_utf8(out)
+                .map(Value::S)
+                .map_err(|_| p.err("a string is not UTF-8"))
+        };
+        match self.peek() {
+            Some(b'"') => {
+                let mut out = Vec::new();
+                self.string(&mut out)?;
+                text(out, self)
+            }
+            Some(b'\'') if self.s[self.i..].starts_with(b"'''") => {
+                let mut out = Vec::new();
+                self.string(&mut out)?;
+                text(out, self)
+            }
+            Some(b'\'') => {
+                let mut sym = Vec::new();
+                self.quoted(b'\'', &mut sym)?;
+                self.ws()?;
+                if self.s[self.i..].starts_with(b"::") {
+                    self.i += 2;
+                    return self.tree(depth + 1, attr);
+                }
+                text(sym, self)
+            }
+            Some(b'{') if self.s.get(self.i + 1) == Some(&b'{') => self.lob_tree(attr),
+            Some(b'{') => self.struct_tree(depth, attr),
+            Some(open @ (b'[' | b'(')) => self.list_tree(open, depth, attr),
+            Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => {
+                let start = self.i;
+                let mut raw = Vec::new();
+                match self.number(Some(&mut raw))? {
+                    Tag::Key(_) => Value::number(&String::from_utf8_lossy(&raw))
+                        .map_err(|e| format!("attribute {attr:?}: {e}")),
+                    Tag::Other(t) if t == "inf" => Err(format!(
+                        "attribute {attr:?}: an infinite float is not a DynamoDB number"
+                    )),
+                    // A timestamp: its text.
+                    Tag::Other(_) => Ok(Value::S(
+                        String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
+                    )),
+                }
+            }
+            Some(c) if Self::is_ident_start(c) => self.word_tree(depth, attr),
+            _ => Err(self.err("expected a value")),
+        }
+    }
+
+    /// `{{ … }}`: a blob's bytes (a clob is no DynamoDB type).
+    fn lob_tree(&mut self, attr: &str) -> Result<Value, String> {
+        let mut raw = Vec::new();
+        match self.lob(Some(&mut raw))? {
+            Tag::Key(_) => {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .decode(&raw)
+                    .map(Value::B)
+                    .map_err(|_| format!("attribute {attr:?}: a blob is not valid base64"))
+            }
+            _ => Err(format!(
+                "attribute {attr:?} holds a clob; expected a DynamoDB type (DynamoDB exports none)"
+            )),
+        }
+    }
+
+    fn struct_tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
+        self.i += 1;
+        let mut map = std::collections::BTreeMap::new();
+        loop {
+            self.ws()?;
+            if self.eat(b'}') {
+                break;
+            }
+            let name = self.field_name()?;
+            let v = self.tree(depth + 1, attr)?;
+            map.insert(name, v);
+            self.ws()?;
+            if !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(b'}') {
+                    return Err(self.err("expected ',' or '}'"));
+                }
+                break;
+            }
+        }
+        Ok(Value::M(map))
+    }
+
+    fn list_tree(&mut self, open: u8, depth: usize, attr: &str) -> Result<Value, String> {
+        let close = if open == b'[' { b']' } else { b')' };
+        self.i += 1;
+        let mut list = Vec::new();
+        loop {
+            self.ws()?;
+            if self.eat(close) {
+                break;
+            }
+            if open == b'('
+                && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
+                && !self.peek().is_some_and(|c| {
+                    c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
+                })
+            {
+                // An operator symbol inside an s-expression, as `sequence` skips it.
+                self.i += 1;
+                continue;
+            }
+            list.push(self.tree(depth + 1, attr)?);
+            self.ws()?;
+            if open == b'[' && !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(close) {
+                    return Err(self.err("expected ',' or ']'"));
+                }
+                break;
+            }
+        }
+        Ok(Value::L(list))
+    }
+
+    /// `null`, `true`, `false`, a symbol (`S`), or an annotation before a value (the value).
+    fn word_tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
+        let word = self.ident().to_owned();
+        match word.as_str() {
+            "null" => {
+                if self.eat(b'.') {
+                    self.ident();
+                }
+                return Ok(Value::Null);
+            }
+            "true" => return Ok(Value::Bool(true)),
+            "false" => return Ok(Value::Bool(false)),
+            "nan" => return Err(format!("attribute {attr:?}: nan is not a DynamoDB number")),
+            _ => {}
+        }
+        self.ws()?;
+        if self.s[self.i..].starts_with(b"::") {
+            self.i += 2;
+            return self.tree(depth + 1, attr);
+        }
+        Ok(Value::S(word))
+    }
+}
+
 fn radix(digits: &[u8], radix: u32, negative: bool) -> Option<Vec<u8>> {
     let v = u128::from_str_radix(std::str::from_utf8(digits).ok()?, radix).ok()?;
     Some(format!("{}{v}", if negative { "-" } else { "" }).into_bytes())
@@ -612,5 +787,100 @@ mod tests {
         );
         let deep = format!("{{Item:{{pk:\"a\",x:{}}}}}", "[".repeat(100));
         assert!(load(&deep).unwrap_err().to_string().contains("nesting"));
+    }
+}
+
+#[cfg(test)]
+mod extract_tests {
+    use super::*;
+    use crate::model::keyexpr::Value;
+
+    fn s(v: &str) -> Value {
+        Value::S(v.to_owned())
+    }
+
+    fn n(v: &str) -> Value {
+        Value::number(v).unwrap()
+    }
+
+    /// Reads `lines` one by one into a scratch extracting `roots`; the scratch after the last.
+    fn read(lines: &[&str], roots: &[&str]) -> Result<Scratch, String> {
+        let opts = LoadOptions::default();
+        let mut sink = Sink::new(&opts);
+        let mut scratch = Scratch::extracting(roots);
+        for line in lines {
+            ion_line(line.as_bytes(), &mut sink, &mut scratch, &opts)?;
+        }
+        Ok(scratch)
+    }
+
+    #[test]
+    fn values_of_every_type() {
+        let line = r#"$ion_1_0 {Item:{Id:"a",n:1.50,i:0x10,f:2.5e0,d:1.5d1,b:{{AQID}},t:true,z:null,zs:null.string,sym:abc,'q':'x y',m:{k:[1,"two",{{AA==}}]},s:(a b),ss:$dynamodb_SS::["A","B"],ns:$dynamodb_NS::[1.0,2],bs:$dynamodb_BS::[{{AQ==}}],long:'''lo''' '''ng'''}}"#;
+        let roots = [
+            "n", "i", "f", "d", "b", "t", "z", "zs", "sym", "q", "m", "s", "ss", "ns", "bs",
+            "long", "gone",
+        ];
+        let sc = read(&[line], &roots).unwrap();
+        assert_eq!(sc.value("n"), Some(&n("1.5")));
+        assert_eq!(sc.value("i"), Some(&n("16")));
+        assert_eq!(sc.value("f"), Some(&n("2.5")));
+        assert_eq!(sc.value("d"), Some(&n("15")));
+        assert_eq!(sc.value("b"), Some(&Value::B(vec![1, 2, 3])));
+        assert_eq!(sc.value("t"), Some(&Value::Bool(true)));
+        assert_eq!(sc.value("z"), Some(&Value::Null));
+        assert_eq!(sc.value("zs"), Some(&Value::Null));
+        assert_eq!(sc.value("sym"), Some(&s("abc")));
+        assert_eq!(sc.value("q"), Some(&s("x y")));
+        let mut m = std::collections::BTreeMap::new();
+        m.insert(
+            "k".to_owned(),
+            Value::L(vec![n("1"), s("two"), Value::B(vec![0])]),
+        );
+        assert_eq!(sc.value("m"), Some(&Value::M(m)));
+        assert_eq!(sc.value("s"), Some(&Value::L(vec![s("a"), s("b")])));
+        assert_eq!(sc.value("ss"), Some(&Value::L(vec![s("A"), s("B")])));
+        assert_eq!(sc.value("ns"), Some(&Value::L(vec![n("1"), n("2")])));
+        assert_eq!(sc.value("bs"), Some(&Value::L(vec![Value::B(vec![1])])));
+        assert_eq!(sc.value("long"), Some(&s("long")));
+        assert_eq!(sc.value("gone"), None);
+        assert_eq!(sc.pk_raw, b"a", "the key is read as before");
+    }
+
+    #[test]
+    fn keys_extracted_in_both_and_names_of_the_first_item() {
+        let sc = read(
+            &["{Item:{pk:103.,v:\"x\"}}", "{Item:{pk:1.50e0,w:1}}"],
+            &["pk", "v"],
+        )
+        .unwrap();
+        assert_eq!(sc.pk, Some(Tag::Key(KeyType::N)));
+        assert_eq!(sc.pk_raw, b"1.50e0");
+        assert_eq!(sc.value("pk"), Some(&n("1.5")));
+        assert_eq!(sc.value("v"), None, "the second item has no v");
+        assert_eq!(sc.names, ["pk", "v"], "the first item's names only");
+        assert!(sc.names_done);
+    }
+
+    #[test]
+    fn bad_values_name_the_attribute() {
+        let e = read(&["{Item:{pk:\"a\",x:nan}}"], &["x"]).unwrap_err();
+        assert_eq!(e, "attribute \"x\": nan is not a DynamoDB number");
+        let e = read(&["{Item:{pk:\"a\",x:+inf}}"], &["x"]).unwrap_err();
+        assert!(e.starts_with("attribute \"x\": an infinite float"), "{e}");
+        let e = read(&["{Item:{pk:\"a\",x:{{\"c\"}}}}"], &["x"]).unwrap_err();
+        assert!(e.starts_with("attribute \"x\" holds a clob"), "{e}");
+        // Not extracted: read through as before.
+        assert!(read(&["{Item:{pk:\"a\",x:nan}}"], &["y"]).is_ok());
+        // An item that fails to read notes no names; the next one does.
+        let opts = LoadOptions::default();
+        let mut sink = Sink::new(&opts);
+        let mut sc = Scratch::extracting(&["x"]);
+        assert!(ion_line(b"{Item:{pk:\"a\",x:nan}}", &mut sink, &mut sc, &opts).is_err());
+        assert!(sc.names.is_empty());
+        ion_line(b"{Item:{pk:\"a\",y:1}}", &mut sink, &mut sc, &opts).unwrap();
+        assert_eq!(sc.names, ["pk", "y"]);
+        assert!(ion_line(b"{Item:{pk:\"a\",x:nan}}", &mut sink, &mut sc, &opts).is_err());
+        assert_eq!(sc.names, ["pk", "y"], "a later bad item leaves them");
     }
 }

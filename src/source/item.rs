@@ -90,11 +90,11 @@ impl Scratch {
         }
     }
 
-    /// Takes the key attributes of `names` from the collected attributes of the first item.
+    /// Takes the key attributes of `names` from the collected attributes of the first item (its size and
+    /// extracted values stay).
     pub fn take_from_attrs(&mut self, names: &KeyNames) {
-        let item_bytes = self.item_bytes;
-        self.clear();
-        self.item_bytes = item_bytes;
+        self.pk = None;
+        self.sk = None;
         let Some(attrs) = self.attrs.take() else {
             return;
         };
@@ -107,6 +107,26 @@ impl Scratch {
                 self.sk_raw = raw;
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl Scratch {
+    /// A scratch that extracts `roots` (in any order), for tests.
+    pub(crate) fn extracting(roots: &[&str]) -> Self {
+        let mut extract: Vec<String> = roots.iter().map(|r| (*r).to_owned()).collect();
+        extract.sort();
+        extract.dedup();
+        Self {
+            values: vec![None; extract.len()],
+            extract,
+            ..Self::default()
+        }
+    }
+
+    /// The value extracted for `root`.
+    pub(crate) fn value(&self, root: &str) -> Option<&crate::model::keyexpr::Value> {
+        self.values.get(self.extract_slot(root)?)?.as_ref()
     }
 }
 
@@ -212,6 +232,15 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.scratch.clear();
+        if !self.scratch.extract.is_empty() {
+            let collecting = self.scratch.wants_names();
+            let read = super::extract::typed_item(self.names, self.scratch, map);
+            if read.is_err() && collecting {
+                // Not the names of an item: the next item notes its own.
+                self.scratch.names.clear();
+            }
+            return read;
+        }
         match self.names {
             Some(names) => {
                 while let Some(field) = map.next_key_seed(FieldSeed(names))? {
@@ -282,6 +311,14 @@ impl<'de> Visitor<'de> for PlainItemSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.scratch.clear();
+        if !self.scratch.extract.is_empty() {
+            let collecting = self.scratch.wants_names();
+            let read = super::extract::plain_item(self.names, self.scratch, map);
+            if read.is_err() && collecting {
+                self.scratch.names.clear();
+            }
+            return read;
+        }
         match self.names {
             Some(names) => {
                 while let Some(field) = map.next_key_seed(FieldSeed(names))? {
@@ -322,7 +359,10 @@ impl<'de> Visitor<'de> for PlainItemSeed<'_> {
 }
 
 /// The key type of a plain JSON value, as the SDKs map it, and its text into `out` (strings decoded).
-fn plain_value(raw: &serde_json::value::RawValue, out: &mut Vec<u8>) -> Result<Tag, String> {
+pub(super) fn plain_value(
+    raw: &serde_json::value::RawValue,
+    out: &mut Vec<u8>,
+) -> Result<Tag, String> {
     let text = raw.get();
     out.clear();
     Ok(match text.as_bytes().first() {
@@ -374,7 +414,7 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-enum Field {
+pub(super) enum Field {
     Pk,
     Sk,
     Other,
@@ -406,9 +446,9 @@ impl Visitor<'_> for FieldSeed<'_> {
 }
 
 /// One attribute value `{"S":"…"}`: records the tag and, for S/N/B, the text.
-struct AttrSeed<'a> {
-    tag: &'a mut Option<Tag>,
-    raw: &'a mut Vec<u8>,
+pub(super) struct AttrSeed<'a> {
+    pub tag: &'a mut Option<Tag>,
+    pub raw: &'a mut Vec<u8>,
 }
 
 impl<'de> DeserializeSeed<'de> for AttrSeed<'_> {
@@ -444,7 +484,7 @@ impl<'de> Visitor<'de> for AttrSeed<'_> {
     }
 }
 
-struct TagSeed;
+pub(super) struct TagSeed;
 
 impl<'de> DeserializeSeed<'de> for TagSeed {
     type Value = Tag;

@@ -53,18 +53,26 @@ impl Typing {
 }
 
 /// Reads item elements into a [`Sink`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ItemReader {
     pub typing: Option<Typing>,
     scratch: Scratch,
 }
 
 impl ItemReader {
+    /// A reader whose first item decides how the items are written, extracting what `opts`' design needs.
+    pub fn new(opts: &LoadOptions) -> Self {
+        Self {
+            typing: None,
+            scratch: Scratch::for_load(opts),
+        }
+    }
+
     /// A reader whose items are typed DynamoDB JSON whatever they look like (request files, Workbench models).
-    pub fn typed() -> Self {
+    pub fn typed(opts: &LoadOptions) -> Self {
         Self {
             typing: Some(Typing::Typed),
-            scratch: Scratch::default(),
+            scratch: Scratch::for_load(opts),
         }
     }
 
@@ -548,9 +556,9 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
     let mut doc = Doc {
         js: JsonStream::new(reader, name, compression),
         items: if format == FormatIn::BatchWrite {
-            ItemReader::typed()
+            ItemReader::typed(opts)
         } else {
-            ItemReader::default()
+            ItemReader::new(opts)
         },
         elem: Vec::with_capacity(64 << 10),
         n: 0,
@@ -577,4 +585,62 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
         _ => sink.shape = Some(format!("{of} one after another ({n} read)")),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::design::{Design, parse_key};
+    use crate::model::keyexpr::Value;
+
+    fn extracting(expr: &str) -> LoadOptions {
+        LoadOptions {
+            design: Design {
+                key: Some(parse_key(expr).unwrap()),
+                ..Design::default()
+            },
+            ..LoadOptions::default()
+        }
+    }
+
+    /// The first item goes through serde (guessing the keys, noting the names), later ones through the fast
+    /// path: both fill the values.
+    #[test]
+    fn items_fill_values_on_both_paths() {
+        let opts = extracting("{status}#{n}");
+        for (typed, items) in [
+            (
+                false,
+                [r#"{"pk":"a","status":"X","n":1.50}"#, r#"{"pk":"b","n":2}"#],
+            ),
+            (
+                true,
+                [
+                    r#"{"pk":{"S":"a"},"status":{"S":"X"},"n":{"N":"1.50"}}"#,
+                    r#"{"pk":{"S":"b"},"n":{"N":"2"}}"#,
+                ],
+            ),
+        ] {
+            let mut sink = Sink::new(&opts);
+            let mut r = ItemReader::new(&opts);
+            r.item(items[0].as_bytes(), &mut sink, &opts).unwrap();
+            assert_eq!(
+                r.typing,
+                Some(if typed { Typing::Typed } else { Typing::Plain })
+            );
+            assert_eq!(r.scratch.extract, ["n", "status"]);
+            assert_eq!(
+                r.scratch.values,
+                [
+                    Some(Value::number("1.5").unwrap()),
+                    Some(Value::S("X".into()))
+                ]
+            );
+            assert_eq!(r.scratch.names, ["pk", "status", "n"]);
+            r.item(items[1].as_bytes(), &mut sink, &opts).unwrap();
+            assert_eq!(r.scratch.values, [Some(Value::number("2").unwrap()), None]);
+            assert_eq!(r.scratch.names, ["pk", "status", "n"]);
+            assert_eq!(sink.keys.total(), 2);
+        }
+    }
 }

@@ -50,6 +50,7 @@ pub mod detect;
 pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
+pub(crate) mod extract;
 pub(crate) mod fast_json;
 pub mod incremental;
 pub mod ion;

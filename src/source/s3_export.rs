@@ -420,7 +420,7 @@ fn resolve_names(
     let scratch_bytes = AtomicU64::new(0);
     let mut input = open(path, &scratch_bytes)?;
     let mut probe = Sink::new(opts);
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch::for_load(opts);
     let stop = "first item found";
     let result = for_each_line(
         &mut *input.reader,

@@ -193,7 +193,7 @@ fn load_items(
     opts: &LoadOptions,
 ) -> Result<u64, SourceError> {
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let mut reader = ItemReader::typed();
+    let mut reader = ItemReader::typed(opts);
     let mut n = 0u64;
     for item in table
         .data

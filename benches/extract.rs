@@ -1,0 +1,167 @@
+//! `extract`: what extracting a design's attributes costs the DynamoDB JSON loader (issue 14's target: re-keying
+//! 2,000,000 export items by an expression takes at most 1.5× the plain load). One uncompressed file of
+//! export lines shaped like `benches/gen_export.py`'s (~230 bytes an item), read from the page cache, loaded
+//!
+//! 1. plainly (keys only: the fast path skips every other attribute),
+//! 2. extracting the roots of `{status}#{sk:day}` and of `{amount}` (the fast path cuts each value out and
+//!    reads it with serde),
+//! 3. extracting the same roots through serde alone (what bypassing the fast path would cost),
+//!
+//! medians of 5 interleaved runs. This is the loaders' share only: evaluating the expressions is the sink's.
+
+use std::io::{BufRead as _, BufWriter, Write as _};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeSeed as _;
+use shardlens::model::design::{Design, parse_key};
+use shardlens::source::item::{ItemSeed, RecordSeed, Scratch};
+use shardlens::source::read::Sink;
+use shardlens::source::{FormatIn, LoadOptions};
+
+const ITEMS: usize = 2_000_000;
+const RUNS: usize = 5;
+
+fn write_export(path: &Path) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for i in 0..ITEMS {
+        let r = next() % 200_000;
+        writeln!(
+            out,
+            r#"{{"Item":{{"pk":{{"S":"user#{r:06}"}},"sk":{{"S":"2024-05-{:02}T{:02}:{:02}:{:02}.{:03}Z#{i:07}"}},"status":{{"S":"{}"}},"amount":{{"N":"{}.{:02}"}},"tags":{{"SS":["t{}","t{}"]}},"payload":{{"S":"{:032x}{:024x}"}}}}}}"#,
+            1 + i % 28,
+            i % 24,
+            i % 60,
+            (i * 7) % 60,
+            i % 1000,
+            ["ACTIVE", "PENDING", "CLOSED"][i % 3],
+            next() % 10_000,
+            next() % 100,
+            i % 50,
+            i % 7,
+            next(),
+            next() >> 16
+        )?;
+    }
+    out.flush()
+}
+
+fn design(exprs: &[&str]) -> LoadOptions {
+    LoadOptions {
+        format: FormatIn::DynamodbJson,
+        design: Design {
+            candidates: exprs.iter().filter_map(|e| parse_key(e).ok()).collect(),
+            ..Design::default()
+        },
+        ..LoadOptions::default()
+    }
+}
+
+fn load(path: &Path, opts: &LoadOptions) -> u64 {
+    let cancel = AtomicBool::new(false);
+    shardlens::source::load(&[path.to_path_buf()], opts, &cancel, &mut |_| {})
+        .map_or(0, |l| l.items)
+}
+
+/// The serde path alone: every line through `RecordSeed`, extracting what `opts` says.
+fn serde_only(path: &Path, opts: &LoadOptions) -> u64 {
+    let Ok(file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut reader = std::io::BufReader::with_capacity(256 << 10, file);
+    let mut sink = Sink::new(opts);
+    let mut scratch = Scratch::for_load(opts);
+    let mut line = Vec::new();
+    while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+        let mut de = serde_json::Deserializer::from_slice(line.trim_ascii_end());
+        let seed = RecordSeed {
+            field: "Item",
+            item: ItemSeed {
+                names: sink.names.as_ref(),
+                scratch: &mut scratch,
+            },
+        };
+        if seed.deserialize(&mut de).is_ok() {
+            if sink.names.is_none() && sink.resolve_from_first(&mut scratch, opts).is_err() {
+                return 0;
+            }
+            let _ = sink.add_scratch(&scratch, 1);
+        }
+        line.clear();
+    }
+    sink.items
+}
+
+/// Median of `samples`.
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+pub fn extract() -> std::io::Result<()> {
+    let path = std::env::temp_dir().join(format!("shardlens-extract-{ITEMS}.json"));
+    if !path.exists() {
+        write_export(&path)?;
+    }
+    let size = std::fs::metadata(&path)?.len();
+    println!(
+        "\nextracting a design's attributes: {ITEMS} export lines, {:.0} MB ({}), medians of {RUNS} interleaved runs",
+        size as f64 / 1e6,
+        path.display()
+    );
+    let _ = std::fs::read(&path);
+    let plain = LoadOptions {
+        format: FormatIn::DynamodbJson,
+        ..LoadOptions::default()
+    };
+    let designs: Vec<LoadOptions> = [
+        &["{status}#{sk:day}"][..],
+        &["{amount}"],
+        &["{status}", "{amount}", "{tags}"],
+    ]
+    .iter()
+    .map(|e| design(e))
+    .collect();
+    // Interleaved so that the load of the other builders on the machine hits every variant alike.
+    let mut base = Vec::new();
+    let mut fast = vec![Vec::new(); designs.len()];
+    let mut slow = vec![Vec::new(); designs.len()];
+    let timed = |f: &dyn Fn() -> u64, out: &mut Vec<Duration>| {
+        let t = Instant::now();
+        let n = f();
+        out.push(t.elapsed());
+        if n != ITEMS as u64 {
+            eprintln!("  only {n} items read");
+        }
+    };
+    for _ in 0..RUNS {
+        timed(&|| load(&path, &plain), &mut base);
+        for (i, opts) in designs.iter().enumerate() {
+            timed(&|| load(&path, opts), &mut fast[i]);
+            timed(&|| serde_only(&path, opts), &mut slow[i]);
+        }
+    }
+    let base = median(base).as_secs_f64();
+    println!("  plain load (keys only)                  {base:>6.2} s");
+    for (i, opts) in designs.iter().enumerate() {
+        let (f, s) = (
+            median(fast[i].clone()).as_secs_f64(),
+            median(slow[i].clone()).as_secs_f64(),
+        );
+        println!(
+            "  {:<38}  {f:>6.2} s  {:.2}x plain (fast path)   serde only {s:>6.2} s  {:.2}x",
+            format!("extracting {:?}", opts.design.roots()),
+            f / base,
+            s / base,
+        );
+    }
+    Ok(())
+}
