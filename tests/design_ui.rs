@@ -67,7 +67,10 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     wait_for(&mut h, "the re-keyed data", |a| {
         a.key_set().is_some_and(|k| k.len() == 10)
     });
-    assert_eq!(h.state().design().current, "BOARD#global#{playerId:hash 10}");
+    assert_eq!(
+        h.state().design().current,
+        "BOARD#global#{playerId:hash 10}"
+    );
     // The streamer's shard is still the hottest key: the tree's top key is one shard of the board.
     let report = h.state().report().unwrap();
     assert!(report.analysis.skew.top_key_share > 0.2);
@@ -90,8 +93,7 @@ fn typing_a_candidate_changes_its_row_and_a_bad_one_says_where() {
     assert_eq!(r[4].0, "GSI byStatus");
     assert_eq!(r[4].2, 4);
     // Type a new candidate 1: by customer and hour.
-    h.state_mut()
-        .apply(Command::EditDesign(0, String::new()));
+    h.state_mut().apply(Command::EditDesign(0, String::new()));
     h.run();
     let text = h.get_by_label("Candidate 1");
     text.focus();

@@ -225,7 +225,7 @@ impl DesignState {
             t.cancel();
         }
         let items = self.items.clone().unwrap_or_default();
-        let (keys, view, answers) = (Arc::clone(keys), view.clone(), answers.clone());
+        let (keys, view, answers) = (Arc::clone(keys), view.clone(), *answers);
         let current = self.current.clone();
         self.task = Some(Task::spawn(
             "design",

@@ -4,6 +4,7 @@
 //! wins). Loads are tasks of their own. Results carry the generation they were asked for, so a stale result
 //! is recognised and dropped.
 
+use crate::model::design::ShardBy;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -30,6 +31,8 @@ pub struct Shown {
     pub keys: Arc<KeySet>,
     pub report: Arc<Report>,
     pub by_count: Arc<Vec<u32>>,
+    /// Pasted `pk<TAB>sk` lines' sort keys, for a calculated suffix (all writes of one item on one shard).
+    pub shard_by: Option<Arc<ShardBy>>,
 }
 
 /// A computed report, or the parse error of the text.
@@ -68,18 +71,32 @@ pub fn compute(
     view: &ViewSettings,
     previous: Option<&Shown>,
 ) -> Result<Shown, String> {
-    let keys = match input {
-        Input::Text(text, key_type) => Arc::new(
-            crate::model::text::parse_text(text.as_bytes(), key_type).map_err(|e| e.to_string())?,
-        ),
-        Input::Keys(keys) => keys,
+    let calculated = view.shard.strategy == crate::model::Strategy::Calculated;
+    let (keys, shard_by) = match input {
+        Input::Text(text, key_type) => {
+            let mut parser = crate::model::text::LineParser::new(key_type);
+            if calculated {
+                parser = parser.with_shard_by_sort_key();
+            }
+            parser
+                .feed_text(text.as_bytes())
+                .map_err(|e| e.to_string())?;
+            let (keys, by) = parser.finish_by();
+            (Arc::new(keys), by.filter(|b| !b.is_empty()).map(Arc::new))
+        }
+        Input::Keys(keys) => {
+            let by = previous
+                .filter(|p| Arc::ptr_eq(&p.keys, &keys))
+                .and_then(|p| p.shard_by.clone());
+            (keys, by)
+        }
     };
     let same_keys = previous.filter(|p| Arc::ptr_eq(&p.keys, &keys));
     let report = Arc::new(report_reusing(
         &keys,
         view,
         same_keys.map(|p| (&p.view, p.report.as_ref())),
-        None,
+        shard_by.as_deref(),
     ));
     let by_count = match same_keys {
         Some(p) => Arc::clone(&p.by_count),
@@ -90,6 +107,7 @@ pub fn compute(
         keys,
         report,
         by_count,
+        shard_by,
     })
 }
 

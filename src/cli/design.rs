@@ -87,7 +87,7 @@ pub(super) fn current(
     key_expr: Option<&str>,
     key_attribute: Option<&str>,
 ) -> DesignKeys {
-    let expr = key_expr.map(parse_key).and_then(|e| e.ok());
+    let expr = key_expr.and_then(|k| parse_key(k).ok());
     DesignKeys {
         kind: DesignKind::Current,
         expr: match (&expr, key_attribute) {

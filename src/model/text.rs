@@ -33,6 +33,9 @@ pub struct LineParser {
     batch: Vec<u8>,
     batch_ends: Vec<usize>,
     batch_hashes: Vec<u64>,
+    /// Each line's sort key hash under its key, for calculated sharding by the sort key
+    /// ([`Self::with_shard_by_sort_key`]).
+    shard_by: Option<super::design::ShardBy>,
 }
 
 /// Keys looked up together (see [`LineParser`]).
@@ -49,7 +52,17 @@ impl LineParser {
             batch: Vec::with_capacity(BATCH * 32),
             batch_ends: Vec::with_capacity(BATCH),
             batch_hashes: Vec::with_capacity(BATCH),
+            shard_by: None,
         }
+    }
+
+    /// Also notes each line's sort key (hashed) under its key, so a calculated suffix can shard by it: the
+    /// lines of one item (one `pk<TAB>sk`) are writes of that item and take one shard ([`Self::finish_by`]).
+    pub fn with_shard_by_sort_key(mut self) -> Self {
+        self.shard_by = Some(super::design::ShardBy::new(
+            super::design::ShardSource::SortKey,
+        ));
+        self
     }
 
     /// Adds the batched keys, in order, after touching what their lookups read.
@@ -122,8 +135,12 @@ impl LineParser {
                 canonicalize_into(sk_raw, self.sort_key_type, MAX_SORT_KEY_BYTES, &mut self.sk)
                     .map_err(at)?;
                 self.flush();
-                self.keys
+                let idx = self
+                    .keys
                     .add_item(&self.pk, Some((&self.sk, self.sort_key_type)), 1);
+                if let Some(by) = &mut self.shard_by {
+                    by.add(idx, super::partition::key_hash(&self.sk), 1);
+                }
             }
             None => {
                 self.batch.extend_from_slice(&self.pk);
@@ -150,12 +167,20 @@ impl LineParser {
         Ok(())
     }
 
-    pub fn finish(mut self) -> KeySet {
+    pub fn finish(self) -> KeySet {
+        self.finish_by().0
+    }
+
+    /// The keys, and with [`Self::with_shard_by_sort_key`] what calculated sharding by the sort key splits.
+    pub fn finish_by(mut self) -> (KeySet, Option<super::design::ShardBy>) {
         self.flush();
+        if let Some(by) = &mut self.shard_by {
+            by.finish();
+        }
         // Lines are writes in the order they happened: a key's sort keys that only increase here were
         // written in increasing order.
         self.keys.set_write_ordered(true);
-        self.keys
+        (self.keys, self.shard_by)
     }
 }
 

@@ -338,11 +338,8 @@ fn csv_row(
     let sk = c.sort_key.map(field);
     if !scratch.extract.is_empty() {
         row_values(row, c, scratch)?;
-        // TODO(lead): hand `scratch` (its `values` and `names`) to the sink with the key, e.g.
-        // `sink.add_text_with(pk, sk, count, scratch)`; until then the values are read but not used.
     }
-    sink.add_text(pk, sk, count)
-        .map_err(|e| format!("key column: {e}"))
+    sink.add_text_with(pk, sk, count, scratch)
 }
 
 #[cfg(test)]
@@ -441,7 +438,12 @@ mod tests {
         use crate::model::design::{Design, parse_key};
         let opts = LoadOptions {
             design: Design {
-                key: Some(parse_key("{status}#{amount}#{nope}").unwrap()),
+                // A sparse index only extracts: no record is bad for lacking an attribute.
+                gsis: vec![crate::model::design::GsiSpec {
+                    name: "t".into(),
+                    key: parse_key("{status}#{amount}#{nope}").unwrap(),
+                    sort_key: None,
+                }],
                 ..Design::default()
             },
             ..LoadOptions::default()

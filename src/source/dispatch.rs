@@ -164,17 +164,17 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
         ..
     } = cx;
     let ty = sink.key_type.unwrap_or_default();
-    let loaded = super::lines::load_lines(reader, name, ty, None, cancel, &mut |p| {
+    let mut parser = crate::model::text::LineParser::new(ty);
+    if sink.shards_by_sort_key() {
+        parser = parser.with_shard_by_sort_key();
+    }
+    let loaded = super::lines::load_lines(reader, name, parser, None, cancel, &mut |p| {
         let _ = tick(p.lines, p.lines);
     })?;
     sink.key_type = Some(ty);
     sink.lines += loaded.lines;
     sink.items += loaded.keys.total();
-    if sink.keys.is_empty() && !sink.keys.has_sort_keys() {
-        sink.keys = loaded.keys;
-    } else {
-        sink.keys.merge(&loaded.keys);
-    }
+    sink.absorb_lines(loaded);
     Ok(())
 }
 

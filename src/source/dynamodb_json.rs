@@ -188,7 +188,12 @@ mod extract_tests {
     fn lines_fill_values_and_a_bad_number_names_the_attribute() {
         let opts = LoadOptions {
             design: Design {
-                key: Some(parse_key("{pk}#{amount}").unwrap()),
+                // A sparse index only extracts: no record is bad for lacking an attribute.
+                gsis: vec![crate::model::design::GsiSpec {
+                    name: "t".into(),
+                    key: parse_key("{pk}#{amount}").unwrap(),
+                    sort_key: None,
+                }],
                 ..Design::default()
             },
             ..LoadOptions::default()

@@ -596,7 +596,12 @@ mod tests {
     fn extracting(expr: &str) -> LoadOptions {
         LoadOptions {
             design: Design {
-                key: Some(parse_key(expr).unwrap()),
+                // A sparse index only extracts: no record is bad for lacking an attribute.
+                gsis: vec![crate::model::design::GsiSpec {
+                    name: "t".into(),
+                    key: parse_key(expr).unwrap(),
+                    sort_key: None,
+                }],
                 ..Design::default()
             },
             ..LoadOptions::default()

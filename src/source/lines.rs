@@ -14,15 +14,15 @@ const CHUNK: usize = 1 << 20;
 
 /// Reads keys from `reader`, calling `progress` about every megabyte. `name` labels errors. Stops with
 /// [`SourceError::Cancelled`] when `cancel` is set.
+/// `parser` says how keys are read (their type, and whether to note sort keys for calculated sharding).
 pub fn load_lines(
     mut reader: impl Read,
     name: &Path,
-    key_type: KeyType,
+    mut parser: LineParser,
     total_bytes: Option<u64>,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Loaded, SourceError> {
-    let mut parser = LineParser::new(key_type);
     let mut buf = vec![0u8; CHUNK];
     // Bytes at buf[..filled] not yet parsed (an incomplete last line).
     let mut filled = 0usize;
@@ -77,12 +77,13 @@ pub fn load_lines(
         });
     }
     let lines = parser.lines();
-    let keys = parser.finish();
+    let (keys, shard_by) = parser.finish_by();
     Ok(Loaded {
         items: keys.total(),
         keys,
         lines,
         bytes,
+        shard_by,
         ..Loaded::default()
     })
 }
@@ -100,7 +101,14 @@ pub fn load_path(
     };
     let file = File::open(path).map_err(io_err)?;
     let total = file.metadata().ok().map(|m| m.len());
-    load_lines(file, path, key_type, total, cancel, progress)
+    load_lines(
+        file,
+        path,
+        LineParser::new(key_type),
+        total,
+        cancel,
+        progress,
+    )
 }
 
 #[cfg(test)]
@@ -111,7 +119,7 @@ mod tests {
         load_lines(
             text,
             Path::new("keys.txt"),
-            ty,
+            LineParser::new(ty),
             None,
             &AtomicBool::new(false),
             &mut |_| {},
@@ -157,7 +165,7 @@ mod tests {
         let err = load_lines(
             &b"a\n"[..],
             Path::new("-"),
-            KeyType::S,
+            LineParser::new(KeyType::S),
             None,
             &cancel,
             &mut |_| {},

@@ -132,6 +132,32 @@ impl Sink {
         }
     }
 
+    /// Whether calculated sharding hashes the sort key (lines note it as they are read).
+    pub fn shards_by_sort_key(&self) -> bool {
+        self.designer.as_ref().is_some_and(|d| {
+            d.design().shard_by == Some(crate::model::design::ShardSource::SortKey)
+        })
+    }
+
+    /// Adds the keys of a file of lines (and what they noted for calculated sharding).
+    pub fn absorb_lines(&mut self, loaded: Loaded) {
+        let map: Vec<u32>;
+        if self.keys.is_empty() && !self.keys.has_sort_keys() {
+            map = (0..loaded.keys.len() as u32).collect();
+            self.keys = loaded.keys;
+        } else {
+            self.keys.merge(&loaded.keys);
+            map = (0..loaded.keys.len() as u32)
+                .map(|k| self.keys.find(loaded.keys.key_bytes(k)).unwrap_or(k))
+                .collect();
+        }
+        if let (Some(d), Some(by)) = (&mut self.designer, &loaded.shard_by)
+            && let Some(mine) = &mut d.shard_by
+        {
+            mine.absorb(by, |k| map.get(k as usize).copied().unwrap_or(k));
+        }
+    }
+
     fn absorb_designs(&mut self, other: &Sink, kept: Option<Items>, map: &dyn Fn(u32) -> u32) {
         if let (Some(mine), Some(theirs)) = (&mut self.designer, &other.designer) {
             mine.absorb(theirs, map);
@@ -370,6 +396,76 @@ impl Sink {
             None => {
                 self.keys.add(&self.pk_buf, count);
             }
+        }
+        self.items += count;
+        Ok(())
+    }
+
+    /// Like [`Self::add_text`], with the row's extracted values in `scratch` for the load's designs (a
+    /// key expression replaces the key column). `Err` is the reason the row is not a valid record.
+    pub fn add_text_with(
+        &mut self,
+        pk: &[u8],
+        sk: Option<&[u8]>,
+        count: u64,
+        scratch: &Scratch,
+    ) -> Result<(), String> {
+        if self.designer.is_none() {
+            return self
+                .add_text(pk, sk, count)
+                .map_err(|e| format!("key column: {e}"));
+        }
+        if self.attribute_names.is_empty() {
+            self.attribute_names.clone_from(&scratch.names);
+        }
+        let view = RootValues {
+            roots: &scratch.extract,
+            values: &scratch.values,
+        };
+        let sk = sk.filter(|s| !s.is_empty());
+        let identity = item_identity(pk, sk);
+        let by_expr = match &mut self.designer {
+            Some(d) if d.design().key.is_some() => match d.key_of(&view, identity) {
+                Ok(Some(key)) => {
+                    self.pk_buf.clear();
+                    self.pk_buf.extend_from_slice(key.as_bytes());
+                    true
+                }
+                Ok(None) => false,
+                Err(e) => return Err(self.design_message(&e)),
+            },
+            _ => false,
+        };
+        if by_expr {
+            if self.keys.key_type() != KeyType::S {
+                return Err("a key expression makes string keys: --key-type must be S".to_owned());
+            }
+        } else {
+            let ty = self.keys.key_type();
+            canonicalize_into(pk, ty, MAX_PARTITION_KEY_BYTES, &mut self.pk_buf)
+                .map_err(|e| format!("key column: {e}"))?;
+        }
+        let sk_ref = match sk {
+            Some(sk) => {
+                canonicalize_into(sk, KeyType::S, MAX_SORT_KEY_BYTES, &mut self.sk_buf)
+                    .map_err(|e| format!("sort key column: {e}"))?;
+                Some((&self.sk_buf[..], KeyType::S))
+            }
+            None => None,
+        };
+        let prepared = match &mut self.designer {
+            Some(d) => match d.prepare(&view, sk_ref, count, identity) {
+                Ok(p) => Some(p),
+                Err(e) => return Err(self.design_message(&e)),
+            },
+            None => None,
+        };
+        let idx = self.keys.add_item(&self.pk_buf, sk_ref, count);
+        if let (Some(d), Some(p)) = (&mut self.designer, prepared) {
+            d.commit(p, idx);
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.push(&scratch.values, idx, sk_ref, count, identity);
         }
         self.items += count;
         Ok(())
