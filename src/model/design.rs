@@ -778,7 +778,8 @@ pub struct Figures {
     /// Queries to read one logical key back: the expression's `:hash`/`{random}` fan-out times the view's
     /// shard count where it shards.
     pub read_fan_out: u64,
-    /// The decision tree's leaf for this design's keys.
+    /// The decision tree's leaf for this design's keys, or "asks: …" where it stops at a question the data
+    /// cannot answer.
     pub leaf: Option<String>,
     /// Items not in it (GSI) or not keyed (bad records skipped).
     pub absent: u64,
@@ -821,7 +822,14 @@ pub fn figures(
                 gini: r.analysis.skew.gini,
                 throttled_units: throttled,
                 read_fan_out: d.fan_out.saturating_mul(u64::from(r.read_fan_out)),
-                leaf: path.leaf.map(|l| l.title().to_owned()),
+                leaf: Some(match path.leaf {
+                    Some(l) => l.title().to_owned(),
+                    // Where the tree stops: the question the data cannot answer.
+                    None => path
+                        .path
+                        .last()
+                        .map_or_else(|| "-".to_owned(), |s| format!("asks: {}", s.question)),
+                }),
                 absent: d.absent + absent,
                 buckets: r.analysis.buckets.clone(),
             }
