@@ -467,6 +467,9 @@ fn main() {
     {
         eprintln!("extract benchmark failed: {e}");
     }
+    if want("preview") {
+        extract::preview();
+    }
     if want("analyze")
         && let Err(e) = analyze_vs_sort()
     {

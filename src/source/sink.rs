@@ -293,7 +293,7 @@ impl Sink {
 
     /// A design's bad record as a message; on the first item, with the attributes it has.
     fn design_message(&self, e: &crate::model::design::DesignError) -> String {
-        match (&e.error, self.items) {
+        match (&e.error, self.items + self.skipped) {
             (crate::model::keyexpr::EvalError::Missing { .. }, 0)
                 if !self.attribute_names.is_empty() =>
             {
@@ -509,23 +509,27 @@ impl Sink {
     }
 
     pub fn into_loaded(mut self, bytes: u64, groups: Option<Vec<Group>>) -> Loaded {
+        let key_expr = self
+            .designer
+            .as_ref()
+            .and_then(|d| d.design().key.as_ref().map(ToString::to_string));
         let (designs, shard_by) = match self.designer.take() {
             Some(d) => d.finish(),
             None => (Vec::new(), None),
         };
-        for d in &designs {
-            if d.keys.is_empty() && self.items > 0 {
-                self.warnings.push(format!(
-                    "no item is in {} `{}`{}",
-                    d.kind,
-                    d.expr,
-                    if self.attribute_names.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (the first item has {})", self.attribute_names.join(", "))
-                    }
-                ));
-            }
+        let has = if self.attribute_names.is_empty() {
+            String::new()
+        } else {
+            format!("; the first item has {}", self.attribute_names.join(", "))
+        };
+        let read = self.items + self.skipped > 0;
+        if let Some(expr) = key_expr.filter(|_| self.keys.is_empty() && read) {
+            self.warnings
+                .push(format!("the key expression `{expr}` keyed no item{has}"));
+        }
+        for d in designs.iter().filter(|d| d.keys.is_empty() && read) {
+            self.warnings
+                .push(format!("no item is in {} `{}`{has}", d.kind, d.expr));
         }
         let (key_attribute, sort_key_attribute) = match self.names {
             Some(n) => (Some(n.pk), n.sk),
