@@ -21,7 +21,7 @@ use crate::model::{KeySet, ViewSettings};
 use crate::source::{LoadOptions, Progress};
 
 /// The pause after the last keystroke before the candidates are re-keyed.
-pub const DEBOUNCE: Duration = Duration::from_millis(40);
+pub const DEBOUNCE: Duration = Duration::from_millis(30);
 /// The boxes: the candidates, then the GSI.
 pub const GSI_SLOT: usize = MAX_CANDIDATES;
 
@@ -45,6 +45,10 @@ pub struct Compared {
     pub slots: Vec<usize>,
     /// Records a design could not key, per row after the first, with the first reason.
     pub skipped: Vec<(u64, Option<String>)>,
+    /// What each row after the first was computed from, to reuse it when only another box changed.
+    reuse: Vec<String>,
+    /// The view, keys and items it was computed from.
+    base: (ViewSettings, usize, usize),
     pub millis: f64,
 }
 
@@ -213,6 +217,7 @@ impl DesignState {
         if self.asked.as_ref() == Some(&asked) || self.reread.is_some() {
             return Ok(None);
         }
+        let base = (asked.view.clone(), asked.keys, asked.items);
         self.edited_at = None;
         let covered = self.items.as_ref().is_some_and(|i| i.covers(&design));
         if !covered && !design.is_empty() {
@@ -225,6 +230,8 @@ impl DesignState {
             t.cancel();
         }
         let items = self.items.clone().unwrap_or_default();
+        // The last comparison's rows are reused when the keys, items and view are the same.
+        let previous = self.shown.clone().filter(|s| s.base == base);
         let (keys, view, answers) = (Arc::clone(keys), view.clone(), *answers);
         let current = self.current.clone();
         self.task = Some(Task::spawn(
@@ -233,10 +240,20 @@ impl DesignState {
             1,
             move |r: &Reporter<Compared>| {
                 let start = Instant::now();
-                let result = compare(&items, &keys, &current, &design, slots, &view, &answers);
+                let result = compare(
+                    &items,
+                    &keys,
+                    &current,
+                    &design,
+                    slots,
+                    &view,
+                    &answers,
+                    previous.as_deref(),
+                );
                 if !r.cancelled() {
                     r.send(Compared {
                         millis: start.elapsed().as_secs_f64() * 1e3,
+                        base,
                         ..result
                     });
                 }
@@ -369,7 +386,10 @@ impl DesignState {
     }
 }
 
-/// The comparison: the current keys, then each candidate and GSI re-keyed from the kept items.
+/// The comparison: the current keys, then each candidate and GSI re-keyed from the kept items. Rows of
+/// `previous` (the last comparison of the same keys, items and view) are reused: editing one candidate
+/// re-keys that one only.
+#[allow(clippy::too_many_arguments)] // one call site, the task's inputs
 fn compare(
     items: &Items,
     keys: &KeySet,
@@ -378,33 +398,78 @@ fn compare(
     slots: Vec<usize>,
     view: &ViewSettings,
     answers: &UserAnswers,
+    previous: Option<&Compared>,
 ) -> Compared {
-    let rekeyed = items.rekey(design);
-    let base = DesignKeys {
+    let base = || DesignKeys {
         kind: DesignKind::Current,
         expr: current.to_owned(),
         fan_out: parse_key(current).map_or(1, |e| e.fan_out()),
         keys: keys.clone(),
         absent: 0,
     };
-    let mut rows: Vec<(&DesignKeys, u64)> = vec![(&base, 0)];
-    rows.extend(rekeyed.designs.iter().map(|d| (&d.keys, d.skipped)));
-    let figures = figures(&rows, keys.total(), view, answers);
-    Compared {
-        rows: figures,
-        keys: rekeyed
-            .designs
-            .iter()
-            .map(|d| Arc::new(d.keys.keys.clone()))
-            .collect(),
+    let first = previous
+        .and_then(|p| p.rows.first())
+        .filter(|r| r.expr == current)
+        .cloned()
+        .unwrap_or_else(|| {
+            let b = base();
+            figures(&[(&b, 0)], keys.total(), view, answers).remove(0)
+        });
+    let mut out = Compared {
+        rows: vec![first],
+        keys: Vec::new(),
         slots,
-        skipped: rekeyed
-            .designs
-            .iter()
-            .map(|d| (d.skipped, d.first_error.as_ref().map(ToString::to_string)))
-            .collect(),
+        skipped: Vec::new(),
+        reuse: Vec::new(),
+        base: (ViewSettings::default(), 0, 0),
         millis: 0.0,
+    };
+    let singles = design
+        .candidates
+        .iter()
+        .map(|c| Design {
+            candidates: vec![c.clone()],
+            seed: design.seed,
+            ..Design::default()
+        })
+        .chain(design.gsis.iter().map(|g| Design {
+            gsis: vec![g.clone()],
+            seed: design.seed,
+            ..Design::default()
+        }));
+    let mut n = 0;
+    for single in singles {
+        let id = format!("{single:?}");
+        let is_candidate = !single.candidates.is_empty();
+        n += usize::from(is_candidate);
+        let label = |f: &mut Figures| {
+            if is_candidate {
+                f.design = DesignKind::Candidate(n).to_string();
+            }
+        };
+        if let Some(i) = previous.and_then(|p| p.reuse.iter().position(|r| *r == id))
+            && let Some(p) = previous
+        {
+            let mut f = p.rows[i + 1].clone();
+            label(&mut f);
+            out.rows.push(f);
+            out.keys.push(Arc::clone(&p.keys[i]));
+            out.skipped.push(p.skipped[i].clone());
+            out.reuse.push(id);
+            continue;
+        }
+        let Some(r) = items.rekey(&single).designs.into_iter().next() else {
+            continue;
+        };
+        let mut f = figures(&[(&r.keys, r.skipped)], keys.total(), view, answers).remove(0);
+        label(&mut f);
+        out.rows.push(f);
+        out.keys.push(Arc::new(r.keys.keys));
+        out.skipped
+            .push((r.skipped, r.first_error.as_ref().map(ToString::to_string)));
+        out.reuse.push(id);
     }
+    out
 }
 
 /// The view: the boxes, the small multiples and the table.

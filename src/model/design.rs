@@ -696,6 +696,10 @@ impl Items {
                 ..Design::default()
             }));
         for single in singles {
+            if let Some(one) = self.rekey_plain(&single, &row) {
+                out.designs.push(one);
+                continue;
+            }
             let mut designer = Designer::new(&single);
             let mut skipped = 0;
             let mut first_error = None;
@@ -727,6 +731,53 @@ impl Items {
             }
         }
         out
+    }
+}
+
+impl Items {
+    /// [`Items::rekey`]'s common case without the per-record bookkeeping of a [`Designer`]: one candidate
+    /// without `{random N}`, each record's key written straight into the key set (measured by `shardlens-bench
+    /// preview`: the app re-keys this way on every edit). `None` for any other design.
+    fn rekey_plain<'a>(
+        &'a self,
+        single: &Design,
+        row: &dyn Fn(usize) -> RootValues<'a>,
+    ) -> Option<Rekeyed1> {
+        let [expr] = single.candidates.as_slice() else {
+            return None;
+        };
+        if expr.has_random() || !single.gsis.is_empty() || single.shard_by.is_some() {
+            return None;
+        }
+        let mut keys = KeySet::new(KeyType::S);
+        let (mut skipped, mut first_error, mut buf) = (0, None, String::new());
+        for (r, rec) in self.records.iter().enumerate() {
+            match expr.eval_into(&row(r), ItemSeed::new(single.seed, rec.identity), &mut buf) {
+                Ok(()) => {
+                    let sk = rec.sort_key.as_ref().map(|(b, t)| (&b[..], *t));
+                    keys.add_item(buf.as_bytes(), sk, rec.count);
+                }
+                Err(error) => {
+                    skipped += rec.count;
+                    first_error.get_or_insert(DesignError {
+                        kind: DesignKind::Candidate(1),
+                        expr: expr.to_string(),
+                        error,
+                    });
+                }
+            }
+        }
+        Some(Rekeyed1 {
+            keys: DesignKeys {
+                kind: DesignKind::Candidate(1),
+                expr: expr.to_string(),
+                fan_out: expr.fan_out(),
+                keys,
+                absent: 0,
+            },
+            skipped,
+            first_error,
+        })
     }
 }
 
