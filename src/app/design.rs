@@ -234,6 +234,7 @@ impl DesignState {
         let previous = self.shown.clone().filter(|s| s.base == base);
         let (keys, view, answers) = (Arc::clone(keys), view.clone(), *answers);
         let current = self.current.clone();
+        let scanned = self.scanned.clone();
         self.task = Some(Task::spawn(
             "design",
             ctx,
@@ -249,6 +250,7 @@ impl DesignState {
                     &view,
                     &answers,
                     previous.as_deref(),
+                    &scanned,
                 );
                 if !r.cancelled() {
                     r.send(Compared {
@@ -399,6 +401,7 @@ fn compare(
     view: &ViewSettings,
     answers: &UserAnswers,
     previous: Option<&Compared>,
+    scanned: &[DesignKeys],
 ) -> Compared {
     let base = || DesignKeys {
         kind: DesignKind::Current,
@@ -468,6 +471,15 @@ fn compare(
         out.skipped
             .push((r.skipped, r.first_error.as_ref().map(ToString::to_string)));
         out.reuse.push(id);
+    }
+    // The GSIs a scan read, as they are.
+    for d in scanned {
+        let f = figures(&[(d, 0)], keys.total(), view, answers).remove(0);
+        out.rows.push(f);
+        out.keys.push(Arc::new(d.keys.clone()));
+        out.skipped.push((0, None));
+        out.slots.push(GSI_SLOT);
+        out.reuse.push(String::new());
     }
     out
 }

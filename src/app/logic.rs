@@ -239,7 +239,10 @@ impl App {
                             name: table,
                             status,
                         };
+                        let designs = scanned.designs;
                         self.replace_keys(Keys::Data(Arc::new(scanned.keys)), source);
+                        // The GSIs chosen in Connect: the Key design view shows their spread.
+                        self.data.design.scanned = designs;
                     }
                     Err(e) => self.notify(
                         Activity::Scan,

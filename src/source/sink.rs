@@ -497,8 +497,14 @@ impl Sink {
             let expr = opts.design.key.as_ref()?;
             expr.attributes().first().map(|p| p.root().to_owned())
         });
-        let (names, note) =
+        let (names, mut note) =
             super::item::resolve_names(&listed, key.as_deref(), opts.sort_key.as_deref())?;
+        if opts.key.is_none() && opts.design.key.is_some() {
+            // The key comes from the expression: only a guessed sort key is news.
+            note = note.and(names.sk.as_ref()).map(|sk| {
+                format!("sort key guessed from the first item: {sk:?} (pass --sort-key to choose)")
+            });
+        }
         if let Some(note) = note {
             self.warn(note);
         }
