@@ -949,6 +949,83 @@ fn scanning_leaves_the_table_unchanged() {
     assert_eq!(setup.raw(&name), before);
 }
 
+/// `shardlens scan --gsi`: the index's spread in the designs table and JSON; an unknown index lists the real
+/// ones; `--key-expr` on a scan analyses the expression's keys.
+#[test]
+fn cli_scan_shows_a_gsis_spread_and_takes_key_expressions() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = setup.orders_with_status("cli-gsi", 200);
+    let endpoint = server.endpoint();
+    let scan = |extra: &[&str]| {
+        let mut args = vec!["scan", "--endpoint-url", &endpoint, "--table", &name];
+        args.extend_from_slice(extra);
+        bin(&args).output().unwrap()
+    };
+    let out = scan(&["--gsi", "byStatus", "--format", "json"]);
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], 200);
+    let designs = doc["designs"].as_array().unwrap();
+    assert_eq!(designs.len(), 2, "{designs:?}");
+    assert_eq!(designs[1]["design"], "GSI byStatus");
+    assert_eq!(designs[1]["distinct_keys"], 2);
+    assert_eq!(designs[1]["writes"], 190);
+    assert_eq!(designs[1]["absent"], 10);
+    let table = scan(&["--gsi", "all"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("GSI byStatus") && text.contains("sparse index"),
+        "{text}"
+    );
+
+    let out = scan(&["--gsi", "byCustomer"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("has no index \"byCustomer\"; its global secondary indexes: byStatus"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = scan(&[
+        "--key-expr",
+        "S#{status}",
+        "--format",
+        "json",
+        "--skip-unknown",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown option is a usage error"
+    );
+    let out = scan(&[
+        "--key-expr",
+        "S#{status}",
+        "--compare",
+        "{pk}",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["distinct"], 2, "S#OPEN and S#CLOSED");
+    assert_eq!(
+        doc["total"], 190,
+        "the items without a status cannot be keyed"
+    );
+    assert!(
+        stderr(&out).contains("10 items could not be keyed"),
+        "{}",
+        stderr(&out)
+    );
+    let designs = doc["designs"].as_array().unwrap();
+    assert_eq!(designs[0]["expr"], "S#{status}");
+    assert_eq!(designs[1]["design"], "candidate 1");
+    assert_eq!(designs[1]["distinct_keys"], 190);
+}
+
 #[test]
 fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
     let server = Dynalite::start();
