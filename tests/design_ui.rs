@@ -62,6 +62,8 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     h.get_by_label_contains("one hot item stays on one shard");
     let before = h.state().key_set().unwrap().len();
     assert_eq!(before, 1);
+    // An AccessKit click: kittest's pointer click misses a button in the table's sideways scroll area (a
+    // real pointer under Xvfb re-keys: checked by hand, see the closing note of issue 14).
     h.get_by_label("Use as key").click_accesskit();
     h.run();
     wait_for(&mut h, "the re-keyed data", |a| {

@@ -45,11 +45,13 @@ fn shard_controls(ui: &mut egui::Ui, settings: &mut Settings) {
                 .selected_text(settings.shard.strategy.label())
                 .show_ui(ui, |ui| {
                     for s in Strategy::ALL {
-                        ui.selectable_value(&mut settings.shard.strategy, s, s.label());
+                        ui.selectable_value(&mut settings.shard.strategy, s, s.label())
+                            .on_hover_text(strategy_help(s));
                     }
                 })
                 .response
-                .labelled_by(label.id);
+                .labelled_by(label.id)
+                .on_hover_text(strategy_help(settings.shard.strategy));
             let mut hot_only = matches!(settings.shard.scope, Scope::Hot { .. });
             let threshold = match settings.shard.scope {
                 Scope::Hot { threshold } => threshold,
@@ -317,4 +319,19 @@ fn facts_ui(ui: &mut egui::Ui, answers: &mut UserAnswers) {
         })
         .response
         .labelled_by(label.id);
+}
+
+/// What a strategy does, for its tooltip.
+fn strategy_help(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Random => {
+            "A random suffix per write: even one hot item spreads over the shards (reads query every shard)"
+        }
+        Strategy::Calculated => {
+            "A stable hash mod N of the item's sort key (pasted pk<TAB>sk lines) or, without one, of the write's \
+             index: all writes of one item take one shard, so a hot item stays hot. Hash any attribute in \
+             Key design with {attr:hash N}"
+        }
+        Strategy::RoundRobin => "Writes take the suffixes in turn: an exact even split",
+    }
 }
