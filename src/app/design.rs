@@ -427,21 +427,8 @@ fn compare(
         base: (ViewSettings::default(), 0, 0),
         millis: 0.0,
     };
-    let singles = design
-        .candidates
-        .iter()
-        .map(|c| Design {
-            candidates: vec![c.clone()],
-            seed: design.seed,
-            ..Design::default()
-        })
-        .chain(design.gsis.iter().map(|g| Design {
-            gsis: vec![g.clone()],
-            seed: design.seed,
-            ..Design::default()
-        }));
     let mut n = 0;
-    for single in singles {
+    for single in design.singles().filter(|d| d.shard_by.is_none()) {
         let id = format!("{single:?}");
         let is_candidate = !single.candidates.is_empty();
         n += usize::from(is_candidate);

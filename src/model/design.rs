@@ -148,6 +148,33 @@ impl Design {
             .any(Expr::has_random)
     }
 
+    /// Each candidate, GSI and `shard_by` as a design of its own (same seed), in that order: what the app
+    /// re-keys one by one, so one design's bad records do not leave items out of another.
+    pub fn singles(&self) -> impl Iterator<Item = Design> + '_ {
+        let one = |d: Design| Design {
+            seed: self.seed,
+            ..d
+        };
+        self.candidates
+            .iter()
+            .map(move |c| {
+                one(Design {
+                    candidates: vec![c.clone()],
+                    ..Design::default()
+                })
+            })
+            .chain(self.gsis.iter().map(move |g| {
+                one(Design {
+                    gsis: vec![g.clone()],
+                    ..Design::default()
+                })
+            }))
+            .chain(self.shard_by.iter().map(|p| Design {
+                shard_by: Some(p.clone()),
+                ..Design::default()
+            }))
+    }
+
     /// Checks the design's size limits.
     pub fn validate(&self) -> Result<(), String> {
         if self.candidates.len() > MAX_CANDIDATES {
@@ -678,24 +705,7 @@ impl Items {
             values: &self.values[r * width..(r + 1) * width],
         };
         let mut out = Rekeyed::default();
-        let singles = design
-            .candidates
-            .iter()
-            .map(|c| Design {
-                candidates: vec![c.clone()],
-                seed: design.seed,
-                ..Design::default()
-            })
-            .chain(design.gsis.iter().map(|g| Design {
-                gsis: vec![g.clone()],
-                seed: design.seed,
-                ..Design::default()
-            }))
-            .chain(design.shard_by.iter().map(|p| Design {
-                shard_by: Some(p.clone()),
-                ..Design::default()
-            }));
-        for single in singles {
+        for single in design.singles() {
             if let Some(one) = self.rekey_plain(&single, &row) {
                 out.designs.push(one);
                 continue;

@@ -249,18 +249,7 @@ impl Sink {
             ),
             None => crate::model::shard::mix64(self.items ^ self.lines.rotate_left(32)),
         };
-        let by_expr = match &mut self.designer {
-            Some(d) if d.design().key.is_some() => match d.key_of(&view, identity) {
-                Ok(Some(key)) => {
-                    self.pk_buf.clear();
-                    self.pk_buf.extend_from_slice(key.as_bytes());
-                    true
-                }
-                Ok(None) => false,
-                Err(e) => return Err(self.design_message(&e)),
-            },
-            _ => false,
-        };
+        let by_expr = self.key_by_expr(&view, identity)?;
         if by_expr {
             if self.key_type != Some(KeyType::S) {
                 self.check_type(KeyType::S, "the key expression's key")?;
@@ -289,6 +278,22 @@ impl Sink {
         }
         self.items += count;
         Ok(())
+    }
+
+    /// With a key expression, its key for this item into `pk_buf` (true); false without one.
+    fn key_by_expr(&mut self, view: &RootValues<'_>, identity: u64) -> Result<bool, String> {
+        match &mut self.designer {
+            Some(d) if d.design().key.is_some() => match d.key_of(view, identity) {
+                Ok(Some(key)) => {
+                    self.pk_buf.clear();
+                    self.pk_buf.extend_from_slice(key.as_bytes());
+                    Ok(true)
+                }
+                Ok(None) => Ok(false),
+                Err(e) => Err(self.design_message(&e)),
+            },
+            _ => Ok(false),
+        }
     }
 
     /// A design's bad record as a message; on the first item, with the attributes it has.
@@ -424,18 +429,7 @@ impl Sink {
         };
         let sk = sk.filter(|s| !s.is_empty());
         let identity = item_identity(pk, sk);
-        let by_expr = match &mut self.designer {
-            Some(d) if d.design().key.is_some() => match d.key_of(&view, identity) {
-                Ok(Some(key)) => {
-                    self.pk_buf.clear();
-                    self.pk_buf.extend_from_slice(key.as_bytes());
-                    true
-                }
-                Ok(None) => false,
-                Err(e) => return Err(self.design_message(&e)),
-            },
-            _ => false,
-        };
+        let by_expr = self.key_by_expr(&view, identity)?;
         if by_expr {
             if self.keys.key_type() != KeyType::S {
                 return Err("a key expression makes string keys: --key-type must be S".to_owned());
