@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
@@ -250,4 +251,191 @@ fn deeply_nested_ion_is_an_error_naming_the_file() {
     check_deep(&dir, &files, &LoadOptions::default(), FormatIn::Auto);
     check_deep(&dir, &files, &with_gsi_on_deep(), FormatIn::Auto);
     check_deep(&dir, &files, &with_gsi_on_deep(), FormatIn::Ion);
+}
+
+/// Runs the real binary on `/dev/zero` with `--format-in format`, under a 3 GB address-space limit (so a
+/// reader that buffers without bound fails here instead of taking the machine's memory) and [`TIMEOUT`].
+fn analyze_dev_zero(format: &str) -> std::process::Output {
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 3000000 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_shardlens"))
+        .args(["analyze", "--format-in", format, "/dev/zero"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            panic!("--format-in {format} on /dev/zero did not end within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn dev_zero_ends_with_a_clear_message_in_every_format() {
+    let expected = [
+        (
+            "auto",
+            "binary data (NUL bytes); expected text: lines, CSV, JSON, Ion, or gzip of those",
+        ),
+        (
+            "lines",
+            "line 1: line is over 1048576 bytes; a key is at most 2048 bytes",
+        ),
+        // The csv crate buffered a row until it ended: this aborted on a failed 4 GiB allocation.
+        (
+            "csv",
+            "line 1: row is over 16777216 bytes; expected rows of keys",
+        ),
+        (
+            "dynamodb-json",
+            "line 1: line is over 16777216 bytes; expected one record a line (a DynamoDB item is at most 400 KB)",
+        ),
+        (
+            "scan-json",
+            "line 1: found byte 0x00; expected a scan output page {\"Items\":[…],…}",
+        ),
+        (
+            "ion",
+            "line 1: line is over 16777216 bytes; expected one record a line (a DynamoDB item is at most 400 KB)",
+        ),
+        (
+            "incremental",
+            "line 1: line is over 16777216 bytes; expected one record a line (a DynamoDB item is at most 400 KB)",
+        ),
+        (
+            "workbench",
+            "model is over 67108864 bytes; expected a NoSQL Workbench model",
+        ),
+        (
+            "json-array",
+            "line 1: found byte 0x00 after the array of items; expected the end of the file",
+        ),
+        (
+            "json-items",
+            "line 1: a JSON value is over 16777216 bytes; expected items (a DynamoDB item is at most 400 KB)",
+        ),
+        (
+            "batch-write",
+            "line 1: found byte 0x00; expected a request file {\"TableName\":[{\"PutRequest\":…}]}",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (format, says) in expected {
+        let out = analyze_dev_zero(format);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let want = format!("shardlens: {says} (in /dev/zero)\n");
+        if out.status.code() != Some(1) || stderr != want || !out.stdout.is_empty() {
+            failures.push(format!(
+                "--format-in {format}: exit {:?}, stderr {stderr:?}, expected {want:?}",
+                out.status.code()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Makes a FIFO with `mkfifo` (no new dependency for one system call).
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn a_fifo_loads_what_its_writer_wrote_and_ends_at_eof() {
+    let dir = temp_dir("fifo");
+    for (name, content, format) in [
+        ("keys.fifo", "a\nb\na\n".to_owned(), FormatIn::Auto),
+        (
+            "export.fifo",
+            "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":{\"pk\":{\"S\":\"b\"}}}\n{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n"
+                .to_owned(),
+            FormatIn::Auto,
+        ),
+        ("rows.fifo", "pk\na\nb\na\n".to_owned(), FormatIn::Csv),
+    ] {
+        let path = dir.join(name);
+        mkfifo(&path);
+        // The writer blocks in open until the load opens the FIFO for reading, writes in pieces and closes.
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                for piece in content.as_bytes().chunks(5) {
+                    f.write_all(piece).unwrap();
+                    f.flush().unwrap();
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        };
+        let opts = LoadOptions {
+            format,
+            key: name.starts_with("export").then(|| "pk".to_owned()),
+            ..LoadOptions::default()
+        };
+        let loaded = load_bounded(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        writer.join().unwrap();
+        let a = loaded.keys.find(b"a").map(|i| loaded.keys.count(i));
+        let b = loaded.keys.find(b"b").map(|i| loaded.keys.count(i));
+        assert_eq!((loaded.keys.len(), a, b), (2, Some(2), Some(1)), "{name}");
+        assert_eq!(loaded.items, 3, "{name}");
+        assert!(loaded.warnings.is_empty(), "{name}: {:?}", loaded.warnings);
+    }
+}
+
+#[test]
+fn a_file_that_grows_while_it_is_read_loads_what_was_read_and_says_so() {
+    let dir = temp_dir("growing");
+    let path = dir.join("growing.txt");
+    let initial: String = (0..200_000).map(|i| format!("k{i}\n")).collect();
+    let appended: String = (200_000..200_100).map(|i| format!("k{i}\n")).collect();
+    std::fs::write(&path, &initial).unwrap();
+    let (tx, rx) = mpsc::channel();
+    {
+        let path = path.clone();
+        let appended = appended.clone();
+        std::thread::spawn(move || {
+            let mut grown = false;
+            // The first progress report comes after 65,536 lines, long before the reader reaches the end:
+            // the file grows there, as a log being written does.
+            let result = source::load(
+                std::slice::from_ref(&path),
+                &LoadOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {
+                    if !grown {
+                        grown = true;
+                        let mut f = std::fs::OpenOptions::new()
+                            .append(true)
+                            .open(&path)
+                            .unwrap();
+                        f.write_all(appended.as_bytes()).unwrap();
+                    }
+                },
+            );
+            let _ = tx.send(result);
+        });
+    }
+    let loaded = rx
+        .recv_timeout(TIMEOUT)
+        .expect("the load did not end")
+        .unwrap();
+    assert_eq!(loaded.keys.len(), 200_100);
+    assert_eq!(loaded.items, 200_100);
+    let (size, read) = (initial.len(), initial.len() + appended.len());
+    assert_eq!(
+        loaded.warnings,
+        [format!(
+            "{} grew while it was read: {size} bytes when the load began, {read} read; the keys are those of \
+             the {read} bytes (load it again once it is complete)",
+            path.display()
+        )]
+    );
 }
