@@ -289,3 +289,138 @@ fn debug_output_holds_no_credential() {
     let shown = format!("{client:?}");
     assert_eq!(leaked(&shown), Vec::<&str>::new(), "{shown}");
 }
+
+/// Marks the child run of [`the_app_saves_and_shows_no_credential`]; its value is the endpoint to connect to.
+#[cfg(feature = "gui")]
+const CHILD: &str = "SHARDLENS_SECRETS_APP_ENDPOINT";
+
+/// The app, with credentials in its environment (set on a child run of this test binary: tests cannot set
+/// their own environment), connects through the dialog with the profile to a server echoing the request's
+/// headers, then saves its settings (as eframe stores them) and a session. Neither the error on screen, the
+/// notices, the stored settings nor the session holds a marker; the settings keep the profile's name.
+#[cfg(feature = "gui")]
+#[test]
+fn the_app_saves_and_shows_no_credential() {
+    if let Ok(endpoint) = std::env::var(CHILD) {
+        app_child(&endpoint);
+        return;
+    }
+    let home = aws_home();
+    let (echo, seen) = serve(Answer::EchoHeaders);
+    for env_keys in [true, false] {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        with_credentials(&mut cmd, &home, env_keys);
+        let out = cmd
+            .env(CHILD, &echo)
+            .args([
+                "--exact",
+                "the_app_saves_and_shows_no_credential",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .output()
+            .unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "the app run failed:\n{printed}");
+        assert!(printed.contains("SAVED SETTINGS"), "{printed}");
+        assert_eq!(leaked(&printed), Vec::<&str>::new(), "{printed}");
+    }
+    let seen = seen.lock().unwrap().join("\n").to_ascii_lowercase();
+    for token in [ENV_TOKEN, PROFILE_TOKEN] {
+        assert!(
+            seen.contains(&token.to_ascii_lowercase()),
+            "the app's request never carried {token}: {seen}"
+        );
+    }
+}
+
+/// eframe's storage, in memory: what `App::save` writes.
+#[cfg(feature = "gui")]
+#[derive(Default)]
+struct Stored(std::collections::BTreeMap<String, String>);
+
+#[cfg(feature = "gui")]
+impl eframe::Storage for Stored {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+#[cfg(feature = "gui")]
+fn app_child(endpoint: &str) {
+    use eframe::App as _;
+    use egui_kittest::kittest::{NodeT as _, Queryable as _};
+    use shardlens::app::connect::ConnectSettings;
+    use shardlens::app::{App, Command};
+
+    let with_profile = std::env::var_os("AWS_ACCESS_KEY_ID").is_none();
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.state_mut()
+        .apply(Command::SetConnectSettings(ConnectSettings {
+            profile: if with_profile {
+                PROFILE.into()
+            } else {
+                String::new()
+            },
+            region: "us-east-1".into(),
+            endpoint: endpoint.into(),
+        }));
+    h.run();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Connect to DynamoDB…").click();
+    h.run();
+    h.get_by_label("List tables").click();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while h.query_by_label_contains("ListTables: ").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no ListTables error shown"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run();
+    // The server's message reached the screen, scrubbed.
+    let shown = h.get_by_label_contains("ListTables: UnrecognizedClientException: ");
+    let node = shown.accesskit_node();
+    let label = node.label().or_else(|| node.value()).unwrap_or_default();
+    println!("SHOWN {label}");
+    assert!(
+        label.contains("x-amz-security-token: [redacted]"),
+        "{label}"
+    );
+    for marker in MARKERS {
+        assert!(
+            h.query_by_label_contains(marker).is_none(),
+            "{marker} on screen"
+        );
+    }
+    for notice in h.state().notices().history() {
+        println!("NOTICE {}", notice.text);
+    }
+    let mut stored = Stored::default();
+    h.state_mut().save(&mut stored);
+    for (key, value) in &stored.0 {
+        println!("SAVED SETTINGS {key} = {value}");
+    }
+    let settings = stored.0.get(eframe::APP_KEY).expect("settings saved");
+    assert!(settings.contains(endpoint), "{settings}");
+    if with_profile {
+        assert!(settings.contains(PROFILE), "{settings}");
+    }
+    println!("SESSION {}", h.state().session().to_json().unwrap());
+}
