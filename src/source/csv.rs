@@ -119,18 +119,72 @@ fn columns(
     })
 }
 
-/// Counts the double quotes read: an odd count at the end means the file ends inside a quoted field.
+/// Counts the double quotes read (an odd count at the end means the file ends inside a quoted field), and
+/// stops a row that grows past [`MAX_ROW_TEXT`] bytes before the `csv` crate holds it all: the crate grows its
+/// record buffer until the row ends, so `/dev/zero`, or a quote never closed followed by endless lines, took
+/// memory until an allocation failed and the process aborted. A row ends at a line break read with an even
+/// count of quotes so far (`""` inside a quoted field keeps it even; a stray quote in an unquoted field, which
+/// the crate takes as text, makes the rows up to the next one count as one here, so the limit is generous).
 struct Quotes<'r> {
     inner: &'r mut dyn BufRead,
     quotes: u64,
+    /// Bytes read of the current row.
+    row_bytes: u64,
+    /// Line feeds read, and the line the current row began on.
+    lines: u64,
+    row_line: u64,
+    /// The line a row over the limit began on.
+    too_long: Option<u64>,
 }
+
+/// The most text one CSV row may take with its separators and quotes before it is refused unread: twice
+/// [`MAX_LINE_BYTES`], which [`load_csv`] checks exactly on the row's fields.
+const MAX_ROW_TEXT: u64 = 2 * MAX_LINE_BYTES as u64;
 
 impl Read for Quotes<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.quotes += memchr::memchr_iter(b'"', buf.get(..n).unwrap_or_default()).count() as u64;
+        let data = buf.get(..n).unwrap_or_default();
+        let mut row_start = 0;
+        for i in memchr::memchr3_iter(b'"', b'\n', b'\r', data) {
+            match data.get(i) {
+                Some(b'"') => self.quotes += 1,
+                Some(&c) if self.quotes.is_multiple_of(2) => {
+                    self.row_bytes += (i - row_start) as u64;
+                    self.check()?;
+                    self.row_bytes = 0;
+                    row_start = i + 1;
+                    if c == b'\n' {
+                        self.lines += 1;
+                    }
+                    self.row_line = self.lines + 1;
+                }
+                Some(b'\n') => self.lines += 1,
+                _ => {}
+            }
+        }
+        self.row_bytes += (n - row_start) as u64;
+        self.check()?;
         Ok(n)
     }
+}
+
+impl Quotes<'_> {
+    fn check(&mut self) -> std::io::Result<()> {
+        if self.row_bytes > MAX_ROW_TEXT {
+            self.too_long = Some(self.row_line);
+            return Err(std::io::Error::other("row too long"));
+        }
+        Ok(())
+    }
+}
+
+fn row_too_long(name: &Path, line: u64) -> SourceError {
+    SourceError::record(
+        name,
+        At::Line(line),
+        format!("row is over {MAX_LINE_BYTES} bytes; expected rows of keys"),
+    )
 }
 
 /// Loads a CSV file.
@@ -149,6 +203,10 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     let quotes = Quotes {
         inner: reader,
         quotes: 0,
+        row_bytes: 0,
+        lines: 0,
+        row_line: 1,
+        too_long: None,
     };
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -165,15 +223,12 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         match csv.read_byte_record(&mut row) {
             Ok(true) => {}
             Ok(false) => break,
+            Err(_) if let Some(at) = csv.get_ref().too_long => return Err(row_too_long(name, at)),
             Err(e) => return Err(csv_error(e, name, compression, line)),
         }
         line = row.position().map_or(line + 1, csv::Position::line);
         if row.as_slice().len() > MAX_LINE_BYTES {
-            return Err(SourceError::record(
-                name,
-                At::Line(line),
-                format!("row is over {MAX_LINE_BYTES} bytes; expected rows of keys"),
-            ));
+            return Err(row_too_long(name, line));
         }
         if row.len() == 1 && row.as_slice().is_empty() {
             continue;
@@ -504,5 +559,31 @@ mod tests {
         };
         let e = load("pk,v\n", &opts).unwrap_err();
         assert!(e.to_string().contains("no column named \"nope\""), "{e}");
+    }
+
+    #[test]
+    fn a_row_that_never_ends_stops_at_the_limit() {
+        let opts = LoadOptions::default();
+        let too_long =
+            format!("line 2: row is over {MAX_LINE_BYTES} bytes; expected rows of keys (in k.csv)");
+        // A quote never closed, then short lines: one row, stopped while it is read.
+        let lines = "a\n".repeat(MAX_ROW_TEXT as usize / 2 + 1);
+        let e = load(&format!("pk\n\"{lines}"), &opts).unwrap_err();
+        assert_eq!(e.to_string(), too_long);
+        // One long line with no line break at all.
+        let e = load(
+            &format!("pk\n{}", "a".repeat(MAX_ROW_TEXT as usize + 1)),
+            &opts,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), too_long);
+        // Quoted line breaks within the limit are one row, and rows after it are counted on their own.
+        let quoted = format!(
+            "pk,v\n\"{}\",1\n{}b,2\n",
+            "x\n".repeat(1000),
+            format!("c,{}\n", "v".repeat(1021)).repeat(MAX_ROW_TEXT as usize / 1024 + 1)
+        );
+        let sink = load(&quoted, &opts).unwrap();
+        assert_eq!(sink.keys.len(), 3);
     }
 }

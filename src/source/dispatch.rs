@@ -97,8 +97,17 @@ pub fn load(
 }
 
 /// Loads one file (not a folder) in the format the options say, or the detected one.
+///
+/// A regular file that grew while it was read (a log still being written, an export still being copied) is
+/// read to the end it had when the reader got there, as `cat` would; a warning says so, since the keys are
+/// then neither the file as it was when the load began nor as it is now.
 pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<(), SourceError> {
     let name = display_name(path);
+    let size = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    let read_before = ctx.bytes.load(Ordering::Relaxed);
     let mut input = open(path, ctx.bytes)?;
     let format = match ctx.opts.format {
         FormatIn::Auto => super::detect::detect_input(&mut input, path, &name)?,
@@ -107,6 +116,20 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     sink.shape = None;
     let result = load_format(format, &mut input, &name, sink, ctx);
     sink.note_shape(format.describe());
+    let read = ctx
+        .bytes
+        .load(Ordering::Relaxed)
+        .saturating_sub(read_before);
+    if let Some(size) = size
+        && result.is_ok()
+        && read > size
+    {
+        sink.warn(format!(
+            "{} grew while it was read: {size} bytes when the load began, {read} read; the keys are those of \
+             the {read} bytes (load it again once it is complete)",
+            name.display()
+        ));
+    }
     result
 }
 

@@ -72,6 +72,10 @@ pub fn json_line(
         }
         return sink.add_scratch(scratch, 1);
     }
+    // Serde skips unread attributes at any depth: refuse what nests deeper than the fast path takes first.
+    if let Some(deep) = super::fast_json::too_deep(line) {
+        return Err(deep);
+    }
     let mut de = serde_json::Deserializer::from_slice(line);
     let found = RecordSeed {
         field,

@@ -49,6 +49,49 @@ use crate::model::keyexpr::Value;
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
 const MAX_DEPTH: u32 = 128;
 
+/// Where `text` (JSON) nests deeper than [`MAX_DEPTH`] levels, as a message with the 1-based byte column of
+/// the first bracket too deep; `None` when it does not. One pass with no stack: strings are skipped to their
+/// closing quote (escapes included), brackets outside them counted.
+///
+/// Why: the loaders' serde path skips the attributes it does not read with serde's `IgnoredAny`, which
+/// serde_json skips with a loop and a byte per level, at any depth. So a line nested 10,000 levels deep in an
+/// attribute nobody read loaded (no stack at risk), while the same item as a JSON array's first item, a scan's
+/// or one whose attribute a design extracts (read through seeds that recurse, under serde_json's recursion
+/// limit) was an error. The callers run this where the fast path declined a record, before serde reads it,
+/// so a record nested deeper than this path takes is one error in every shape. (DynamoDB itself refuses items
+/// nested more than 32 levels deep.)
+pub(crate) fn too_deep(text: &[u8]) -> Option<String> {
+    let mut depth = 0u32;
+    let mut i = 0;
+    while let Some(&c) = text.get(i) {
+        match c {
+            b'"' => {
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    match c {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(format!(
+                        "invalid JSON: nested deeper than {MAX_DEPTH} levels at column {} (DynamoDB allows 32)",
+                        i + 1
+                    ));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Tries the fast path on one line `{"Item":{...}}` (field = "Item") or an incremental line with the item under
 /// `field` ("Keys"). Returns Some(item_bytes) — the byte length of the JSON text of the object under `field`,
 /// from its `{` to its `}` inclusive — when the line was handled completely; None when the line has anything
@@ -745,6 +788,33 @@ mod tests {
         assert_eq!(len, r#"{"pk":{"S":"a"}}"#.len());
         assert_eq!(keys(&s), [key(KeyType::S, "a"), (None, None)]);
         assert!(check(line, "Item", &n).is_none(), "no Item field");
+    }
+
+    #[test]
+    fn too_deep_counts_brackets_outside_strings() {
+        let nest = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+        assert_eq!(too_deep(nest(128).as_bytes()), None);
+        assert_eq!(
+            too_deep(nest(129).as_bytes()).as_deref(),
+            Some("invalid JSON: nested deeper than 128 levels at column 129 (DynamoDB allows 32)")
+        );
+        // Brackets in strings (escaped quotes too) are text; closing brackets bring the depth back down.
+        let text = format!(
+            r#"{{"a":"{}\"{}","b":[{}]}}"#,
+            "[".repeat(200),
+            "{".repeat(200),
+            nest(126)
+        );
+        assert_eq!(too_deep(text.as_bytes()), None);
+        let text = format!(r#"{{"a":[{}],"b":{}}}"#, nest(126), nest(128));
+        assert_eq!(
+            too_deep(text.as_bytes()).as_deref(),
+            Some(format!(
+                "invalid JSON: nested deeper than 128 levels at column {} (DynamoDB allows 32)",
+                r#"{"a":["#.len() + 126 * 2 + r#"],"b":"#.len() + 128
+            ))
+            .as_deref()
+        );
     }
 
     #[test]

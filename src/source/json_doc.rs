@@ -87,6 +87,9 @@ impl ItemReader {
         let typing = match self.typing {
             Some(t) => t,
             None => {
+                if let Some(deep) = super::fast_json::too_deep(text) {
+                    return Err(deep);
+                }
                 let t = typing_of(text)?;
                 self.typing = Some(t);
                 t
@@ -101,6 +104,10 @@ impl ItemReader {
             _ => scan_item(text, names, scratch),
         });
         if !fast {
+            // Serde skips unread attributes at any depth (see `too_deep`).
+            if let Some(deep) = super::fast_json::too_deep(text) {
+                return Err(deep);
+            }
             let mut de = serde_json::Deserializer::from_slice(text);
             let names = sink.names.as_ref();
             match typing {

@@ -1,5 +1,6 @@
 //! Property tests of the laws over random small setups: served ≤ demand, served + throttled = demand, each
-//! cell within R1, partitions never fewer, and the streamed chunks rebuild `run`'s outcome exactly.
+//! cell within R1, partitions never fewer and tiling the key space after every split, and the streamed chunks
+//! rebuild `run`'s outcome exactly.
 
 #![allow(clippy::unwrap_used)] // test code: a failed step fails the test
 
@@ -127,6 +128,15 @@ proptest! {
         }
         prop_assert!(x.partitions.windows(2).all(|w| w[1] >= w[0]));
         prop_assert!(tl.layouts.windows(2).all(|w| w[1].len() >= w[0].len()));
+        // Every layout tiles the key space: it starts at its beginning and its ranges follow in order (each
+        // ends where the next starts); a split only adds a boundary, so a layout keeps every earlier start.
+        for layout in &tl.layouts {
+            prop_assert_eq!(layout.first().map(|r| r.start), Some((0, 0.0)));
+            prop_assert!(layout.windows(2).all(|w| before(w[0].start, w[1].start)));
+        }
+        for w in tl.layouts.windows(2) {
+            prop_assert!(w[0].iter().all(|r| w[1].iter().any(|q| q.start == r.start)));
+        }
         for col in &tl.columns {
             prop_assert_eq!(col.cells.len(), tl.layouts[col.layout].len());
             for c in &col.cells {

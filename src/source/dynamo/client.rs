@@ -19,7 +19,7 @@ use aws_sdk_dynamodb::types::{
 };
 use serde::Serialize;
 
-use super::error::DynamoError;
+use super::error::{DynamoError, NoteSentCredentials, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_pages::SdkPages;
 use crate::model::KeyType;
@@ -74,7 +74,8 @@ impl fmt::Debug for ConnectOptions {
     }
 }
 
-/// An access key pair. `Debug` shows the key id only.
+/// An access key pair. `Debug` shows neither (the key id names the account's user: issue 15 keeps it out of
+/// every message and log too).
 #[derive(Clone, PartialEq, Eq)]
 pub struct StaticKeys {
     pub access_key_id: String,
@@ -84,7 +85,7 @@ pub struct StaticKeys {
 impl fmt::Debug for StaticKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StaticKeys")
-            .field("access_key_id", &self.access_key_id)
+            .field("access_key_id", &"** redacted **")
             .field("secret_access_key", &"** redacted **")
             .finish()
     }
@@ -216,6 +217,8 @@ pub struct DynamoClient {
     endpoint: Option<String>,
     profile: Option<String>,
     attempt_timeout: Duration,
+    /// What the requests' credentials were, to keep them out of error messages.
+    sent: SentCredentials,
 }
 
 impl fmt::Debug for DynamoClient {
@@ -296,6 +299,8 @@ impl DynamoClient {
                 ));
             }
         };
+        let sent = SentCredentials::default();
+        builder = builder.interceptor(NoteSentCredentials(sent.clone()));
         Ok(Self {
             client: Client::from_conf(builder.build()),
             runtime,
@@ -303,6 +308,7 @@ impl DynamoClient {
             endpoint,
             profile: opts.profile.clone(),
             attempt_timeout: opts.attempt_timeout,
+            sent,
         })
     }
 
@@ -339,6 +345,7 @@ impl DynamoClient {
             Some(&self.describe_target()),
             table,
         )
+        .scrubbed(&self.sent)
     }
 
     /// All table names (every page of ListTables).
@@ -470,7 +477,7 @@ impl DynamoClient {
                     opts.design.roots(),
                 ),
                 opts.consistent,
-                self.attempt_timeout,
+                (self.attempt_timeout, self.sent.clone()),
                 self.describe_target(),
             ));
             let sort_key_type = info

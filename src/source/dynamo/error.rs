@@ -1,5 +1,6 @@
 //! Short, secret-free messages for everything that can go wrong talking to DynamoDB.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
@@ -49,6 +50,76 @@ fn at(endpoint: &Option<String>) -> String {
     endpoint
         .as_deref()
         .map_or_else(String::new, |e| format!(": {e}"))
+}
+
+/// The credentials the client's requests carried, noted by [`NoteSentCredentials`], so that messages can be
+/// scrubbed of them ([`DynamoError::scrubbed`]).
+///
+/// Why: an error message comes from the server (`message` of a JSON error, or a body the SDK could not
+/// read), and shardlens prints it. A proxy or a fake endpoint that echoes the request's headers into it put
+/// the access key id (in `Authorization`'s `Credential=`) and the session token (`X-Amz-Security-Token`) on
+/// the screen and in the app's notices. The secret access key never leaves the machine (requests are signed
+/// with it, not carry it), so it cannot come back this way. Values shorter than [`Self::MIN_LEN`] are not
+/// noted: real key ids have 16 characters or more, while local servers take any keys (`test`, `local`), and
+/// scrubbing those would blank out ordinary words in messages.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SentCredentials(Arc<Mutex<Vec<String>>>);
+
+impl SentCredentials {
+    pub(crate) const MIN_LEN: usize = 16;
+
+    fn note(&self, value: &str) {
+        let value = value.trim();
+        if value.len() < Self::MIN_LEN {
+            return;
+        }
+        if let Ok(mut seen) = self.0.lock()
+            && !seen.iter().any(|s| s == value)
+        {
+            seen.push(value.to_owned());
+        }
+    }
+
+    /// `text` with every noted credential replaced by `[redacted]`.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        if let Ok(seen) = self.0.lock() {
+            for secret in seen.iter() {
+                out = out.replace(secret.as_str(), "[redacted]");
+            }
+        }
+        out
+    }
+}
+
+/// Notes each request's credentials in a [`SentCredentials`] just before the request is sent.
+#[derive(Debug)]
+pub(crate) struct NoteSentCredentials(pub(crate) SentCredentials);
+
+impl aws_sdk_dynamodb::config::Intercept for NoteSentCredentials {
+    fn name(&self) -> &'static str {
+        "NoteSentCredentials"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let headers = context.request().headers();
+        if let Some(key_id) = headers
+            .get("authorization")
+            .and_then(|auth| auth.split("Credential=").nth(1))
+            .and_then(|credential| credential.split('/').next())
+        {
+            self.0.note(key_id);
+        }
+        if let Some(token) = headers.get("x-amz-security-token") {
+            self.0.note(token);
+        }
+        Ok(())
+    }
 }
 
 /// Error codes DynamoDB uses for throttling: back off and try again.
@@ -122,6 +193,39 @@ impl DynamoError {
         }
     }
 
+    /// This error with the credentials the requests carried scrubbed from every text it holds (see
+    /// [`SentCredentials`]).
+    pub(crate) fn scrubbed(self, sent: &SentCredentials) -> Self {
+        match self {
+            Self::Config(text) => Self::Config(sent.scrub(&text)),
+            Self::Connect {
+                operation,
+                reason,
+                endpoint,
+            } => Self::Connect {
+                operation,
+                reason: sent.scrub(&reason),
+                endpoint,
+            },
+            Self::Service {
+                operation,
+                code,
+                message,
+            } => Self::Service {
+                operation,
+                code: sent.scrub(&code),
+                message: sent.scrub(&message),
+            },
+            Self::Other { operation, reason } => Self::Other {
+                operation,
+                reason: sent.scrub(&reason),
+            },
+            other @ (Self::InvalidEndpoint { .. }
+            | Self::TableNotFound { .. }
+            | Self::Timeout { .. }) => other,
+        }
+    }
+
     /// DynamoDB asked us to slow down.
     pub fn is_throttling(&self) -> bool {
         matches!(self, Self::Service { code, .. } if THROTTLING_CODES.contains(&code.as_str()))
@@ -185,6 +289,26 @@ mod tests {
         assert_eq!(
             t.to_string(),
             "Scan: no answer from the server (timed out after 1.5 s per attempt): http://127.0.0.1:1"
+        );
+    }
+
+    #[test]
+    fn sent_credentials_are_scrubbed_from_messages() {
+        let sent = SentCredentials::default();
+        sent.note("AKIAIOSFODNN7EXAMPLE");
+        sent.note("FwoGZXIvYXdzEJr//////////wEaDLongToken==");
+        sent.note("test");
+        let e = DynamoError::Service {
+            operation: "ListTables",
+            code: "UnrecognizedClientException".into(),
+            message: "Credential=AKIAIOSFODNN7EXAMPLE/20260101/us-east-1/dynamodb/aws4_request | \
+                      x-amz-security-token: FwoGZXIvYXdzEJr//////////wEaDLongToken== | a test"
+                .into(),
+        };
+        assert_eq!(
+            e.scrubbed(&sent).to_string(),
+            "ListTables: UnrecognizedClientException: Credential=[redacted]/20260101/us-east-1/dynamodb/\
+             aws4_request | x-amz-security-token: [redacted] | a test"
         );
     }
 

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use super::client::{KeyAttribute, TableInfo};
-use super::error::DynamoError;
+use super::error::{DynamoError, SentCredentials};
 use super::scan::{Page, PageRequest, PageSource};
 use crate::model::KeyType;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
@@ -31,6 +31,8 @@ pub(super) struct SdkPages {
     consistent: bool,
     attempt_timeout: Duration,
     target: String,
+    /// The client's record of the credentials sent, scrubbed from error messages.
+    sent: SentCredentials,
 }
 
 type Cursor = HashMap<String, AttributeValue>;
@@ -42,7 +44,7 @@ impl SdkPages {
         info: &TableInfo,
         (sk, roots): (Option<&KeyAttribute>, Vec<String>),
         consistent: bool,
-        attempt_timeout: Duration,
+        (attempt_timeout, sent): (Duration, SentCredentials),
         target: String,
     ) -> Self {
         let (projection, names) = projection(&info.partition_key, sk, &roots);
@@ -57,6 +59,7 @@ impl SdkPages {
             consistent,
             attempt_timeout,
             target,
+            sent,
         }
     }
 
@@ -219,7 +222,8 @@ impl PageSource for SdkPages {
                     self.attempt_timeout,
                     Some(&self.target),
                     Some(&self.table),
-                )),
+                )
+                .scrubbed(&self.sent)),
             }
         }
     }
