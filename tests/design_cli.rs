@@ -320,6 +320,18 @@ fn bad_expressions_and_attributes_say_what_and_where() {
     assert!(e.contains("no attribute `tenant`"), "{e}");
     assert!(e.contains("customerId") && e.contains("createdAt"), "{e}");
     assert!(e.contains("line 1"), "names the record: {e}");
+    // Missing from a later item only: the message says how to go on without it.
+    let partly = write(
+        &dir,
+        "partly.json",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"},\"t\":{\"S\":\"x\"}}}\n{\"Item\":{\"pk\":{\"S\":\"b\"}}}\n",
+    );
+    let out = run(&["analyze", partly.to_str().unwrap(), "--compare", "{t}"]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("line 2") && e.contains("--skip-bad skips"),
+        "{e}"
+    );
     // Skipping bad records: every item skipped, and said so.
     let out = run(&["analyze", path, "--compare", "{tenant}", "--skip-bad"]);
     let e = stderr(&out);

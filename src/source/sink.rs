@@ -307,6 +307,10 @@ impl Sink {
                     self.attribute_names.join(", ")
                 )
             }
+            // Past the first item, some items have the attribute: say how to go on without the others.
+            (crate::model::keyexpr::EvalError::Missing { .. }, _) if self.on_bad == OnBad::Stop => {
+                format!("{e} (--skip-bad skips and counts such items)")
+            }
             _ => e.to_string(),
         }
     }
