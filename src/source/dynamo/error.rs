@@ -162,7 +162,9 @@ impl DynamoError {
                 after: timeout,
                 endpoint,
             },
-            SdkError::DispatchFailure(_) => Self::Connect {
+            // A connection refused or reset, or one that broke while the answer was being read (the
+            // response arrived cut short): the connection, not the request, failed.
+            SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => Self::Connect {
                 operation,
                 reason: innermost(err),
                 endpoint,

@@ -307,8 +307,9 @@ enum SegmentMsg {
     },
 }
 
-/// Transient server errors are retried this often per page before the scan gives up; throttling is
-/// retried without a limit (the scan can be cancelled).
+/// Transient server errors, timeouts and broken connections are retried this often in a row per page before
+/// the scan gives up (as the AWS SDKs' standard retry mode, three attempts); throttling is retried without a
+/// limit (the scan can be cancelled).
 const TRANSIENT_RETRIES: u32 = 3;
 
 /// Runs a parallel scan over `source`, calling `on_event` with a [`ScanEvent::Page`] for every page (on the
@@ -709,11 +710,18 @@ impl SegmentTask {
         transient: &mut u32,
         jitter: &mut Jitter,
     ) -> bool {
+        // Throttling is retried without a limit; server errors, timeouts and broken connections (a
+        // connection dropped mid-response, a server too slow to answer) a few times in a row.
         let retry = error.is_throttling()
-            || (error.is_transient() && {
-                *transient += 1;
-                *transient <= TRANSIENT_RETRIES
-            });
+            || ((error.is_transient()
+                || matches!(
+                    error,
+                    DynamoError::Timeout { .. } | DynamoError::Connect { .. }
+                ))
+                && {
+                    *transient += 1;
+                    *transient <= TRANSIENT_RETRIES
+                });
         if !retry {
             let _ = self
                 .tx
