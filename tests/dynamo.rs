@@ -1373,3 +1373,45 @@ fn a_server_that_keeps_failing_ends_the_scan_partial_and_cancel_stops_backoff() 
     );
     assert!(proxy.faults() >= 3);
 }
+
+/// The read-capacity cap holds while throttled pages are retried: consumed units per second stay within 10 %
+/// of `--max-rcu` (a throttled page consumes nothing, and its retry waits for the limiter like any page).
+#[test]
+fn the_rcu_cap_holds_while_throttled_pages_are_retried() {
+    use faults::{Fault, FaultProxy};
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    // 1,500 items of ~1 KB: about 190 read units for an eventually consistent scan.
+    let name = setup.orders_with_status("cap", 1500);
+    let proxy = FaultProxy::start(server.port, |n| (n % 4 == 1).then_some(Fault::Throttling));
+    let client = connect_to(&proxy.endpoint(), Duration::from_secs(5));
+    let cap = 40.0;
+    let opts = ScanOptions {
+        segments: 2,
+        max_rcu: Some(cap),
+        backoff: shardlens::source::dynamo::Backoff {
+            base: Duration::from_millis(5),
+            max: Duration::from_millis(50),
+        },
+        ..ScanOptions::new(&name)
+    };
+    let got = scan(&client, &opts);
+    assert_eq!(got.status, ScanStatus::Complete);
+    assert_eq!(got.keys.total(), 1500);
+    assert!(
+        got.progress.retries >= 3,
+        "{} retries",
+        got.progress.retries
+    );
+    let rate = got.progress.rcu / got.progress.elapsed.as_secs_f64();
+    eprintln!(
+        "{:.1} RCU in {:.2} s = {rate:.1} RCU/s, {} retries",
+        got.progress.rcu,
+        got.progress.elapsed.as_secs_f64(),
+        got.progress.retries
+    );
+    assert!(
+        (cap * 0.9..=cap * 1.1).contains(&rate),
+        "{rate:.1} RCU/s against a cap of {cap}"
+    );
+}
