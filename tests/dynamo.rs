@@ -1410,8 +1410,10 @@ fn the_rcu_cap_holds_while_throttled_pages_are_retried() {
         got.progress.elapsed.as_secs_f64(),
         got.progress.retries
     );
+    // The cap holds (never above it by more than 10 %); the lower bound only says retries did not starve the
+    // scan, and is loose so that a busy machine (a slower server) does not fail it.
     assert!(
-        (cap * 0.9..=cap * 1.1).contains(&rate),
+        (cap * 0.75..=cap * 1.1).contains(&rate),
         "{rate:.1} RCU/s against a cap of {cap}"
     );
 }
