@@ -350,7 +350,8 @@ impl DesignState {
         Ok(())
     }
 
-    fn drain(&mut self) {
+    /// Takes in what the background tasks finished (also while the view is not shown, so nothing stays busy).
+    pub fn drain(&mut self) {
         if let Some(task) = &mut self.task {
             let done = task.drain();
             let finished = task.finished();

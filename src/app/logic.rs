@@ -412,6 +412,7 @@ impl App {
     /// The Key design view's work, while it is shown: its results in, a new comparison after the debounce.
     fn design_tick(&mut self, ctx: &egui::Context) {
         if self.chart_mode() != ChartMode::Designs {
+            self.data.design.drain();
             return;
         }
         let keys = self.pipeline.current.as_ref().map(|s| Arc::clone(&s.keys));
