@@ -657,13 +657,21 @@ mod tests {
             on_bad: crate::source::OnBad::Skip,
             ..LoadOptions::default()
         };
-        for text in [r#"{"pk":"a"}}"#, r#"{"pk":"a"} ]"#, r#"{"pk":"a"},{"pk":"b"}"#, "}"] {
+        for text in [
+            r#"{"pk":"a"}}"#,
+            r#"{"pk":"a"} ]"#,
+            r#"{"pk":"a"},{"pk":"b"}"#,
+            "}",
+        ] {
             let err = crate::source::read::load_text(text, "x.json", &opts, |cx| {
                 load_json_doc(cx, FormatIn::JsonItems)
             })
             .err()
             .unwrap_or_else(|| panic!("{text} loads"));
-            assert!(err.to_string().contains("expected a JSON value"), "{text}: {err}");
+            assert!(
+                err.to_string().contains("expected a JSON value"),
+                "{text}: {err}"
+            );
         }
     }
 }
