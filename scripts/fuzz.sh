@@ -9,7 +9,8 @@
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`); on a stable toolchain it runs with RUSTC_BOOTSTRAP=1.
 # New inputs go to fuzz/corpus-full/<target>/ (not committed); with FUZZ_MERGE=1 the end merges them into
 # the committed, minimised fuzz/corpus/<target>/ (libFuzzer -merge=1), inputs of at most FUZZ_KEEP_LEN bytes
-# (default 1024) only, so that the corpus stays small. A crash input worth keeping goes to
+# (default 1024) only, and then the smallest of them up to FUZZ_KEEP_BYTES (default 24000) per target, so that
+# the committed corpus stays small (the whole one stays in corpus-full/). A crash input worth keeping goes to
 # fuzz/regressions/<target>/ once fixed, and `cargo test --test fuzz_corpus` replays it.
 # Environment: FUZZ_TARGET_DIR (build folder, default ~/.cache/shardlens-fuzz-target), FUZZ_MAX_LEN (8192).
 set -euo pipefail
@@ -21,6 +22,7 @@ cd "$root/fuzz"
 target_dir="${FUZZ_TARGET_DIR:-$HOME/.cache/shardlens-fuzz-target}"
 max_len="${FUZZ_MAX_LEN:-8192}"
 keep_len="${FUZZ_KEEP_LEN:-1024}"
+keep_bytes="${FUZZ_KEEP_BYTES:-24000}"
 export RUSTC_BOOTSTRAP=1
 
 if [ "$#" -gt 0 ]; then
@@ -51,11 +53,18 @@ for t in "${targets[@]}"; do
     fi
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then
         rm -rf "corpus-new/$t" "corpus-cand/$t" && mkdir -p "corpus-new/$t" "corpus-cand/$t"
-        find "corpus/$t" "corpus-full/$t" -type f -size -"$((keep_len + 1))"c -exec cp -t "corpus-cand/$t" {} +
+        for from in "corpus/$t" "corpus-full/$t"; do
+            find "$from" -type f -size -"$((keep_len + 1))"c -exec cp -f -t "corpus-cand/$t" {} +
+        done
         if "$bin_dir/$t" -merge=1 -max_len="$max_len" "corpus-new/$t" "corpus-cand/$t" >"logs/$t.merge.log" 2>&1
         then
             rm -rf "corpus/$t" && mv "corpus-new/$t" "corpus/$t"
         fi
+        total=0
+        while IFS= read -r f; do
+            total=$((total + $(stat -c %s "$f")))
+            if [ "$total" -gt "$keep_bytes" ]; then rm -f "$f"; fi
+        done < <(find "corpus/$t" -type f -printf '%s %p\n' | sort -n | cut -d' ' -f2-)
         rm -rf "corpus-cand/$t"
     fi
 done
