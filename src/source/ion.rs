@@ -459,7 +459,10 @@ impl Parser<'_> {
             if self.eat(close) {
                 break;
             }
+            // `is_some`: at the end of the text it is no operator (stepping over it looped for ever on an
+            // unclosed `(`, found by fuzzing); the value below says what is missing.
             if open == b'('
+                && self.peek().is_some()
                 && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
                 && !self.peek().is_some_and(|c| {
                     c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
@@ -676,7 +679,10 @@ impl Parser<'_> {
             if self.eat(close) {
                 break;
             }
+            // `is_some`: at the end of the text it is no operator (stepping over it looped for ever on an
+            // unclosed `(`, found by fuzzing); the value below says what is missing.
             if open == b'('
+                && self.peek().is_some()
                 && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
                 && !self.peek().is_some_and(|c| {
                     c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
@@ -788,6 +794,15 @@ mod tests {
         let deep = format!("{{Item:{{pk:\"a\",x:{}}}}}", "[".repeat(100));
         assert!(load(&deep).unwrap_err().to_string().contains("nesting"));
     }
+
+    /// An s-expression the line leaves open is an error, not an endless loop (found by fuzzing).
+    #[test]
+    fn an_unclosed_s_expression_is_an_error() {
+        for line in ["{Item:{pk:\"a\",x:(}}", "{Item:{pk:\"a\",x:(03.", "{a:("] {
+            let e = load(line).unwrap_err();
+            assert!(e.to_string().contains("invalid Ion"), "{line}: {e}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -882,5 +897,13 @@ mod extract_tests {
         assert_eq!(sc.names, ["pk", "y"]);
         assert!(ion_line(b"{Item:{pk:\"a\",x:nan}}", &mut sink, &mut sc, &opts).is_err());
         assert_eq!(sc.names, ["pk", "y"], "a later bad item leaves them");
+    }
+
+    /// An extracted s-expression the line leaves open is an error, not an endless loop (found by fuzzing).
+    #[test]
+    fn an_unclosed_extracted_s_expression_is_an_error() {
+        for line in ["{Item:{pk:\"a\",x:(}}", "{Item:{pk:\"a\",x:(a +"] {
+            assert!(read(&[line], &["x"]).is_err(), "{line}");
+        }
     }
 }

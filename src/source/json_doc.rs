@@ -655,4 +655,30 @@ mod tests {
             assert_eq!(sink.keys.total(), 2);
         }
     }
+
+    /// A stray `}`, `]` or `,` between items is a broken document even when skipping bad items: it used to be
+    /// read as an empty bad item, skipped, and read again for ever (found by the `json_doc` fuzz target).
+    #[test]
+    fn a_stray_closing_bracket_between_items_stops_when_skipping() {
+        let opts = LoadOptions {
+            on_bad: crate::source::OnBad::Skip,
+            ..LoadOptions::default()
+        };
+        for text in [
+            r#"{"pk":"a"}}"#,
+            r#"{"pk":"a"} ]"#,
+            r#"{"pk":"a"},{"pk":"b"}"#,
+            "}",
+        ] {
+            let err = crate::source::read::load_text(text, "x.json", &opts, |cx| {
+                load_json_doc(cx, FormatIn::JsonItems)
+            })
+            .err()
+            .unwrap_or_else(|| panic!("{text} loads"));
+            assert!(
+                err.to_string().contains("expected a JSON value"),
+                "{text}: {err}"
+            );
+        }
+    }
 }

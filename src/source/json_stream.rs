@@ -182,6 +182,15 @@ impl<'r> JsonStream<'r> {
         let Some(first) = self.peek()? else {
             return Ok(End::Truncated);
         };
+        // No value starts with `,`, `]` or `}`: scanned as a scalar it would end at once having read nothing,
+        // and a caller skipping bad items (`{"pk":"a"}}` under `--skip-bad`) would take the same empty value
+        // for ever. It is a broken document, which stops the load whatever the policy (found by fuzzing).
+        if matches!(first, b',' | b']' | b'}') {
+            return Err(self.broken(format!(
+                "found {}; expected a JSON value",
+                describe_byte(first)
+            )));
+        }
         let mut st = Scan {
             scalar: !matches!(first, b'{' | b'[' | b'"'),
             ..Scan::default()

@@ -51,7 +51,10 @@ pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
 pub(crate) mod extract;
-pub(crate) mod fast_json;
+/// Public only for the differential fuzz target (`fuzz/`), which checks this fast path against the serde
+/// path on every input it accepts; not part of the API.
+#[doc(hidden)]
+pub mod fast_json;
 pub mod incremental;
 pub mod ion;
 pub mod item;

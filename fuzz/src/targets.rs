@@ -1,0 +1,361 @@
+//! One function per fuzz target (`fuzz/fuzz_targets/<name>.rs` calls `targets::<name>`). Each takes the raw
+//! input, must never panic on it, and asserts the laws the parser promises (round trips, idempotence, the fast
+//! JSON path agreeing with serde). `tests/fuzz_corpus.rs` includes this file by path and replays
+//! `fuzz/corpus/<name>/` and `fuzz/regressions/<name>/` through the same functions.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::de::DeserializeSeed as _;
+use shardlens::model::KeyType;
+use shardlens::model::design::{Design, GsiSpec};
+use shardlens::model::key::{Decimal, canonicalize_into};
+use shardlens::source::fast_json::{scan_item, scan_plain_item, scan_record};
+use shardlens::source::item::{ItemSeed, KeyNames, PlainItemSeed, RecordSeed, Scratch, Tag};
+use shardlens::source::{FormatIn, LoadOptions, Loaded, OnBad, SourceError};
+
+/// A target's body: takes one input, panics on a bug.
+pub type Target = fn(&[u8]);
+
+/// Every target, by name (the folders under `fuzz/corpus/`).
+pub const ALL: [(&str, Target); 12] = [
+    ("lines", lines),
+    ("number", number),
+    ("csv", csv),
+    ("dynamodb_json", dynamodb_json),
+    ("fast_json", fast_json),
+    ("json_doc", json_doc),
+    ("ion", ion),
+    ("incremental_export", incremental_export),
+    ("workbench", workbench),
+    ("s3_manifest", s3_manifest),
+    ("scenario", scenario),
+    ("keyexpr", keyexpr),
+];
+
+/// A folder of this process's own under the system temp folder.
+fn scratch_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("shardlens-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp folder");
+        dir
+    })
+}
+
+/// A path no other call (or thread) of this process uses at the same time.
+fn fresh_path(ext: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    scratch_dir().join(format!("in-{n}.{ext}"))
+}
+
+fn load_path(path: &Path, opts: &LoadOptions) -> Result<Loaded, SourceError> {
+    shardlens::source::load(
+        std::slice::from_ref(&path.to_path_buf()),
+        opts,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+}
+
+/// A design that extracts `status` for a GSI, so the loaders' value extraction runs too.
+fn extracting() -> Design {
+    Design {
+        gsis: vec![GsiSpec::parse("g=status").expect("a valid GSI")],
+        ..Design::default()
+    }
+}
+
+/// Loads `data` as a file in each of `formats` (then [`FormatIn::Auto`]) and key type, stopping and then
+/// skipping at bad records. A load that succeeds when stopping at the first bad record saw none, so skipping
+/// must give the same keys and skip nothing. An input of odd length loads with the extracting design (the
+/// input picks it, so a saved input replays the same way; one design per input keeps the runs fast).
+fn load_formats(data: &[u8], ext: &str, formats: &[FormatIn], key_types: &[Option<KeyType>]) {
+    let path = fresh_path(ext);
+    std::fs::write(&path, data).expect("write the input");
+    let design = if data.len() % 2 == 1 {
+        extracting()
+    } else {
+        Design::default()
+    };
+    for &format in formats.iter().chain([&FormatIn::Auto]) {
+        for &key_type in key_types {
+            let mut opts = LoadOptions {
+                format,
+                key_type,
+                design: design.clone(),
+                ..LoadOptions::default()
+            };
+            let stopped = load_path(&path, &opts);
+            opts.on_bad = OnBad::Skip;
+            let skipped = load_path(&path, &opts);
+            if let Ok(stopped) = stopped {
+                let Ok(skipped) = skipped else {
+                    panic!(
+                        "{format:?}: loads when stopping at bad records, fails when skipping them"
+                    )
+                };
+                assert_eq!(
+                    skipped.skipped, 0,
+                    "{format:?}: skipped a record of a good load"
+                );
+                assert_eq!(skipped.keys.total(), stopped.keys.total(), "{format:?}");
+                assert_eq!(skipped.keys.len(), stopped.keys.len(), "{format:?}");
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Plain lines: the pasted-text parser for each key type, and the lines loader.
+pub fn lines(data: &[u8]) {
+    for ty in [KeyType::S, KeyType::N, KeyType::B] {
+        let _ = shardlens::model::text::parse_text(data, ty);
+    }
+    if data.first().is_some_and(|&b| b != b'{' && b != b'[') {
+        load_formats(data, "txt", &[FormatIn::Lines], &[None, Some(KeyType::N)]);
+    }
+}
+
+/// Number canonicalisation: canonical text parses back to the same value and is a fixed point.
+pub fn number(data: &[u8]) {
+    let mut out = Vec::new();
+    let via_key = canonicalize_into(data, KeyType::N, usize::MAX, &mut out).map(|()| out.clone());
+    let Ok(d) = Decimal::parse(data.trim_ascii()) else {
+        assert!(
+            via_key.is_err(),
+            "canonicalize_into took what Decimal::parse refused"
+        );
+        return;
+    };
+    let canonical = d.to_canonical_string();
+    assert_eq!(via_key.ok().as_deref(), Some(canonical.as_bytes()));
+    let again = Decimal::parse(canonical.as_bytes())
+        .unwrap_or_else(|e| panic!("canonical {canonical:?} does not parse: {e}"));
+    assert_eq!(again, d, "canonical {canonical:?} is another value");
+    assert_eq!(again.cmp(&d), std::cmp::Ordering::Equal);
+    assert_eq!(again.to_canonical_string(), canonical, "not idempotent");
+}
+
+pub fn csv(data: &[u8]) {
+    load_formats(data, "csv", &[FormatIn::Csv], &[None, Some(KeyType::N)]);
+}
+
+pub fn dynamodb_json(data: &[u8]) {
+    load_formats(data, "json", &[FormatIn::DynamodbJson], &[None]);
+}
+
+pub fn json_doc(data: &[u8]) {
+    let formats = [
+        FormatIn::JsonArray,
+        FormatIn::JsonItems,
+        FormatIn::BatchWrite,
+        FormatIn::ScanJson,
+    ];
+    load_formats(data, "json", &formats, &[None]);
+}
+
+pub fn ion(data: &[u8]) {
+    load_formats(data, "ion", &[FormatIn::Ion], &[None]);
+}
+
+pub fn incremental_export(data: &[u8]) {
+    load_formats(data, "json", &[FormatIn::Incremental], &[None]);
+}
+
+pub fn workbench(data: &[u8]) {
+    load_formats(data, "json", &[FormatIn::Workbench], &[None]);
+}
+
+/// An S3 export folder: the input is `manifest-summary.json`, a NUL byte, then `manifest-files.json` (no NUL:
+/// the summary only), next to the two data files of `tests/fixtures/export`.
+pub fn s3_manifest(data: &[u8]) {
+    const AAAA: &[u8] = include_bytes!(
+        "../../tests/fixtures/export/AWSDynamoDB/01700000000000-abcdef12/data/aaaa.json.gz"
+    );
+    const BBBB: &[u8] = include_bytes!(
+        "../../tests/fixtures/export/AWSDynamoDB/01700000000000-abcdef12/data/bbbb.json.gz"
+    );
+    let root = fresh_path("export").join("AWSDynamoDB/01700000000000-abcdef12");
+    std::fs::create_dir_all(root.join("data")).expect("export folder");
+    std::fs::write(root.join("data/aaaa.json.gz"), AAAA).expect("data file");
+    std::fs::write(root.join("data/bbbb.json.gz"), BBBB).expect("data file");
+    let (summary, files) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    std::fs::write(root.join("manifest-summary.json"), summary).expect("manifest");
+    if let Some(files) = files {
+        std::fs::write(root.join("manifest-files.json"), files).expect("manifest");
+    }
+    let design = if data.len() % 2 == 1 {
+        extracting()
+    } else {
+        Design::default()
+    };
+    for on_bad in [OnBad::Stop, OnBad::Skip] {
+        let opts = LoadOptions {
+            design: design.clone(),
+            on_bad,
+            ..LoadOptions::default()
+        };
+        let _ = load_path(&root, &opts);
+    }
+    if let Some(top) = root.parent().and_then(Path::parent) {
+        let _ = std::fs::remove_dir_all(top);
+    }
+}
+
+/// Scenario files of the time simulation: built-in key files only (no folder), so nothing is read.
+pub fn scenario(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = shardlens::model::sim_file::parse(text, 1_700_000_000 / 86_400 * 86_400);
+    let _ = shardlens::source::scenario::parse_scenario(text, None, "fuzz");
+}
+
+/// Key expressions: whatever parses renders back to text that parses to the same expression.
+pub fn keyexpr(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(e) = shardlens::model::keyexpr::parse(text) else {
+        return;
+    };
+    let shown = e.to_string();
+    match shardlens::model::keyexpr::parse(&shown) {
+        Ok(again) => assert_eq!(
+            again, e,
+            "{text:?} renders as {shown:?}, which parses differently"
+        ),
+        Err(err) => panic!("{text:?} renders as {shown:?}, which does not parse: {err}"),
+    }
+}
+
+fn key_names() -> KeyNames {
+    KeyNames {
+        pk: "pk".into(),
+        sk: Some("sk".into()),
+        guessed: false,
+    }
+}
+
+/// A scratch as the loaders have it after the first item: extracting `status` (and the keys) with the
+/// attribute names noted, or extracting nothing; stale values from an earlier item in both.
+fn stale(extract: bool) -> Scratch {
+    let opts = LoadOptions {
+        design: if extract {
+            extracting()
+        } else {
+            Design::default()
+        },
+        ..LoadOptions::default()
+    };
+    let mut s = Scratch::for_load(&opts);
+    if extract {
+        s.names = vec!["first".into()];
+        s.names_done = true;
+    }
+    s.pk = Some(Tag::Key(KeyType::B));
+    s.pk_raw = b"stale pk".to_vec();
+    s.sk = Some(Tag::Other("SS".into()));
+    s.sk_raw = b"stale sk".to_vec();
+    s.clear();
+    s
+}
+
+/// The key attributes as the loaders read them: the raw text only counts under a key tag.
+fn keys(s: &Scratch) -> [(Option<Tag>, Option<&[u8]>); 2] {
+    [
+        (
+            s.pk.clone(),
+            matches!(s.pk, Some(Tag::Key(_))).then_some(s.pk_raw.as_slice()),
+        ),
+        (
+            s.sk.clone(),
+            matches!(s.sk, Some(Tag::Key(_))).then_some(s.sk_raw.as_slice()),
+        ),
+    ]
+}
+
+fn agree(fast: &Scratch, slow: &Scratch, what: &str, data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    assert_eq!(
+        keys(fast),
+        keys(slow),
+        "{what}: fast path and serde disagree on keys of {text}"
+    );
+    assert_eq!(
+        fast.values, slow.values,
+        "{what}: fast path and serde disagree on values of {text}"
+    );
+}
+
+/// Differential: the fast DynamoDB JSON scanner against the serde path, on every input it accepts: serde must
+/// accept it too and leave the same key attributes (and extracted values) in the scratch. Records
+/// (`{"Item":…}`, `{"Keys":…}`), bare typed items and plain items.
+pub fn fast_json(data: &[u8]) {
+    let names = key_names();
+    for extract in [false, true] {
+        for field in ["Item", "Keys"] {
+            let mut fast = stale(extract);
+            if scan_record(data, field, &names, &mut fast).is_none() {
+                continue;
+            }
+            let mut slow = stale(extract);
+            let mut de = serde_json::Deserializer::from_slice(data);
+            let found = RecordSeed {
+                field,
+                item: ItemSeed {
+                    names: Some(&names),
+                    scratch: &mut slow,
+                },
+            }
+            .deserialize(&mut de)
+            .and_then(|found| de.end().map(|()| found));
+            match found {
+                Ok(true) => agree(&fast, &slow, field, data),
+                Ok(false) => panic!(
+                    "fast path found {field:?}, serde did not: {}",
+                    String::from_utf8_lossy(data)
+                ),
+                Err(e) => panic!(
+                    "fast path took what serde refuses ({e}): {}",
+                    String::from_utf8_lossy(data)
+                ),
+            }
+        }
+        for plain in [false, true] {
+            let mut fast = stale(extract);
+            let took = if plain {
+                scan_plain_item(data, &names, &mut fast)
+            } else {
+                scan_item(data, &names, &mut fast)
+            };
+            if !took {
+                continue;
+            }
+            let mut slow = stale(extract);
+            let mut de = serde_json::Deserializer::from_slice(data);
+            let scratch = &mut slow;
+            let names = Some(&names);
+            let result = if plain {
+                PlainItemSeed { names, scratch }.deserialize(&mut de)
+            } else {
+                ItemSeed { names, scratch }.deserialize(&mut de)
+            }
+            .and_then(|()| de.end());
+            let what = if plain { "plain item" } else { "typed item" };
+            if let Err(e) = result {
+                panic!(
+                    "{what}: fast path took what serde refuses ({e}): {}",
+                    String::from_utf8_lossy(data)
+                );
+            }
+            agree(&fast, &slow, what, data);
+        }
+    }
+}
