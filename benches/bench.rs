@@ -225,20 +225,40 @@ fn analyze_vs_sort() -> std::io::Result<()> {
     Ok(())
 }
 
+/// The process's peak resident memory (Linux `VmHWM`), in MB; 0 where it cannot be read.
+#[cfg(feature = "gui")]
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
 /// Frame times of the real app on a bare `egui::Context` (no GPU): layout plus tessellation per frame.
 #[cfg(feature = "gui")]
 fn frames() {
     use shardlens::app::{App, Command};
     use shardlens::model::decision::Action;
-    const FRAME_DISTINCT: usize = 100_000;
-    const FRAME_WRITES: usize = 1_000_000;
+    // `SHARDLENS_FRAMES_DISTINCT=10000000` measures the app with 10,000,000 distinct keys (issue 15).
+    let env = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let frame_distinct = env("SHARDLENS_FRAMES_DISTINCT", 100_000).max(1);
+    let frame_writes = env("SHARDLENS_FRAMES_WRITES", 1_000_000).max(frame_distinct);
     let ctx = egui::Context::default();
     let mut keys = KeySet::new(KeyType::S);
-    let mut zipf = Zipf::new(FRAME_DISTINCT);
-    for i in 0..FRAME_DISTINCT {
+    let mut zipf = Zipf::new(frame_distinct);
+    for i in 0..frame_distinct {
         keys.add(key(i).as_bytes(), 1);
     }
-    for _ in 0..(FRAME_WRITES - FRAME_DISTINCT) {
+    for _ in 0..(frame_writes - frame_distinct) {
         keys.add(key(zipf.next()).as_bytes(), 1);
     }
     let mut app = App::with_settings(ctx.clone(), None);
@@ -279,11 +299,12 @@ fn frames() {
     samples.sort();
     let pct = |p: f64| samples[((samples.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e3;
     println!(
-        "\nframes with {FRAME_WRITES} keys ({FRAME_DISTINCT} distinct) held as data, 1280×800, 400 frames:"
+        "\nframes with {frame_writes} keys ({frame_distinct} distinct) held as data, 1280×800, 400 frames:"
     );
     println!(
-        "  first report ready after {:.0} ms",
-        first.as_secs_f64() * 1e3
+        "  first report ready after {:.0} ms; peak RSS {:.0} MB",
+        first.as_secs_f64() * 1e3,
+        peak_rss_mb()
     );
     println!(
         "  frame time p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (target p99 ≤ 8 ms)",
