@@ -1,0 +1,263 @@
+//! [`Designer`]: each design's keys, built one record at a time.
+
+use super::*;
+use crate::model::key::{KeyType, MAX_SORT_KEY_BYTES, canonicalize_into};
+use crate::model::keyexpr::ItemSeed;
+use crate::model::partition::key_hash;
+use crate::model::shard::mix64;
+
+/// Builds each design's keys, one item at a time.
+#[derive(Debug, Clone)]
+pub struct Designer {
+    design: Design,
+    seed: u64,
+    random: bool,
+    candidates: Vec<KeySet>,
+    gsis: Vec<(KeySet, u64)>,
+    pub shard_by: Option<ShardBy>,
+    buf: String,
+    sk_buf: Vec<u8>,
+}
+
+impl Designer {
+    pub fn new(design: &Design) -> Self {
+        Self {
+            seed: design.seed,
+            random: design.has_random(),
+            candidates: design
+                .candidates
+                .iter()
+                .map(|_| KeySet::new(KeyType::S))
+                .collect(),
+            gsis: design
+                .gsis
+                .iter()
+                .map(|_| (KeySet::new(KeyType::S), 0))
+                .collect(),
+            shard_by: design.shard_by.clone().map(ShardBy::new),
+            design: design.clone(),
+            buf: String::new(),
+            sk_buf: Vec::new(),
+        }
+    }
+
+    pub fn design(&self) -> &Design {
+        &self.design
+    }
+
+    /// The partition key `--key-expr` gives `item` (`None` without one), into the designer's buffer.
+    pub fn key_of(
+        &mut self,
+        item: &(impl Attrs + ?Sized),
+        identity: u64,
+    ) -> Result<Option<&str>, DesignError> {
+        let Some(expr) = &self.design.key else {
+            return Ok(None);
+        };
+        expr.eval_into(item, ItemSeed::new(self.seed, identity), &mut self.buf)
+            .map_err(|error| DesignError {
+                kind: DesignKind::Current,
+                expr: expr.to_string(),
+                error,
+            })?;
+        Ok(Some(&self.buf))
+    }
+
+    /// Adds one record (`count` writes of one item) to every candidate and GSI, and its `--shard-by` value
+    /// under key `key` of the current key set: [`Self::prepare`] then [`Self::commit`].
+    pub fn add(
+        &mut self,
+        item: &(impl Attrs + ?Sized),
+        key: u32,
+        sort_key: Option<(&[u8], KeyType)>,
+        count: u64,
+        identity: u64,
+    ) -> Result<(), DesignError> {
+        let prepared = self.prepare(item, sort_key, count, identity)?;
+        self.commit(prepared, key);
+        Ok(())
+    }
+
+    /// Evaluates every candidate and GSI on one record (`count` writes of one item) without adding anything,
+    /// so a bad record leaves every key set as it was. `identity` is a stable number of the item (see
+    /// [`item_identity`]), so `{random N}` draws do not depend on the order items arrive in. `sort_key` is
+    /// the item's sort key (canonical bytes): candidates keep it; GSIs use their own.
+    pub fn prepare(
+        &mut self,
+        item: &(impl Attrs + ?Sized),
+        sort_key: Option<(&[u8], KeyType)>,
+        count: u64,
+        identity: u64,
+    ) -> Result<Prepared, DesignError> {
+        let draws = if self.random {
+            count.clamp(1, MAX_DRAWS_PER_RECORD)
+        } else {
+            1
+        };
+        let mut p = Prepared {
+            count,
+            sort_key: sort_key.map(|(b, t)| (b.to_vec(), t)),
+            ..Prepared::default()
+        };
+        for (i, expr) in self.design.candidates.iter().enumerate() {
+            for (d, writes) in spread(count, draws) {
+                expr.eval_into(
+                    item,
+                    ItemSeed::new(self.seed, mix64(identity ^ d)),
+                    &mut self.buf,
+                )
+                .map_err(|error| DesignError {
+                    kind: DesignKind::Candidate(i + 1),
+                    expr: expr.to_string(),
+                    error,
+                })?;
+                p.candidates.push((i, self.buf.clone(), writes));
+            }
+        }
+        for (i, g) in self.design.gsis.iter().enumerate() {
+            let sk = match &g.sort_key {
+                None => None,
+                Some(path) => match item.get(path).and_then(scalar_key) {
+                    Some((bytes, ty)) => {
+                        match canonicalize_into(&bytes, ty, MAX_SORT_KEY_BYTES, &mut self.sk_buf) {
+                            Ok(()) => Some((self.sk_buf.clone(), ty)),
+                            Err(_) => continue,
+                        }
+                    }
+                    // No sort key attribute (or not of a key type): not in the index.
+                    None => continue,
+                },
+            };
+            for (d, writes) in spread(count, draws) {
+                match g.key.eval_into(
+                    item,
+                    ItemSeed::new(self.seed, mix64(identity ^ d)),
+                    &mut self.buf,
+                ) {
+                    Ok(()) => p.gsis.push((i, self.buf.clone(), sk.clone(), writes)),
+                    // Sparse: an item without the index's key attribute is not in the index.
+                    Err(EvalError::Missing { .. } | EvalError::NotScalar { .. }) => {}
+                    Err(error) => {
+                        return Err(DesignError {
+                            kind: DesignKind::Gsi(g.name.clone()),
+                            expr: g.key.to_string(),
+                            error,
+                        });
+                    }
+                }
+            }
+        }
+        p.shard_hash = match self.shard_by.as_ref().and_then(|by| by.source.as_ref()) {
+            Some(ShardSource::SortKey) => sort_key.map(|(b, _)| key_hash(b)),
+            Some(ShardSource::Attr(path)) => item
+                .get(path)
+                .and_then(Value::canonical_bytes)
+                .map(key_hash),
+            None => None,
+        };
+        Ok(p)
+    }
+
+    /// Adds a prepared record; `key` is its index in the current key set (for `--shard-by`).
+    pub fn commit(&mut self, p: Prepared, key: u32) {
+        let sort_key = p.sort_key.as_ref().map(|(b, t)| (b.as_slice(), *t));
+        for (i, k, writes) in p.candidates {
+            self.candidates[i].add_item(k.as_bytes(), sort_key, writes);
+        }
+        let mut seen = vec![false; self.gsis.len()];
+        for (i, k, sk, writes) in p.gsis {
+            seen[i] = true;
+            let sk = sk.as_ref().map(|(b, t)| (b.as_slice(), *t));
+            self.gsis[i].0.add_item(k.as_bytes(), sk, writes);
+        }
+        for (i, s) in seen.into_iter().enumerate() {
+            if !s {
+                self.gsis[i].1 += p.count;
+            }
+        }
+        if let Some(by) = &mut self.shard_by {
+            match p.shard_hash {
+                Some(h) => by.add(key, h, p.count),
+                None => by.missing += p.count,
+            }
+        }
+    }
+
+    /// Adds another designer's keys (same design; key indexes of `--shard-by` mapped by `map`).
+    pub fn absorb(&mut self, other: &Self, map: impl Fn(u32) -> u32) {
+        for (mine, theirs) in self.candidates.iter_mut().zip(&other.candidates) {
+            mine.merge(theirs);
+        }
+        for (mine, theirs) in self.gsis.iter_mut().zip(&other.gsis) {
+            mine.0.merge(&theirs.0);
+            mine.1 += theirs.1;
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.shard_by, &other.shard_by) {
+            mine.absorb(theirs, map);
+        }
+    }
+
+    /// The candidates' and GSIs' keys, in the design's order.
+    pub fn finish(mut self) -> (Vec<DesignKeys>, Option<ShardBy>) {
+        let mut out = Vec::new();
+        for (i, (expr, keys)) in self
+            .design
+            .candidates
+            .iter()
+            .zip(self.candidates)
+            .enumerate()
+        {
+            out.push(DesignKeys {
+                kind: DesignKind::Candidate(i + 1),
+                expr: expr.to_string(),
+                fan_out: expr.fan_out(),
+                keys,
+                absent: 0,
+            });
+        }
+        for (g, (keys, absent)) in self.design.gsis.iter().zip(self.gsis) {
+            out.push(DesignKeys {
+                kind: DesignKind::Gsi(g.name.clone()),
+                expr: g.key.to_string(),
+                fan_out: g.key.fan_out(),
+                keys,
+                absent,
+            });
+        }
+        if let Some(by) = &mut self.shard_by {
+            by.finish();
+        }
+        (out, self.shard_by)
+    }
+}
+
+/// A record's entry in a GSI: the index's position, the key, its sort key, the writes.
+type GsiEntry = (usize, String, Option<(Vec<u8>, KeyType)>, u64);
+
+/// One record evaluated by [`Designer::prepare`], to add with [`Designer::commit`].
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    count: u64,
+    sort_key: Option<(Vec<u8>, KeyType)>,
+    candidates: Vec<(usize, String, u64)>,
+    gsis: Vec<GsiEntry>,
+    shard_hash: Option<u64>,
+}
+
+/// `count` writes over `draws` draws: `(draw index, writes)`, the remainder on the first draws.
+fn spread(count: u64, draws: u64) -> impl Iterator<Item = (u64, u64)> {
+    let (each, extra) = (count / draws, count % draws);
+    (0..draws)
+        .map(move |d| (d, each + u64::from(d < extra)))
+        .filter(|&(_, w)| w > 0)
+}
+
+/// A value of a key type, as key text: S as UTF-8, N canonical, B as bytes.
+fn scalar_key(value: &Value) -> Option<(Vec<u8>, KeyType)> {
+    match value {
+        Value::S(s) => Some((s.as_bytes().to_vec(), KeyType::S)),
+        Value::N(n) => Some((n.as_str().as_bytes().to_vec(), KeyType::N)),
+        Value::B(b) => Some((b.clone(), KeyType::B)),
+        _ => None,
+    }
+}

@@ -1,0 +1,314 @@
+//! Key designs over loaded items: the key expressions ([`super::keyexpr`]) a load evaluates besides the
+//! table's own key — a new partition key (`--key-expr`), up to [`MAX_CANDIDATES`] candidates compared with it
+//! (`--compare`), global secondary indexes (`--gsi`), and the attribute calculated sharding hashes
+//! (`--shard-by`) — and the figures that compare them.
+//!
+//! A [`Design`] says what to evaluate; [`Design::roots`] is what a loader must extract from each item (and
+//! nothing else, so memory stays bounded by the key sets, not the items). A [`Designer`] takes one item at a
+//! time — from a loader, or from [`Items`], the attributes the app keeps so that an edited expression re-keys
+//! without reading the file again — and builds one [`KeySet`] per design.
+//!
+//! GSIs are *sparse*: an item without the index's key attributes is not in the index (AWS developer guide,
+//! "Take advantage of sparse indexes"), so it is counted as absent rather than a bad record. A GSI has its
+//! own partitions with the same per-partition limits as a table, and when a GSI's writes throttle, the base
+//! table's writes throttle with them (AWS developer guide, "Provisioned throughput considerations for Global
+//! Secondary Indexes": "If a GSI has insufficient write capacity, write activity on the base table will be
+//! throttled").
+
+use std::fmt;
+
+mod designer;
+mod figures;
+mod items;
+#[cfg(test)]
+mod tests;
+
+pub use designer::{Designer, Prepared};
+pub use figures::{Figures, figures};
+pub use items::{Items, MAX_KEPT_VALUES, Rekeyed, Rekeyed1, item_identity};
+
+use super::keyexpr::{AttrPath, Attrs, EvalError, Expr, Value};
+use super::keyset::KeySet;
+
+/// Candidates compared with the current key, at most.
+pub const MAX_CANDIDATES: usize = 3;
+/// `{random N}` over a record of many writes draws at most this many suffixes and spreads the writes evenly
+/// over them (an export's records are one write each, so this only matters for counted lines and CSV rows).
+pub const MAX_DRAWS_PER_RECORD: u64 = 256;
+
+/// What a calculated suffix hashes per item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardSource {
+    /// The item's sort key (the default when one is loaded: pasted `pk<TAB>sk` lines too).
+    SortKey,
+    Attr(AttrPath),
+}
+
+impl ShardSource {
+    pub fn path(&self) -> Option<&AttrPath> {
+        match self {
+            Self::SortKey => None,
+            Self::Attr(p) => Some(p),
+        }
+    }
+}
+
+impl fmt::Display for ShardSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::SortKey => f.write_str("the sort key"),
+            Self::Attr(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+/// A global secondary index as a key design: its partition key (an expression, usually one attribute) and
+/// optional sort key attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GsiSpec {
+    pub name: String,
+    pub key: Expr,
+    pub sort_key: Option<AttrPath>,
+}
+
+impl GsiSpec {
+    /// `NAME=EXPR` as `--gsi` takes it; `EXPR` may be one attribute (`byStatus=status`) or an expression.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let Some((name, expr)) = text.split_once('=') else {
+            return Err(format!(
+                "{text:?}: expected NAME=EXPR, e.g. byStatus=status or byDay={{createdAt:day}}"
+            ));
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("{text:?}: the index name is empty"));
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            key: parse_key(expr.trim())?,
+            sort_key: None,
+        })
+    }
+}
+
+/// A key design given as an attribute name (`status`) or an expression (`TENANT#{tenantId}`): text without
+/// braces is one attribute.
+pub fn parse_key(text: &str) -> Result<Expr, String> {
+    if !text.contains(['{', '}'])
+        && let Some(e) = Expr::attribute(text)
+    {
+        return Ok(e);
+    }
+    super::keyexpr::parse(text).map_err(|e| format!("{text:?}: {e}"))
+}
+
+/// What a load evaluates besides the table's key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Design {
+    /// Keys the items by this expression instead of their partition key attribute (`--key-expr`).
+    pub key: Option<Expr>,
+    /// Candidates compared with the key (`--compare`), at most [`MAX_CANDIDATES`].
+    pub candidates: Vec<Expr>,
+    /// Global secondary indexes.
+    pub gsis: Vec<GsiSpec>,
+    /// What calculated sharding hashes per item (`--shard-by`).
+    pub shard_by: Option<ShardSource>,
+    /// Seed of `{random N}` draws.
+    pub seed: u64,
+}
+
+impl Design {
+    /// Whether there is nothing to evaluate (the seed alone is nothing).
+    pub fn is_empty(&self) -> bool {
+        self.key.is_none()
+            && self.candidates.is_empty()
+            && self.gsis.is_empty()
+            && self.shard_by.is_none()
+    }
+
+    /// The top-level attributes every expression of the design reads, sorted, each once: what a loader must
+    /// extract from each item.
+    pub fn roots(&self) -> Vec<String> {
+        let mut roots: Vec<String> = self
+            .key
+            .iter()
+            .chain(&self.candidates)
+            .chain(self.gsis.iter().map(|g| &g.key))
+            .flat_map(Expr::attributes)
+            .chain(self.gsis.iter().filter_map(|g| g.sort_key.clone()))
+            .chain(self.shard_by.as_ref().and_then(ShardSource::path).cloned())
+            .map(|p| p.root().to_owned())
+            .collect();
+        roots.sort();
+        roots.dedup();
+        roots
+    }
+
+    /// Whether any expression draws `{random N}`.
+    fn has_random(&self) -> bool {
+        self.key
+            .iter()
+            .chain(&self.candidates)
+            .chain(self.gsis.iter().map(|g| &g.key))
+            .any(Expr::has_random)
+    }
+
+    /// Each candidate, GSI and `shard_by` as a design of its own (same seed), in that order: what the app
+    /// re-keys one by one, so one design's bad records do not leave items out of another.
+    pub fn singles(&self) -> impl Iterator<Item = Design> + '_ {
+        let one = |d: Design| Design {
+            seed: self.seed,
+            ..d
+        };
+        self.candidates
+            .iter()
+            .map(move |c| {
+                one(Design {
+                    candidates: vec![c.clone()],
+                    ..Design::default()
+                })
+            })
+            .chain(self.gsis.iter().map(move |g| {
+                one(Design {
+                    gsis: vec![g.clone()],
+                    ..Design::default()
+                })
+            }))
+            .chain(self.shard_by.iter().map(|p| Design {
+                shard_by: Some(p.clone()),
+                ..Design::default()
+            }))
+    }
+
+    /// Checks the design's size limits.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.candidates.len() > MAX_CANDIDATES {
+            return Err(format!(
+                "at most {MAX_CANDIDATES} candidates can be compared, not {}",
+                self.candidates.len()
+            ));
+        }
+        for (i, g) in self.gsis.iter().enumerate() {
+            if self.gsis[..i].iter().any(|o| o.name == g.name) {
+                return Err(format!("the index {:?} is given twice", g.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An item's top-level attributes as a loader extracted them: `values[i]` is the value of `roots[i]`, `None`
+/// when the item does not have it.
+#[derive(Debug, Clone, Copy)]
+pub struct RootValues<'a> {
+    pub roots: &'a [String],
+    pub values: &'a [Option<Value>],
+}
+
+impl Attrs for RootValues<'_> {
+    fn get(&self, path: &AttrPath) -> Option<&Value> {
+        let i = self.roots.iter().position(|r| r == path.root())?;
+        self.values
+            .get(i)?
+            .as_ref()?
+            .get_path(&path.segments()[1..])
+    }
+}
+
+/// What a design is, in the comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DesignKind {
+    /// The key the keys were loaded by (the partition key attribute or `--key-expr`).
+    Current,
+    /// A candidate, numbered from 1.
+    Candidate(usize),
+    Gsi(String),
+}
+
+impl fmt::Display for DesignKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Current => f.write_str("current key"),
+            Self::Candidate(i) => write!(f, "candidate {i}"),
+            Self::Gsi(name) => write!(f, "GSI {name}"),
+        }
+    }
+}
+
+/// The keys one design gives the items.
+#[derive(Debug, Clone)]
+pub struct DesignKeys {
+    pub kind: DesignKind,
+    /// The expression, as written back (the current key: the attribute or `--key-expr`).
+    pub expr: String,
+    /// Queries needed to read back one logical key (see [`Expr::fan_out`]).
+    pub fan_out: u64,
+    pub keys: KeySet,
+    /// Items not in it: a GSI's items without its key attributes.
+    pub absent: u64,
+}
+
+/// Per logical key, the hashes of its items' `--shard-by` values with their writes: what calculated sharding
+/// by an attribute splits (all writes of one item share the value, so a hot item stays on one shard).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShardBy {
+    pub source: Option<ShardSource>,
+    /// `(key index, value hash, writes)`, merged and sorted by [`Self::finish`].
+    entries: Vec<(u32, u64, u64)>,
+    /// Writes whose item has no such attribute (they keep the write-index fallback).
+    pub missing: u64,
+}
+
+impl ShardBy {
+    pub fn new(source: ShardSource) -> Self {
+        Self {
+            source: Some(source),
+            ..Self::default()
+        }
+    }
+
+    /// Notes `count` writes of key `key` whose attribute value hashes to `hash`.
+    pub fn add(&mut self, key: u32, hash: u64, count: u64) {
+        self.entries.push((key, hash, count));
+    }
+
+    /// Merges equal `(key, hash)` entries and sorts them by key.
+    pub fn finish(&mut self) {
+        self.entries.sort_unstable_by_key(|&(k, h, _)| (k, h));
+        let mut out: Vec<(u32, u64, u64)> = Vec::with_capacity(self.entries.len());
+        for &(k, h, c) in &self.entries {
+            match out.last_mut() {
+                Some(last) if last.0 == k && last.1 == h => last.2 += c,
+                _ => out.push((k, h, c)),
+            }
+        }
+        self.entries = out;
+    }
+
+    /// Adds another load's entries (key indexes already mapped into this one's key set).
+    pub fn absorb(&mut self, other: &Self, map: impl Fn(u32) -> u32) {
+        self.entries
+            .extend(other.entries.iter().map(|&(k, h, c)| (map(k), h, c)));
+        self.missing += other.missing;
+    }
+
+    /// Key `key`'s `(value hash, writes)` pairs, once [`Self::finish`]ed.
+    pub fn pairs(&self, key: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let start = self.entries.partition_point(|e| e.0 < key);
+        let end = self.entries.partition_point(|e| e.0 <= key);
+        self.entries[start..end].iter().map(|&(_, h, c)| (h, c))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Why a design could not key an item.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} `{expr}`: {error}")]
+pub struct DesignError {
+    pub kind: DesignKind,
+    pub expr: String,
+    pub error: EvalError,
+}
