@@ -1,0 +1,268 @@
+//! Drawing the Key design view: the boxes, the small multiples on one scale and the figures table. It
+//! draws from [`DesignState`] and returns [`Command`]s; it computes nothing.
+
+use super::*;
+
+/// The view: the boxes, the small multiples and the table.
+pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Command> {
+    let mut commands = Vec::new();
+    ui.heading("Key design");
+    ui.weak(
+        "Try a new partition key on these items before changing any code: an attribute (status) or an \
+         expression (TENANT#{tenantId}#{createdAt:day}, BOARD#global#{playerId:hash 10}). Partitions by \
+         shardlens's teaching hash, not DynamoDB's.",
+    );
+    ui.horizontal(|ui| {
+        ui.label("Current key:");
+        ui.monospace(if state.current.is_empty() {
+            "(the keys as loaded)"
+        } else {
+            &state.current
+        });
+    });
+    boxes_ui(ui, state, &mut commands);
+    if let Some(fix) = &state.fix {
+        let shown = state.texts.iter().any(|t| t.trim() == fix);
+        if !shown
+            && ui
+                .button(format!("Try the guide's fix: {fix}"))
+                .on_hover_text("AWS's write-sharding guide: a calculated suffix from an attribute")
+                .clicked()
+        {
+            commands.push(Command::EditDesign(0, fix.clone()));
+        }
+    }
+    if let Some(m) = &state.message {
+        ui.colored_label(theme::WARM, m);
+    }
+    if state.busy() {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            match &state.progress {
+                Some(p) => ui.label(format!(
+                    "reading attributes: {} items, {:.1} MB",
+                    grouped(p.items),
+                    p.bytes as f64 / 1e6
+                )),
+                None => ui.label("re-keying…"),
+            };
+        });
+    }
+    let Some(shown) = &state.shown else {
+        return commands;
+    };
+    ui.separator();
+    egui::ScrollArea::vertical()
+        .id_salt("design-scroll")
+        .show(ui, |ui| {
+            small_multiples_ui(ui, &shown.rows, noun);
+            ui.add_space(8.0);
+            table_ui(ui, shown, &mut commands);
+            for (row, (skipped, why)) in shown.rows.iter().skip(1).zip(&shown.skipped) {
+                if *skipped > 0 {
+                    ui.colored_label(
+                        theme::WARM,
+                        format!(
+                            "{}: {} {noun} could not be keyed and are left out{}",
+                            row.design,
+                            grouped(*skipped),
+                            why.as_ref().map_or_else(String::new, |w| format!(" ({w})"))
+                        ),
+                    );
+                }
+            }
+            for row in &shown.rows {
+                if row.design.starts_with("GSI") && row.absent > 0 {
+                    ui.weak(format!(
+                        "{}: {} items lack its key attributes and are not in it (a sparse index)",
+                        row.design,
+                        grouped(row.absent)
+                    ));
+                }
+                if row.design.starts_with("GSI") && row.throttled_units.is_some_and(|t| t > 0.0) {
+                    ui.colored_label(
+                        theme::HOT,
+                        format!(
+                            "{} throttles, and a throttled GSI throttles the base table's writes too",
+                            row.design
+                        ),
+                    );
+                }
+            }
+            if shown.rows.iter().any(|r| r.expr.contains(":hash")) {
+                ui.weak(
+                    "A calculated suffix (:hash N) gives all writes of one item the same shard: one hot item \
+                     stays on one shard. A random suffix per write ({random N}, or the shard toggle) spreads \
+                     it, at N queries per read.",
+                );
+            }
+        });
+    commands
+}
+
+/// The candidate boxes and the GSI box, each with its parse error.
+fn boxes_ui(ui: &mut egui::Ui, state: &DesignState, commands: &mut Vec<Command>) {
+    let (_, _, errors) = parse_boxes(&state.texts, 0);
+    egui::Grid::new("design-boxes")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            for (i, text) in state.texts.iter().enumerate() {
+                let label = if i == GSI_SLOT {
+                    "GSI (NAME=EXPR)".to_owned()
+                } else {
+                    format!("Candidate {}", i + 1)
+                };
+                let label_id = ui.label(&label).id;
+                ui.vertical(|ui| {
+                    let mut edited = text.clone();
+                    let hint = if i == GSI_SLOT {
+                        "byStatus=status"
+                    } else {
+                        "CUST#{customerId}#{createdAt:day}"
+                    };
+                    let r = ui.add(
+                        egui::TextEdit::singleline(&mut edited)
+                            .hint_text(hint)
+                            .desired_width(360.0)
+                            .font(egui::TextStyle::Monospace),
+                    );
+                    let r = r.labelled_by(label_id);
+                    if r.changed() {
+                        commands.push(Command::EditDesign(i, edited));
+                    }
+                    if let Some(Some(e)) = errors.get(i) {
+                        ui.colored_label(theme::ERROR, e);
+                    }
+                });
+                ui.end_row();
+            }
+        });
+}
+
+/// One histogram per design, side by side, on one scale (the largest bucket of any).
+fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str) {
+    let max = rows
+        .iter()
+        .flat_map(|r| r.buckets.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let width = ui.available_width();
+    let per_row = if width > 900.0 { 4 } else { 2 };
+    let cell_w = (width / per_row as f32 - 12.0).max(120.0);
+    ui.label(format!(
+        "{noun} per partition, one scale for all (the tallest bar is {})",
+        grouped(max)
+    ));
+    ui.horizontal_wrapped(|ui| {
+        for r in rows {
+            ui.allocate_ui(egui::vec2(cell_w, 150.0), |ui| {
+                ui.vertical(|ui| {
+                    ui.strong(&r.design);
+                    ui.monospace(&r.expr);
+                    let (rect, _) =
+                        ui.allocate_exact_size(egui::vec2(cell_w, 90.0), egui::Sense::hover());
+                    bars(ui, rect, &r.buckets, max);
+                    ui.weak(format!(
+                        "{} keys · top key {} · {:.2}× mean",
+                        grouped(r.distinct_keys as u64),
+                        percent(r.top_key_share),
+                        r.max_over_mean
+                    ));
+                });
+            });
+        }
+    });
+}
+
+fn bars(ui: &egui::Ui, rect: egui::Rect, buckets: &[u64], max: u64) {
+    let painter = ui.painter_at(rect);
+    painter.rect_stroke(
+        rect,
+        2.0,
+        egui::Stroke::new(1.0, ui.visuals().weak_text_color()),
+        egui::StrokeKind::Inside,
+    );
+    let n = buckets.len().max(1);
+    let mean = buckets.iter().sum::<u64>() as f64 / n as f64;
+    let w = rect.width() / n as f32;
+    for (i, &b) in buckets.iter().enumerate() {
+        let h = rect.height() * (b as f32 / max as f32);
+        let x = rect.left() + i as f32 * w;
+        let bar = egui::Rect::from_min_max(
+            egui::pos2(x + w * 0.1, rect.bottom() - h),
+            egui::pos2(x + w * 0.9, rect.bottom()),
+        );
+        let colour = if mean > 0.0 && b as f64 > 2.0 * mean {
+            theme::HOT
+        } else if mean > 0.0 && b as f64 > 1.25 * mean {
+            theme::WARM
+        } else {
+            theme::COOL
+        };
+        painter.rect_filled(bar, 1.0, colour);
+    }
+}
+
+/// The figures, one row per design, with "Use as key" for the candidates.
+fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
+    let throttled = shown.rows.iter().any(|r| r.throttled_units.is_some());
+    egui::ScrollArea::horizontal()
+        .id_salt("design-table-scroll")
+        .show(ui, |ui| table_grid_ui(ui, shown, commands));
+    if !throttled {
+        ui.weak("Throttled units need a workload: tick Model capacity and give reads or writes per second.");
+    }
+    ui.weak(format!("computed in {:.0} ms", shown.millis));
+}
+
+fn table_grid_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
+    egui::Grid::new("design-table")
+        .striped(true)
+        .spacing([12.0, 4.0])
+        .show(ui, |ui| {
+            for h in [
+                "",
+                "design",
+                "expression",
+                "distinct keys",
+                "max/mean",
+                "top-key share",
+                "Gini",
+                "throttled /s",
+                "read fan-out",
+                "decision tree",
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for (i, r) in shown.rows.iter().enumerate() {
+                let candidate = i > 0 && shown.slots.get(i - 1).is_some_and(|&s| s < GSI_SLOT);
+                if candidate {
+                    if ui
+                        .button("Use as key")
+                        .on_hover_text("Re-key the loaded data by this candidate (Ctrl+Z undoes)")
+                        .clicked()
+                    {
+                        commands.push(Command::UseDesign(i - 1));
+                    }
+                } else {
+                    ui.label("");
+                }
+                ui.label(&r.design);
+                ui.monospace(&r.expr);
+                ui.label(grouped(r.distinct_keys as u64));
+                ui.label(format!("{:.2}×", r.max_over_mean));
+                ui.label(percent(r.top_key_share));
+                ui.label(format!("{:.3}", r.gini));
+                ui.label(
+                    r.throttled_units
+                        .map_or_else(|| "-".to_owned(), |t| format!("{t:.0}")),
+                );
+                ui.label(r.read_fan_out.to_string());
+                ui.label(r.leaf.as_deref().unwrap_or("-"));
+                ui.end_row();
+            }
+        });
+}
