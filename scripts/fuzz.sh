@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzz campaign: builds every target of fuzz/ (cargo-fuzz, libFuzzer) and runs each for DURATION seconds
-# (default 900), then prints per target the executions, executions per second, coverage (libFuzzer's final
+# (default 900) or FUZZ_RUNS executions (default 10,000,000), whichever comes first, then prints per target the executions, executions per second, coverage (libFuzzer's final
 # `cov:` and `ft:`) and the crashes found (saved under fuzz/artifacts/<target>/).
 #
 #   scripts/fuzz.sh [DURATION] [TARGET...]
@@ -12,7 +12,8 @@
 # (default 1024) only, and then the smallest of them up to FUZZ_KEEP_BYTES (default 24000) per target, so that
 # the committed corpus stays small (the whole one stays in corpus-full/). A crash input worth keeping goes to
 # fuzz/regressions/<target>/ once fixed, and `cargo test --test fuzz_corpus` replays it.
-# Environment: FUZZ_TARGET_DIR (build folder, default ~/.cache/shardlens-fuzz-target), FUZZ_MAX_LEN (8192).
+# Environment: FUZZ_TARGET_DIR (build folder, default ~/.cache/shardlens-fuzz-target), FUZZ_MAX_LEN (8192),
+# FUZZ_RUNS (10000000).
 set -euo pipefail
 
 duration="${1:-900}"
@@ -21,6 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/fuzz"
 target_dir="${FUZZ_TARGET_DIR:-$HOME/.cache/shardlens-fuzz-target}"
 max_len="${FUZZ_MAX_LEN:-8192}"
+runs="${FUZZ_RUNS:-10000000}"
 keep_len="${FUZZ_KEEP_LEN:-1024}"
 keep_bytes="${FUZZ_KEEP_BYTES:-24000}"
 export RUSTC_BOOTSTRAP=1
@@ -48,7 +50,7 @@ for t in "${targets[@]}"; do
     done
     if [ "$duration" -gt 0 ]; then
         echo "== $t: ${duration}s" >&2
-        "$bin_dir/$t" "${dirs[@]}" -max_total_time="$duration" -print_final_stats=1 -max_len="$max_len" \
+        "$bin_dir/$t" "${dirs[@]}" -max_total_time="$duration" -runs="$runs" -print_final_stats=1 -max_len="$max_len" \
             -timeout=10 -rss_limit_mb=2048 -artifact_prefix="artifacts/$t/" >"logs/$t.log" 2>&1 || true
     fi
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then

@@ -19,7 +19,7 @@ use shardlens::source::{FormatIn, LoadOptions, Loaded, OnBad, SourceError};
 pub type Target = fn(&[u8]);
 
 /// Every target, by name (the folders under `fuzz/corpus/`).
-pub const ALL: [(&str, Target); 12] = [
+pub const ALL: [(&str, Target); 14] = [
     ("lines", lines),
     ("number", number),
     ("csv", csv),
@@ -32,6 +32,8 @@ pub const ALL: [(&str, Target); 12] = [
     ("s3_manifest", s3_manifest),
     ("scenario", scenario),
     ("keyexpr", keyexpr),
+    ("session", session),
+    ("ion_rs", ion_rs),
 ];
 
 /// A folder of this process's own under the system temp folder.
@@ -358,4 +360,132 @@ pub fn fast_json(data: &[u8]) {
             agree(&fast, &slow, what, data);
         }
     }
+}
+
+/// Session files: whatever opens gives keys or an error naming the key (never a panic), and a session saved
+/// again opens to the same session (what the app writes, it reads back).
+pub fn session(data: &[u8]) {
+    use shardlens::source::session::Session;
+    let Ok(s) = Session::parse(data) else {
+        return;
+    };
+    let _ = s.keys();
+    let json = s.to_json().expect("a parsed session serialises");
+    match Session::parse(json.as_bytes()) {
+        Ok(again) => assert_eq!(again, s, "a saved session opens differently: {json}"),
+        Err(e) => panic!("a saved session does not open ({e}): {json}"),
+    }
+}
+
+/// A key's type and text.
+type IonKey = (KeyType, Vec<u8>);
+
+/// One Ion key value as Amazon's ion-rs reads it: `Some(Ok((type, text)))` for a key type, `Some(Err(_))` for
+/// a value that is no key, `None` for a float (its text and an `f64` differ past 17 digits, so not compared).
+fn ion_rs_key(e: &ion_rs::Element) -> Option<Result<IonKey, String>> {
+    use ion_rs::IonType;
+    if e.is_null() || !e.annotations().is_empty() {
+        return Some(Err(format!("{:?}", e.ion_type())));
+    }
+    Some(match e.ion_type() {
+        IonType::String => Ok((KeyType::S, e.as_string()?.as_bytes().to_vec())),
+        IonType::Int => Ok((KeyType::N, e.as_int()?.to_string().into_bytes())),
+        IonType::Decimal => {
+            let d = e.as_decimal()?;
+            let c = d.coefficient();
+            let sign = if c.is_negative() { "-" } else { "" };
+            Ok((
+                KeyType::N,
+                format!("{sign}{}E{}", c.magnitude(), d.exponent()).into_bytes(),
+            ))
+        }
+        IonType::Blob => Ok((KeyType::B, e.as_blob()?.to_vec())),
+        IonType::Float => return None,
+        other => Err(format!("{other:?}")),
+    })
+}
+
+/// The partition keys (attribute `pk`) of Ion export lines as ion-rs reads them, one line at a time like the
+/// loader: every top-level value must be a struct whose last `Item` or `Keys` field is a struct with a `pk`
+/// (the last one). `None`: not comparable (a float key); `Err`: ion-rs refuses the input or a record.
+fn ion_rs_keys(data: &[u8], pk: &str) -> Option<Result<Vec<IonKey>, String>> {
+    let mut keys = Vec::new();
+    for line in data.split(|&b| b == b'\n') {
+        let values = match ion_rs::Element::read_all(line) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(format!("ion-rs: {e}"))),
+        };
+        for v in &values {
+            let Some(record) = v.as_struct().filter(|_| v.annotations().is_empty()) else {
+                return Some(Err(format!("a top-level {:?}", v.ion_type())));
+            };
+            let item = record
+                .fields()
+                .filter(|(name, _)| matches!(name.text(), Some("Item" | "Keys")))
+                .last()
+                .and_then(|(_, item)| item.as_struct().filter(|_| item.annotations().is_empty()));
+            let Some(item) = item else {
+                return Some(Err("no Item struct".to_owned()));
+            };
+            let Some(pk) = item.get_all(pk).last() else {
+                return Some(Err("no pk".to_owned()));
+            };
+            match ion_rs_key(pk)? {
+                Ok(key) => keys.push(key),
+                Err(e) => return Some(Err(format!("pk is a {e}"))),
+            }
+        }
+    }
+    Some(Ok(keys))
+}
+
+/// Differential: the hand-written Ion reader (`source/ion.rs`) against Amazon's `ion-rs` on every input the
+/// reader accepts: ion-rs must accept it too and find the same partition keys, as canonical keys with the
+/// same counts, under the partition key attribute the loader took (given or guessed from the first item).
+/// (ion-rs reads more of Ion than DynamoDB writes, so the other direction is not checked.)
+pub fn ion_rs(data: &[u8]) {
+    use shardlens::source::read::{Compression, Sink};
+    let opts = LoadOptions {
+        format: FormatIn::Ion,
+        ..LoadOptions::default()
+    };
+    let mut sink = Sink::new(&opts);
+    let mut reader = data;
+    let ours = shardlens::source::ion::load_ion(
+        &mut reader,
+        Compression::None,
+        Path::new("fuzz.ion"),
+        &mut sink,
+        &opts,
+        &mut |_, _| Ok(()),
+    );
+    if ours.is_err() {
+        return;
+    }
+    let loaded = sink.into_loaded(data.len() as u64, None);
+    let ours = loaded.keys;
+    let text = String::from_utf8_lossy(data);
+    let Some(pk) = loaded.key_attribute else {
+        assert_eq!(ours.total(), 0, "keys without a key attribute: {text}");
+        return;
+    };
+    let theirs = match ion_rs_keys(data, &pk) {
+        None => return,
+        Some(Ok(keys)) => keys,
+        Some(Err(e)) => panic!("the Ion reader took what ion-rs refuses ({e}): {text}"),
+    };
+    let mut expected = shardlens::model::KeySet::new(ours.key_type());
+    let mut buf = Vec::new();
+    for (ty, raw) in &theirs {
+        assert_eq!(*ty, ours.key_type(), "key types differ: {text}");
+        canonicalize_into(raw, *ty, usize::MAX, &mut buf)
+            .unwrap_or_else(|e| panic!("ion-rs key {raw:?} is no {ty:?} key ({e}): {text}"));
+        expected.add(&buf, 1);
+    }
+    let sorted = |set: &shardlens::model::KeySet| {
+        let mut v: Vec<(Vec<u8>, u64)> = set.iter().map(|(_, k, c)| (k.to_vec(), c)).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&ours), sorted(&expected), "keys differ: {text}");
 }

@@ -586,30 +586,17 @@ impl App {
                 return;
             }
         };
-        let keys = match (session.text, session.keys) {
-            (Some(t), _) => Keys::Text(t),
-            (None, Some(list)) => {
-                let mut set = KeySet::new(session.settings.key_type);
-                let mut buf = Vec::new();
-                for (i, (k, c)) in list.iter().enumerate() {
-                    if let Err(e) = crate::model::key::canonicalize_into(
-                        k.as_bytes(),
-                        session.settings.key_type,
-                        crate::model::key::MAX_PARTITION_KEY_BYTES,
-                        &mut buf,
-                    ) {
-                        self.notify(
-                            Activity::File,
-                            Level::Error,
-                            format!("cannot open session {name}: key {}: {e}", i + 1),
-                        );
-                        return;
-                    }
-                    set.add(&buf, *c);
-                }
-                Keys::Data(Arc::new(set))
+        let keys = match session.keys() {
+            Ok(SessionKeys::Text(t)) => Keys::Text(t),
+            Ok(SessionKeys::Data(set)) => Keys::Data(Arc::new(*set)),
+            Err(e) => {
+                self.notify(
+                    Activity::File,
+                    Level::Error,
+                    format!("cannot open session {name}: {e}"),
+                );
+                return;
             }
-            (None, None) => return,
         };
         let presentation = self.settings.presentation;
         self.settings = session.settings;

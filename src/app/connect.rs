@@ -6,8 +6,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::Command;
 use super::tasks::{Reporter, Task, TaskError};
 
@@ -18,26 +16,7 @@ use crate::source::dynamo::{
     ScanOptions, ScanProgress, Scanned, TableInfo, describe_index, gsi_designs,
 };
 
-/// Where to connect; remembered between runs (never credentials).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ConnectSettings {
-    pub profile: String,
-    pub region: String,
-    pub endpoint: String,
-}
-
-impl ConnectSettings {
-    pub fn options(&self) -> ConnectOptions {
-        let some = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_owned());
-        ConnectOptions {
-            profile: some(&self.profile),
-            region: some(&self.region),
-            endpoint: some(&self.endpoint),
-            ..ConnectOptions::default()
-        }
-    }
-}
+pub use crate::source::session::ConnectSettings;
 
 enum Reply {
     Tables(Result<Vec<String>, String>),

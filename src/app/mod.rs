@@ -47,7 +47,7 @@ use crate::model::{KeySet, KeyType, Report};
 use crate::source::{Group, LoadOptions, Source};
 use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
 use notices::{Activity, Level, Notices};
-use settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, Settings};
+use settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
 use tasks::{Task, TaskSet};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";

@@ -65,6 +65,7 @@ pub mod read;
 pub mod s3_export;
 pub mod scan_json;
 pub mod scenario;
+pub mod session;
 pub mod sink;
 pub mod sql;
 pub mod workbench;
