@@ -399,7 +399,12 @@ fn ion_rs_key(e: &ion_rs::Element) -> Option<Result<IonKey, String>> {
                 format!("{sign}{}E{}", c.magnitude(), d.exponent()).into_bytes(),
             ))
         }
-        IonType::Blob => Ok((KeyType::B, e.as_blob()?.to_vec())),
+        // The loaders hold a `B` key as its base64 text until it is canonicalised (decoded).
+        IonType::Blob => {
+            use base64::Engine as _;
+            let text = base64::engine::general_purpose::STANDARD.encode(e.as_blob()?);
+            Ok((KeyType::B, text.into_bytes()))
+        }
         IonType::Float => return None,
         other => Err(format!("{other:?}")),
     })
@@ -459,7 +464,9 @@ pub fn ion_rs(data: &[u8]) {
         &opts,
         &mut |_, _| Ok(()),
     );
-    if ours.is_err() {
+    // ion-rs 1.2 takes a vertical tab as white space everywhere but inside a blob, where it is white space
+    // too (Ion 1.0 `WS`) but its base64 decoding refuses it: not compared.
+    if ours.is_err() || data.contains(&0x0b) {
         return;
     }
     let loaded = sink.into_loaded(data.len() as u64, None);

@@ -26,7 +26,26 @@ use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
 use crate::model::keyexpr::Value;
 
+mod number;
+
 const MAX_DEPTH: usize = 64;
+
+/// The typed nulls of Ion 1.0 (`null.string`, …).
+const NULL_TYPES: [&str; 13] = [
+    "null",
+    "bool",
+    "int",
+    "float",
+    "decimal",
+    "timestamp",
+    "string",
+    "symbol",
+    "blob",
+    "clob",
+    "struct",
+    "list",
+    "sexp",
+];
 
 /// Loads Ion text, one item a line.
 pub fn load_ion(
@@ -169,7 +188,10 @@ impl Parser<'_> {
             match self.peek() {
                 Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) => self.i += 1,
                 Some(b'/') if self.s.get(self.i + 1) == Some(&b'/') => {
-                    self.i = self.s.len();
+                    // To the line's end, which a carriage return is too (Ion 1.0's `NL`; the `ion_rs` fuzz
+                    // target found `// …\r{Item:…}` read as all comment).
+                    self.i = memchr::memchr(b'\r', &self.s[self.i..])
+                        .map_or(self.s.len(), |r| self.i + r);
                 }
                 Some(b'/') if self.s.get(self.i + 1) == Some(&b'*') => {
                     match memchr::memmem::find(&self.s[self.i + 2..], b"*/") {
@@ -190,13 +212,21 @@ impl Parser<'_> {
         c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
     }
 
-    fn ident(&mut self) -> &str {
+    /// An identifier symbol. `$` and digits (`$10`) is a symbol ID, which only a symbol table resolves: this
+    /// reader reads none (DynamoDB writes names), so it is an error rather than a name (ion-rs agrees; found
+    /// by the `ion_rs` fuzz target).
+    fn ident(&mut self) -> Result<String, String> {
         let start = self.i;
         while self.peek().is_some_and(Self::is_ident) {
             self.i += 1;
         }
         // Identifiers are ASCII, so this never fails.
-        std::str::from_utf8(&self.s[start..self.i]).unwrap_or_default()
+        let word = std::str::from_utf8(&self.s[start..self.i]).unwrap_or_default();
+        if word.len() > 1 && word.starts_with('$') && word.as_bytes()[1].is_ascii_digit() {
+            self.i = start;
+            return Err(self.err("a symbol ID, which needs a symbol table (not read here)"));
+        }
+        Ok(word.to_owned())
     }
 
     /// A field name: symbol, quoted symbol or string; consumes the `:`.
@@ -212,7 +242,7 @@ impl Parser<'_> {
                 self.string(&mut out)?;
                 String::from_utf8(out).map_err(|_| self.err("field name is not UTF-8"))?
             }
-            Some(c) if Self::is_ident_start(c) => self.ident().to_owned(),
+            Some(c) if Self::is_ident_start(c) => self.ident()?,
             _ => return Err(self.err("expected a field name")),
         };
         self.ws()?;
@@ -281,6 +311,8 @@ impl Parser<'_> {
         let hex = self
             .s
             .get(self.i..self.i + digits)
+            // Hex digits only: `from_str_radix` alone takes a sign (`\u+eda`, found by the `ion_rs` fuzz target).
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
             .and_then(|h| std::str::from_utf8(h).ok())
             .and_then(|h| u32::from_str_radix(h, 16).ok())
             .ok_or_else(|| self.err("bad hex escape"))?;
@@ -419,7 +451,13 @@ impl Parser<'_> {
     /// `{{ … }}`: a blob (base64, a `B` key) or a clob (a string inside).
     fn lob(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
         self.i += 2;
-        self.ws()?;
+        // White space only: `//` inside `{{ }}` is base64, not a comment (found by the `ion_rs` fuzz target).
+        while matches!(
+            self.peek(),
+            Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+        ) {
+            self.i += 1;
+        }
         if matches!(self.peek(), Some(b'"' | b'\'')) {
             let mut ignored = Vec::new();
             self.string(&mut ignored)?;
@@ -515,11 +553,9 @@ impl Parser<'_> {
     /// A keyword (`null`, `true`, `nan`…), a symbol, or the annotation `name::` before a value.
     fn word(&mut self, depth: usize) -> Result<Tag, String> {
         let other = |t: &str| Ok(Tag::Other(t.to_owned()));
-        let word = self.ident().to_owned();
+        let word = self.ident()?;
         if word == "null" {
-            if self.eat(b'.') {
-                self.ident();
-            }
+            self.null_type()?;
             return other("NULL");
         }
         if word == "true" || word == "false" {
@@ -536,6 +572,18 @@ impl Parser<'_> {
         other("symbol")
     }
 
+    /// After `null`: an optional `.type`, one of Ion's types.
+    fn null_type(&mut self) -> Result<(), String> {
+        if self.eat(b'.') {
+            let at = self.i;
+            if !NULL_TYPES.contains(&self.ident()?.as_str()) {
+                self.i = at;
+                return Err(self.err("null. followed by no Ion type"));
+            }
+        }
+        Ok(())
+    }
+
     /// The value after an annotation `name::`: DynamoDB marks its sets this way.
     fn annotated(&mut self, name: &str, depth: usize) -> Result<Tag, String> {
         self.value(depth + 1, None)?;
@@ -548,10 +596,24 @@ impl Parser<'_> {
     }
 
     /// An int, decimal or float as number text; timestamps and special floats are not numbers.
+    /// Ion 1.0's `NUMERIC_STOP`: a number ends at white space, a bracket, a comma, a quote or the line's end
+    /// (`1//x` and `1/*x*/` are errors; found by the `ion_rs` fuzz target).
+    fn numeric_stop(&self) -> Result<(), String> {
+        match self.peek() {
+            None
+            | Some(
+                b'{' | b'}' | b'[' | b']' | b'(' | b')' | b',' | b'"' | b'\'' | b' ' | b'\t'
+                | b'\n' | b'\r' | 0x0b | 0x0c,
+            ) => Ok(()),
+            Some(_) => Err(self.err("a number not followed by white space, a bracket or a comma")),
+        }
+    }
+
     fn number(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
         let start = self.i;
         if self.s[self.i..].starts_with(b"+inf") || self.s[self.i..].starts_with(b"-inf") {
             self.i += 4;
+            self.numeric_stop()?;
             return Ok(Tag::Other("inf".to_owned()));
         }
         while self.peek().is_some_and(|c| {
@@ -560,13 +622,14 @@ impl Parser<'_> {
             self.i += 1;
         }
         let token = &self.s[start..self.i];
-        if token.contains(&b'T')
-            || token.contains(&b':')
-            || token.iter().filter(|&&c| c == b'-').count() >= 2
-                && !token.contains(&b'e')
-                && !token.contains(&b'd')
-        {
-            return Ok(Tag::Other("timestamp".to_owned()));
+        self.numeric_stop()?;
+        match number::classify(token) {
+            Ok(number::Kind::Timestamp) => return Ok(Tag::Other("timestamp".to_owned())),
+            Ok(_) => {}
+            Err(what) => {
+                self.i = start;
+                return Err(self.err(what));
+            }
         }
         let digits: Vec<u8> = token.iter().copied().filter(|&c| c != b'_').collect();
         let (negative, body) = match digits.split_first() {
@@ -732,12 +795,10 @@ impl Parser<'_> {
 
     /// `null`, `true`, `false`, a symbol (`S`), or an annotation before a value (the value).
     fn word_tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
-        let word = self.ident().to_owned();
+        let word = self.ident()?;
         match word.as_str() {
             "null" => {
-                if self.eat(b'.') {
-                    self.ident();
-                }
+                self.null_type()?;
                 return Ok(Value::Null);
             }
             "true" => return Ok(Value::Bool(true)),
@@ -838,6 +899,23 @@ mod tests {
         assert!(e.contains("a blob that is not valid base64"), "{e}");
         let ok = load("{Item:{pk:\"a\tb\",x:'''c\rd'''}}\n").unwrap();
         assert_eq!(ok.items, 1);
+    }
+
+    /// A line comment ends at a carriage return too; `$10` (a symbol ID) and `0.0.5d` are errors, not names
+    /// and numbers (all found by the ion-rs differential).
+    #[test]
+    fn comments_symbol_ids_and_numbers_follow_the_grammar() {
+        let two = load("{Item:{pk:\"a\"}} // c\r{Item:{pk:\"b\"}}\n").unwrap();
+        assert_eq!(two.items, 2);
+        for (bad, says) in [
+            ("{Item:{pk:\"a\",x:$10}}", "a symbol ID"),
+            ("{Item:{pk:\"a\",m:{x:0.0.5d}}}", "a malformed number"),
+            ("{Item:{pk:\"a\",t:2023-02-29}}", "out of range"),
+            ("{Item:{pk:\"a\",n:null.nothing}}", "no Ion type"),
+        ] {
+            let e = load(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
     }
 
     /// An s-expression the line leaves open is an error, not an endless loop (found by fuzzing).
