@@ -1417,3 +1417,88 @@ fn the_rcu_cap_holds_while_throttled_pages_are_retried() {
         "{rate:.1} RCU/s against a cap of {cap}"
     );
 }
+
+/// Ctrl+C in the CLI while the scan backs off from endless throttling: the process ends soon after (it does
+/// not wait out the backoff), prints the analysis of what it read labelled partial, says it was interrupted
+/// and exits 1.
+#[test]
+fn cli_ctrl_c_during_backoff_prints_the_partial_result() {
+    use faults::{Fault, FaultProxy};
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = setup.collection_table("ctrl-c", 400, 40);
+    // Four segments, one request each: the first is answered, every later one throttled, for ever.
+    let proxy = FaultProxy::start(server.port, |n| (n >= 1).then_some(Fault::Throttling));
+    let endpoint = proxy.endpoint();
+    let mut child = bin(&[
+        "scan",
+        "--endpoint-url",
+        &endpoint,
+        "--table",
+        &name,
+        "--segments",
+        "4",
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let waiting = Instant::now();
+    while proxy.faults() < 6 {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "the scan never backed off ({} faults)",
+            proxy.faults()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut ended = None;
+    while sent.elapsed() < Duration::from_secs(15) {
+        if let Some(status) = child.try_wait().unwrap() {
+            ended = Some((status, sent.elapsed()));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let Some((status, after)) = ended else {
+        let _ = child.kill();
+        panic!("the scan did not end within 15 s of Ctrl+C");
+    };
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    eprintln!("ended {after:?} after Ctrl+C");
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        after < Duration::from_secs(3),
+        "{after:?} from Ctrl+C to exit"
+    );
+    let read = stderr
+        .split("stopped after ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no item count in {stderr}"));
+    assert!(
+        stderr.contains(&format!(
+            "interrupted: the scan of {name} stopped after {read} items"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        read < 400,
+        "{read} items: the throttled segments read nothing"
+    );
+    assert!(
+        stdout.contains(&format!("(partial: {read} items read)")),
+        "{stdout}"
+    );
+}
