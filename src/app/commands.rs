@@ -575,20 +575,10 @@ impl App {
 
     /// Opens a session; a malformed one leaves everything as it was and says why.
     pub fn open_session(&mut self, bytes: &[u8], name: &str) {
-        let session = match Session::parse(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                self.notify(
-                    Activity::File,
-                    Level::Error,
-                    format!("cannot open session {name}: {e}"),
-                );
-                return;
-            }
-        };
-        let keys = match session.keys() {
-            Ok(SessionKeys::Text(t)) => Keys::Text(t),
-            Ok(SessionKeys::Data(set)) => Keys::Data(Arc::new(*set)),
+        let opened = Session::parse(bytes).and_then(|s| s.keys().map(|keys| (s, keys)));
+        let (session, keys) = match opened {
+            Ok((s, SessionKeys::Text(t))) => (s, Keys::Text(t)),
+            Ok((s, SessionKeys::Data(set))) => (s, Keys::Data(Arc::new(*set))),
             Err(e) => {
                 self.notify(
                     Activity::File,

@@ -513,6 +513,18 @@ impl Parser<'_> {
         Ok(Tag::Other("M".to_owned()))
     }
 
+    /// At an operator symbol inside an s-expression (`(a + b)`), which is stepped over. At the end of the text
+    /// there is none (stepping over it looped for ever on an unclosed `(`, found by fuzzing): the value read
+    /// next says what is missing.
+    fn sexp_operator(&self, open: u8) -> bool {
+        open == b'('
+            && self.peek().is_some()
+            && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
+            && !self
+                .peek()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_')
+    }
+
     /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through.
     fn sequence(&mut self, open: u8, depth: usize) -> Result<Tag, String> {
         let close = if open == b'[' { b']' } else { b')' };
@@ -522,16 +534,7 @@ impl Parser<'_> {
             if self.eat(close) {
                 break;
             }
-            // `is_some`: at the end of the text it is no operator (stepping over it looped for ever on an
-            // unclosed `(`, found by fuzzing); the value below says what is missing.
-            if open == b'('
-                && self.peek().is_some()
-                && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
-                && !self.peek().is_some_and(|c| {
-                    c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
-                })
-            {
-                // An operator symbol inside an s-expression.
+            if self.sexp_operator(open) {
                 self.i += 1;
                 continue;
             }
@@ -767,16 +770,7 @@ impl Parser<'_> {
             if self.eat(close) {
                 break;
             }
-            // `is_some`: at the end of the text it is no operator (stepping over it looped for ever on an
-            // unclosed `(`, found by fuzzing); the value below says what is missing.
-            if open == b'('
-                && self.peek().is_some()
-                && !matches!(self.peek(), Some(b'"' | b'\'' | b'{' | b'[' | b'('))
-                && !self.peek().is_some_and(|c| {
-                    c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_'
-                })
-            {
-                // An operator symbol inside an s-expression, as `sequence` skips it.
+            if self.sexp_operator(open) {
                 self.i += 1;
                 continue;
             }
