@@ -30,7 +30,8 @@
 //!   multi-GB file never sits in memory. A load with a key design ([`model::design`]) also extracts the
 //!   top-level attributes the design reads into the item reader's [`source::item::Scratch`] (`source/extract.rs`
 //!   for typed and plain JSON, with the JSON fast path; Ion and CSV in their modules). [`source::sql`] writes the Athena and DuckDB queries that aggregate an
-//!   export where it lives.
+//!   export where it lives; [`source::session`] reads and writes the app's settings and session files (here so the
+//!   headless build and the fuzz targets read them too).
 //! - `app` (feature `gui`) draws, split by role as rerun's viewer is: `app/mod.rs` holds the `App` struct
 //!   (its state grouped by role: persisted `Settings`, the keys' `Data`, the `Pipeline` from input to report,
 //!   everything running in the `Background`, per-panel state in `Panels`), its construction and accessors and

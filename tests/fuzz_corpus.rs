@@ -78,4 +78,6 @@ replays!(
     s3_manifest,
     scenario,
     keyexpr,
+    session,
+    ion_rs,
 );
