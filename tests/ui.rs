@@ -213,6 +213,29 @@ fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
         notice.text
     );
     assert_eq!(app.report().unwrap().analysis.total, before);
+    // A key list with a key that is not of the session's type names the key; nothing changes either.
+    h.state_mut().open_session(
+        br#"{"format":"shardlens-session","version":1,"settings":{"key_type":"N","buckets":3},
+            "keys":[["1",2],["two",1]]}"#,
+        "typed.json",
+    );
+    h.run();
+    let app = h.state();
+    let notice = app.notices().last().unwrap();
+    assert!(notice.error());
+    assert!(
+        notice
+            .text
+            .starts_with("cannot open session typed.json: key 2: "),
+        "{}",
+        notice.text
+    );
+    assert_eq!(app.report().unwrap().analysis.total, before);
+    assert_ne!(
+        app.settings().buckets,
+        3,
+        "the session's settings are not applied"
+    );
     // A good session round-trips keys and settings.
     let mut saved = h.state().session();
     saved.settings.buckets = 5;
