@@ -240,6 +240,22 @@ fn assert_bad_input(out: &Output, expected: &str) {
     assert!(out.stdout.is_empty(), "no partial result is printed");
 }
 
+/// A session file saved by the app is not keys: the CLI says what it is and how to open it.
+#[test]
+fn a_session_file_is_named_as_one() {
+    let dir = temp_dir("session");
+    let path = write(
+        &dir,
+        "class.json",
+        br#"{"format": "shardlens-session", "version": 1, "settings": {}, "text": "a\nb\n"}"#,
+    );
+    let out = run(&["analyze", path.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        "class.json is a shardlens session (saved by the app), not keys",
+    );
+}
+
 #[test]
 fn bad_input_names_the_line() {
     let dir = temp_dir("bad");

@@ -860,3 +860,34 @@ fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
     assert_eq!(h.state().notices().last().unwrap().text, "nothing to undo");
     std::fs::remove_file(good).ok();
 }
+
+/// A session file opened as a file (a path on the command line, File > Open, a drop) opens as a session, not
+/// as items whose key attribute cannot be told.
+#[test]
+fn a_session_opened_as_a_file_opens_as_a_session() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join(format!("ui-session-{}.json", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"format":"shardlens-session","version":1,"settings":{"key_type":"N","buckets":6},
+            "keys":[["1.50",3],["01.5",2],["7",1]]}"#,
+    )
+    .unwrap();
+    let mut h = harness();
+    h.state_mut().open_path(path.clone());
+    wait_for(&mut h, |app| {
+        app.notices()
+            .last()
+            .is_some_and(|n| n.text.starts_with("opened session"))
+    });
+    h.run();
+    let report = h.state().report().unwrap();
+    assert_eq!(report.analysis.total, 6);
+    assert_eq!(
+        report.analysis.buckets.len(),
+        6,
+        "the session's settings apply"
+    );
+    h.get_by_label_contains("· 2 distinct keys");
+    let _ = std::fs::remove_file(path);
+}

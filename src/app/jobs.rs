@@ -45,6 +45,8 @@ pub struct Computed {
 pub enum LoadEvent {
     Progress(Progress),
     Done(Box<Result<Loaded, String>>, PathBuf),
+    /// The file was a session (saved by the app), read whole: it opens as a session, not as keys.
+    Session(Result<Vec<u8>, String>, PathBuf),
 }
 
 /// The worker's inbox: the newest request, and whether the app is gone (the worker then ends).
@@ -157,6 +159,11 @@ impl Jobs {
         self.cancel_load();
         let thread_path = path.clone();
         let task = Task::spawn("load", &self.ctx, 16, move |r: &Reporter<LoadEvent>| {
+            if source::session::looks_like_session(&thread_path) {
+                let bytes = source::session::read_session(&thread_path);
+                r.send(LoadEvent::Session(bytes, thread_path));
+                return;
+            }
             let mut last = std::time::Instant::now();
             let paths = [thread_path.clone()];
             let result = source::load(&paths, &opts, r.cancel_flag(), &mut |p| {
@@ -190,7 +197,11 @@ impl Jobs {
             return Vec::new();
         };
         let events = task.drain();
-        if events.iter().any(|e| matches!(e, LoadEvent::Done(..))) || task.finished() {
+        if events
+            .iter()
+            .any(|e| matches!(e, LoadEvent::Done(..) | LoadEvent::Session(..)))
+            || task.finished()
+        {
             self.load = None;
         }
         events

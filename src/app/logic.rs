@@ -301,6 +301,10 @@ impl App {
             match event {
                 LoadEvent::Progress(p) => self.background.load_progress = Some(p),
                 LoadEvent::Done(result, path) => self.on_load_done(*result, path),
+                LoadEvent::Session(read, path) => {
+                    self.background.load_progress = None;
+                    self.on_outcome(Outcome::OpenSession(path, read));
+                }
             }
         }
         for started in self.background.screenshots.drain() {

@@ -48,6 +48,17 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     if paths.iter().any(|p| p == Path::new("-")) && std::io::stdin().is_terminal() {
         eprintln!("shardlens: reading keys from standard input (one per line; end with Ctrl+D)");
     }
+    if let Some(session) = paths
+        .iter()
+        .find(|p| p.is_file() && source::session::looks_like_session(p))
+    {
+        anyhow::bail!(
+            "{} is a shardlens session (saved by the app), not keys: open it in the app (`shardlens {}`, or \
+             File > Open session…)",
+            session.display(),
+            session.display()
+        );
+    }
     let opts = LoadOptions {
         format: args.format_in,
         key: args.key.clone(),

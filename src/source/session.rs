@@ -184,6 +184,38 @@ pub enum SessionKeys {
     Data(Box<KeySet>),
 }
 
+/// Whether the file at `path` is a session file: a JSON object whose first KB names the session format (as
+/// [`Session::to_json`] writes it, `format` first). For a file opened as keys (a path on the command line,
+/// File > Open, a drop) that is a session, so it opens as one instead of being read as items.
+pub fn looks_like_session(path: &std::path::Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(1024);
+    let read = std::fs::File::open(path).and_then(|f| f.take(1024).read_to_end(&mut head));
+    read.is_ok()
+        && head.trim_ascii_start().starts_with(b"{")
+        && memchr::memmem::find(&head, SESSION_FORMAT.as_bytes()).is_some()
+}
+
+/// Sessions larger than this are refused before they are read (the app keeps big key sets as data; a session
+/// of 10,000,000 keys is ~300 MB).
+pub const MAX_SESSION_BYTES: u64 = 1 << 30;
+
+/// Reads a session file whole, refusing one larger than [`MAX_SESSION_BYTES`].
+pub fn read_session(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
+    if size > MAX_SESSION_BYTES {
+        return Err(format!(
+            "{} is a session of {}, larger than the {} a session may be",
+            path.display(),
+            crate::model::fmt::bytes(size as f64),
+            crate::model::fmt::bytes(MAX_SESSION_BYTES as f64)
+        ));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 impl Session {
     pub fn parse(bytes: &[u8]) -> Result<Self, SessionError> {
         let session: Session = serde_json::from_slice(bytes)?;
