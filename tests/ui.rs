@@ -193,44 +193,37 @@ fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
     h.get_by_label("Filter");
 }
 
+/// Opens `bytes` as a session named `name` and checks it fails with a message starting `says`, leaving the
+/// keys as they were.
+fn session_fails(h: &mut Harness<'_, App>, bytes: &[u8], name: &str, says: &str) {
+    let before = h.state().report().unwrap().analysis.total;
+    h.state_mut().open_session(bytes, name);
+    h.run();
+    let app = h.state();
+    let notice = app.notices().last().unwrap();
+    assert!(notice.error());
+    assert!(notice.text.starts_with(says), "{}", notice.text);
+    assert_eq!(app.report().unwrap().analysis.total, before);
+}
+
 #[test]
 fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
     let mut h = harness();
-    let before = h.state().report().unwrap().analysis.total;
-    h.state_mut().open_session(
+    session_fails(
+        &mut h,
         b"{\"format\":\"shardlens-session\",\"version\":1",
         "broken.json",
+        "cannot open session broken.json: not a shardlens session",
     );
-    h.run();
-    let app = h.state();
-    let notice = app.notices().last().unwrap();
-    assert!(notice.error());
-    assert!(
-        notice
-            .text
-            .starts_with("cannot open session broken.json: not a shardlens session"),
-        "{}",
-        notice.text
-    );
-    assert_eq!(app.report().unwrap().analysis.total, before);
     // A key list with a key that is not of the session's type names the key; nothing changes either.
-    h.state_mut().open_session(
+    session_fails(
+        &mut h,
         br#"{"format":"shardlens-session","version":1,"settings":{"key_type":"N","buckets":3},
             "keys":[["1",2],["two",1]]}"#,
         "typed.json",
+        "cannot open session typed.json: key 2: ",
     );
-    h.run();
     let app = h.state();
-    let notice = app.notices().last().unwrap();
-    assert!(notice.error());
-    assert!(
-        notice
-            .text
-            .starts_with("cannot open session typed.json: key 2: "),
-        "{}",
-        notice.text
-    );
-    assert_eq!(app.report().unwrap().analysis.total, before);
     assert_ne!(
         app.settings().buckets,
         3,

@@ -525,29 +525,39 @@ impl Parser<'_> {
                 .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'$' || c == b'_')
     }
 
-    /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through.
-    fn sequence(&mut self, open: u8, depth: usize) -> Result<Tag, String> {
+    /// The elements of a list `[…]` or an s-expression `(…)` (after `open`), each read by `element`; both
+    /// readers (read through, and into a [`Value`]) walk them here.
+    fn elements(
+        &mut self,
+        open: u8,
+        mut element: impl FnMut(&mut Self) -> Result<(), String>,
+    ) -> Result<(), String> {
         let close = if open == b'[' { b']' } else { b')' };
         self.i += 1;
         loop {
             self.ws()?;
             if self.eat(close) {
-                break;
+                return Ok(());
             }
             if self.sexp_operator(open) {
                 self.i += 1;
                 continue;
             }
-            self.value(depth + 1, None)?;
+            element(self)?;
             self.ws()?;
             if open == b'[' && !self.eat(b',') {
                 self.ws()?;
                 if !self.eat(close) {
                     return Err(self.err("expected ',' or ']'"));
                 }
-                break;
+                return Ok(());
             }
         }
+    }
+
+    /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through.
+    fn sequence(&mut self, open: u8, depth: usize) -> Result<Tag, String> {
+        self.elements(open, |p| p.value(depth + 1, None).map(|_| ()))?;
         Ok(Tag::Other(
             if open == b'[' { "L" } else { "sexp" }.to_owned(),
         ))
@@ -762,28 +772,11 @@ impl Parser<'_> {
     }
 
     fn list_tree(&mut self, open: u8, depth: usize, attr: &str) -> Result<Value, String> {
-        let close = if open == b'[' { b']' } else { b')' };
-        self.i += 1;
         let mut list = Vec::new();
-        loop {
-            self.ws()?;
-            if self.eat(close) {
-                break;
-            }
-            if self.sexp_operator(open) {
-                self.i += 1;
-                continue;
-            }
-            list.push(self.tree(depth + 1, attr)?);
-            self.ws()?;
-            if open == b'[' && !self.eat(b',') {
-                self.ws()?;
-                if !self.eat(close) {
-                    return Err(self.err("expected ',' or ']'"));
-                }
-                break;
-            }
-        }
+        self.elements(open, |p| {
+            list.push(p.tree(depth + 1, attr)?);
+            Ok(())
+        })?;
         Ok(Value::L(list))
     }
 
