@@ -50,7 +50,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     }
     if let Some(session) = paths
         .iter()
-        .find(|p| p.is_file() && source::session::looks_like_session(p))
+        .find(|p| source::session::looks_like_session(p))
     {
         anyhow::bail!(
             "{} is a shardlens session (saved by the app), not keys: open it in the app (`shardlens {}`, or \

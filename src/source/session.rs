@@ -184,16 +184,30 @@ pub enum SessionKeys {
     Data(Box<KeySet>),
 }
 
-/// Whether the file at `path` is a session file: a JSON object whose first KB names the session format (as
-/// [`Session::to_json`] writes it, `format` first). For a file opened as keys (a path on the command line,
+/// Whether the file at `path` is a session file: a JSON object whose first member is `"format":
+/// "shardlens-session"` (as [`Session::to_json`] writes it). For a file opened as keys (a path on the command line,
 /// File > Open, a drop) that is a session, so it opens as one instead of being read as items.
+/// Only a regular file is looked at: reading the head of a FIFO or a device would take it from the load.
 pub fn looks_like_session(path: &std::path::Path) -> bool {
     use std::io::Read as _;
+    if !path.is_file() {
+        return false;
+    }
     let mut head = Vec::with_capacity(1024);
     let read = std::fs::File::open(path).and_then(|f| f.take(1024).read_to_end(&mut head));
-    read.is_ok()
-        && head.trim_ascii_start().starts_with(b"{")
-        && memchr::memmem::find(&head, SESSION_FORMAT.as_bytes()).is_some()
+    if read.is_err() {
+        return false;
+    }
+    // `{`, then `"format"`, `:` and the format's name in quotes, white space between them.
+    let quoted = format!("\"{SESSION_FORMAT}\"");
+    let mut rest = head.trim_ascii_start();
+    for part in [&b"{"[..], b"\"format\"", b":", quoted.as_bytes()] {
+        match rest.strip_prefix(part) {
+            Some(r) => rest = r.trim_ascii_start(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Sessions larger than this are refused before they are read (the app keeps big key sets as data; a session
@@ -322,6 +336,31 @@ mod tests {
         assert!(matches!(err, SessionError::Key { index: 2, .. }), "{err}");
         s.keys = None;
         assert!(matches!(s.keys(), Err(SessionError::Empty)));
+    }
+
+    #[test]
+    fn a_session_file_is_told_from_keys_by_its_head() {
+        let dir = std::env::temp_dir().join(format!("shardlens-sniff-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let session = dir.join("s.json");
+        std::fs::write(
+            &session,
+            "\n  {\"format\": \"shardlens-session\", \"version\": 1}",
+        )
+        .unwrap();
+        let items = dir.join("i.json");
+        std::fs::write(&items, "{\"Item\":{\"pk\":{\"S\":\"shardlens-session\"}}}").unwrap();
+        let lines = dir.join("k.txt");
+        std::fs::write(&lines, "shardlens-session\n").unwrap();
+        assert!(looks_like_session(&session));
+        assert!(
+            !looks_like_session(&items),
+            "an item that holds the format's name"
+        );
+        assert!(!looks_like_session(&lines), "not a JSON object");
+        assert!(!looks_like_session(&dir), "a folder is not read");
+        assert!(!looks_like_session(&dir.join("missing")));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
