@@ -214,20 +214,18 @@ pub fn looks_like_session(path: &std::path::Path) -> bool {
 /// of 10,000,000 keys is ~300 MB).
 pub const MAX_SESSION_BYTES: u64 = 1 << 30;
 
-/// Reads a session file whole, refusing one larger than [`MAX_SESSION_BYTES`].
+/// Reads a session file whole, refusing one larger than [`MAX_SESSION_BYTES`]. The error is the reason alone
+/// (the caller names the file).
 pub fn read_session(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        .len();
+    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
     if size > MAX_SESSION_BYTES {
         return Err(format!(
-            "{} is a session of {}, larger than the {} a session may be",
-            path.display(),
+            "a session of {}, larger than the {} a session may be",
             crate::model::fmt::bytes(size as f64),
             crate::model::fmt::bytes(MAX_SESSION_BYTES as f64)
         ));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    std::fs::read(path).map_err(|e| e.to_string())
 }
 
 impl Session {
