@@ -103,12 +103,7 @@ pub fn ion_line(
         }
         p.i += 1;
         let mut found = false;
-        loop {
-            p.ws()?;
-            if p.eat(b'}') {
-                break;
-            }
-            let field = p.field_name()?;
+        p.members("expected ',' or '}'", |p, field| {
             if field == "Item" || field == "Keys" {
                 p.ws()?;
                 if !p.eat(b'{') {
@@ -132,15 +127,8 @@ pub fn ion_line(
             } else {
                 p.value(1, None)?;
             }
-            p.ws()?;
-            if !p.eat(b',') {
-                p.ws()?;
-                if !p.eat(b'}') {
-                    return Err(p.err("expected ',' or '}'"));
-                }
-                break;
-            }
-        }
+            Ok(())
+        })?;
         if !found {
             return Err("expected a struct with an Item field (an Ion export line)".to_owned());
         }
@@ -367,25 +355,20 @@ impl Parser<'_> {
     fn item(&mut self, names: Option<&KeyNames>, scratch: &mut Scratch) -> Result<(), String> {
         scratch.clear();
         let mut attrs = names.is_none().then(Vec::new);
-        loop {
-            self.ws()?;
-            if self.eat(b'}') {
-                break;
-            }
-            let field = self.field_name()?;
-            self.ws()?;
+        self.members("expected ',' or '}' in the item", |p, field| {
+            p.ws()?;
             if scratch.wants_names() {
                 scratch.names.push(field.clone());
             }
-            let start = self.i;
+            let start = p.i;
             let mut raw = Vec::new();
-            let tag = self.value(2, Some(&mut raw))?;
+            let tag = p.value(2, Some(&mut raw))?;
             if let Some(slot) = scratch.extract_slot(&field) {
                 // Read again as a value: only the attributes a design needs pay for it.
-                let end = self.i;
-                self.i = start;
-                scratch.values[slot] = Some(self.tree(2, &field)?);
-                self.i = end;
+                let end = p.i;
+                p.i = start;
+                scratch.values[slot] = Some(p.tree(2, &field)?);
+                p.i = end;
             }
             if let Some(attrs) = attrs.as_mut() {
                 attrs.push((field, tag, raw));
@@ -398,19 +381,38 @@ impl Parser<'_> {
                     scratch.sk_raw = raw;
                 }
             }
-            self.ws()?;
-            if !self.eat(b',') {
-                self.ws()?;
-                if !self.eat(b'}') {
-                    return Err(self.err("expected ',' or '}' in the item"));
-                }
-                break;
-            }
-        }
+            Ok(())
+        })?;
         if attrs.is_some() {
             scratch.attrs = attrs;
         }
         Ok(())
+    }
+
+    /// The members of a struct (after its `{`): each field name and `member`, which reads the value;
+    /// `expected` is the error when neither `,` nor `}` follows one. The record, the item, and structs read
+    /// through or into a [`Value`](crate::model::keyexpr::Value) all walk them here.
+    fn members(
+        &mut self,
+        expected: &str,
+        mut member: impl FnMut(&mut Self, String) -> Result<(), String>,
+    ) -> Result<(), String> {
+        loop {
+            self.ws()?;
+            if self.eat(b'}') {
+                return Ok(());
+            }
+            let field = self.field_name()?;
+            member(self, field)?;
+            self.ws()?;
+            if !self.eat(b',') {
+                self.ws()?;
+                if !self.eat(b'}') {
+                    return Err(self.err(expected));
+                }
+                return Ok(());
+            }
+        }
     }
 
     /// One value; returns its DynamoDB type. For `S`, `N` and `B` the key text goes to `raw` (when given).
@@ -500,22 +502,9 @@ impl Parser<'_> {
     /// A struct (a DynamoDB map), read through.
     fn struct_value(&mut self, depth: usize) -> Result<Tag, String> {
         self.i += 1;
-        loop {
-            self.ws()?;
-            if self.eat(b'}') {
-                break;
-            }
-            self.field_name()?;
-            self.value(depth + 1, None)?;
-            self.ws()?;
-            if !self.eat(b',') {
-                self.ws()?;
-                if !self.eat(b'}') {
-                    return Err(self.err("expected ',' or '}'"));
-                }
-                break;
-            }
-        }
+        self.members("expected ',' or '}'", |p, _| {
+            p.value(depth + 1, None).map(|_| ())
+        })?;
         Ok(Tag::Other("M".to_owned()))
     }
 

@@ -84,23 +84,11 @@ impl Parser<'_> {
     fn struct_tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
         self.i += 1;
         let mut map = std::collections::BTreeMap::new();
-        loop {
-            self.ws()?;
-            if self.eat(b'}') {
-                break;
-            }
-            let name = self.field_name()?;
-            let v = self.tree(depth + 1, attr)?;
+        self.members("expected ',' or '}'", |p, name| {
+            let v = p.tree(depth + 1, attr)?;
             map.insert(name, v);
-            self.ws()?;
-            if !self.eat(b',') {
-                self.ws()?;
-                if !self.eat(b'}') {
-                    return Err(self.err("expected ',' or '}'"));
-                }
-                break;
-            }
-        }
+            Ok(())
+        })?;
         Ok(Value::M(map))
     }
 
