@@ -47,8 +47,9 @@
 //!   [`ScanEvent::Done`]: the shape the app's background jobs use.
 //!
 //! Files: `client.rs` (options, the client, tables), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
-//! pages from the SDK), `scan.rs` (the
-//! parallel scan itself, independent of the SDK), `pace.rs` (backoff and the read-capacity limiter),
+//! pages from the SDK), `scan.rs` (the parallel scan itself, independent of the SDK: segments started, pages
+//! merged into keys and designs), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
+//! and the read-capacity limiter),
 //! `error.rs` (SDK errors in short messages).
 
 mod client;
@@ -57,6 +58,7 @@ mod gsi;
 mod pace;
 mod scan;
 mod sdk_pages;
+mod segment;
 
 pub use client::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,

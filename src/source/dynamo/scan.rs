@@ -1,5 +1,6 @@
-//! The parallel scan, independent of the SDK: segments, pagination, the read-capacity limiter, backoff on
-//! throttling, sampling and cancellation. Pages come from a [`PageSource`]; the SDK one lives in
+//! The parallel scan, independent of the SDK: segments started, their pages merged into the key set and the
+//! designs, sampling and cancellation; each segment's pagination, limiter share and backoff are in
+//! `segment.rs`. Pages come from a [`PageSource`]; the SDK one lives in
 //! `client.rs`, and tests drive this logic with a fake one (throttling on demand).
 
 use std::future::Future;
@@ -12,8 +13,8 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::error::DynamoError;
-use super::pace::Jitter;
 pub use super::pace::{Backoff, RcuLimiter};
+use super::segment::{PageKeys, SegmentMsg, SegmentTask};
 use crate::model::design::{Design, DesignError, DesignKeys, Designer, ShardBy, item_identity};
 use crate::model::keyexpr::Value;
 use crate::model::{KeySet, KeyType};
@@ -280,37 +281,6 @@ pub enum ScanEvent {
     /// (no such table, no connection), otherwise the result with its status.
     Done(Result<Box<Scanned>, DynamoError>),
 }
-
-/// Each item's partition key and sort key bytes.
-type PageKeys = Vec<(Vec<u8>, Option<Vec<u8>>)>;
-
-enum SegmentMsg {
-    Page {
-        segment: u32,
-        page_keys: PageKeys,
-        values: Vec<Option<Value>>,
-        scanned: u64,
-        skipped: u64,
-        rcu: f64,
-        last: bool,
-    },
-    Retry {
-        segment: u32,
-        attempt: u32,
-    },
-    Resumed {
-        segment: u32,
-    },
-    Failed {
-        segment: u32,
-        error: DynamoError,
-    },
-}
-
-/// Transient server errors, timeouts and broken connections are retried this often in a row per page before
-/// the scan gives up (as the AWS SDKs' standard retry mode, three attempts); throttling is retried without a
-/// limit (the scan can be cancelled).
-const TRANSIENT_RETRIES: u32 = 3;
 
 /// Runs a parallel scan over `source`, calling `on_event` with a [`ScanEvent::Page`] for every page (on the
 /// caller's task), and returns what was read. Key types come from the table's description.
@@ -613,142 +583,6 @@ impl Collect<'_> {
     }
 }
 
-struct SegmentTask {
-    segment: u32,
-    total: u32,
-    page_size: Option<u32>,
-    limiter: Option<Arc<RcuLimiter>>,
-    backoff: Backoff,
-    stop: Arc<AtomicBool>,
-    tx: mpsc::Sender<SegmentMsg>,
-}
-
-impl SegmentTask {
-    async fn run<P: PageSource>(self, source: Arc<P>) {
-        let mut cursor: Option<P::Cursor> = None;
-        // Expected cost of the next page: the previous page's cost (one unit before the first).
-        let mut expected = 1.0_f64;
-        let mut page_size = self.page_size;
-        let mut attempt = 0u32;
-        let mut transient = 0u32;
-        let mut jitter = Jitter::new(u64::from(self.segment) + 1);
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if let Some(l) = &self.limiter {
-                // With a cap and no page size chosen, start small and size pages to about a tenth of a
-                // second of this segment's share, so the cap is held smoothly rather than in big gulps.
-                if self.page_size.is_none() && page_size.is_none() {
-                    page_size = Some(100);
-                }
-                l.acquire(expected).await;
-            }
-            let request = PageRequest {
-                segment: self.segment,
-                total_segments: self.total,
-                start: cursor.clone(),
-                limit: page_size,
-            };
-            match source.page(request).await {
-                Ok(page) => {
-                    if let Some(l) = &self.limiter {
-                        l.settle(expected, page.consumed_rcu);
-                        if self.page_size.is_none() && page.scanned > 0 && page.consumed_rcu > 0.0 {
-                            let per_item = page.consumed_rcu / page.scanned as f64;
-                            let target = (l.rate() / f64::from(self.total) / 10.0).max(1.0);
-                            page_size = Some((target / per_item).clamp(10.0, 10_000.0) as u32);
-                        }
-                    }
-                    expected = page.consumed_rcu.max(0.5);
-                    if attempt > 0 {
-                        let _ = self
-                            .tx
-                            .send(SegmentMsg::Resumed {
-                                segment: self.segment,
-                            })
-                            .await;
-                    }
-                    attempt = 0;
-                    transient = 0;
-                    let last = page.next.is_none();
-                    let msg = SegmentMsg::Page {
-                        segment: self.segment,
-                        page_keys: page.keys,
-                        values: page.values,
-                        scanned: page.scanned,
-                        skipped: page.skipped,
-                        rcu: page.consumed_rcu,
-                        last,
-                    };
-                    if self.tx.send(msg).await.is_err() || last {
-                        return;
-                    }
-                    cursor = page.next;
-                }
-                Err(error) => {
-                    if let Some(l) = &self.limiter {
-                        l.settle(expected, 0.0);
-                    }
-                    if !self
-                        .retry(error, &mut attempt, &mut transient, &mut jitter)
-                        .await
-                    {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /// After a failed page: waits out a backoff and returns `true` to try again (throttling, or a transient
-    /// error up to [`TRANSIENT_RETRIES`] in a row), or reports the failure and returns `false`.
-    async fn retry(
-        &self,
-        error: DynamoError,
-        attempt: &mut u32,
-        transient: &mut u32,
-        jitter: &mut Jitter,
-    ) -> bool {
-        // Throttling is retried without a limit; server errors, timeouts and broken connections (a
-        // connection dropped mid-response, a server too slow to answer) a few times in a row.
-        let retry = error.is_throttling()
-            || ((error.is_transient()
-                || matches!(
-                    error,
-                    DynamoError::Timeout { .. } | DynamoError::Connect { .. }
-                ))
-                && {
-                    *transient += 1;
-                    *transient <= TRANSIENT_RETRIES
-                });
-        if !retry {
-            let _ = self
-                .tx
-                .send(SegmentMsg::Failed {
-                    segment: self.segment,
-                    error,
-                })
-                .await;
-            return false;
-        }
-        *attempt += 1;
-        if self
-            .tx
-            .send(SegmentMsg::Retry {
-                segment: self.segment,
-                attempt: *attempt,
-            })
-            .await
-            .is_err()
-        {
-            return false;
-        }
-        tokio::time::sleep(self.backoff.delay(*attempt, jitter.next())).await;
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -757,6 +591,7 @@ mod tests {
     use std::sync::Mutex;
     use std::sync::atomic::AtomicU64;
 
+    use super::super::pace::Jitter;
     use super::*;
 
     /// A table in memory, split into segments by key index; throttles the first `throttle` requests of
