@@ -846,9 +846,12 @@ fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
     wait_for(&mut h, |a| {
         a.report().is_some_and(|r| r.analysis.total == 3)
     });
+    // The inspector's queries may still be running (a spinner): wait until nothing is, or `run` would not
+    // settle within its steps on a busy machine.
+    settle(&mut h);
     // Undo has nothing to bring back: not the empty start, not the example.
     h.state_mut().apply(Command::Ui(UICommand::Undo));
-    h.run();
+    settle(&mut h);
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
     assert_eq!(h.state().notices().last().unwrap().text, "nothing to undo");
     std::fs::remove_file(good).ok();
