@@ -1292,9 +1292,16 @@ fn faults_in_a_live_scan_are_retried_and_no_item_is_lost_or_counted_twice() {
         Fault::Slow(Duration::from_millis(1500)),
         Fault::Drop,
     ] {
-        // Six Scan requests spread irregularly over the scan (never four in a row of one segment).
-        let proxy = FaultProxy::start(server.port, move |n| {
-            [1, 2, 4, 8, 13, 17].contains(&n).then_some(fault)
+        // Six Scan requests, two in each segment, scheduled by the segment's own request count (so the same
+        // requests fail on every run, however the segments interleave): never more than two in a row of one
+        // segment, under the three transient retries a page gets.
+        let proxy = FaultProxy::start(server.port, move |r| {
+            let nths: &[u64] = match r.segment {
+                0 => &[0, 2],
+                1 => &[1, 3],
+                _ => &[0, 1],
+            };
+            nths.contains(&r.nth).then_some(fault)
         });
         let client = connect_to(&proxy.endpoint(), Duration::from_millis(500));
         let got = scan(&client, &opts);
@@ -1342,7 +1349,7 @@ fn a_server_that_keeps_failing_ends_the_scan_partial_and_cancel_stops_backoff() 
         ..fast(&name)
     };
     // The first two pages arrive, then every request fails with HTTP 500.
-    let proxy = FaultProxy::start(server.port, |n| (n >= 2).then_some(Fault::Internal));
+    let proxy = FaultProxy::start(server.port, |r| (r.n >= 2).then_some(Fault::Internal));
     let client = connect_to(&proxy.endpoint(), Duration::from_secs(5));
     let got = scan(&client, &opts);
     match &got.status {
@@ -1351,7 +1358,7 @@ fn a_server_that_keeps_failing_ends_the_scan_partial_and_cancel_stops_backoff() 
     }
     assert_eq!(got.keys.total(), 100, "the two pages read stay");
     // Throttled for ever: Cancel ends the backoff loop, with what was read.
-    let proxy = FaultProxy::start(server.port, |n| (n >= 1).then_some(Fault::Throttling));
+    let proxy = FaultProxy::start(server.port, |r| (r.n >= 1).then_some(Fault::Throttling));
     let client = connect_to(&proxy.endpoint(), Duration::from_secs(5));
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
@@ -1383,7 +1390,7 @@ fn the_rcu_cap_holds_while_throttled_pages_are_retried() {
     let setup = Setup::new(&server);
     // 1,500 items of ~1 KB: about 190 read units for an eventually consistent scan.
     let name = setup.orders_with_status("cap", 1500);
-    let proxy = FaultProxy::start(server.port, |n| (n % 4 == 1).then_some(Fault::Throttling));
+    let proxy = FaultProxy::start(server.port, |r| (r.n % 4 == 1).then_some(Fault::Throttling));
     let client = connect_to(&proxy.endpoint(), Duration::from_secs(5));
     let cap = 40.0;
     let opts = ScanOptions {
@@ -1428,7 +1435,7 @@ fn cli_ctrl_c_during_backoff_prints_the_partial_result() {
     let setup = Setup::new(&server);
     let name = setup.collection_table("ctrl-c", 400, 40);
     // Four segments, one request each: the first is answered, every later one throttled, for ever.
-    let proxy = FaultProxy::start(server.port, |n| (n >= 1).then_some(Fault::Throttling));
+    let proxy = FaultProxy::start(server.port, |r| (r.n >= 1).then_some(Fault::Throttling));
     let endpoint = proxy.endpoint();
     let mut child = bin(&[
         "scan",

@@ -5,10 +5,11 @@
 
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the proxy does to one `Scan` request.
@@ -28,24 +29,57 @@ pub enum Fault {
     Drop,
 }
 
-type Schedule = dyn Fn(u64) -> Option<Fault> + Send + Sync;
+/// One `Scan` request as the schedule sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanRequest {
+    /// The `n`-th `Scan` the proxy has seen (from 0), over all segments.
+    pub n: u64,
+    /// The request's `Segment` (0 for a scan that is not parallel).
+    pub segment: u32,
+    /// The `nth`-th request of that segment (from 0), retries included. Unlike `n`, it does not depend on
+    /// how the segments' requests interleave, so a schedule on it is the same on every run.
+    pub nth: u64,
+}
+
+type Schedule = dyn Fn(ScanRequest) -> Option<Fault> + Send + Sync;
+
+/// Requests seen so far: in all, and per segment.
+#[derive(Default)]
+struct Seen {
+    all: u64,
+    per_segment: HashMap<u32, u64>,
+}
+
+impl Seen {
+    fn next(&mut self, segment: u32) -> ScanRequest {
+        let nth = self.per_segment.entry(segment).or_default();
+        let request = ScanRequest {
+            n: self.all,
+            segment,
+            nth: *nth,
+        };
+        self.all += 1;
+        *nth += 1;
+        request
+    }
+}
 
 pub struct FaultProxy {
     pub port: u16,
     /// `Scan` requests seen, and faults injected.
-    scans: Arc<AtomicU64>,
+    scans: Arc<Mutex<Seen>>,
     faults: Arc<AtomicU64>,
 }
 
 impl FaultProxy {
-    /// Listens on a free port; `schedule(n)` decides the fate of the `n`-th `Scan` request (from 0).
+    /// Listens on a free port; `schedule(request)` decides the fate of each `Scan` request.
     pub fn start(
         upstream: u16,
-        schedule: impl Fn(u64) -> Option<Fault> + Send + Sync + 'static,
+        schedule: impl Fn(ScanRequest) -> Option<Fault> + Send + Sync + 'static,
     ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("no free port on 127.0.0.1");
         let port = listener.local_addr().expect("a bound address").port();
-        let scans = Arc::new(AtomicU64::new(0));
+        let scans = Arc::new(Mutex::new(Seen::default()));
         let faults = Arc::new(AtomicU64::new(0));
         let schedule: Arc<Schedule> = Arc::new(schedule);
         let (s, f) = (scans.clone(), faults.clone());
@@ -68,7 +102,7 @@ impl FaultProxy {
     }
 
     pub fn scans(&self) -> u64 {
-        self.scans.load(Ordering::SeqCst)
+        self.scans.lock().map_or(0, |s| s.all)
     }
 
     pub fn faults(&self) -> u64 {
@@ -154,7 +188,7 @@ fn serve(
     client: TcpStream,
     upstream: u16,
     schedule: &Schedule,
-    scans: &AtomicU64,
+    scans: &Mutex<Seen>,
     faults: &AtomicU64,
 ) {
     let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
@@ -171,7 +205,15 @@ fn serve(
             .header("x-amz-target")
             .is_some_and(|t| t.ends_with(".Scan"));
         let fault = if is_scan {
-            schedule(scans.fetch_add(1, Ordering::SeqCst))
+            let segment = serde_json::from_slice::<serde_json::Value>(&request.body)
+                .ok()
+                .and_then(|b| b.get("Segment")?.as_u64())
+                .and_then(|s| u32::try_from(s).ok())
+                .unwrap_or(0);
+            let Ok(mut seen) = scans.lock() else { return };
+            let request = seen.next(segment);
+            drop(seen);
+            schedule(request)
         } else {
             None
         };
