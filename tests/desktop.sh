@@ -9,10 +9,10 @@
 #
 # It checks, each step against what the app shows in its window title, writes on stderr or puts on the
 # clipboard:
-#   (a) keys put on the CLIPBOARD by xclip and pasted with Ctrl+V reach the key set (title "pasted keys · N keys");
+#   (a) keys put on the CLIPBOARD by xclip and pasted with Ctrl+V reach the key set (title "pasted keys · N writes");
 #   (b) Ctrl+K (shard hot keys), then Ctrl+Shift+C puts the key conditions on the system clipboard (xclip -o);
 #   (c) Ctrl+O with no portal and no zenity says so on stderr and shows the path field; a path typed into it
-#       loads (title "keys.txt · N keys");
+#       loads (title "keys.txt · N writes");
 #   (d) File > Export chart as PNG… through the path field writes a PNG (ImageMagick identify);
 #   (e) a zenity that cannot start (rfd's last resort failing) also ends in the path field, with rfd's error.
 #
@@ -180,14 +180,14 @@ printf 'x\ny\n' >"$work/start.txt"
 start_app main "$work/start.txt"
 say "window $window: '$(title)'"
 # Keys loaded from a file are data, so a paste replaces them: the title then counts only the pasted keys.
-wait_title '^shardlens — start\.txt · 2 keys$'
+wait_title '^shardlens — start\.txt · 2 writes$'
 {
     for _ in $(seq 1100); do echo 'CELEB#42'; done
     for i in $(seq 104); do echo "USER#$i"; done
 } >"$work/pasted.txt"
 xclip -selection clipboard -i "$work/pasted.txt"
 xdotool key ctrl+v
-wait_title '^shardlens — pasted keys · 1,204 keys$'
+wait_title '^shardlens — pasted keys · 1,204 writes$'
 say "ok (a): pasted 1,204 keys from another X client: '$(title)'"
 
 # ---- (b) copy the key conditions to the system clipboard ---------------------------------------------------------
@@ -222,18 +222,18 @@ shot fallback-open.png
 say "message: $(grep -F 'No file dialog could open' "$log" | head -n 1)"
 keys_total=$("$binary" analyze "$fixtures/keys.txt" --format json | grep -o '"total": *[0-9]*' | head -n 1 | tr -dc '0-9')
 type_path "$fixtures/keys.txt"
-wait_title "^shardlens — keys\\.txt · $keys_total keys?\$"
+wait_title "^shardlens — keys\\.txt · $keys_total writes?\$"
 say "ok (c): Ctrl+O showed the path field (screenshot $out/fallback-open.png); the typed path loaded: '$(title)'"
 
 # ---- (d) Export chart as PNG through the path field ---------------------------------------------------------------
-# The File menu is the menu bar's first button; "Export chart as PNG…" is its ninth row. Clicking by position
+# The File menu is the menu bar's first button; "Export chart as PNG…" is its tenth row. Clicking by position
 # is checked by the message naming the action.
 xdotool mousemove --window "$window" 18 11 click 1
 sleep 0.7
 shot file-menu.png
-xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-236}" click 1
+xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-259}" click 1
 if ! (wait_log 'No file dialog could open for Export chart as PNG' 10) 2>/dev/null; then
-    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-236}) did not ask for a path \
+    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-259}) did not ask for a path \
 (see $out/file-menu.png; if the File menu changed, set DESKTOP_PNG_ITEM_X/Y or fix the defaults here)"
 fi
 sleep 0.5

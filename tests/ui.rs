@@ -636,6 +636,73 @@ fn a_bad_file_at_start_shows_its_error_not_an_example() {
     std::fs::remove_file(bad).ok();
 }
 
+/// A load's hint names the window's control, not the command line's flag: items without a guessable key say
+/// where to set the key attribute, and setting it there and reloading (Ctrl+R) loads the file.
+#[test]
+fn a_key_that_cannot_be_guessed_points_to_load_options() {
+    use shardlens::app::command::Command;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join(format!("ui-nokey-{}.json", std::process::id()));
+    std::fs::write(
+        &file,
+        "{\"Item\":{\"user\":{\"S\":\"u1\"},\"at\":{\"S\":\"t\"}}}\n{\"Item\":{\"user\":{\"S\":\"u2\"},\"at\":{\"S\":\"t\"}}}\n",
+    )
+    .unwrap();
+    let mut h = harness();
+    h.state_mut().open_path(file.clone());
+    wait_for(&mut h, |a| {
+        a.notices()
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+    });
+    let said = h.state().notices().last().unwrap().text.clone();
+    assert!(
+        said.contains("the first item has user, at")
+            && said.contains("set Key attribute in File > Load options and reload (Ctrl+R)")
+            && !said.contains("--key"),
+        "{said}"
+    );
+    // As the message says: File > Load options, type the attribute (the menu stays open while its field is
+    // clicked and typed into), and reload from there.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Load options").hover();
+    h.run();
+    h.run();
+    h.get_by_label("Key attribute").click();
+    h.run();
+    h.get_by_label("Key attribute").type_text("user");
+    h.run();
+    assert_eq!(h.state().load_options().key.as_deref(), Some("user"));
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    h.get_by_label(&format!("Reload {name} with these options"))
+        .click();
+    wait_for(&mut h, |a| {
+        a.report().is_some_and(|r| r.analysis.total == 2)
+    });
+    assert!(h.state().notices().last().is_some_and(|n| !n.error()));
+    // Ctrl+R reads it again with other options: an attribute no item has is an error, and the keys stay.
+    h.state_mut().apply(Command::SetLoadOptions(Box::new(
+        shardlens::source::LoadOptions {
+            key: Some("nope".to_owned()),
+            ..Default::default()
+        },
+    )));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    wait_for(&mut h, |a| {
+        a.notices()
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+    });
+    let said = h.state().notices().last().unwrap().text.clone();
+    assert!(
+        said.contains("\"nope\"") && !said.contains("--key"),
+        "{said}"
+    );
+    assert_eq!(h.state().report().map(|r| r.analysis.total), Some(2));
+    std::fs::remove_file(file).ok();
+}
+
 #[test]
 fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
     let mut h = harness();
@@ -717,7 +784,7 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     assert!(!h.state().dialogs().path_field_open());
     h.get_by_label("4 writes · 2 distinct keys");
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    assert_eq!(h.state().title(), format!("shardlens — {name} · 4 keys"));
+    assert_eq!(h.state().title(), format!("shardlens — {name} · 4 writes"));
     std::fs::remove_file(&file).ok();
 }
 

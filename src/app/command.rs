@@ -81,6 +81,7 @@ pub enum Menu {
 pub enum UICommand {
     OpenFile,
     OpenFolder,
+    Reload,
     Connect,
     OpenSession,
     SaveSession,
@@ -100,9 +101,10 @@ pub enum UICommand {
 
 impl UICommand {
     /// Every command, in menu order.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 18] = [
         Self::OpenFile,
         Self::OpenFolder,
+        Self::Reload,
         Self::Connect,
         Self::OpenSession,
         Self::SaveSession,
@@ -124,6 +126,7 @@ impl UICommand {
         match self {
             Self::OpenFile => "Open keys…",
             Self::OpenFolder => "Open S3 export folder…",
+            Self::Reload => "Reload file",
             Self::Connect => "Connect to DynamoDB…",
             Self::OpenSession => "Open session…",
             Self::SaveSession => "Save session…",
@@ -149,6 +152,9 @@ impl UICommand {
                 "open a file of keys: lines, CSV, DynamoDB JSON, Ion, scan output, a Workbench model"
             }
             Self::OpenFolder => "open the folder of an S3 export (full or incremental)",
+            Self::Reload => {
+                "read the last opened file or folder again, with the current Load options"
+            }
             Self::Connect => "list, describe and scan a live table (read-only, rate-capped)",
             Self::OpenSession => "open keys and every setting saved as a session",
             Self::SaveSession => "save the keys and every setting as a session",
@@ -174,6 +180,8 @@ impl UICommand {
         }
         const OPEN: [KeyboardShortcut; 1] = [cmd(Key::O)];
         const SAVE: [KeyboardShortcut; 1] = [cmd(Key::S)];
+        const RELOAD: [KeyboardShortcut; 2] =
+            [cmd(Key::R), KeyboardShortcut::new(Modifiers::NONE, Key::F5)];
         const UNDO: [KeyboardShortcut; 1] = [cmd(Key::Z)];
         const PASTE: [KeyboardShortcut; 1] = [cmd(Key::V)];
         const SHARD: [KeyboardShortcut; 1] = [cmd(Key::K)];
@@ -190,6 +198,7 @@ impl UICommand {
         ];
         match self {
             Self::OpenFile => &OPEN,
+            Self::Reload => &RELOAD,
             Self::SaveSession => &SAVE,
             Self::Undo => &UNDO,
             Self::Paste => &PASTE,
@@ -203,7 +212,7 @@ impl UICommand {
     /// The menu that lists it, and the group within the menu (a separator between groups).
     pub fn menu(self) -> (Menu, u8) {
         match self {
-            Self::OpenFile | Self::OpenFolder | Self::Connect => (Menu::File, 0),
+            Self::OpenFile | Self::OpenFolder | Self::Reload | Self::Connect => (Menu::File, 0),
             Self::OpenSession | Self::SaveSession => (Menu::File, 1),
             Self::OpenScenario | Self::SaveScenario => (Menu::File, 2),
             Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 3),

@@ -250,6 +250,14 @@ impl App {
         match command {
             UICommand::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
             UICommand::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
+            UICommand::Reload => match self.data.last_file.clone() {
+                Some(path) => self.open_path(path),
+                None => self.notify(
+                    Activity::Load,
+                    Level::Info,
+                    "no file to reload yet: open one with File > Open keys",
+                ),
+            },
             UICommand::Connect => self.panels.connect.open = true,
             UICommand::OpenSession => self.file_dialog(dialogs::Request::open_session()),
             UICommand::SaveSession => self.save_session(),

@@ -27,17 +27,21 @@ struct Filtered {
 
 /// "1,000 writes · 41 distinct keys" (items for inputs that are not a log of writes: exports, scans, models).
 pub fn header(keys: &KeySet) -> String {
-    use crate::model::fmt::plural;
+    format!(
+        "{} · {}",
+        total(keys),
+        crate::model::fmt::plural(keys.len() as u64, "distinct key")
+    )
+}
+
+/// "1,000 writes", or "1,000 items" for inputs that are not a log of writes (the header's first half).
+pub fn total(keys: &KeySet) -> String {
     let noun = if keys.write_ordered() {
         "write"
     } else {
         "item"
     };
-    format!(
-        "{} · {}",
-        plural(keys.total(), noun),
-        plural(keys.len() as u64, "distinct key")
-    )
+    crate::model::fmt::plural(keys.total(), noun)
 }
 
 /// The editor for text input. Returns whether the text changed.
@@ -150,18 +154,22 @@ pub fn key_type_ui(ui: &mut egui::Ui, key_type: &mut KeyType) -> bool {
     changed
 }
 
-/// How files are read: format, key attributes, what to do with bad records.
+/// How files are read: format, key attributes, what to do with bad records. Drawn inside File > Load options,
+/// so the format is a submenu of it (a combo box's popup inside a menu closed the whole menu on its first
+/// click).
 pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
-    let label = ui.label("Format");
-    egui::ComboBox::from_id_salt("format-in")
-        .selected_text(opts.format.describe())
-        .show_ui(ui, |ui| {
-            for f in FormatIn::ALL {
-                ui.selectable_value(&mut opts.format, f, f.describe());
+    ui.label("Format");
+    ui.menu_button(opts.format.describe(), |ui| {
+        for f in FormatIn::ALL {
+            if ui
+                .selectable_label(opts.format == f, f.describe())
+                .clicked()
+            {
+                opts.format = f;
+                ui.close();
             }
-        })
-        .response
-        .labelled_by(label.id);
+        }
+    });
     for (name, value, hint) in [
         (
             "Key attribute",

@@ -142,7 +142,7 @@ impl App {
                     Level::Info
                 } else {
                     text.push_str(" — ");
-                    text.push_str(&loaded.warnings.join("; "));
+                    text.push_str(&notices::in_app_words(&loaded.warnings.join("; ")));
                     Level::Warning
                 };
                 self.notify(Activity::Load, level, text);
@@ -166,7 +166,11 @@ impl App {
                 self.data.groups = loaded.groups;
             }
             Err(e) => {
-                let text = format!("could not load {}: {e}", path.display());
+                let text = format!(
+                    "could not load {}: {}",
+                    path.display(),
+                    notices::in_app_words(&e)
+                );
                 if fresh {
                     self.data.empty_reason = Some(text.clone());
                 }
@@ -256,6 +260,7 @@ impl App {
 
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
+        self.data.last_file = Some(path.clone());
         if is_scenario(&path) {
             match dialogs::open_scenario(path, &self.ctx) {
                 Ok(task) => self.background.dialogs.push(task),

@@ -103,6 +103,9 @@ pub(crate) struct Data {
     pub(crate) groups: Option<Vec<Group>>,
     /// How files are read (format, key attributes, bad-record policy).
     pub(crate) load_options: LoadOptions,
+    /// The last file or folder opened, whether it loaded or not: File > Reload reads it again with the
+    /// current [`Self::load_options`] (after a load error says which option to set).
+    pub(crate) last_file: Option<PathBuf>,
     /// Keys replaced by examples, files, sessions and scans, newest last.
     undo: Vec<Replaced>,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
@@ -205,6 +208,7 @@ impl App {
                 source,
                 groups: None,
                 load_options: LoadOptions::default(),
+                last_file: None,
                 undo: Vec::new(),
                 empty_reason: None,
                 simulation: None,
@@ -300,6 +304,11 @@ impl App {
     /// Items per data file of a loaded S3 export.
     pub fn groups(&self) -> Option<&[Group]> {
         self.data.groups.as_deref()
+    }
+
+    /// How the next file is read (File > Load options).
+    pub fn load_options(&self) -> &LoadOptions {
+        &self.data.load_options
     }
 
     /// The parse error of the current input, if any.

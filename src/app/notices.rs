@@ -169,6 +169,47 @@ pub fn notices_ui(
     });
 }
 
+/// The loaders' hints name the command line's flags ("pass --key ATTR"); in the window the same choice is a
+/// control, so a load's error or warning names the control instead. Each pair is a hint a loader writes
+/// (`source::item`, `source::csv`, `source::sink`, `source::json_doc`, `source::workbench`) and its words here.
+const APP_WORDS: [(&str, &str); 7] = [
+    (
+        "pass --key / --sort-key to choose",
+        "set Key attribute / Sort key attribute in File > Load options and reload (Ctrl+R) to choose",
+    ),
+    (
+        "pass --key ATTR to choose another",
+        "set Key attribute in File > Load options and reload (Ctrl+R) to choose another",
+    ),
+    (
+        "pass --key COLUMN to choose",
+        "set Key attribute in File > Load options and reload (Ctrl+R) to choose",
+    ),
+    (
+        "pass --key ATTR",
+        "set Key attribute in File > Load options and reload (Ctrl+R)",
+    ),
+    (
+        "pass --sort-key to choose",
+        "set Sort key attribute in File > Load options and reload (Ctrl+R) to choose",
+    ),
+    (
+        "pass --table NAME",
+        "choose one in the Choose a table window",
+    ),
+    (
+        "--skip-bad skips and counts such items",
+        "tick Skip bad records in File > Load options and reload (Ctrl+R) to skip and count such items",
+    ),
+];
+
+/// A loader's message in the window's words (see [`APP_WORDS`]).
+pub fn in_app_words(text: &str) -> String {
+    APP_WORDS
+        .iter()
+        .fold(text.to_owned(), |t, (cli, app)| t.replace(cli, app))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +236,23 @@ mod tests {
         // The history keeps everything, newest last.
         assert_eq!(n.history().count(), 4);
         assert_eq!(n.last().map(|n| n.text.as_str()), Some("partial"));
+    }
+
+    #[test]
+    fn loader_hints_name_the_apps_controls_not_flags() {
+        let said = in_app_words(
+            "cannot tell which attribute is the partition key (the first item has a, b); pass --key ATTR",
+        );
+        assert_eq!(
+            said,
+            "cannot tell which attribute is the partition key (the first item has a, b); set Key attribute in File > Load options and reload (Ctrl+R)"
+        );
+        // The longer hint wins over its prefix.
+        assert!(
+            in_app_words("x (pass --key ATTR to choose another)").ends_with("to choose another)")
+        );
+        for (cli, _) in APP_WORDS {
+            assert!(!in_app_words(&format!("({cli})")).contains("--"), "{cli}");
+        }
     }
 }

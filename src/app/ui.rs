@@ -4,17 +4,27 @@
 use super::*;
 
 impl App {
-    /// The window title: where the keys come from and how many are shown ("shardlens — pasted keys ·
-    /// 1,204 keys"), so a glance (or a desktop test) sees what is loaded.
+    /// The window title: where the keys come from and how many writes or items they count, in the key
+    /// panel's words ("shardlens — pasted keys · 1,204 writes"), so a glance (or a desktop test) sees what is
+    /// loaded.
     pub fn title(&self) -> String {
         match self.key_set() {
             Some(k) => format!(
                 "shardlens — {} · {}",
                 self.data.source.describe(),
-                crate::model::fmt::plural(k.total(), "key")
+                editor::total(k)
             ),
             None => format!("shardlens — {}", self.data.source.describe()),
         }
+    }
+
+    /// The last opened file's name, for File > Reload (`None` before any file was opened).
+    fn reload_name(&self) -> Option<String> {
+        let path = self.data.last_file.as_ref()?;
+        Some(path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ))
     }
 
     /// The menu bar: File, Edit and View list the [`UICommand`] table; Examples the teaching examples.
@@ -24,13 +34,31 @@ impl App {
             ui.menu_button("File", |ui| {
                 self.menu_items(ui, command::Menu::File, &mut commands);
                 ui.separator();
-                ui.menu_button("Load options", |ui| {
-                    let mut opts = self.data.load_options.clone();
-                    editor::load_options_ui(ui, &mut opts);
-                    if opts != self.data.load_options {
-                        commands.push(Command::SetLoadOptions(Box::new(opts)));
-                    }
-                });
+                // Its fields take clicks and typing: only a click outside closes it (a menu's default closes
+                // on any click, which made the text fields impossible to type into).
+                let options = egui::containers::menu::MenuConfig::new()
+                    .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+                egui::containers::menu::SubMenuButton::new("Load options")
+                    .config(options)
+                    .ui(ui, |ui| {
+                        let mut opts = self.data.load_options.clone();
+                        editor::load_options_ui(ui, &mut opts);
+                        if opts != self.data.load_options {
+                            commands.push(Command::SetLoadOptions(Box::new(opts)));
+                        }
+                        // The options apply to the next load: the last file is one click away.
+                        if let Some(name) = self.reload_name() {
+                            ui.separator();
+                            if ui
+                                .button(format!("Reload {name} with these options"))
+                                .on_hover_text(UICommand::Reload.tooltip())
+                                .clicked()
+                            {
+                                commands.push(Command::Ui(UICommand::Reload));
+                                ui.close();
+                            }
+                        }
+                    });
             });
             ui.menu_button("Edit", |ui| {
                 self.menu_items(ui, command::Menu::Edit, &mut commands);
@@ -59,6 +87,10 @@ impl App {
                 UICommand::Undo => match self.undo_label() {
                     Some(what) => (format!("Undo: back to {what}"), true),
                     None => ("Undo".to_owned(), false),
+                },
+                UICommand::Reload => match self.reload_name() {
+                    Some(name) => (format!("Reload {name}"), true),
+                    None => (c.label().to_owned(), false),
                 },
                 _ => (c.label().to_owned(), true),
             };

@@ -81,7 +81,7 @@ impl FormatIn {
         match self {
             Self::Auto => "detect from the file",
             Self::Lines => "plain text, one key per line",
-            Self::Csv => "CSV (a header, or --csv-columns)",
+            Self::Csv => "CSV (a header row, or the columns named)",
             Self::DynamodbJson => "DynamoDB JSON lines (S3 export)",
             Self::ScanJson => "aws dynamodb scan output",
             Self::Ion => "Ion text (S3 export)",
