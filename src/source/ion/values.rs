@@ -86,7 +86,7 @@ impl Parser<'_> {
         let mut map = std::collections::BTreeMap::new();
         self.members("expected ',' or '}'", |p, name| {
             let v = p.tree(depth + 1, attr)?;
-            map.insert(name, v);
+            map.insert(name.into_owned(), v);
             Ok(())
         })?;
         Ok(Value::M(map))
@@ -104,7 +104,7 @@ impl Parser<'_> {
     /// `null`, `true`, `false`, a symbol (`S`), or an annotation before a value (the value).
     fn word_tree(&mut self, depth: usize, attr: &str) -> Result<Value, String> {
         let word = self.ident()?;
-        match word.as_str() {
+        match word {
             "null" => {
                 self.null_type()?;
                 return Ok(Value::Null);
@@ -119,6 +119,6 @@ impl Parser<'_> {
             self.i += 2;
             return self.tree(depth + 1, attr);
         }
-        Ok(Value::S(word))
+        Ok(Value::S(word.to_owned()))
     }
 }
