@@ -28,29 +28,15 @@ fi
 
 python3 - "$BIN" "$ROOT" <<'PY'
 import json, subprocess, sys
+sys.path.insert(0, "benches")
+from bench_util import best_of, check_against_truth
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 gz = sum(__import__("os").path.getsize(f"{root}/data/{f}") for f in __import__("os").listdir(f"{root}/data"))
 raw = int(subprocess.run(f"zcat {root}/data/*.json.gz | wc -c", shell=True, capture_output=True, text=True).stdout)
 print(f"export: {truth['total']:,} items, {truth['distinct']:,} distinct keys, {gz/1e6:.0f} MB gzip, {raw/1e6:.0f} MB JSON")
-doc = json.loads(subprocess.run([bin_, "analyze", root, "--format", "json", "--top", "1"], check=True,
-                                capture_output=True).stdout)
-assert doc["total"] == truth["total"], (doc["total"], truth)
-assert doc["distinct"] == truth["distinct"], (doc["distinct"], truth)
-assert doc["top_keys"][0]["key"] == truth["hot_key"] and doc["top_keys"][0]["count"] == truth["hot_count"]
+check_against_truth(bin_, root, truth)
 print(f"shardlens result checked against the generator: total, distinct, hottest key {truth['hot_key']} = {truth['hot_count']:,}")
-
-def measure(cmd, runs=3):
-    best = None
-    for _ in range(runs):
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
-        if p.returncode != 0:
-            print(f"  failed: {cmd}\n{p.stderr}")
-            return None
-        wall, rss = p.stderr.strip().splitlines()[-1].split()
-        m = (float(wall), int(rss) / 1024)
-        best = m if best is None or m[0] < best[0] else best
-    return best
 
 try:
     import duckdb  # noqa: F401
@@ -67,7 +53,7 @@ if have_duck:
 print('\nbest of 3 runs (/usr/bin/time -f "%e %M"):')
 res = {}
 for name, cmd in peers:
-    res[name] = measure(cmd)
+    res[name] = best_of(cmd)
     w = res[name]
     print(f"  {name:<40} " + (f"{w[0]:>7.2f} s {w[1]:>9.1f} MB peak RSS" if w else "(failed)"))
 if not have_duck:

@@ -32,36 +32,22 @@ for kind in json ion; do
 done
 
 python3 - "$BIN" "$TARGET/tmp/ion-bench-$ITEMS-$FILES" <<'PY'
-import json, os, subprocess, sys
+import json, subprocess, sys
+sys.path.insert(0, "benches")
+from bench_util import best_of, check_against_truth
 bin_, base = sys.argv[1], sys.argv[2]
-
-def measure(cmd, runs=3):
-    best = None
-    for _ in range(runs):
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
-        if p.returncode != 0:
-            sys.exit(f"failed: {cmd}\n{p.stderr}")
-        wall, rss = p.stderr.strip().splitlines()[-1].split()
-        m = (float(wall), int(rss) / 1024)
-        best = m if best is None or m[0] < best[0] else best
-    return best
 
 res = {}
 for kind in ("json", "ion"):
     root = f"{base}/{kind}"
     truth = json.load(open(f"{root}/truth.json"))
     raw = int(subprocess.run(f"zcat {root}/data/*.gz | wc -c", shell=True, capture_output=True, text=True).stdout)
-    doc = json.loads(subprocess.run([bin_, "analyze", root, "--format", "json", "--top", "1"], check=True,
-                                    capture_output=True).stdout)
-    assert doc["total"] == truth["total"], (kind, doc["total"], truth)
-    assert doc["distinct"] == truth["distinct"], (kind, doc["distinct"], truth)
-    top = doc["top_keys"][0]
-    assert top["key"] == truth["hot_key"] and top["count"] == truth["hot_count"], (kind, top, truth)
+    check_against_truth(bin_, root, truth)
     print(f"{kind}: {truth['total']:,} items, {truth['distinct']:,} distinct keys, {raw/1e6:.0f} MB of text; "
           f"checked against the generator (hottest {truth['hot_key']} = {truth['hot_count']:,})")
     res[kind] = (truth["total"], raw,
-                 measure(f"{bin_} analyze {root} --format json > /dev/null"),
-                 measure(f"zcat {root}/data/*.gz > /dev/null"))
+                 best_of(f"{bin_} analyze {root} --format json > /dev/null"),
+                 best_of(f"zcat {root}/data/*.gz > /dev/null"))
 
 print('\nbest of 3 runs (/usr/bin/time -f "%e %M"):')
 for kind, (items, raw, load, unzip) in res.items():

@@ -25,31 +25,19 @@ if [ ! -f "$ROOT/truth.json" ]; then
 fi
 
 python3 - "$BIN" "$ROOT" <<'PY'
-import json, os, subprocess, sys
+import json, os, sys
+sys.path.insert(0, "benches")
+from bench_util import best_of, check_against_truth
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
 print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {os.path.getsize(arr)/1e6:.0f} MB "
       f"pretty-printed, lines.json {os.path.getsize(lines)/1e6:.0f} MB")
 for path in (arr, lines):
-    doc = json.loads(subprocess.run([bin_, "analyze", path, "--format", "json", "--top", "1"], check=True,
-                                    capture_output=True).stdout)
-    assert doc["total"] == truth["total"], (path, doc["total"], truth)
-    assert doc["distinct"] == truth["distinct"], (path, doc["distinct"], truth)
-    assert doc["top_keys"][0]["key"] == truth["hot_key"] and doc["top_keys"][0]["count"] == truth["hot_count"]
+    check_against_truth(bin_, path, truth)
 print("both results checked against the generator: total, distinct, hottest key")
 
-def measure(path, runs=3):
-    best = None
-    for _ in range(runs):
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", bin_, "analyze", path, "--format", "json"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
-        wall, rss = p.stderr.strip().splitlines()[-1].split()
-        m = (float(wall), int(rss) / 1024)
-        best = m if best is None or m[0] < best[0] else best
-    return best
-
-l, a = measure(lines), measure(arr)
+l, a = (best_of(f"{bin_} analyze {p} --format json > /dev/null") for p in (lines, arr))
 n = truth["total"] / 1e6
 print('\nbest of 3 runs (/usr/bin/time -f "%e %M"):')
 print(f"  DynamoDB JSON lines        {l[0]:>6.2f} s  {n / l[0]:.2f} M items/s  {l[1]:>7.1f} MB peak RSS")

@@ -309,9 +309,7 @@ fn the_window_icon_decodes() {
 
 #[test]
 fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let good = dir.join(format!("ui-open-{}.txt", std::process::id()));
-    std::fs::write(&good, "x\ny\nx\n").unwrap();
+    let good = temp_file("ui-open.txt", "x\ny\nx\n");
     let mut h = harness();
     h.state_mut().open_path(good.clone());
     for _ in 0..500 {
@@ -324,7 +322,7 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
     h.get_by_label("3 writes · 2 distinct keys");
     // A missing file: an error that names it, and the keys stay.
-    let missing = dir.join("no-such-file.txt");
+    let missing = good.with_file_name("no-such-file.txt");
     h.state_mut().open_path(missing);
     for _ in 0..500 {
         h.run();
@@ -536,6 +534,25 @@ fn wait_for(h: &mut Harness<'_, App>, done: impl Fn(&App) -> bool) {
     panic!("the app never got there");
 }
 
+/// Runs frames until the newest notice is an error.
+fn wait_for_error(h: &mut Harness<'_, App>) {
+    wait_for(h, |a| {
+        a.notices()
+            .last()
+            .is_some_and(shardlens::app::notices::Notice::error)
+    });
+}
+
+/// Writes `text` to a file named `name` (with this process's id before the extension) in the test's temporary
+/// folder, and returns its path.
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "txt"));
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{stem}-{}.{ext}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 fn red_bars(app: &App) -> usize {
     use shardlens::model::heat::Heat;
     let report = app.report().unwrap();
@@ -578,9 +595,7 @@ fn three_keys_get_a_caveat_instead_of_advice() {
 
 #[test]
 fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let empty = dir.join(format!("ui-empty-{}.txt", std::process::id()));
-    std::fs::write(&empty, "").unwrap();
+    let empty = temp_file("ui-empty.txt", "");
     let mut h = harness();
     h.state_mut().set_text("mine\nmine\nyours\n".to_owned());
     h.run();
@@ -614,18 +629,15 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
 
 #[test]
 fn a_bad_file_at_start_shows_its_error_not_an_example() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let bad = dir.join(format!("ui-bad-{}.json", std::process::id()));
-    std::fs::write(&bad, "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":\n").unwrap();
+    let bad = temp_file(
+        "ui-bad.json",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":\n",
+    );
     let mut h = Harness::builder()
         .with_size([1280.0, 800.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
     h.state_mut().open_at_start(bad.clone());
-    wait_for(&mut h, |a| {
-        a.notices()
-            .last()
-            .is_some_and(shardlens::app::notices::Notice::error)
-    });
+    wait_for_error(&mut h);
     assert!(!matches!(
         h.state().source(),
         shardlens::source::Source::Example(_)
@@ -641,20 +653,13 @@ fn a_bad_file_at_start_shows_its_error_not_an_example() {
 #[test]
 fn a_key_that_cannot_be_guessed_points_to_load_options() {
     use shardlens::app::command::Command;
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let file = dir.join(format!("ui-nokey-{}.json", std::process::id()));
-    std::fs::write(
-        &file,
+    let file = temp_file(
+        "ui-nokey.json",
         "{\"Item\":{\"user\":{\"S\":\"u1\"},\"at\":{\"S\":\"t\"}}}\n{\"Item\":{\"user\":{\"S\":\"u2\"},\"at\":{\"S\":\"t\"}}}\n",
-    )
-    .unwrap();
+    );
     let mut h = harness();
     h.state_mut().open_path(file.clone());
-    wait_for(&mut h, |a| {
-        a.notices()
-            .last()
-            .is_some_and(shardlens::app::notices::Notice::error)
-    });
+    wait_for_error(&mut h);
     let said = h.state().notices().last().unwrap().text.clone();
     assert!(
         said.contains("the first item has user, at")
@@ -689,11 +694,7 @@ fn a_key_that_cannot_be_guessed_points_to_load_options() {
         },
     )));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
-    wait_for(&mut h, |a| {
-        a.notices()
-            .last()
-            .is_some_and(shardlens::app::notices::Notice::error)
-    });
+    wait_for_error(&mut h);
     let said = h.state().notices().last().unwrap().text.clone();
     assert!(
         said.contains("\"nope\"") && !said.contains("--key"),
@@ -736,9 +737,7 @@ fn run_until(h: &mut Harness<'_, App>, what: &str, done: impl Fn(&App) -> bool) 
 
 #[test]
 fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let file = dir.join(format!("ui-path-field-{}.txt", std::process::id()));
-    std::fs::write(&file, "p\nq\np\np\n").unwrap();
+    let file = temp_file("ui-path-field.txt", "p\nq\np\np\n");
     let mut h = harness();
     // As when no portal and no zenity exist (tests/desktop.sh checks that detection on a real desktop).
     h.state_mut().set_native_dialogs(false);
@@ -903,9 +902,7 @@ fn every_json_shape_opens_in_the_app() {
 
 #[test]
 fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let good = dir.join(format!("ui-start-{}.txt", std::process::id()));
-    std::fs::write(&good, "a\nb\na\n").unwrap();
+    let good = temp_file("ui-start.txt", "a\nb\na\n");
     let mut h = Harness::builder()
         .with_size([1280.0, 800.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
@@ -928,14 +925,11 @@ fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
 /// as items whose key attribute cannot be told.
 #[test]
 fn a_session_opened_as_a_file_opens_as_a_session() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join(format!("ui-session-{}.json", std::process::id()));
-    std::fs::write(
-        &path,
+    let path = temp_file(
+        "ui-session.json",
         r#"{"format":"shardlens-session","version":1,"settings":{"key_type":"N","buckets":6},
             "keys":[["1.50",3],["01.5",2],["7",1]]}"#,
-    )
-    .unwrap();
+    );
     let mut h = harness();
     h.state_mut().open_path(path.clone());
     wait_for(&mut h, |app| {

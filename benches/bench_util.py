@@ -1,0 +1,29 @@
+"""What the load benchmarks share (benches/export_load.sh, json_array.sh, ion_load.sh import it from the
+repository's root): a shardlens result checked against a generator's truth, and best-of-N timings."""
+import json
+import subprocess
+import sys
+
+
+def check_against_truth(bin_, path, truth):
+    """`shardlens analyze PATH` must give the generator's total, distinct count and hottest key."""
+    doc = json.loads(subprocess.run([bin_, "analyze", path, "--format", "json", "--top", "1"], check=True,
+                                    capture_output=True).stdout)
+    assert doc["total"] == truth["total"], (path, doc["total"], truth)
+    assert doc["distinct"] == truth["distinct"], (path, doc["distinct"], truth)
+    top = doc["top_keys"][0]
+    assert top["key"] == truth["hot_key"] and top["count"] == truth["hot_count"], (path, top, truth)
+
+
+def best_of(cmd, runs=3):
+    """(wall seconds, peak RSS in MB) of the fastest of `runs` runs of the shell command `cmd`, by
+    /usr/bin/time -f "%e %M"; exits naming the command if one run fails."""
+    best = None
+    for _ in range(runs):
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"failed: {cmd}\n{p.stderr}")
+        wall, rss = p.stderr.strip().splitlines()[-1].split()
+        m = (float(wall), int(rss) / 1024)
+        best = m if best is None or m[0] < best[0] else best
+    return best
