@@ -203,7 +203,7 @@ const APP_WORDS: [(&str, &str); 7] = [
     ),
 ];
 
-/// A loader's message in the window's words (see [`APP_WORDS`]).
+/// A loader's message in the window's words (see `APP_WORDS`).
 pub fn in_app_words(text: &str) -> String {
     APP_WORDS
         .iter()

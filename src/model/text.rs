@@ -19,7 +19,7 @@ pub struct LineError {
 
 /// Feeds lines into a [`KeySet`], counting line numbers.
 ///
-/// Keys without a sort key are added in batches of [`BATCH`]: their hashes are computed and what each lookup
+/// Keys without a sort key are added in batches of `BATCH`: their hashes are computed and what each lookup
 /// will read is touched first ([`KeySet::warm`]), so a large key set's cache misses overlap instead of coming
 /// one at a time. Insertion order, counts and errors are as if each line were added on its own.
 #[derive(Debug)]

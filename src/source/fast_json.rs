@@ -1,10 +1,10 @@
 //! A hand-written fast path for one DynamoDB JSON line (`{"Item":{…}}`, or an incremental line's `"Keys"`):
-//! one pass over the bytes that copies the key attributes into a [`Scratch`] as [`super::item::RecordSeed`]
+//! one pass over the bytes that copies the key attributes into a [`Scratch`](crate::source::item::Scratch) as [`RecordSeed`](crate::source::item::RecordSeed)
 //! does, with no allocation, and checks everything it skips as strictly as serde_json's `IgnoredAny`.
 //!
-//! With a key design ([`Scratch::extract`] not empty) it also cuts out the value of each attribute to extract
+//! With a key design ([`Scratch::extract`](crate::source::item::Scratch::extract) not empty) it also cuts out the value of each attribute to extract
 //! and reads it: the common shapes (`{"S"|"N"|"B":"…"}`, sets of such text, `BOOL`, `NULL`) directly, anything
-//! else with serde ([`super::extract::typed_value`]); the first item of such a load goes to serde, which notes
+//! else with serde (`extract::typed_value`); the first item of such a load goes to serde, which notes
 //! its attribute names. Measured with `shardlens-bench extract` (2,000,000 export lines, 466 MB from the page
 //! cache, release, medians of 5 interleaved runs, two runs on this 2-core machine while two other builds ran:
 //! load average 2.4–2.6, so the plain load itself took 2.20–2.30 s): extracting `sk` and `status` 1.22–1.23×
@@ -17,16 +17,16 @@
 //! matters, another type tag on a key attribute, a missing field, invalid JSON, nesting deeper than serde's
 //! recursion limit) it returns `None` and the caller runs the serde path, which gives the exact result or
 //! error message. When it returns `Some`, the serde path would have succeeded and left the same key
-//! attributes in the [`Scratch`]; the tests check this on hand-written lines and on thousands of mutated ones.
+//! attributes in the [`Scratch`](crate::source::item::Scratch); the tests check this on hand-written lines and on thousands of mutated ones.
 //!
 //! Why hand-written and not a SIMD JSON crate (measured for issue 12, commit 7c6c05f's `benches/peers.sh`:
 //! the 2,000,000 lines of `benches/gen_export.py`'s export, 466 MB uncompressed, read line by line; medians of
 //! 5 interleaved runs, release, this 2-core machine with AVX2 shared with other builds):
 //!
-//! | parser, each line into a [`Scratch`]                  | parse only | parse + add to the key set | peak RSS (with adds) |
+//! | parser, each line into a `Scratch`                    | parse only | parse + add to the key set | peak RSS (with adds) |
 //! |--------------------------------------------------------|-----------:|---------------------------:|---------------------:|
 //! | this fast path                                         |     1.45 s |                     3.27 s |  106 MB  |
-//! | serde_json with [`super::item::RecordSeed`] (our fallback) | 2.25 s |                     4.43 s |  106 MB  |
+//! | serde_json with `item::RecordSeed` (our fallback)          | 2.25 s |                     4.43 s |  106 MB  |
 //! | simd-json 0.19 with `RecordSeed` (AVX2 found at run time) |  2.34 s |                     4.20 s |  105 MB  |
 //! | sonic-rs 0.5 with `RecordSeed`                         |     2.57 s |                     4.61 s |  106 MB  |
 //! | sonic-rs 0.5 lazy object iterators (only keys decoded) |     3.76 s |                     6.66 s |  106 MB  |

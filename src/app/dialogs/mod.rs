@@ -1,7 +1,7 @@
 //! File dialogs that never fail silently.
 //!
 //! Every file action — open keys, open an S3 export folder, open and save a session, every export — goes
-//! through [`start`]. On a thread of its own it asks whether a native dialog can open at all, opens it, and
+//! through `start`. On a thread of its own it asks whether a native dialog can open at all, opens it, and
 //! finishes the action (reads or writes the file) off the UI thread. When no dialog can open, or one fails, the
 //! app says why and what to install (status bar and stderr), and [`Dialogs`] asks for the path in a small
 //! window instead, so the action still works.
@@ -224,7 +224,7 @@ pub(super) fn open_scenario(
     })
 }
 
-/// A path the path field confirmed: checked and used by [`finish_path`].
+/// A path the path field confirmed: checked and used by `finish_path`.
 #[derive(Clone)]
 pub struct PathJob {
     id: u64,

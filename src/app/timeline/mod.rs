@@ -5,7 +5,7 @@
 //!
 //! The simulation runs on a [`Task`] and streams [`Chunk`]s, so the first minutes show while a long run is
 //! still being computed; the frame only appends them and draws. The heatmap is one texture (not thousands of
-//! shapes), filled column by column as chunks arrive ([`heatmap`]).
+//! shapes), filled column by column as chunks arrive (`heatmap`).
 
 mod charts;
 mod heatmap;

@@ -12,7 +12,7 @@ use super::super::key::{Decimal, KeyError};
 // ---------------------------------------------------------------------------------------------------------
 // Values
 
-/// A DynamoDB number as canonical text (`1`, `1.0` and `1E0` are all `1`); see [`super::key`].
+/// A DynamoDB number as canonical text (`1`, `1.0` and `1E0` are all `1`); see [`crate::model::key`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Number(pub(super) String);
 
@@ -44,7 +44,7 @@ impl fmt::Display for Number {
 pub enum Value {
     S(String),
     N(Number),
-    /// Bytes; as text, standard base64 (as [`super::key::display_key`] shows binary keys).
+    /// Bytes; as text, standard base64 (as [`crate::model::key::display_key`] shows binary keys).
     B(Vec<u8>),
     Bool(bool),
     Null,
@@ -97,7 +97,7 @@ impl Value {
         }
     }
 
-    /// The bytes `:hash` (and calculated sharding by an attribute) hashes: as [`super::key`] canonicalises
+    /// The bytes `:hash` (and calculated sharding by an attribute) hashes: as [`crate::model::key`] canonicalises
     /// keys (binary as its bytes, not base64).
     pub fn canonical_bytes(&self) -> Option<&[u8]> {
         match self {

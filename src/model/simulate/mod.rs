@@ -2,7 +2,7 @@
 //! and provisioned auto scaling, from the rules in `shared/DYNAMODB-TIME.md` (R1–R7). Pure and deterministic
 //! for a seed.
 //!
-//! Each rule is cited where it is encoded; every choice the documentation does not make is marked **[ours]**
+//! Each rule is cited where it is encoded; every choice the documentation does not make is marked **\[ours\]**
 //! and is a named field of [`Params`] with its default.
 //!
 //! **Partitions** are ranges of a two-level key space: the 64-bit teaching hash of the partition key, then, for

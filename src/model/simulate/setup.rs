@@ -3,22 +3,22 @@
 
 use super::super::capacity::Consistency;
 
-/// Our own modelling choices (R2–R6 "[ours]"), with the defaults of `DYNAMODB-TIME.md`.
+/// Our own modelling choices (R2–R6 "\[ours\]"), with the defaults of `DYNAMODB-TIME.md`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
-    /// R2 [doc]: seconds of a partition's unused allocation kept as burst capacity.
+    /// R2 \[doc\]: seconds of a partition's unused allocation kept as burst capacity.
     pub burst_seconds: f64,
-    /// R4 [ours]: a partition is "hot" for split-for-heat while it consumes at least this share of R1.
+    /// R4 \[ours\]: a partition is "hot" for split-for-heat while it consumes at least this share of R1.
     pub split_hot_share: f64,
-    /// R4 [ours]: at most this many seconds of seeded jitter are added to `split_after` (it only delays).
+    /// R4 \[ours\]: at most this many seconds of seeded jitter are added to `split_after` (it only delays).
     pub split_jitter_seconds: u32,
-    /// R5 [ours]: a new peak is adopted this long after it was reached.
+    /// R5 \[ours\]: a new peak is adopted this long after it was reached.
     pub peak_adopt_after: u32,
-    /// R6 [doc]: consecutive minutes above the target before auto scaling raises capacity.
+    /// R6 \[doc\]: consecutive minutes above the target before auto scaling raises capacity.
     pub scale_out_minutes: u32,
-    /// R6 [doc]: consecutive minutes below the target before it lowers capacity.
+    /// R6 \[doc\]: consecutive minutes below the target before it lowers capacity.
     pub scale_in_minutes: u32,
-    /// R6 [ours]: seconds until a new provisioned capacity applies.
+    /// R6 \[ours\]: seconds until a new provisioned capacity applies.
     pub scale_apply_delay: u32,
 }
 
@@ -36,7 +36,7 @@ impl Default for Params {
     }
 }
 
-/// How reads and writes share a partition's ceiling (R1 [ours] switch).
+/// How reads and writes share a partition's ceiling (R1 \[ours\] switch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Limits {
     /// 3,000 read units and 1,000 write units, each on its own (today's documentation).
@@ -90,7 +90,7 @@ pub struct Table {
     /// R3: off is "before adaptive capacity": each partition gets its share plus burst only.
     pub adaptive_capacity: bool,
     pub split_for_heat: bool,
-    /// R4 [ours]: sustained hot time before a split (default 8 minutes).
+    /// R4 \[ours\]: sustained hot time before a split (default 8 minutes).
     pub split_after: u32,
     /// Idle seconds before t = 0, which fill the burst banks (R2).
     pub idle_before: u32,

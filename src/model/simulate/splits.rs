@@ -177,7 +177,7 @@ impl Sim<'_> {
         }
     }
 
-    /// On-demand (R5 [ours]): enough partitions for the table's ceiling, splitting the busiest first.
+    /// On-demand (R5 \[ours\]): enough partitions for the table's ceiling, splitting the busiest first.
     pub(super) fn grow_for(&mut self, t: u32, ceiling: [f64; 2]) {
         let needed =
             ((ceiling[READ] / R1[READ]).max(ceiling[WRITE] / R1[WRITE]) - 1e-6).ceil() as usize;
