@@ -332,10 +332,49 @@ fn bad_expressions_and_attributes_say_what_and_where() {
         e.contains("line 2") && e.contains("--skip-bad skips"),
         "{e}"
     );
-    // Skipping bad records: every item skipped, and said so.
+    // Skipping bad records: a candidate that keys no item leaves every item to the current key, and says so.
     let out = run(&["analyze", path, "--compare", "{tenant}", "--skip-bad"]);
     let e = stderr(&out);
-    assert!(e.contains("skipped 200 bad records"), "{e}");
+    assert!(
+        e.contains("candidate 1 `{tenant}` could not key 200 items, left out of its figures only")
+            && e.contains("(first: no attribute `tenant`)")
+            && !e.contains("skipped 200 bad records"),
+        "{e}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("200 items,"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A sparse candidate under --skip-bad: the item it cannot key is left out of it alone, not of the
+    // current key (issue #14's note: it dropped the record from every design).
+    let doc = json(&run(&[
+        "analyze",
+        partly.to_str().unwrap(),
+        "--compare",
+        "{t}",
+        "--skip-bad",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(doc["total"], 2);
+    assert_eq!(doc["input"]["skipped"], 0);
+    let designs = doc["designs"].as_array().expect("designs");
+    assert_eq!(designs[0]["writes"], 2, "current: {designs:?}");
+    assert_eq!(designs[1]["writes"], 1, "candidate 1: {designs:?}");
+    assert_eq!(designs[1]["absent"], 1, "candidate 1: {designs:?}");
+    let out = run(&[
+        "analyze",
+        partly.to_str().unwrap(),
+        "--compare",
+        "{t}",
+        "--skip-bad",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("candidate 1: could not key 1 item, left out of its figures only"),
+        "{table}"
+    );
     // A date that is not a date: the record, under the usual policy.
     let bad_date = write(
         &dir,

@@ -1026,6 +1026,22 @@ fn cli_scan_shows_a_gsis_spread_and_takes_key_expressions() {
     assert_eq!(designs[0]["expr"], "S#{status}");
     assert_eq!(designs[1]["design"], "candidate 1");
     assert_eq!(designs[1]["distinct_keys"], 190);
+    // The same expression as a candidate: the items it cannot key are left out of it alone.
+    let out = scan(&["--compare", "S#{status}", "--format", "json"]);
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["total"], 200, "every item in the current key");
+    let designs = doc["designs"].as_array().unwrap();
+    assert_eq!(designs[0]["writes"], 200);
+    assert_eq!(
+        (&designs[1]["writes"], &designs[1]["absent"]),
+        (&Value::from(190), &Value::from(10))
+    );
+    assert!(
+        stderr(&out).contains("candidate 1 `S#{status}` could not key 10 items"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

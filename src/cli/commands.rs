@@ -138,6 +138,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         consistent: args.consistent,
         page_size: args.page_size,
         design,
+        strict_candidates: usize::from(by_expr.is_some()),
         ..ScanOptions::new(args.table.clone())
     };
     let cap = opts.max_rcu.map_or_else(
@@ -179,6 +180,12 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
                 .design_error
                 .as_ref()
                 .map_or_else(String::new, |e| format!(" (first: {e})"))
+        );
+    }
+    for (items, first) in &scanned.not_keyed {
+        eprintln!(
+            "shardlens: {}",
+            crate::model::design::not_keyed_note(*items, first)
         );
     }
     let keys = match by_expr {

@@ -177,6 +177,13 @@ pub(super) fn print(out: &mut dyn Write, rows: &[Figures], has_workload: bool) -
                 r.design,
                 grouped(r.absent)
             )?;
+        } else if r.absent > 0 {
+            writeln!(
+                out,
+                "  {}: could not key {}, left out of its figures only",
+                r.design,
+                crate::model::fmt::plural(r.absent, "item")
+            )?;
         }
         if r.design.starts_with("GSI") && r.throttled_units.is_some_and(|t| t > 0.0) {
             writeln!(

@@ -63,7 +63,8 @@ impl Sink {
             changes: Changes::default(),
             pk_buf: Vec::with_capacity(64),
             sk_buf: Vec::with_capacity(64),
-            designer: (!opts.design.is_empty()).then(|| Designer::new(&opts.design)),
+            designer: (!opts.design.is_empty())
+                .then(|| Designer::new(&opts.design).skipping_bad(opts.on_bad == OnBad::Skip)),
             kept: opts.keep_items.then(|| Items::new(opts.design.roots())),
             attribute_names: Vec::new(),
         }
@@ -84,7 +85,10 @@ impl Sink {
         fork.key_type_given = self.key_type_given;
         fork.sk_type = self.sk_type;
         fork.names = self.names.clone();
-        fork.designer = self.designer.as_ref().map(|d| Designer::new(d.design()));
+        fork.designer = self
+            .designer
+            .as_ref()
+            .map(|d| Designer::new(d.design()).skipping_bad(self.on_bad == OnBad::Skip));
         fork.kept = self.kept.as_ref().map(|k| Items::new(k.roots().to_vec()));
         fork
     }
@@ -518,7 +522,15 @@ impl Sink {
             .as_ref()
             .and_then(|d| d.design().key.as_ref().map(ToString::to_string));
         let (designs, shard_by) = match self.designer.take() {
-            Some(d) => d.finish(),
+            Some(d) => {
+                for (items, first) in d.not_keyed() {
+                    if let Some(e) = first {
+                        self.warnings
+                            .push(crate::model::design::not_keyed_note(*items, e));
+                    }
+                }
+                d.finish()
+            }
             None => (Vec::new(), None),
         };
         let has = if self.attribute_names.is_empty() {

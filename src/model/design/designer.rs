@@ -15,6 +15,13 @@ pub struct Designer {
     candidates: Vec<KeySet>,
     gsis: Vec<(KeySet, u64)>,
     pub shard_by: Option<ShardBy>,
+    /// Whether a record a candidate cannot key is left out of that candidate only (counted in its
+    /// [`DesignKeys::absent`], the first error kept) instead of failing the record: see [`Self::skipping_bad`].
+    skip_bad: bool,
+    /// Leading candidates that must key a record even under `skip_bad` (see [`Self::strict_first`]).
+    strict: usize,
+    /// Per candidate: writes of records it could not key, and the first reason.
+    not_keyed: Vec<(u64, Option<DesignError>)>,
     buf: String,
     sk_buf: Vec<u8>,
 }
@@ -35,6 +42,9 @@ impl Designer {
                 .map(|_| (KeySet::new(KeyType::S), 0))
                 .collect(),
             shard_by: design.shard_by.clone().map(ShardBy::new),
+            skip_bad: false,
+            strict: 0,
+            not_keyed: vec![(0, None); design.candidates.len()],
             design: design.clone(),
             buf: String::new(),
             sk_buf: Vec::new(),
@@ -43,6 +53,31 @@ impl Designer {
 
     pub fn design(&self) -> &Design {
         &self.design
+    }
+
+    /// Under a skip-bad policy (`--skip-bad`, a live scan): a record one candidate cannot key (an attribute
+    /// it names is missing, not a date, …) is left out of that candidate alone and counted there, so the
+    /// current key and the other candidates still hold every item, as the app's Key design view does
+    /// ([`Items::rekey`]). Without it, such a record is an error for the whole record (the caller stops or
+    /// skips it).
+    #[must_use]
+    pub fn skipping_bad(mut self, skip: bool) -> Self {
+        self.skip_bad = skip;
+        self
+    }
+
+    /// The first `n` candidates stand for the current key (a scan's `--key-expr` is evaluated as candidate 1):
+    /// a record one of them cannot key is an error for the whole record even under [`Self::skipping_bad`],
+    /// as a record the current key cannot key is a bad record.
+    #[must_use]
+    pub fn strict_first(mut self, n: usize) -> Self {
+        self.strict = n;
+        self
+    }
+
+    /// Per candidate (in the design's order): writes of records it could not key, and the first reason.
+    pub fn not_keyed(&self) -> &[(u64, Option<DesignError>)] {
+        &self.not_keyed
     }
 
     /// The partition key `--key-expr` gives `item` (`None` without one), into the designer's buffer.
@@ -99,18 +134,26 @@ impl Designer {
             sort_key: sort_key.map(|(b, t)| (b.to_vec(), t)),
             ..Prepared::default()
         };
-        for (i, expr) in self.design.candidates.iter().enumerate() {
+        'candidates: for (i, expr) in self.design.candidates.iter().enumerate() {
             for (d, writes) in spread(count, draws) {
-                expr.eval_into(
+                if let Err(error) = expr.eval_into(
                     item,
                     ItemSeed::new(self.seed, mix64(identity ^ d)),
                     &mut self.buf,
-                )
-                .map_err(|error| DesignError {
-                    kind: DesignKind::Candidate(i + 1),
-                    expr: expr.to_string(),
-                    error,
-                })?;
+                ) {
+                    let e = DesignError {
+                        kind: DesignKind::Candidate(i + 1),
+                        expr: expr.to_string(),
+                        error,
+                    };
+                    if !self.skip_bad || i < self.strict {
+                        return Err(e);
+                    }
+                    // None of this record's draws go to the candidate.
+                    p.candidates.retain(|&(j, ..)| j != i);
+                    p.not_keyed.push((i, e));
+                    continue 'candidates;
+                }
                 p.candidates.push((i, self.buf.clone(), writes));
             }
         }
@@ -164,6 +207,11 @@ impl Designer {
         for (i, k, writes) in p.candidates {
             self.candidates[i].add_item(k.as_bytes(), sort_key, writes);
         }
+        for (i, e) in p.not_keyed {
+            let (writes, first) = &mut self.not_keyed[i];
+            *writes += p.count;
+            first.get_or_insert(e);
+        }
         let mut seen = vec![false; self.gsis.len()];
         for (i, k, sk, writes) in p.gsis {
             seen[i] = true;
@@ -192,6 +240,12 @@ impl Designer {
             mine.0.merge(&theirs.0);
             mine.1 += theirs.1;
         }
+        for (mine, theirs) in self.not_keyed.iter_mut().zip(&other.not_keyed) {
+            mine.0 += theirs.0;
+            if mine.1.is_none() {
+                mine.1.clone_from(&theirs.1);
+            }
+        }
         if let (Some(mine), Some(theirs)) = (&mut self.shard_by, &other.shard_by) {
             mine.absorb(theirs, map);
         }
@@ -200,11 +254,12 @@ impl Designer {
     /// The candidates' and GSIs' keys, in the design's order.
     pub fn finish(mut self) -> (Vec<DesignKeys>, Option<ShardBy>) {
         let mut out = Vec::new();
-        for (i, (expr, keys)) in self
+        for (i, ((expr, keys), (not_keyed, _))) in self
             .design
             .candidates
             .iter()
             .zip(self.candidates)
+            .zip(self.not_keyed)
             .enumerate()
         {
             out.push(DesignKeys {
@@ -212,7 +267,7 @@ impl Designer {
                 expr: expr.to_string(),
                 fan_out: expr.fan_out(),
                 keys,
-                absent: 0,
+                absent: not_keyed,
             });
         }
         for (g, (keys, absent)) in self.design.gsis.iter().zip(self.gsis) {
@@ -241,6 +296,8 @@ pub struct Prepared {
     sort_key: Option<(Vec<u8>, KeyType)>,
     candidates: Vec<(usize, String, u64)>,
     gsis: Vec<GsiEntry>,
+    /// Candidates that could not key the record (under [`Designer::skipping_bad`]), with why.
+    not_keyed: Vec<(usize, DesignError)>,
     shard_hash: Option<u64>,
 }
 

@@ -244,7 +244,8 @@ pub struct DesignKeys {
     /// Queries needed to read back one logical key (see [`Expr::fan_out`]).
     pub fan_out: u64,
     pub keys: KeySet,
-    /// Items not in it: a GSI's items without its key attributes.
+    /// Items not in it: a GSI's items without its key attributes, or (under a skip-bad policy, see
+    /// [`Designer::skipping_bad`]) the items a candidate could not key.
     pub absent: u64,
 }
 
@@ -302,6 +303,17 @@ impl ShardBy {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// The note for a candidate that could not key `items` items under a skip-bad policy, with the first reason.
+pub fn not_keyed_note(items: u64, first: &DesignError) -> String {
+    format!(
+        "{} `{}` could not key {}, left out of its figures only (first: {})",
+        first.kind,
+        first.expr,
+        crate::model::fmt::plural(items, "item"),
+        first.error
+    )
 }
 
 /// Why a design could not key an item.

@@ -41,6 +41,62 @@ fn orders() -> Vec<BTreeMap<String, Value>> {
         .collect()
 }
 
+/// Under a skip-bad policy a candidate that cannot key a record leaves it out of that candidate alone; a
+/// strict (current-key) candidate still fails the whole record, and without the policy any candidate does.
+#[test]
+fn skipping_bad_leaves_a_record_out_of_the_candidate_that_cannot_key_it() {
+    let design = Design {
+        candidates: vec![
+            expr("status"),
+            expr("R#{region}"),
+            expr("{random 4}#{customer}"),
+        ],
+        ..Design::default()
+    };
+    let mut d = Designer::new(&design).skipping_bad(true);
+    let mut other = Designer::new(&design).skipping_bad(true);
+    for (i, it) in orders().iter().enumerate() {
+        // Two designers absorbed into one, as a parallel load merges them.
+        let into = if i % 2 == 0 { &mut d } else { &mut other };
+        into.add(it, i as u32, None, 3, i as u64).unwrap();
+    }
+    d.absorb(&other, |k| k);
+    let (region_writes, first) = &d.not_keyed()[1];
+    assert_eq!(*region_writes, 75, "25 records of 3 writes");
+    let first = first.as_ref().expect("the first reason");
+    assert_eq!(first.kind, DesignKind::Candidate(2));
+    assert!(first.to_string().contains("region"), "{first}");
+    assert_eq!(d.not_keyed()[0].0, 0);
+    let (keys, _) = d.finish();
+    assert_eq!(keys[0].keys.total(), 300, "status keys every record");
+    assert_eq!((keys[1].keys.total(), keys[1].absent), (225, 75));
+    assert_eq!((keys[2].keys.total(), keys[2].absent), (300, 0));
+
+    // Strict: candidate 2 stands for the current key, so a record it cannot key is a bad record.
+    let mut strict = Designer::new(&Design {
+        candidates: vec![expr("R#{region}"), expr("status")],
+        ..Design::default()
+    })
+    .skipping_bad(true)
+    .strict_first(1);
+    let bad = orders()
+        .iter()
+        .filter(|it| strict.add(*it, 0, None, 1, 0).is_err())
+        .count();
+    assert_eq!(bad, 25);
+    let (keys, _) = strict.finish();
+    assert_eq!(keys[1].keys.total(), 75, "left out of every design");
+
+    // No policy: the first record a candidate cannot key is an error.
+    let mut stop = Designer::new(&design);
+    let e = orders()
+        .iter()
+        .enumerate()
+        .find_map(|(i, it)| stop.add(it, 0, None, 1, i as u64).err())
+        .expect("an error");
+    assert_eq!(e.kind, DesignKind::Candidate(2));
+}
+
 #[test]
 fn candidates_and_sparse_gsis_key_the_same_items() {
     let design = Design {

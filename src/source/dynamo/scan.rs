@@ -47,8 +47,12 @@ pub struct ScanOptions {
     pub backoff: Backoff,
     /// Key designs evaluated on every item read (GSIs, candidates, `shard_by`; see [`super::gsi_designs`]):
     /// the projection also reads [`Design::roots`], and [`Scanned::designs`] holds their keys. The scan's own
-    /// keys stay the partition key attribute: `design.key` is not applied.
+    /// keys stay the partition key attribute: `design.key` is not applied. A candidate that cannot key an
+    /// item leaves it out of that candidate alone (counted in its `absent`).
     pub design: Design,
+    /// Leading candidates of `design` that stand for the current key (the CLI's `--key-expr`, evaluated as
+    /// candidate 1): an item one of them cannot key is left out of every design ([`Scanned::design_skipped`]).
+    pub strict_candidates: usize,
 }
 
 impl ScanOptions {
@@ -65,6 +69,7 @@ impl ScanOptions {
             page_size: None,
             backoff: Backoff::default(),
             design: Design::default(),
+            strict_candidates: 0,
         }
     }
 
@@ -257,10 +262,13 @@ pub struct Scanned {
     pub designs: Vec<DesignKeys>,
     /// What the design's `shard_by` splits, when it has one.
     pub shard_by: Option<ShardBy>,
-    /// Items the design could not key (a candidate's missing attribute, a bad date), left out of every design.
+    /// Items the design could not key at all (a GSI's key of a bad type), left out of every design.
     pub design_skipped: u64,
     /// The first of them.
     pub design_error: Option<DesignError>,
+    /// Per candidate that could not key some items (a missing attribute, a bad date): how many, and the first
+    /// reason. Those items are left out of that candidate alone (its `absent`).
+    pub not_keyed: Vec<(u64, DesignError)>,
 }
 
 /// What a scan reports while it runs.
@@ -323,7 +331,8 @@ pub async fn run_scan<P: PageSource>(
         key_type,
         sort_key_type,
         limit: opts.limit,
-        design: (!opts.design.is_empty()).then(|| Designs::new(&opts.design)),
+        design: (!opts.design.is_empty())
+            .then(|| Designs::new(&opts.design, opts.strict_candidates)),
         on_event,
     };
     let mut status = ScanStatus::Complete;
@@ -368,9 +377,9 @@ pub async fn run_scan<P: PageSource>(
         }
     }
     progress.elapsed = started.elapsed();
-    let (designs, shard_by, design_skipped, design_error) = match design {
+    let (designs, shard_by, design_skipped, design_error, not_keyed) = match design {
         Some(d) => d.finish(),
-        None => (Vec::new(), None, 0, None),
+        None => (Vec::new(), None, 0, None, Vec::new()),
     };
     Scanned {
         keys,
@@ -380,6 +389,7 @@ pub async fn run_scan<P: PageSource>(
         shard_by,
         design_skipped,
         design_error,
+        not_keyed,
     }
 }
 
@@ -394,10 +404,12 @@ struct Designs {
 }
 
 impl Designs {
-    fn new(design: &Design) -> Self {
+    fn new(design: &Design, strict: usize) -> Self {
         let roots = design.roots();
         Self {
-            designer: Designer::new(design),
+            designer: Designer::new(design)
+                .skipping_bad(true)
+                .strict_first(strict),
             width: roots.len(),
             roots,
             skipped: 0,
@@ -407,7 +419,7 @@ impl Designs {
 
     /// A designer for one page's keys, to send with the page.
     fn for_page(&self) -> Designer {
-        Designer::new(self.designer.design())
+        Designer::new(self.designer.design()).skipping_bad(true)
     }
 
     /// Adds item `i` of a page (its values are row `i` of `values`) to the scan's designs and the page's;
@@ -433,11 +445,27 @@ impl Designs {
         }
     }
 
-    fn finish(self) -> (Vec<DesignKeys>, Option<ShardBy>, u64, Option<DesignError>) {
+    fn finish(self) -> Finished {
+        let not_keyed = self
+            .designer
+            .not_keyed()
+            .iter()
+            .filter_map(|(n, e)| e.clone().map(|e| (*n, e)))
+            .collect();
         let (designs, shard_by) = self.designer.finish();
-        (designs, shard_by, self.skipped, self.first_error)
+        (designs, shard_by, self.skipped, self.first_error, not_keyed)
     }
 }
+
+/// What [`Designs::finish`] gives: the designs' keys, the `--shard-by` split, the items left out of every
+/// design and the first reason, and each candidate's items it could not key.
+type Finished = (
+    Vec<DesignKeys>,
+    Option<ShardBy>,
+    u64,
+    Option<DesignError>,
+    Vec<(u64, DesignError)>,
+);
 
 /// One item's keys as [`Designs::add`] needs them.
 #[derive(Clone, Copy)]
