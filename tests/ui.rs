@@ -875,6 +875,13 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
     h.run();
     assert!(h.state().table_picker().is_none());
     assert_eq!(h.state().key_set().unwrap().total(), 3);
+    // File > Reload reads the table on screen again, not the first one.
+    let before = h.state().notices().history().count();
+    h.key_press(egui::Key::F5);
+    wait_settled(&mut h, |app| app.notices().history().count() > before);
+    let status = h.state().notices().last().unwrap().text.clone();
+    assert!(status.contains("table \"Scores\""), "{status}");
+    assert_eq!(h.state().key_set().unwrap().total(), 3);
 }
 
 #[test]

@@ -251,7 +251,8 @@ impl App {
             UICommand::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
             UICommand::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
             UICommand::Reload => match self.data.last_file.clone() {
-                Some(path) => self.open_path(path),
+                Some((path, Some(table))) => self.open_table(path, table),
+                Some((path, None)) => self.open_path(path),
                 None => self.notify(
                     Activity::Load,
                     Level::Info,

@@ -260,7 +260,7 @@ impl App {
 
     /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
     pub fn open_path(&mut self, path: PathBuf) {
-        self.data.last_file = Some(path.clone());
+        self.data.last_file = Some((path.clone(), self.data.load_options.table.clone()));
         if is_scenario(&path) {
             match dialogs::open_scenario(path, &self.ctx) {
                 Ok(task) => self.background.dialogs.push(task),

@@ -103,9 +103,10 @@ pub(crate) struct Data {
     pub(crate) groups: Option<Vec<Group>>,
     /// How files are read (format, key attributes, bad-record policy).
     pub(crate) load_options: LoadOptions,
-    /// The last file or folder opened, whether it loaded or not: File > Reload reads it again with the
-    /// current [`Self::load_options`] (after a load error says which option to set).
-    pub(crate) last_file: Option<PathBuf>,
+    /// The last file or folder opened, whether it loaded or not, and the table chosen in it (a file of
+    /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
+    /// error says which option to set), on the same table.
+    pub(crate) last_file: Option<(PathBuf, Option<String>)>,
     /// Keys replaced by examples, files, sessions and scans, newest last.
     undo: Vec<Replaced>,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).

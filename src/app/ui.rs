@@ -20,7 +20,7 @@ impl App {
 
     /// The last opened file's name, for File > Reload (`None` before any file was opened).
     fn reload_name(&self) -> Option<String> {
-        let path = self.data.last_file.as_ref()?;
+        let (path, _) = self.data.last_file.as_ref()?;
         Some(path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
