@@ -194,7 +194,7 @@ fn tables_ui(ui: &mut egui::Ui, state: &mut ConnectState, settings: &ConnectSett
         }
     });
     if let Some(e) = &state.error {
-        ui.colored_label(super::theme::ERROR, e);
+        ui.colored_label(super::theme::ERROR, super::notices::in_app_words(e));
     }
     if state.tables.is_empty() {
         return;

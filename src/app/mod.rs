@@ -358,8 +358,10 @@ impl App {
         )
     }
 
-    /// Shows a notice as the current line of its activity (and in the history).
+    /// Shows a notice as the current line of its activity (and in the history), a source's text in the
+    /// window's words ([`notices::in_app_words`]).
     fn notify(&mut self, activity: Activity, level: Level, text: impl Into<String>) {
+        let text = notices::in_app_words(&text.into());
         self.notices
             .push(activity, level, text, std::time::Instant::now());
     }
