@@ -142,7 +142,7 @@ impl App {
                     Level::Info
                 } else {
                     text.push_str(" — ");
-                    text.push_str(&notices::in_app_words(&loaded.warnings.join("; ")));
+                    text.push_str(&loaded.warnings.join("; "));
                     Level::Warning
                 };
                 self.notify(Activity::Load, level, text);
@@ -166,6 +166,7 @@ impl App {
                 self.data.groups = loaded.groups;
             }
             Err(e) => {
+                // In the window's words here too: the text also stands where the chart would be.
                 let text = format!(
                     "could not load {}: {}",
                     path.display(),

@@ -377,19 +377,16 @@ pub async fn run_scan<P: PageSource>(
         }
     }
     progress.elapsed = started.elapsed();
-    let (designs, shard_by, design_skipped, design_error, not_keyed) = match design {
-        Some(d) => d.finish(),
-        None => (Vec::new(), None, 0, None, Vec::new()),
-    };
+    let d = design.map(Designs::finish).unwrap_or_default();
     Scanned {
         keys,
         progress,
         status,
-        designs,
-        shard_by,
-        design_skipped,
-        design_error,
-        not_keyed,
+        designs: d.designs,
+        shard_by: d.shard_by,
+        design_skipped: d.skipped,
+        design_error: d.first_error,
+        not_keyed: d.not_keyed,
     }
 }
 
@@ -453,19 +450,27 @@ impl Designs {
             .filter_map(|(n, e)| e.clone().map(|e| (*n, e)))
             .collect();
         let (designs, shard_by) = self.designer.finish();
-        (designs, shard_by, self.skipped, self.first_error, not_keyed)
+        Finished {
+            designs,
+            shard_by,
+            skipped: self.skipped,
+            first_error: self.first_error,
+            not_keyed,
+        }
     }
 }
 
-/// What [`Designs::finish`] gives: the designs' keys, the `--shard-by` split, the items left out of every
-/// design and the first reason, and each candidate's items it could not key.
-type Finished = (
-    Vec<DesignKeys>,
-    Option<ShardBy>,
-    u64,
-    Option<DesignError>,
-    Vec<(u64, DesignError)>,
-);
+/// What [`Designs::finish`] gives (see the fields of the same names in [`Scanned`]).
+#[derive(Default)]
+struct Finished {
+    designs: Vec<DesignKeys>,
+    shard_by: Option<ShardBy>,
+    /// Items left out of every design, and the first reason.
+    skipped: u64,
+    first_error: Option<DesignError>,
+    /// Per candidate that could not key some items: how many, and the first reason.
+    not_keyed: Vec<(u64, DesignError)>,
+}
 
 /// One item's keys as [`Designs::add`] needs them.
 #[derive(Clone, Copy)]
