@@ -87,6 +87,11 @@ impl ConnectState {
         }
     }
 
+    /// An SDK call (list tables, describe) is under way.
+    pub fn waiting(&self) -> bool {
+        self.replies.is_some()
+    }
+
     fn drain(&mut self) {
         let Some(task) = &mut self.replies else {
             return;

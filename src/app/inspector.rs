@@ -64,6 +64,13 @@ impl<K, T> std::fmt::Debug for Query<K, T> {
     }
 }
 
+impl<K, T> Query<K, T> {
+    /// A query's thread is still running or its answer is not drained yet.
+    fn pending(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
 impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
     /// The value for `key` if it is ready; otherwise starts (or keeps running) `work` for it and returns
     /// `None`. A thread that cannot start leaves the query empty and says why in `error`.
@@ -107,6 +114,13 @@ fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>)
                 ui.weak(what);
             });
         }
+    }
+}
+
+impl InspectorState {
+    /// A list is being computed off the UI thread.
+    pub fn pending(&self) -> bool {
+        self.rows.pending() || self.collection.pending()
     }
 }
 

@@ -272,12 +272,26 @@ impl App {
         self.pipeline.current.as_ref().map(|s| s.keys.as_ref())
     }
 
-    /// Whether a computation is still under way.
-    pub fn busy(&self) -> bool {
+    /// The keys' report (or the key design's comparison) is being computed: the status bar's spinner.
+    pub fn computing(&self) -> bool {
         self.pipeline.dirty
             || self.pipeline.wanted != self.pipeline.shown
             || self.pipeline.pending_text.is_some()
             || self.data.design.busy()
+    }
+
+    /// Whether any work is still under way off the UI thread (or due at the end of this frame): the
+    /// compute worker, a load, a scan, an SDK call, the key design, an inspector list, a simulation, a file
+    /// dialog or a screenshot. Tests step until it is false (and nothing asks for a repaint).
+    pub fn busy(&self) -> bool {
+        self.computing()
+            || self.background.jobs.loading().is_some()
+            || self.background.scan.is_some()
+            || !self.background.dialogs.is_empty()
+            || !self.background.screenshots.is_empty()
+            || self.panels.connect.waiting()
+            || self.panels.inspector.pending()
+            || self.data.simulation.as_ref().is_some_and(|s| s.running())
     }
 
     pub fn settings(&self) -> &Settings {

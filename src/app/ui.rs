@@ -263,7 +263,7 @@ impl App {
             if ui.button("Cancel").clicked() {
                 commands.push(Command::CancelLoad);
             }
-        } else if self.busy() {
+        } else if self.computing() {
             ui.spinner();
             ui.label("computing…");
         }
