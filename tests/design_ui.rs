@@ -4,33 +4,13 @@
 #![cfg(feature = "gui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
-use egui_kittest::Harness;
+#[path = "support/kittest.rs"]
+mod kittest;
+use kittest::{Settle as _, harness};
 use egui_kittest::kittest::Queryable as _;
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command, UICommand};
 use shardlens::model::design_examples::DesignScenario;
-
-fn harness() -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(12)
-        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.run();
-    h
-}
-
-/// Steps until `done` holds (background work lands a few frames later).
-fn wait_for(h: &mut Harness<'_, App>, what: &str, done: impl Fn(&App) -> bool) {
-    for _ in 0..500 {
-        h.step();
-        if done(h.state()) {
-            h.step();
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("never happened: {what}");
-}
 
 fn rows(app: &App) -> Vec<(String, String, usize)> {
     app.design().shown.as_ref().map_or_else(Vec::new, |s| {
@@ -46,14 +26,14 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     let mut h = harness();
     h.state_mut()
         .apply(Command::LoadDesignExample(DesignScenario::LeaderboardItems));
-    wait_for(&mut h, "the current key's row", |a| rows(a).len() == 1);
+    h.wait_for("the current key's row", |a| rows(a).len() == 1);
     assert_eq!(h.state().chart_mode(), ChartMode::Designs);
     // The heading and the chart mode's radio button.
     assert_eq!(h.get_all_by_label("Key design").count(), 2);
     assert_eq!(rows(h.state())[0].1, "{PK}");
     h.get_by_label("Try the guide's fix: BOARD#global#{playerId:hash 10}")
         .click();
-    wait_for(&mut h, "the fix's row", |a| rows(a).len() == 2);
+    h.wait_for("the fix's row", |a| rows(a).len() == 2);
     let r = rows(h.state());
     assert_eq!(r[1].0, "candidate 1");
     assert_eq!(r[1].1, "BOARD#global#{playerId:hash 10}");
@@ -65,8 +45,8 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     // An AccessKit click: kittest's pointer click misses a button in the table's sideways scroll area (a
     // real pointer under Xvfb re-keys: checked by hand, see the closing note of issue 14).
     h.get_by_label("Use as key").click_accesskit();
-    h.run();
-    wait_for(&mut h, "the re-keyed data", |a| {
+    h.settle();
+    h.wait_for("the re-keyed data", |a| {
         a.key_set().is_some_and(|k| k.len() == 10)
     });
     assert_eq!(
@@ -77,7 +57,7 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     let report = h.state().report().unwrap();
     assert!(report.analysis.skew.top_key_share > 0.2);
     h.state_mut().apply(Command::Ui(UICommand::Undo));
-    wait_for(&mut h, "the board back", |a| {
+    h.wait_for("the board back", |a| {
         a.key_set().is_some_and(|k| k.len() == 1)
     });
 }
@@ -88,7 +68,7 @@ fn typing_a_candidate_changes_its_row_and_a_bad_one_says_where() {
     h.state_mut()
         .apply(Command::LoadDesignExample(DesignScenario::OrdersByStatus));
     // The example starts with three candidates and the status GSI.
-    wait_for(&mut h, "five rows", |a| rows(a).len() == 5);
+    h.wait_for("five rows", |a| rows(a).len() == 5);
     let r = rows(h.state());
     assert_eq!(r[1].1, "{status}");
     assert_eq!(r[1].2, 4, "four statuses");
@@ -96,11 +76,11 @@ fn typing_a_candidate_changes_its_row_and_a_bad_one_says_where() {
     assert_eq!(r[4].2, 4);
     // Type a new candidate 1: by customer and hour.
     h.state_mut().apply(Command::EditDesign(0, String::new()));
-    h.run();
+    h.settle();
     let text = h.get_by_label("Candidate 1");
     text.focus();
     text.type_text("C#{customerId}#{createdAt:hour}");
-    wait_for(&mut h, "the typed candidate's row", |a| {
+    h.wait_for("the typed candidate's row", |a| {
         rows(a)
             .get(1)
             .is_some_and(|r| r.1 == "C#{customerId}#{createdAt:hour}")
@@ -110,12 +90,12 @@ fn typing_a_candidate_changes_its_row_and_a_bad_one_says_where() {
     // A candidate that does not parse says where, and the others stay.
     h.state_mut()
         .apply(Command::EditDesign(1, "CUST#{customerId".to_owned()));
-    wait_for(&mut h, "the bad candidate dropped", |a| rows(a).len() == 4);
+    h.wait_for("the bad candidate dropped", |a| rows(a).len() == 4);
     h.get_by_label_contains("column 6");
     // One the items cannot key names the attribute and what they have.
     h.state_mut()
         .apply(Command::EditDesign(2, "{region}".to_owned()));
-    wait_for(&mut h, "the message", |a| a.design().message.is_some());
+    h.wait_for("the message", |a| a.design().message.is_some());
     let m = h.state().design().message.clone().unwrap();
     assert!(m.contains("region") && m.contains("customerId"), "{m}");
 }
@@ -125,11 +105,11 @@ fn pasted_pk_and_sk_lines_offer_pk_and_sk() {
     let mut h = harness();
     h.state_mut()
         .set_text("u1\tA\nu1\tB\nu1\tC\nu1\tD\nu2\tA\n".to_owned());
-    h.run();
+    h.settle();
     h.state_mut().apply(Command::SetChart(ChartMode::Designs));
     h.state_mut()
         .apply(Command::EditDesign(0, "{pk}#{sk:hash 4}".to_owned()));
-    wait_for(&mut h, "the candidate's row", |a| rows(a).len() == 2);
+    h.wait_for("the candidate's row", |a| rows(a).len() == 2);
     let r = rows(h.state());
     assert_eq!(r[0].2, 2);
     assert!(r[1].2 >= 3, "u1's four items over up to four shards: {r:?}");

@@ -11,6 +11,9 @@ mod faults;
 #[path = "support/recorder.rs"]
 mod recorder;
 
+#[cfg(feature = "gui")]
+#[path = "support/kittest.rs"]
+mod kittest;
 use std::collections::HashMap;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -1157,7 +1160,7 @@ fn the_app_scans_a_table_into_its_histogram() {
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.run();
+    kittest::Settle::settle(&mut h);
     let opts = ConnectOptions {
         endpoint: Some(server.endpoint()),
         region: Some("us-east-1".into()),
@@ -1223,7 +1226,7 @@ fn the_app_says_when_a_scan_hears_nothing() {
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.run();
+    kittest::Settle::settle(&mut h);
     let opts = ConnectOptions {
         endpoint: Some(server.endpoint()),
         region: Some("us-east-1".into()),

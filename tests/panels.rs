@@ -4,6 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
 use egui_kittest::Harness;
+#[path = "support/kittest.rs"]
+mod kittest;
+use kittest::settle_panel;
 use egui_kittest::kittest::Queryable as _;
 use shardlens::app::notices::{Activity, Level, Notices};
 use shardlens::app::settings::Settings;
@@ -40,10 +43,10 @@ fn clicking_the_trees_fix_returns_the_sharding_command() {
         },
         state,
     );
-    h.run();
+    settle_panel(&mut h);
     assert!(h.state().asked.is_empty(), "drawing alone asks for nothing");
     h.get_by_label("Turn on sharding for the hot key").click();
-    h.run();
+    settle_panel(&mut h);
     assert_eq!(h.state().asked, vec![Command::Apply(Action::ShardHotKeys)]);
 }
 
@@ -60,10 +63,10 @@ fn the_shard_toggle_returns_new_settings_and_leaves_the_old_ones() {
             asked: Vec::new(),
         },
     );
-    h.run();
+    settle_panel(&mut h);
     assert!(h.state().asked.is_empty());
     h.get_by_label("Shard hot keys").click();
-    h.run();
+    settle_panel(&mut h);
     let s = h.state();
     assert!(
         !s.settings.shard_enabled,
@@ -97,10 +100,10 @@ fn the_workload_group_returns_table_facts_as_answers() {
             asked: Vec::new(),
         },
     );
-    h.run();
+    settle_panel(&mut h);
     assert!(h.state().asked.is_empty());
     h.get_by_label("Table has an LSI").click();
-    h.run();
+    settle_panel(&mut h);
     let s = h.state();
     assert_eq!(s.answers.has_lsi, None, "the panel does not write answers");
     match s.asked.as_slice() {
@@ -135,11 +138,11 @@ fn messages_list_every_notice_and_errors_can_be_dismissed() {
             asked: Vec::new(),
         },
     );
-    h.run();
+    settle_panel(&mut h);
     h.get_by_label("cannot scan T: no route");
     h.get_by_label("Messages (2)");
     h.get_by_label("×").click();
-    h.run();
+    settle_panel(&mut h);
     assert_eq!(
         h.state().asked,
         vec![Command::DismissNotice(Activity::Scan)]

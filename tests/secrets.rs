@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed step fails the test
 
+#[cfg(feature = "gui")]
+#[path = "support/kittest.rs"]
+mod kittest;
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -378,11 +381,11 @@ fn app_child(endpoint: &str) {
             region: "us-east-1".into(),
             endpoint: endpoint.into(),
         }));
-    h.run();
+    kittest::Settle::settle(&mut h);
     h.get_by_label("File").click();
-    h.run();
+    kittest::Settle::settle(&mut h);
     h.get_by_label("Connect to DynamoDB…").click();
-    h.run();
+    kittest::Settle::settle(&mut h);
     h.get_by_label("List tables").click();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while h.query_by_label_contains("ListTables: ").is_none() {
@@ -393,7 +396,7 @@ fn app_child(endpoint: &str) {
         h.step();
         std::thread::sleep(Duration::from_millis(10));
     }
-    h.run();
+    kittest::Settle::settle(&mut h);
     // The server's message reached the screen, scrubbed.
     let shown = h.get_by_label_contains("ListTables: UnrecognizedClientException: ");
     let node = shown.accesskit_node();

@@ -4,31 +4,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
 use egui_kittest::Harness;
+#[path = "support/kittest.rs"]
+mod kittest;
+use kittest::{Settle as _, step_until};
 use egui_kittest::kittest::Queryable as _;
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command};
 use shardlens::model::sim_examples::example;
 
 fn harness_with(name: &str) -> Harness<'static, App> {
-    let mut h = Harness::builder()
-        .with_size([1400.0, 950.0])
-        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.step();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
     h.state_mut()
         .apply(Command::LoadSimulation(example(name).unwrap()));
     // The run streams in on its own thread; the view repaints until it is done.
-    for _ in 0..1_000 {
-        h.step();
-        if h.state()
-            .simulation()
-            .is_some_and(|s| s.diagnosis.is_some())
-        {
-            h.step();
-            return h;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("the simulation of {name} did not finish");
+    h.wait_for(&format!("the simulation of {name}"), |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    h
 }
 
 #[test]
@@ -49,19 +41,15 @@ fn a_monotonic_tournament_plays_and_says_it_never_stops() {
             .all(|&u| (u - 1_000.0).abs() < 1e-6)
     );
     h.get_by_label("Play").click();
-    for _ in 0..20 {
-        h.step();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let position = h.state().simulation().unwrap().position;
-    assert!(position > 0.0, "playing moves the playhead ({position})");
+    // Playing repaints every frame: wait for the playhead to move, not for the app to settle.
+    step_until(&mut h, "playing to move the playhead", |h| {
+        h.state().simulation().unwrap().position > 0.0
+    });
     h.get_by_label("Pause").click();
-    h.step();
-    h.step();
+    h.settle();
     let paused = h.state().simulation().unwrap().position;
-    for _ in 0..5 {
-        h.step();
-    }
+    h.step();
+    h.step();
     assert_eq!(h.state().simulation().unwrap().position, paused, "paused");
 }
 
@@ -81,11 +69,9 @@ fn clicking_an_event_scrubs_the_table_and_the_inspector_to_it() {
         .expect("the random sort key is split");
     let at = shardlens::app::timeline::clock(first_split);
     h.get_by_label_contains("Events (").click();
-    h.step();
-    h.step();
+    h.settle();
     h.get_by_label_contains(&format!("{at}  split")).click();
-    h.step();
-    h.step();
+    h.settle();
     assert_eq!(h.state().simulation().unwrap().second(), first_split);
     h.get_by_label(&format!("The table at {at}"));
     h.get_by_label(&format!("At {at}"));
@@ -109,23 +95,14 @@ fn a_scenario_that_cannot_be_read_is_an_error_and_the_keys_stay() {
         "duration = \"30m\"\n[table]\nbilling = \"on-demand\"\nrcu = 5\n",
     )
     .unwrap();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 950.0])
-        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.step();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
     let total = h.state().report().unwrap().analysis.total;
     h.state_mut().open_path(bad.clone());
-    for _ in 0..300 {
-        h.step();
-        if h.state()
-            .notices()
+    h.wait_for("the scenario's error", |app| {
+        app.notices()
             .last()
             .is_some_and(shardlens::app::notices::Notice::error)
-        {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    });
     let notice = h.state().notices().last().unwrap().text.clone();
     assert!(
         notice.contains("bad.toml") && notice.contains("rcu"),
@@ -150,22 +127,14 @@ fn the_trees_fix_runs_the_scenario_again_sharded_and_throttling_stops() {
         .sum();
     h.state_mut()
         .apply(Command::Ui(shardlens::app::UICommand::TogglePresentation));
-    h.step();
-    h.step();
+    h.settle();
     // Presentation mode's strip walks the scenario's tree, not the editor's keys.
     h.get_by_label_contains("The item collection is hot: shard the key");
     h.get_by_label("Turn on sharding for the hot key").click();
-    for _ in 0..1_000 {
-        h.step();
-        let sharded = h
-            .state()
-            .simulation()
-            .is_some_and(|s| s.name.contains("write-sharded ×10") && s.diagnosis.is_some());
-        if sharded {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    h.wait_for("the sharded run", |app| {
+        app.simulation()
+            .is_some_and(|s| s.name.contains("write-sharded ×10") && s.diagnosis.is_some())
+    });
     let sim = h.state().simulation().unwrap();
     assert!(sim.name.ends_with("write-sharded ×10"), "{}", sim.name);
     // Ten shards of 400 WCU/s on the new table's 4 partitions: some share a partition (1,200 WCU) until

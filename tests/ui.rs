@@ -4,20 +4,13 @@
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
+#[path = "support/kittest.rs"]
+mod kittest;
+use kittest::{Settle as _, harness, step_until};
 use egui_kittest::kittest::Queryable as _;
 use shardlens::app::{App, Command, Keys, UICommand};
 use shardlens::model::decision::Leaf;
 use shardlens::model::scenario::Scenario;
-
-fn harness() -> Harness<'static, App> {
-    // The inspector lists a bucket's keys off the UI thread: a few more frames than drawing alone.
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(12)
-        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-    h.run();
-    h
-}
 
 fn hottest_share(h: &Harness<'_, App>) -> f64 {
     h.state()
@@ -26,19 +19,6 @@ fn hottest_share(h: &Harness<'_, App>) -> f64 {
         .analysis
         .skew
         .hottest_bucket_share
-}
-
-/// Waits for background work (large inputs) to land.
-fn settle(h: &mut Harness<'_, App>) {
-    for _ in 0..500 {
-        h.step();
-        if !h.state().busy() {
-            h.step();
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("the app stayed busy");
 }
 
 #[test]
@@ -58,13 +38,13 @@ fn typing_keys_updates_the_count_and_the_buckets() {
     let mut h = harness();
     // Empty the editor, then type.
     h.state_mut().set_text(String::new());
-    h.run();
+    h.settle();
     let editor = h.get_by_label(
         "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
     );
     editor.focus();
     editor.type_text("a\nb\na\nc\n");
-    h.run();
+    h.settle();
     h.get_by_label("4 writes · 3 distinct keys");
     let report = h.state().report().unwrap();
     assert_eq!(report.analysis.total, 4);
@@ -77,7 +57,7 @@ fn sharding_toggle_cools_the_hottest_bucket_and_shows_the_fan_out() {
     let mut h = harness();
     let before = hottest_share(&h);
     h.get_by_label("Shard hot keys").click();
-    h.run();
+    h.settle();
     let after = hottest_share(&h);
     assert!(after < before / 2.0, "{before} → {after}");
     assert!(
@@ -93,9 +73,9 @@ fn every_example_reaches_its_leaf() {
     let mut h = harness();
     for s in Scenario::ALL {
         h.get_by_label("Examples").click();
-        h.run();
+        h.settle();
         h.get_by_label(s.title()).click();
-        h.run();
+        h.settle();
         let leaf = h.state().path().as_ref().unwrap().leaf;
         assert_eq!(leaf, Some(s.expected_leaf()), "{s:?}");
         h.get_by_label(&format!("Recommendation: {}", s.expected_leaf().title()));
@@ -108,7 +88,7 @@ fn the_bucket_count_changes_the_bars() {
     assert_eq!(h.state().report().unwrap().analysis.buckets.len(), 8);
     h.get_by_role_and_label(Role::Slider, "Buckets")
         .set_value_accesskit(16.0);
-    h.run();
+    h.settle();
     let buckets = &h.state().report().unwrap().analysis.buckets;
     assert_eq!(buckets.len(), 16);
     assert_eq!(buckets.iter().sum::<u64>(), 1000);
@@ -120,24 +100,24 @@ fn an_unknown_answer_is_set_by_clicking() {
     // Keys without sort keys: "one item hot?" is unknown until answered.
     h.state_mut()
         .set_text("HOT\n".repeat(90) + "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n");
-    h.run();
+    h.settle();
     assert_eq!(h.state().path().as_ref().unwrap().leaf, None);
     h.get_by_label("Recommendation: answer the open question");
     h.get_by_label("No, many items").click();
-    h.run();
+    h.settle();
     assert_eq!(
         h.state().path().as_ref().unwrap().leaf,
         Some(Leaf::ItemCollection)
     );
     h.get_by_label("Yes, one item").click();
-    h.run();
+    h.settle();
     assert_eq!(
         h.state().path().as_ref().unwrap().leaf,
         Some(Leaf::ShardOrCache)
     );
     // The one-click fix turns sharding on.
     h.get_by_label("Turn on sharding for the hot key").click();
-    h.run();
+    h.settle();
     assert!(h.state().settings().shard_enabled);
     assert!(hottest_share(&h) < 0.5);
 }
@@ -146,14 +126,14 @@ fn an_unknown_answer_is_set_by_clicking() {
 fn invalid_input_keeps_the_previous_data_and_says_why() {
     let mut h = harness();
     h.state_mut().set_text("1\n2\n2\n".to_owned());
-    h.run();
+    h.settle();
     h.get_by_label("N").click();
-    h.run();
+    h.settle();
     assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::N);
     let before = h.state().report().unwrap().analysis.total;
     // A line that is not a number, typed while the keys are numbers.
     h.state_mut().set_text("1\n2\n2\nabc\n".to_owned());
-    h.run();
+    h.settle();
     let app = h.state();
     assert!(
         app.input_error().unwrap().starts_with("line 4:"),
@@ -180,7 +160,7 @@ fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
         serde_json::to_string(&text).unwrap()
     );
     h.state_mut().open_session(session.as_bytes(), "big.json");
-    settle(&mut h);
+    h.settle();
     let app = h.state();
     assert!(
         matches!(app.keys(), Keys::Data(_)),
@@ -198,7 +178,7 @@ fn large_key_sets_are_held_as_data_and_computed_in_the_background() {
 fn session_fails(h: &mut Harness<'_, App>, bytes: &[u8], name: &str, says: &str) {
     let before = h.state().report().unwrap().analysis.total;
     h.state_mut().open_session(bytes, name);
-    h.run();
+    h.settle();
     let app = h.state();
     let notice = app.notices().last().unwrap();
     assert!(notice.error());
@@ -234,7 +214,7 @@ fn a_malformed_session_is_a_clear_error_and_changes_nothing() {
     saved.settings.buckets = 5;
     let json = saved.to_json().unwrap();
     h.state_mut().open_session(json.as_bytes(), "good.json");
-    h.run();
+    h.settle();
     assert_eq!(h.state().report().unwrap().analysis.buckets.len(), 5);
 }
 
@@ -247,15 +227,12 @@ fn plot_width(h: &Harness<'_, App>) -> f32 {
 #[test]
 fn presentation_mode_makes_the_chart_the_hero_and_round_trips() {
     for size in [[1024.0, 768.0], [1280.0, 800.0], [1600.0, 1000.0]] {
-        let mut h = Harness::builder()
-            .with_size(size)
-            .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
-        h.run();
+        let mut h = kittest::harness_at(size);
         let normal_body = h.ctx.global_style().text_styles[&egui::TextStyle::Body].size;
         h.state_mut()
             .apply(Command::Ui(UICommand::TogglePresentation));
-        h.run();
-        h.run();
+        h.settle();
+        h.settle();
         assert!(h.state().settings().presentation);
         let width = plot_width(&h);
         assert!(
@@ -275,8 +252,8 @@ fn presentation_mode_makes_the_chart_the_hero_and_round_trips() {
         // And back: the normal sizes and both side panels.
         h.state_mut()
             .apply(Command::Ui(UICommand::TogglePresentation));
-        h.run();
-        h.run();
+        h.settle();
+        h.settle();
         assert_eq!(
             h.ctx.global_style().text_styles[&egui::TextStyle::Body].size,
             normal_body
@@ -292,7 +269,7 @@ fn emoji_keys_render_real_glyphs() {
     let mut h = harness();
     h.state_mut()
         .set_text("🔥hot\n🔥hot\n🎮game\nüñî\n".to_owned());
-    h.run();
+    h.settle();
     h.get_by_label("4 writes · 3 distinct keys");
     assert_eq!(
         h.state().report().unwrap().analysis.top_keys[0].key,
@@ -312,29 +289,19 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
     let good = temp_file("ui-open.txt", "x\ny\nx\n");
     let mut h = harness();
     h.state_mut().open_path(good.clone());
-    for _ in 0..500 {
-        h.run();
-        if h.state().report().unwrap().analysis.total == 3 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    h.wait_for("the file to load", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 3)
+    });
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
     h.get_by_label("3 writes · 2 distinct keys");
     // A missing file: an error that names it, and the keys stay.
     let missing = good.with_file_name("no-such-file.txt");
     h.state_mut().open_path(missing);
-    for _ in 0..500 {
-        h.run();
-        if h.state()
-            .notices()
+    h.wait_for("the load error", |app| {
+        app.notices()
             .last()
             .is_some_and(shardlens::app::notices::Notice::error)
-        {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    });
     let notice = h.state().notices().last().unwrap();
     assert!(
         notice.error() && notice.text.contains("no-such-file.txt"),
@@ -348,9 +315,9 @@ fn opening_a_file_loads_in_the_background_and_a_bad_file_keeps_the_data() {
 fn ctrl_v_outside_the_editor_pastes_keys_into_it() {
     let mut h = harness();
     h.state_mut().set_text("a\n".to_owned());
-    h.run();
+    h.settle();
     h.event(egui::Event::Paste("b\nc".to_owned()));
-    h.run();
+    h.settle();
     h.get_by_label("3 writes · 3 distinct keys");
 }
 
@@ -360,13 +327,7 @@ fn open_fixture(h: &mut Harness<'_, App>, name: &str, loaded: impl Fn(&App) -> b
         .join("tests/fixtures")
         .join(name);
     h.state_mut().open_path(path);
-    for _ in 0..500 {
-        h.step();
-        if loaded(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    h.wait_for(name, loaded);
 }
 
 #[test]
@@ -376,10 +337,10 @@ fn an_s3_export_folder_shows_its_data_files() {
     let groups = h.state().groups().expect("per data file groups").to_vec();
     assert!(groups.len() >= 2, "{groups:?}");
     let items: u64 = groups.iter().map(|g| g.items).sum();
-    settle(&mut h);
+    h.settle();
     assert_eq!(h.state().report().unwrap().analysis.total, items);
     h.get_by_label("By export data file").click();
-    h.run();
+    h.settle();
     assert_eq!(
         h.state().chart_mode(),
         shardlens::app::settings::ChartMode::DataFiles
@@ -391,7 +352,7 @@ fn an_s3_export_folder_shows_its_data_files() {
 fn modelling_capacity_shows_partitions_over_their_limit() {
     let mut h = harness();
     h.get_by_label("Model capacity").click();
-    h.run();
+    h.settle();
     // The default workload: 2,000 writes/s of 1 KB items on a new on-demand table (4 partitions): the table
     // at half its capacity while one partition is over its limit.
     let report = h.state().report().unwrap();
@@ -416,7 +377,7 @@ fn modelling_capacity_shows_partitions_over_their_limit() {
     // Fewer writes: nothing over the limit.
     h.get_by_role_and_label(Role::SpinButton, "Writes/s")
         .set_value_accesskit(100.0);
-    h.run();
+    h.settle();
     let capacity = h
         .state()
         .report()
@@ -434,11 +395,11 @@ fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
     let mut h = harness();
     h.state_mut()
         .apply(Command::LoadExample(Scenario::Tournament));
-    h.run();
+    h.settle();
     // The hottest bucket is shown first; its top key is the hot arena.
     let row = h.get_by_label_contains("% of bucket  ARENA#7f3a");
     row.click();
-    h.run();
+    h.settle();
     h.get_by_label_contains(
         "written in only-increasing sort-key order: split-for-heat cannot split this collection",
     );
@@ -448,13 +409,13 @@ fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
 fn the_connect_dialog_reports_a_bad_endpoint_before_any_request() {
     let mut h = harness();
     h.get_by_label("File").click();
-    h.run();
+    h.settle();
     assert!(
         h.query_by_label_contains("Open keys…").is_some(),
         "the File menu is open"
     );
     h.get_by_label("Connect to DynamoDB…").click();
-    h.run();
+    h.settle();
     assert!(
         h.query_by_label_contains("Open keys…").is_none(),
         "the menu closed"
@@ -462,18 +423,12 @@ fn the_connect_dialog_reports_a_bad_endpoint_before_any_request() {
     let endpoint = h.get_by_role_and_label(Role::TextInput, "Endpoint");
     endpoint.focus();
     endpoint.type_text("not a url");
-    h.run();
+    h.settle();
     h.get_by_label("List tables").click();
-    for _ in 0..300 {
-        h.step();
-        if h.query_by_label_contains("the endpoint is not a URL")
+    step_until(&mut h, "the endpoint error", |h| {
+        h.query_by_label_contains("the endpoint is not a URL")
             .is_some()
-        {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("no endpoint error shown");
+    });
 }
 
 #[test]
@@ -481,14 +436,14 @@ fn a_keys_item_collection_shows_the_run_a_query_reads() {
     let mut h = harness();
     h.state_mut()
         .set_text("HOT\tEVT#3\nHOT\tEVT#1\nHOT\tORDER#1\nHOT\tEVT#2\nx\ty\n".to_owned());
-    h.run();
+    h.settle();
     h.get_by_label_contains("% of bucket  HOT").click();
-    h.run();
+    h.settle();
     h.get_by_label_contains("Item collection: 4 items in sort-key order");
     let field = h.get_by_role_and_label(Role::TextInput, "begins_with");
     field.focus();
     field.type_text("EVT#");
-    h.run();
+    h.settle();
     h.get_by_label_contains("The Query reads items 0–2 (3 items, one contiguous run)");
 }
 
@@ -498,10 +453,10 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     open_fixture(&mut h, "items.json", |app| {
         app.report().is_some_and(|r| r.analysis.total == 6)
     });
-    settle(&mut h);
+    h.settle();
     h.get_by_label("Model capacity").click();
-    h.run();
-    settle(&mut h);
+    h.settle();
+    h.settle();
     // "Measured" is on by default: the report's item size is the items' own.
     let w = h.state().report().unwrap().workload.clone().unwrap();
     let mean = w.item_size.mean_bytes();
@@ -509,8 +464,8 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     h.get_by_label_contains("B over 6 items");
     // Unticked, the size is a number again (the measured mean, rounded), and typed sizes win.
     h.get_by_label("Measured").click();
-    h.run();
-    settle(&mut h);
+    h.settle();
+    h.settle();
     let w = h.state().report().unwrap().workload.clone().unwrap();
     assert_eq!(
         w.item_size,
@@ -518,25 +473,13 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     );
     // The inspector: the hot key's items and their bytes.
     h.get_by_label_contains("% of bucket  USER#1").click();
-    h.run();
+    h.settle();
     h.get_by_label_contains("(JSON bytes, an estimate)");
-}
-
-/// Runs frames until `done` holds (background loads), or fails after a few seconds.
-fn wait_for(h: &mut Harness<'_, App>, done: impl Fn(&App) -> bool) {
-    for _ in 0..500 {
-        h.step();
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("the app never got there");
 }
 
 /// Runs frames until the newest notice is an error.
 fn wait_for_error(h: &mut Harness<'_, App>) {
-    wait_for(h, |a| {
+    h.wait_for("an error notice", |a| {
         a.notices()
             .last()
             .is_some_and(shardlens::app::notices::Notice::error)
@@ -564,8 +507,8 @@ fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
     let mut h = harness();
     assert_eq!(red_bars(h.state()), 1, "the celebrity's bucket is red");
     h.get_by_label("Turn on sharding for the hot key").click();
-    h.run();
-    h.run();
+    h.settle();
+    h.settle();
     assert!(h.state().settings().shard_enabled);
     assert_eq!(red_bars(h.state()), 0, "after the fix nothing is red");
     let path = h.state().path().unwrap().clone();
@@ -573,7 +516,7 @@ fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
     assert_ne!(path.leaf, Some(Leaf::WriteShardPrefix), "{path:?}");
     // The healthy example has no warning colour at all.
     h.state_mut().apply(Command::LoadExample(Scenario::Healthy));
-    h.run();
+    h.settle();
     assert_eq!(red_bars(h.state()), 0);
 }
 
@@ -581,7 +524,7 @@ fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
 fn three_keys_get_a_caveat_instead_of_advice() {
     let mut h = harness();
     h.state_mut().set_text("a\nb\na\n".to_owned());
-    h.run();
+    h.settle();
     h.get_by_label("Too few writes to judge");
     let path = h.state().path().unwrap().clone();
     assert!(path.caveat.is_some());
@@ -598,9 +541,9 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
     let empty = temp_file("ui-empty.txt", "");
     let mut h = harness();
     h.state_mut().set_text("mine\nmine\nyours\n".to_owned());
-    h.run();
+    h.settle();
     h.state_mut().open_path(empty.clone());
-    wait_for(&mut h, |a| {
+    h.wait_for("the background work", |a| {
         a.notices()
             .last()
             .is_some_and(|n| n.text.contains("has no keys"))
@@ -618,11 +561,11 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
     // An example replaces the keys, says so, and Ctrl+Z brings them back.
     h.state_mut()
         .apply(Command::LoadExample(Scenario::StatusFlag));
-    h.run();
+    h.settle();
     assert!(h.state().notices().last().unwrap().text.contains("Ctrl+Z"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
-    h.run();
-    h.run();
+    h.settle();
+    h.settle();
     h.get_by_label("3 writes · 2 distinct keys");
     std::fs::remove_file(empty).ok();
 }
@@ -670,19 +613,19 @@ fn a_key_that_cannot_be_guessed_points_to_load_options() {
     // As the message says: File > Load options, type the attribute (the menu stays open while its field is
     // clicked and typed into), and reload from there.
     h.get_by_label("File").click();
-    h.run();
+    h.settle();
     h.get_by_label("Load options").hover();
-    h.run();
-    h.run();
+    h.settle();
+    h.settle();
     h.get_by_label("Key attribute").click();
-    h.run();
+    h.settle();
     h.get_by_label("Key attribute").type_text("user");
-    h.run();
+    h.settle();
     assert_eq!(h.state().load_options().key.as_deref(), Some("user"));
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
     h.get_by_label(&format!("Reload {name} with these options"))
         .click();
-    wait_for(&mut h, |a| {
+    h.wait_for("the background work", |a| {
         a.report().is_some_and(|r| r.analysis.total == 2)
     });
     assert!(h.state().notices().last().is_some_and(|n| !n.error()));
@@ -708,10 +651,10 @@ fn a_key_that_cannot_be_guessed_points_to_load_options() {
 fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
     let mut h = harness();
     h.state_mut().set_text("1\n2\nabc\n".to_owned());
-    h.run();
+    h.settle();
     h.get_by_label("N").click();
-    h.run();
-    h.run();
+    h.settle();
+    h.settle();
     let app = h.state();
     assert_eq!(app.settings().key_type, shardlens::model::KeyType::S);
     let notice = app.notices().last().unwrap();
@@ -722,19 +665,6 @@ fn switching_to_number_keys_with_a_word_keeps_string_keys_and_says_why() {
     );
 }
 
-/// Runs frames until `done` holds (background threads answer in milliseconds), or fails the test. Steps
-/// frame by frame: a spinner (the path field checking a path) repaints, so `run` would not settle.
-fn run_until(h: &mut Harness<'_, App>, what: &str, done: impl Fn(&App) -> bool) {
-    for _ in 0..500 {
-        h.step();
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("timed out waiting for {what}");
-}
-
 #[test]
 fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     let file = temp_file("ui-path-field.txt", "p\nq\np\np\n");
@@ -742,10 +672,10 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     // As when no portal and no zenity exist (tests/desktop.sh checks that detection on a real desktop).
     h.state_mut().set_native_dialogs(false);
     h.state_mut().apply(Command::Ui(UICommand::OpenFile));
-    run_until(&mut h, "the path field", |app| {
+    h.wait_for("the path field", |app| {
         app.dialogs().path_field_open()
     });
-    h.run();
+    h.settle();
     assert_eq!(h.state().dialogs().path_field_title(), Some("Open keys"));
     let field = h.get_by_label("Path");
     assert!(field.is_focused(), "the path field takes the keyboard");
@@ -757,17 +687,12 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     // A missing file: said in the window, which stays open.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.get_by_label("Path").type_text("/no/such/dir/keys.txt");
-    h.run();
+    h.settle();
     h.get_by_label("Open").click();
-    for _ in 0..100 {
-        h.step();
-        if h.query_by_label("no such file or folder: /no/such/dir/keys.txt")
+    step_until(&mut h, "the missing file's message", |h| {
+        h.query_by_label("no such file or folder: /no/such/dir/keys.txt")
             .is_some()
-        {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    });
     h.get_by_label("no such file or folder: /no/such/dir/keys.txt");
     assert!(h.state().dialogs().path_field_open());
     // The real file, confirmed with Enter: the window closes and the file loads.
@@ -775,9 +700,9 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.get_by_label("Path")
         .type_text(&file.display().to_string());
-    h.run();
+    h.settle();
     h.key_press(egui::Key::Enter);
-    run_until(&mut h, "the typed file to load", |app| {
+    h.wait_for("the typed file to load", |app| {
         app.report().is_some_and(|r| r.analysis.total == 4)
     });
     assert!(!h.state().dialogs().path_field_open());
@@ -793,14 +718,14 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
     let mut h = harness();
     // Sharding off: nothing to copy, and the notice says how to turn it on.
     h.key_press_modifiers(copy_keys, egui::Key::C);
-    h.run();
+    h.settle();
     let notice = h.state().notices().last().unwrap().text.clone();
     assert!(
         notice.contains("turn on \"Shard hot keys\" (Ctrl+K)"),
         "{notice}"
     );
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
-    h.run();
+    h.settle();
     assert!(h.state().settings().shard_enabled);
     h.get_by_label("Copy key conditions");
     // One frame with the press, so its output holds what that frame copied (`key_press_modifiers` spreads a
@@ -831,20 +756,8 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
         .collect();
     assert_eq!(copied, vec![expected.join("\n")]);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
-    h.run();
+    h.settle();
     assert!(!h.state().settings().shard_enabled);
-}
-
-/// Runs frames until `cond` holds (or a time limit passes), then lets the computation settle.
-fn wait_settled(h: &mut Harness<'_, App>, cond: impl Fn(&App) -> bool) {
-    for _ in 0..500 {
-        h.step();
-        if cond(h.state()) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    settle(h);
 }
 
 #[test]
@@ -853,7 +766,7 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
     open_fixture(&mut h, "shapes/workbench-facets.json", |app| {
         app.table_picker().is_some()
     });
-    settle(&mut h);
+    h.settle();
     // The first table (its items are in facets), never the two merged.
     assert_eq!(h.state().key_set().unwrap().total(), 4);
     h.get_by_label_contains("holds 2 tables; their keys are never merged. Showing: Players.");
@@ -863,7 +776,7 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
         "{status}"
     );
     h.get_by_label("Scores").click();
-    wait_settled(&mut h, |app| {
+    h.wait_for("the background work", |app| {
         app.table_picker()
             .as_ref()
             .is_some_and(|p| p.loaded.as_deref() == Some("Scores"))
@@ -872,13 +785,13 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
     assert_eq!((keys.total(), keys.len()), (3, 2));
     h.get_by_label_contains("Showing: Scores.");
     h.get_by_label("Keep this table").click();
-    h.run();
+    h.settle();
     assert!(h.state().table_picker().is_none());
     assert_eq!(h.state().key_set().unwrap().total(), 3);
     // File > Reload reads the table on screen again, not the first one.
     let before = h.state().notices().history().count();
     h.key_press(egui::Key::F5);
-    wait_settled(&mut h, |app| app.notices().history().count() > before);
+    h.wait_for("the background work", |app| app.notices().history().count() > before);
     let status = h.state().notices().last().unwrap().text.clone();
     assert!(status.contains("table \"Scores\""), "{status}");
     assert_eq!(h.state().key_set().unwrap().total(), 3);
@@ -900,7 +813,7 @@ fn every_json_shape_opens_in_the_app() {
                 .history()
                 .any(|n| n.text.starts_with("loaded "))
         });
-        settle(&mut h);
+        h.settle();
         let status = h.state().notices().last().unwrap().text.clone();
         assert!(status.contains("read as "), "{name}: {status}");
         assert_eq!(h.state().key_set().unwrap().total(), total, "{name}");
@@ -914,15 +827,15 @@ fn a_good_file_at_start_is_the_first_thing_undo_keeps() {
         .with_size([1280.0, 800.0])
         .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
     h.state_mut().open_at_start(good.clone());
-    wait_for(&mut h, |a| {
+    h.wait_for("the background work", |a| {
         a.report().is_some_and(|r| r.analysis.total == 3)
     });
     // The inspector's queries may still be running (a spinner): wait until nothing is, or `run` would not
     // settle within its steps on a busy machine.
-    settle(&mut h);
+    h.settle();
     // Undo has nothing to bring back: not the empty start, not the example.
     h.state_mut().apply(Command::Ui(UICommand::Undo));
-    settle(&mut h);
+    h.settle();
     assert_eq!(h.state().report().unwrap().analysis.total, 3);
     assert_eq!(h.state().notices().last().unwrap().text, "nothing to undo");
     std::fs::remove_file(good).ok();
@@ -939,12 +852,12 @@ fn a_session_opened_as_a_file_opens_as_a_session() {
     );
     let mut h = harness();
     h.state_mut().open_path(path.clone());
-    wait_for(&mut h, |app| {
+    h.wait_for("the background work", |app| {
         app.notices()
             .last()
             .is_some_and(|n| n.text.starts_with("opened session"))
     });
-    h.run();
+    h.settle();
     let report = h.state().report().unwrap();
     assert_eq!(report.analysis.total, 6);
     assert_eq!(

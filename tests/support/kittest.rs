@@ -41,24 +41,47 @@ impl Settle for Harness<'_, App> {
     }
 
     fn wait_for(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            self.step();
-            let repaint_now = self.ctx.has_requested_repaint_for(&egui::ViewportId::ROOT);
-            let busy = self.state().busy();
-            if !busy && !repaint_now && done(self.state()) {
-                // One more frame so the tree drawn reflects the state just checked.
-                self.step();
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "waited {DEADLINE:?} for {what}: busy {busy}, immediate repaint {repaint_now} ({:?})",
-                self.ctx.repaint_causes()
-            );
-            if busy || !repaint_now {
-                std::thread::sleep(Duration::from_millis(2));
-            }
+        wait(self, what, App::busy, done);
+    }
+}
+
+/// Steps a harness of a single panel (plain state, no background work) until it asks for no repaint.
+pub fn settle_panel<S>(h: &mut Harness<'_, S>) {
+    wait(h, "the panel to settle", |_| false, |_| true);
+}
+
+/// The one waiting loop: step until `busy` is false, no immediate repaint is asked for and `done` holds.
+fn wait<S>(h: &mut Harness<'_, S>, what: &str, busy: impl Fn(&S) -> bool, done: impl Fn(&S) -> bool) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        h.step();
+        let repaint_now = h.ctx.has_requested_repaint_for(&egui::ViewportId::ROOT);
+        let working = busy(h.state());
+        if !working && !repaint_now && done(h.state()) {
+            // One more frame so the tree drawn reflects the state just checked.
+            h.step();
+            return;
         }
+        assert!(
+            Instant::now() < deadline,
+            "waited {DEADLINE:?} for {what}: busy {working}, immediate repaint {repaint_now} ({:?})",
+            h.ctx.repaint_causes()
+        );
+        if working || !repaint_now {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// Steps until `done` holds, busy or not (a playing Timeline repaints for ever); fails after [`DEADLINE`].
+pub fn step_until<S>(h: &mut Harness<'_, S>, what: &str, done: impl Fn(&mut Harness<'_, S>) -> bool) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        h.step();
+        if done(h) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "waited {DEADLINE:?} for {what}");
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
