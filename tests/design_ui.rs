@@ -6,8 +6,8 @@
 
 #[path = "support/kittest.rs"]
 mod kittest;
-use kittest::{Settle as _, harness};
 use egui_kittest::kittest::Queryable as _;
+use kittest::{Settle as _, harness};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command, UICommand};
 use shardlens::model::design_examples::DesignScenario;

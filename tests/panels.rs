@@ -6,8 +6,8 @@
 use egui_kittest::Harness;
 #[path = "support/kittest.rs"]
 mod kittest;
-use kittest::settle_panel;
 use egui_kittest::kittest::Queryable as _;
+use kittest::settle_panel;
 use shardlens::app::notices::{Activity, Level, Notices};
 use shardlens::app::settings::Settings;
 use shardlens::app::{Command, controls, decision_ui, notices};

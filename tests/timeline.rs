@@ -6,8 +6,8 @@
 use egui_kittest::Harness;
 #[path = "support/kittest.rs"]
 mod kittest;
-use kittest::{Settle as _, step_until};
 use egui_kittest::kittest::Queryable as _;
+use kittest::{Settle as _, step_until};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command};
 use shardlens::model::sim_examples::example;

@@ -6,8 +6,8 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 #[path = "support/kittest.rs"]
 mod kittest;
-use kittest::{Settle as _, harness, step_until};
 use egui_kittest::kittest::Queryable as _;
+use kittest::{Settle as _, harness, step_until};
 use shardlens::app::{App, Command, Keys, UICommand};
 use shardlens::model::decision::Leaf;
 use shardlens::model::scenario::Scenario;
@@ -672,9 +672,7 @@ fn with_no_file_dialog_the_path_field_opens_a_typed_path() {
     // As when no portal and no zenity exist (tests/desktop.sh checks that detection on a real desktop).
     h.state_mut().set_native_dialogs(false);
     h.state_mut().apply(Command::Ui(UICommand::OpenFile));
-    h.wait_for("the path field", |app| {
-        app.dialogs().path_field_open()
-    });
+    h.wait_for("the path field", |app| app.dialogs().path_field_open());
     h.settle();
     assert_eq!(h.state().dialogs().path_field_title(), Some("Open keys"));
     let field = h.get_by_label("Path");
@@ -791,7 +789,9 @@ fn a_model_with_several_tables_asks_which_one_to_show() {
     // File > Reload reads the table on screen again, not the first one.
     let before = h.state().notices().history().count();
     h.key_press(egui::Key::F5);
-    h.wait_for("the background work", |app| app.notices().history().count() > before);
+    h.wait_for("the background work", |app| {
+        app.notices().history().count() > before
+    });
     let status = h.state().notices().last().unwrap().text.clone();
     assert!(status.contains("table \"Scores\""), "{status}");
     assert_eq!(h.state().key_set().unwrap().total(), 3);
@@ -867,4 +867,124 @@ fn a_session_opened_as_a_file_opens_as_a_session() {
     );
     h.get_by_label_contains("· 2 distinct keys");
     let _ = std::fs::remove_file(path);
+}
+
+/// The editor's text, or the keys' count when they are held as data.
+fn editor_text(app: &App) -> String {
+    match app.keys() {
+        Keys::Text(t) => t.clone(),
+        Keys::Data(k) => format!("<{} keys as data>", k.len()),
+    }
+}
+
+#[test]
+fn undo_after_use_as_key_on_pasted_keys_brings_the_pasted_keys_and_their_key_back() {
+    let mut h = harness();
+    let pasted: String = (0..40)
+        .map(|i| format!("CUST#{:03}#order\n", i % 8))
+        .collect();
+    // Click the editor, select all, paste (egui's TextEdit takes the paste).
+    let editor = h.get_by_label(
+        "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
+    );
+    editor.focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.event(egui::Event::Paste(pasted.clone()));
+    h.wait_for("the pasted keys", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 40)
+    });
+    assert_eq!(editor_text(h.state()), pasted);
+    // Key design: a candidate, then Use as key.
+    h.state_mut().apply(Command::SetChart(
+        shardlens::app::settings::ChartMode::Designs,
+    ));
+    h.state_mut()
+        .apply(Command::EditDesign(0, "{pk:first 6}".to_owned()));
+    h.wait_for("the candidate's row", |a| {
+        a.design().shown.as_ref().is_some_and(|s| s.rows.len() == 2)
+    });
+    h.state_mut().apply(Command::UseDesign(0));
+    h.wait_for("the re-keyed keys", |a| {
+        a.report().is_some_and(|r| r.analysis.distinct == 1)
+    });
+    assert_eq!(h.state().design().current, "{pk:first 6}");
+    // Edit > Undo is there, and brings back exactly the pasted keys, keyed by {pk}.
+    assert_eq!(h.state().undo_label().as_deref(), Some("pasted keys"));
+    h.get_by_label("Edit").click();
+    h.settle();
+    h.get_by_label_contains("Undo").click();
+    h.wait_for("the pasted keys back", |a| {
+        a.report().is_some_and(|r| r.analysis.distinct == 8)
+    });
+    assert_eq!(editor_text(h.state()), pasted);
+    assert_eq!(h.state().design().current, "{pk}");
+    // One more undo: the example the paste replaced, as it was.
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
+    h.settle();
+    assert_eq!(
+        editor_text(h.state()),
+        shardlens::model::scenario::Scenario::Leaderboard.text()
+    );
+    h.get_by_label("1,000 writes · 41 distinct keys");
+}
+
+#[test]
+fn the_first_paste_replaces_the_example_and_undo_brings_it_back() {
+    let mut h = harness();
+    // Ctrl+V with no text field focused.
+    h.event(egui::Event::Paste("a\nb\nc\n".to_owned()));
+    h.wait_for("the pasted keys", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    h.get_by_label("3 writes · 3 distinct keys");
+    assert_eq!(editor_text(h.state()), "a\nb\nc\n");
+    // A second paste adds to the user's own keys.
+    h.event(egui::Event::Paste("d".to_owned()));
+    h.wait_for("the second paste", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 4)
+    });
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
+    h.wait_for("the first paste back", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
+    h.settle();
+    h.get_by_label("1,000 writes · 41 distinct keys");
+}
+
+#[test]
+fn typing_is_one_undo_step_and_wins_over_a_large_paste_still_being_read() {
+    let mut h = harness();
+    h.state_mut().set_text("x\n".to_owned());
+    h.settle();
+    let editor = h.get_by_label(
+        "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
+    );
+    editor.focus();
+    h.key_press(egui::Key::End);
+    h.get_by_label(
+        "Keys (one per line; a repeated line is a repeated write; pk<TAB>sk adds a sort key)",
+    )
+    .type_text("y\nz\n");
+    h.wait_for("the typed keys", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    // All the typing is one step: undo goes back to "x".
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
+    h.wait_for("the keys before typing", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 1)
+    });
+    assert_eq!(editor_text(h.state()), "x\n");
+    // A paste too large for the editor is read on the worker; typing before it lands drops it.
+    let big: String = (0..300_000).map(|i| format!("k{i}\n")).collect();
+    h.state_mut().paste(&big);
+    h.state_mut().apply(Command::EditText("typed\n".to_owned()));
+    h.settle();
+    assert_eq!(editor_text(h.state()), "typed\n");
+    assert_eq!(h.state().report().unwrap().analysis.total, 1);
+    let notice = h.state().notices().last().unwrap().text.clone();
+    assert!(
+        notice.contains("paste still being read was dropped"),
+        "{notice}"
+    );
 }

@@ -25,11 +25,12 @@ impl App {
         self.replace_keys(Keys::Data(Arc::new(keys)), source);
     }
 
-    /// Pastes keys: appended to the editor's text, or replacing keys held as data.
+    /// Pastes keys: appended to the user's own text in the editor, or replacing an example's keys or keys
+    /// held as data (one undo step brings them back).
     pub fn paste(&mut self, text: &str) {
-        let mut joined = match &self.data.keys {
-            Keys::Text(t) => t.clone(),
-            Keys::Data(_) => String::new(),
+        let mut joined = match (&self.data.keys, &self.data.source) {
+            (Keys::Text(_), Source::Example(_)) | (Keys::Data(_), _) => String::new(),
+            (Keys::Text(t), _) => t.clone(),
         };
         if !joined.is_empty() && !joined.ends_with('\n') {
             joined.push('\n');
@@ -46,6 +47,7 @@ impl App {
     /// Replaces the keys. Text too long for the editor is parsed on the worker first and replaces the keys
     /// only if it parses ([`Pipeline::pending_text`]); the frame never parses it.
     pub(super) fn replace_keys(&mut self, keys: Keys, source: Source) {
+        self.data.typing = false;
         if let Keys::Text(t) = &keys
             && t.as_bytes()
                 .split(|&b| b == b'\n')
@@ -67,19 +69,10 @@ impl App {
         if !same_table {
             self.pipeline.answers = UserAnswers::default();
         }
-        // Keys replaced by something other than typing can be brought back (Ctrl+Z); a live scan's pages
-        // replace its own earlier pages, which is no loss.
-        if !matches!(source, Source::Paste) && !same_table {
-            let replaced = Replaced {
-                keys: std::mem::replace(&mut self.data.keys, Keys::Text(String::new())),
-                source: self.data.source.clone(),
-                key_type: self.settings.key_type,
-                groups: self.data.groups.take(),
-            };
-            self.data.undo.push(replaced);
-            if self.data.undo.len() > UNDO_STEPS {
-                self.data.undo.remove(0);
-            }
+        // Every change of the key set can be brought back (Ctrl+Z); a live scan's pages replace its own
+        // earlier pages, which is no loss.
+        if !same_table {
+            self.push_undo();
         }
         self.data.empty_reason = None;
         // New keys bring their own attributes (or where to read them): the Key design view starts over.
@@ -98,6 +91,46 @@ impl App {
         self.data.keys = keys;
         self.data.source = source;
         self.data.groups = None;
+        self.input_changed();
+    }
+
+    /// Keeps the key set as it is now (keys, source, key type, groups, the design's key) as one undo step.
+    fn push_undo(&mut self) {
+        let d = &self.data.design;
+        let replaced = Replaced {
+            keys: self.data.keys.clone(),
+            source: self.data.source.clone(),
+            key_type: self.settings.key_type,
+            groups: self.data.groups.clone(),
+            design_current: d.current.clone(),
+            design_items: d.items.clone(),
+            design_from: d.from.clone(),
+        };
+        self.data.undo.push(replaced);
+        if self.data.undo.len() > UNDO_STEPS {
+            self.data.undo.remove(0);
+        }
+    }
+
+    /// Typing in the editor: the first keystroke after any other change is an undo step, and the keys
+    /// typed after it join that step. Typing wins over a large paste still being read (which is dropped,
+    /// and said so): the keys are never a mix of the two.
+    fn edit_text(&mut self, text: String) {
+        if !self.data.typing {
+            self.push_undo();
+        }
+        if self.pipeline.pending_text.take().is_some() {
+            self.notify(
+                Activity::Keys,
+                Level::Warning,
+                "the paste still being read was dropped: the keys are what you typed",
+            );
+        }
+        self.data.keys = Keys::Text(text);
+        self.data.source = Source::Paste;
+        self.data.groups = None;
+        self.data.empty_reason = None;
+        self.data.typing = true;
         self.input_changed();
     }
 
@@ -196,11 +229,7 @@ impl App {
                 self.notify(Activity::Clipboard, Level::Info, "copied to the clipboard");
             }
             Command::EditAsText => self.edit_as_text(),
-            Command::EditText(text) => {
-                self.data.keys = Keys::Text(text);
-                self.data.source = Source::Paste;
-                self.input_changed();
-            }
+            Command::EditText(text) => self.edit_text(text),
             Command::SetKeyType(key_type) => {
                 self.pipeline.key_type_before = Some(self.settings.key_type);
                 self.settings.key_type = key_type;
@@ -399,6 +428,8 @@ impl App {
                     text.push('\n');
                 }
             }
+            self.push_undo();
+            self.data.typing = false;
             self.data.keys = Keys::Text(text);
             self.input_changed();
         }
@@ -492,10 +523,16 @@ impl App {
             return;
         };
         let what = r.source.describe();
+        self.pipeline.pending_text = None;
+        self.data.typing = false;
         self.data.keys = r.keys;
         self.data.source = r.source;
         self.settings.key_type = r.key_type;
         self.data.groups = r.groups;
+        self.data
+            .design
+            .reset(None, r.design_from, r.design_current);
+        self.data.design.items = r.design_items;
         self.pipeline.answers = UserAnswers::default();
         self.data.empty_reason = None;
         self.pipeline.dirty = true;

@@ -62,7 +62,7 @@ const PRESENTATION_TEXT: [(egui::TextStyle, f32); 5] = [
     (egui::TextStyle::Monospace, 19.0),
     (egui::TextStyle::Heading, 30.0),
 ];
-/// Undo steps kept for keys replaced by an example, a file, a session or a scan.
+/// Undo steps kept for key sets replaced (typing, a paste, an example, a file, a session, a scan, a re-key).
 const UNDO_STEPS: usize = 8;
 /// A scan that has heard nothing from DynamoDB for this long says so.
 const SCAN_QUIET_SECS: u64 = 4;
@@ -74,12 +74,16 @@ pub enum Keys {
     Data(Arc<KeySet>),
 }
 
-/// Keys that something else replaced, for Undo.
+/// The key set as it was before a change, for Undo: the keys, their source and key type, the data files'
+/// groups, and what the Key design view says the keys are keyed by (its items stay with them).
 struct Replaced {
     keys: Keys,
     source: Source,
     key_type: KeyType,
     groups: Option<Vec<Group>>,
+    design_current: String,
+    design_items: Option<Arc<crate::model::design::Items>>,
+    design_from: design::ItemsFrom,
 }
 
 /// Results of file dialogs and exports, which run off the UI thread.
@@ -107,8 +111,11 @@ pub(crate) struct Data {
     /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
     /// error says which option to set), on the same table.
     pub(crate) last_file: Option<(PathBuf, Option<String>)>,
-    /// Keys replaced by examples, files, sessions and scans, newest last.
+    /// Key sets replaced by typing, pastes, examples, files, sessions, scans, "Use as key" and "Edit as
+    /// text", newest last: each change is one step.
     undo: Vec<Replaced>,
+    /// The last change of the keys was typing in the editor: more typing joins its undo step.
+    typing: bool,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
     pub(crate) empty_reason: Option<String>,
     /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
@@ -211,6 +218,7 @@ impl App {
                 load_options: LoadOptions::default(),
                 last_file: None,
                 undo: Vec::new(),
+                typing: false,
                 empty_reason: None,
                 simulation: None,
                 design: design::DesignState::default(),

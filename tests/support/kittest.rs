@@ -51,7 +51,12 @@ pub fn settle_panel<S>(h: &mut Harness<'_, S>) {
 }
 
 /// The one waiting loop: step until `busy` is false, no immediate repaint is asked for and `done` holds.
-fn wait<S>(h: &mut Harness<'_, S>, what: &str, busy: impl Fn(&S) -> bool, done: impl Fn(&S) -> bool) {
+fn wait<S>(
+    h: &mut Harness<'_, S>,
+    what: &str,
+    busy: impl Fn(&S) -> bool,
+    done: impl Fn(&S) -> bool,
+) {
     let deadline = Instant::now() + DEADLINE;
     loop {
         h.step();
@@ -74,7 +79,11 @@ fn wait<S>(h: &mut Harness<'_, S>, what: &str, busy: impl Fn(&S) -> bool, done: 
 }
 
 /// Steps until `done` holds, busy or not (a playing Timeline repaints for ever); fails after [`DEADLINE`].
-pub fn step_until<S>(h: &mut Harness<'_, S>, what: &str, done: impl Fn(&mut Harness<'_, S>) -> bool) {
+pub fn step_until<S>(
+    h: &mut Harness<'_, S>,
+    what: &str,
+    done: impl Fn(&mut Harness<'_, S>) -> bool,
+) {
     let deadline = Instant::now() + DEADLINE;
     loop {
         h.step();
