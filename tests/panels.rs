@@ -139,12 +139,43 @@ fn messages_list_every_notice_and_errors_can_be_dismissed() {
         },
     );
     settle_panel(&mut h);
+    // One line: the error (the most severe), and the other current notice counted in Messages.
     h.get_by_label("cannot scan T: no route");
-    h.get_by_label("Messages (2)");
+    assert!(h.query_by_label("loaded 3 items from a.json").is_none());
+    h.get_by_label("Messages (2, 1 more now)");
     h.get_by_label("×").click();
     settle_panel(&mut h);
     assert_eq!(
         h.state().asked,
         vec![Command::DismissNotice(Activity::Scan)]
     );
+}
+
+#[test]
+fn a_notices_detail_is_in_messages_not_on_the_status_line() {
+    let mut n = Notices::default();
+    n.push_detailed(
+        Activity::Dialog,
+        Level::Warning,
+        "No file dialog could open for Open keys: type the path in the window instead",
+        Some("org.freedesktop.portal.Desktop was not provided by unix:path=/run/bus".to_owned()),
+        std::time::Instant::now(),
+    );
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut (Notices, Vec<Command>)| {
+            ui.horizontal(|ui| {
+                notices::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
+            });
+        },
+        (n, Vec::new()),
+    );
+    settle_panel(&mut h);
+    h.get_by_label("No file dialog could open for Open keys: type the path in the window instead");
+    assert!(
+        h.query_by_label_contains("unix:path").is_none(),
+        "the bus address is not on the status line"
+    );
+    h.get_by_label("Messages (1)").click();
+    settle_panel(&mut h);
+    h.get_by_label_contains("unix:path=/run/bus");
 }

@@ -236,10 +236,21 @@ pub fn headline(a: &Analysis, noun: &str) -> String {
     )
 }
 
+/// Draws `add` in the middle of the space left, as normal wrapped lines.
+pub fn centred_block(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
+    let space = ui.available_size_before_wrap();
+    ui.add_space((space.y / 3.0).max(0.0));
+    ui.vertical_centered(|ui| {
+        ui.set_max_width((space.x * 0.8).max(200.0));
+        add(ui);
+    });
+}
+
 /// The empty state: what to do, or why there is nothing (a load that failed on a fresh start).
 pub fn empty_ui(ui: &mut egui::Ui, reason: Option<&str>) -> egui::Rect {
     let rect = ui.available_rect_before_wrap();
-    ui.centered_and_justified(|ui| match reason {
+    // Centred, wrapped text (not `centered_and_justified`, whose justified layout spaced the letters out).
+    centred_block(ui, |ui| match reason {
         Some(r) => {
             ui.label(RichText::new(r).color(theme::ERROR).heading());
         }

@@ -62,7 +62,8 @@ pub struct Jobs {
     slot: Slot,
     /// The compute worker; `None` if its thread could not start (then requests are computed inline).
     worker: Option<Task<Computed>>,
-    load: Option<(Task<LoadEvent>, PathBuf)>,
+    /// The load under way: its task, its path and when it started (for the time left).
+    load: Option<(Task<LoadEvent>, PathBuf, std::time::Instant)>,
     ctx: egui::Context,
 }
 
@@ -177,23 +178,28 @@ impl Jobs {
                 thread_path,
             ));
         })?;
-        self.load = Some((task, path));
+        self.load = Some((task, path, std::time::Instant::now()));
         Ok(())
     }
 
     pub fn cancel_load(&mut self) {
-        if let Some((task, _)) = self.load.take() {
+        if let Some((task, ..)) = self.load.take() {
             task.cancel();
         }
     }
 
     pub fn loading(&self) -> Option<&PathBuf> {
-        self.load.as_ref().map(|(_, p)| p)
+        self.load.as_ref().map(|(_, p, _)| p)
+    }
+
+    /// When the load under way started.
+    pub fn load_started(&self) -> Option<std::time::Instant> {
+        self.load.as_ref().map(|(.., t)| *t)
     }
 
     /// Load events since the last call; the load is forgotten once done.
     pub fn drain_load(&mut self) -> Vec<LoadEvent> {
-        let Some((task, _)) = &mut self.load else {
+        let Some((task, ..)) = &mut self.load else {
             return Vec::new();
         };
         let events = task.drain();
@@ -249,5 +255,91 @@ fn worker(slot: &Slot, reporter: &Reporter<Computed>) {
         if !reporter.send(computed) {
             return; // The app is gone.
         }
+    }
+}
+
+/// A load's progress as people read it: the share done and the time left (items of the export's known count,
+/// else bytes of the files' total), with thousands separators and the file's name. Returns the bar's
+/// fraction (`None`: no total is known) and its text.
+pub fn progress_text(
+    name: &str,
+    p: &source::Progress,
+    elapsed: std::time::Duration,
+) -> (Option<f32>, String) {
+    use crate::model::fmt::{bytes, grouped};
+    let share = p.done_share();
+    let done = match (p.total_items, p.total_bytes) {
+        (Some(t), _) => format!("{} of {} items", grouped(p.items), grouped(t)),
+        (None, Some(t)) => format!("{} of {}", bytes(p.bytes as f64), bytes(t as f64)),
+        (None, None) => format!("{} lines, {}", grouped(p.lines), bytes(p.bytes as f64)),
+    };
+    let mut text = format!("{name}: {done}");
+    if let Some(s) = share {
+        text.push_str(&format!(" · {:.0} %", s * 100.0));
+        // The time left once there is something to go by (a tenth of a second and 1 % in).
+        let secs = elapsed.as_secs_f64();
+        if s >= 0.01 && secs >= 0.1 && s < 1.0 {
+            let left = secs * (1.0 - s) / s;
+            text.push_str(&format!(" · about {} left", time_left(left)));
+        }
+    }
+    (share.map(|s| s as f32), text)
+}
+
+/// "4 s", "2 min 5 s", "1 h 3 min".
+fn time_left(secs: f64) -> String {
+    let s = secs.ceil().max(1.0) as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn an_export_counts_items_of_its_manifest_and_says_the_time_left() {
+        let p = source::Progress {
+            bytes: 10,
+            total_bytes: Some(100),
+            lines: 500_000,
+            items: 500_000,
+            total_items: Some(2_000_000),
+        };
+        let (share, text) = progress_text("export", &p, Duration::from_secs(1));
+        assert_eq!(share, Some(0.25));
+        assert_eq!(
+            text,
+            "export: 500,000 of 2,000,000 items · 25 % · about 3 s left"
+        );
+    }
+
+    #[test]
+    fn a_file_counts_bytes_and_standard_input_lines() {
+        let p = source::Progress {
+            bytes: 512 * 1024,
+            total_bytes: Some(2 * 1024 * 1024),
+            lines: 1_507_328,
+            items: 0,
+            total_items: None,
+        };
+        let (share, text) = progress_text("keys.txt", &p, Duration::from_secs(90));
+        assert_eq!(share, Some(0.25));
+        assert!(text.starts_with("keys.txt: 512"), "{text}");
+        assert!(text.ends_with("· 25 % · about 4 min 30 s left"), "{text}");
+        let stdin = source::Progress {
+            total_bytes: None,
+            ..p
+        };
+        let (share, text) = progress_text("standard input", &stdin, Duration::from_secs(1));
+        assert_eq!(share, None);
+        assert!(
+            text.starts_with("standard input: 1,507,328 lines, "),
+            "{text}"
+        );
     }
 }

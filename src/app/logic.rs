@@ -104,17 +104,20 @@ impl App {
     pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
         self.background.load_progress = None;
         let fresh = self.data.empty_reason.is_some();
+        // The status line names the file; its full path is the notice's detail.
+        let name = crate::source::display_file_name(&path);
+        let full = Some(path.display().to_string());
         match result {
             Ok(loaded) if loaded.keys.total() == 0 => {
                 let text = if fresh {
-                    format!("{} has no keys", path.display())
+                    format!("{name} has no keys")
                 } else {
-                    format!("{} has no keys: the previous keys stay", path.display())
+                    format!("{name} has no keys: the previous keys stay")
                 };
                 if fresh {
                     self.data.empty_reason = Some(text.clone());
                 }
-                self.notify(Activity::Load, Level::Warning, text);
+                self.notify_detailed(Activity::Load, Level::Warning, text, full);
             }
             Ok(loaded) => {
                 self.data.empty_reason = None;
@@ -124,9 +127,8 @@ impl App {
                     "item"
                 };
                 let mut text = format!(
-                    "loaded {} from {}",
+                    "loaded {} from {name}",
                     crate::model::fmt::plural(loaded.keys.total(), noun),
-                    path.display()
                 );
                 if loaded.skipped > 0 {
                     text.push_str(&format!(" ({} bad records skipped)", loaded.skipped));
@@ -145,7 +147,9 @@ impl App {
                     text.push_str(&loaded.warnings.join("; "));
                     Level::Warning
                 };
-                self.notify(Activity::Load, level, text);
+                self.notify_detailed(Activity::Load, level, text, full);
+                // A file that loaded is a path that worked: the "no file dialog" warning has done its job.
+                self.notices.clear(Activity::Dialog);
                 self.panels.table_picker = table_picker::TablePicker::for_load(&path, &loaded);
                 if self.settings.chart == ChartMode::DataFiles {
                     self.settings.chart = ChartMode::Capacity;
@@ -167,15 +171,11 @@ impl App {
             }
             Err(e) => {
                 // In the window's words here too: the text also stands where the chart would be.
-                let text = format!(
-                    "could not load {}: {}",
-                    path.display(),
-                    notices::in_app_words(&e)
-                );
+                let text = format!("could not load {name}: {}", notices::in_app_words(&e));
                 if fresh {
                     self.data.empty_reason = Some(text.clone());
                 }
-                self.notify(Activity::Load, Level::Error, text);
+                self.notify_detailed(Activity::Load, Level::Error, text, full);
             }
         }
     }
@@ -342,8 +342,12 @@ impl App {
             Outcome::Nothing => {}
             Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
             Outcome::Path(reply) => {
-                if let Some(text) = self.panels.dialogs.on_reply(reply) {
-                    self.notify(Activity::File, Level::Warning, text);
+                // A path that worked ends the "no file dialog" warning: that activity succeeded.
+                if matches!(reply, dialogs::Reply::Done(..)) {
+                    self.notices.clear(Activity::Dialog);
+                }
+                if let Some((text, detail)) = self.panels.dialogs.on_reply(reply) {
+                    self.notify_detailed(Activity::Dialog, Level::Warning, text, Some(detail));
                 }
             }
         }

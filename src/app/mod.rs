@@ -383,9 +383,20 @@ impl App {
     /// Shows a notice as the current line of its activity (and in the history), a source's text in the
     /// window's words ([`notices::in_app_words`]).
     fn notify(&mut self, activity: Activity, level: Level, text: impl Into<String>) {
+        self.notify_detailed(activity, level, text, None);
+    }
+
+    /// A notice whose technical detail (an error chain, a bus address, a full path) goes to Messages only.
+    fn notify_detailed(
+        &mut self,
+        activity: Activity,
+        level: Level,
+        text: impl Into<String>,
+        detail: Option<String>,
+    ) {
         let text = notices::in_app_words(&text.into());
         self.notices
-            .push(activity, level, text, std::time::Instant::now());
+            .push_detailed(activity, level, text, detail, std::time::Instant::now());
     }
 
     /// What the counts are: writes when the input is a log of writes (pasted lines), else items.

@@ -29,8 +29,10 @@ pub enum Activity {
     Scan,
     /// The keys in the editor (types, examples, undo).
     Keys,
-    /// Sessions, exports and dialogs.
+    /// Sessions and exports.
     File,
+    /// A file dialog that could not open (the path field took its place): gone once a path worked.
+    Dialog,
     Clipboard,
 }
 
@@ -39,6 +41,9 @@ pub struct Notice {
     pub level: Level,
     pub activity: Activity,
     pub text: String,
+    /// Technical detail for Messages (a D-Bus address, an error chain, a full path), never on the status
+    /// line.
+    pub detail: Option<String>,
     pub at: Instant,
 }
 
@@ -64,10 +69,23 @@ impl Notices {
         text: impl Into<String>,
         now: Instant,
     ) {
+        self.push_detailed(activity, level, text, None, now);
+    }
+
+    /// As [`Self::push`], with technical detail shown in Messages (and on standard error) only.
+    pub fn push_detailed(
+        &mut self,
+        activity: Activity,
+        level: Level,
+        text: impl Into<String>,
+        detail: Option<String>,
+        now: Instant,
+    ) {
         let notice = Notice {
             level,
             activity,
             text: text.into(),
+            detail,
             at: now,
         };
         let tag = match level {
@@ -75,7 +93,10 @@ impl Notices {
             Level::Warning => "warning",
             Level::Error => "error",
         };
-        eprintln!("shardlens: {tag}: {}", notice.text);
+        match &notice.detail {
+            Some(d) => eprintln!("shardlens: {tag}: {} — {d}", notice.text),
+            None => eprintln!("shardlens: {tag}: {}", notice.text),
+        }
         self.current.retain(|n| n.activity != activity);
         self.current.push(notice.clone());
         self.history.push_back(notice);
@@ -124,49 +145,66 @@ impl Notices {
     }
 }
 
-/// The current notices in the status bar (warnings and errors with a dismiss button), and "Messages (N)":
-/// the history, newest first.
+fn colored(n: &Notice) -> egui::RichText {
+    let text = egui::RichText::new(&n.text);
+    match n.level {
+        Level::Error => text.color(super::theme::ERROR),
+        Level::Warning => text.color(super::theme::UNKNOWN),
+        Level::Info => text,
+    }
+}
+
+/// The notice the status line shows: the most severe current one, the newest of those.
+pub fn headline(notices: &Notices, now: Instant) -> Option<&Notice> {
+    notices
+        .visible(now)
+        .max_by(|a, b| a.level.cmp(&b.level).then(a.at.cmp(&b.at)))
+}
+
+/// The status line's notice (one line, cut with "…" and whole on hover, with a dismiss button for
+/// warnings and errors) and "Messages (N)": the history, newest first, with each notice's detail. The
+/// status bar never grows past one line: other current notices are counted in Messages.
 pub fn notices_ui(
     ui: &mut egui::Ui,
     notices: &Notices,
     now: Instant,
     commands: &mut Vec<super::Command>,
 ) {
-    for n in notices.visible(now) {
-        ui.separator();
-        let text = egui::RichText::new(&n.text);
-        ui.label(match n.level {
-            Level::Error => text.color(super::theme::ERROR),
-            Level::Warning => text.color(super::theme::UNKNOWN),
-            Level::Info => text,
-        });
-        if n.level > Level::Info
-            && ui
-                .small_button("×")
-                .on_hover_text("Dismiss this message")
-                .clicked()
-        {
-            commands.push(super::Command::DismissNotice(n.activity));
-        }
-    }
     let count = notices.history().count();
-    if count == 0 {
-        return;
+    if count > 0 {
+        let others = notices.visible(now).count().saturating_sub(1);
+        let title = if others > 0 {
+            format!("Messages ({count}, {others} more now)")
+        } else {
+            format!("Messages ({count})")
+        };
+        ui.menu_button(title, |ui| {
+            egui::ScrollArea::vertical()
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    for n in notices.history().rev() {
+                        ui.label(colored(n));
+                        if let Some(d) = &n.detail {
+                            ui.label(egui::RichText::new(d).weak().small());
+                        }
+                    }
+                });
+        });
     }
-    ui.menu_button(format!("Messages ({count})"), |ui| {
-        egui::ScrollArea::vertical()
-            .max_height(300.0)
-            .show(ui, |ui| {
-                for n in notices.history().rev() {
-                    let text = egui::RichText::new(&n.text);
-                    ui.label(match n.level {
-                        Level::Error => text.color(super::theme::ERROR),
-                        Level::Warning => text.color(super::theme::UNKNOWN),
-                        Level::Info => text,
-                    });
-                }
-            });
-    });
+    let Some(n) = headline(notices, now) else {
+        return;
+    };
+    ui.separator();
+    if n.level > Level::Info
+        && ui
+            .small_button("×")
+            .on_hover_text("Dismiss this message")
+            .clicked()
+    {
+        commands.push(super::Command::DismissNotice(n.activity));
+    }
+    // Cut to the line; egui shows the whole text on hover.
+    ui.add(egui::Label::new(colored(n)).truncate());
 }
 
 /// The loaders' hints name the command line's flags ("pass --key ATTR"); in the window the same choice is a

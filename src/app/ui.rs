@@ -215,10 +215,43 @@ impl App {
             });
     }
 
+    /// The load under way as a bar's fraction and text (its file's name, the share done, the time left).
+    fn load_progress_text(&self, now: std::time::Instant) -> Option<(Option<f32>, String)> {
+        let path = self.background.jobs.loading()?;
+        let name = crate::source::display_file_name(path);
+        let elapsed = self
+            .background
+            .jobs
+            .load_started()
+            .map_or_else(Default::default, |t| now.saturating_duration_since(t));
+        let p = self.background.load_progress.unwrap_or_default();
+        Some(jobs::progress_text(&name, &p, elapsed))
+    }
+
+    /// The chart's place while a file given at start loads: its name and progress, in a neutral colour.
+    fn loading_ui(&self, ui: &mut egui::Ui) -> egui::Rect {
+        let rect = ui.available_rect_before_wrap();
+        let now = std::time::Instant::now();
+        if let Some((fraction, text)) = self.load_progress_text(now) {
+            histogram::centred_block(ui, |ui| {
+                ui.heading("Loading…");
+                let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0)).text(text);
+                ui.add(if fraction.is_none() {
+                    bar.animate(true)
+                } else {
+                    bar
+                });
+            });
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        rect
+    }
+
     /// The status bar: the activity under way (scan, load, computing) and the current notices.
     pub(super) fn status_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let now = std::time::Instant::now();
-        ui.horizontal_wrapped(|ui| {
+        ui.horizontal(|ui| {
             self.activity_ui(ui, now, commands);
             notices::notices_ui(ui, &self.notices, now, commands);
         });
@@ -251,15 +284,15 @@ impl App {
             }
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs(1));
-        } else if let Some(p) = self.background.load_progress {
-            let fraction = p
-                .total_bytes
-                .map_or(0.0, |t| p.bytes as f32 / t.max(1) as f32);
-            ui.add(
-                egui::ProgressBar::new(fraction)
-                    .desired_width(200.0)
-                    .text(format!("{} lines, {:.1} MB", p.lines, p.bytes as f64 / 1e6)),
-            );
+        } else if let Some((fraction, text)) = self.load_progress_text(now) {
+            let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0))
+                .desired_width(360.0)
+                .text(text);
+            ui.add(if fraction.is_none() {
+                bar.animate(true)
+            } else {
+                bar
+            });
             if ui.button("Cancel").clicked() {
                 commands.push(Command::CancelLoad);
             }
@@ -379,6 +412,7 @@ impl App {
                     },
                 ),
             },
+            _ if self.background.jobs.loading().is_some() => self.loading_ui(ui),
             _ => {
                 let reason = self.data.empty_reason.clone().or_else(|| {
                     self.pipeline

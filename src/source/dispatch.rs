@@ -16,6 +16,7 @@ pub struct Ctx<'a, 'p> {
     pub cancel: &'a AtomicBool,
     pub bytes: &'a AtomicU64,
     pub total_bytes: Option<u64>,
+    pub total_items: Option<u64>,
     pub progress: &'a mut (dyn FnMut(Progress) + 'p),
 }
 
@@ -42,6 +43,7 @@ impl Ctx<'_, '_> {
             total_bytes: self.total_bytes,
             lines,
             items,
+            total_items: self.total_items,
         });
     }
 }
@@ -59,11 +61,16 @@ pub fn load(
         .iter()
         .map(|p| super::s3_export::input_bytes(p))
         .sum::<Option<u64>>();
+    let total_items = paths
+        .iter()
+        .map(|p| super::s3_export::input_items(p))
+        .sum::<Option<u64>>();
     let mut ctx = Ctx {
         opts,
         cancel,
         bytes: &bytes,
         total_bytes,
+        total_items,
         progress,
     };
     let mut sink = Sink::new(opts);

@@ -74,6 +74,7 @@ pub fn load_lines(
             total_bytes,
             lines: parser.lines(),
             items: 0,
+            total_items: None,
         });
     }
     let lines = parser.lines();

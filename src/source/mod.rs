@@ -79,7 +79,7 @@ use crate::model::text::LineError;
 pub use detect::{FormatIn, detect_format};
 pub use dispatch::load;
 pub use lines::{load_lines, load_path};
-pub use read::MAX_LINE_BYTES;
+pub use read::{MAX_LINE_BYTES, display_file_name};
 
 /// Where keys come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +183,7 @@ impl SourceError {
     }
 }
 
-/// Progress of a load: bytes read so far (compressed bytes for `.gz`), and the total when known.
+/// Progress of a load: bytes read so far (compressed bytes for `.gz`), and the totals when known.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
     pub bytes: u64,
@@ -191,6 +191,21 @@ pub struct Progress {
     pub lines: u64,
     /// Items (records with a key) loaded so far.
     pub items: u64,
+    /// Items the load will bring, when known before it (an S3 export's `manifest-summary.json` `itemCount`).
+    pub total_items: Option<u64>,
+}
+
+impl Progress {
+    /// The share of the load done, from 0 to 1: items of the known item count, else bytes of the files'
+    /// total; `None` when neither total is known (standard input).
+    pub fn done_share(&self) -> Option<f64> {
+        let share = match (self.total_items, self.total_bytes) {
+            (Some(t), _) if t > 0 => self.items as f64 / t as f64,
+            (_, Some(t)) if t > 0 => self.bytes as f64 / t as f64,
+            _ => return None,
+        };
+        Some(share.clamp(0.0, 1.0))
+    }
 }
 
 /// What to do with a bad record (see the module docs).

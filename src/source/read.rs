@@ -74,6 +74,18 @@ pub fn display_name(path: &Path) -> PathBuf {
     }
 }
 
+/// A file's name for a status line ("export", "keys.txt"): the last part of its path (the whole path when it
+/// has none, "standard input" for `-`). Messages keep the full path.
+pub fn display_file_name(path: &Path) -> String {
+    if is_stdin(path) {
+        return "standard input".to_owned();
+    }
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// Opens a file (or standard input for `-`), decompressing gzip or zstd (detected by their magic bytes).
 pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
     let name = display_name(path);

@@ -53,6 +53,16 @@ pub fn input_bytes(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
 }
 
+/// The items an S3 export folder holds, from its summary's `itemCount` (`None` for a file, or a summary
+/// without the count).
+pub fn input_items(path: &Path) -> Option<u64> {
+    if !path.is_dir() {
+        return None;
+    }
+    let root = find_root(path).ok()?;
+    read_summary(&root).ok()??.item_count
+}
+
 /// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (four levels deep: the
 /// `AWSDynamoDB` folder with one export in it, or a copy of the bucket with the export under its `s3Prefix`,
 /// also work).

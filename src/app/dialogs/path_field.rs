@@ -57,14 +57,16 @@ impl Dialogs {
     }
 
     /// Handles a reply from a dialog thread; returns a notice for the status bar (which prints it on stderr).
-    pub(in crate::app) fn on_reply(&mut self, reply: Reply) -> Option<String> {
+    pub(in crate::app) fn on_reply(&mut self, reply: Reply) -> Option<(String, String)> {
         match reply {
             Reply::Ask(fallback) => {
                 let notice = fallback.reason.as_ref().map(|reason| {
-                    format!(
-                        "No file dialog could open for {}: {reason}; {INSTALL_HINT}. Type the path in the \
-                         window instead.",
-                        fallback.request.title
+                    (
+                        format!(
+                            "No file dialog could open for {}: type the path in the window instead",
+                            fallback.request.title
+                        ),
+                        format!("{reason}; {INSTALL_HINT}"),
                     )
                 });
                 self.open(fallback);
