@@ -988,3 +988,51 @@ fn typing_is_one_undo_step_and_wins_over_a_large_paste_still_being_read() {
         "{notice}"
     );
 }
+
+/// A bar's tooltip is on screen (its last line; the inspector's line about a bucket starts with "bucket").
+fn tooltip_shown(h: &Harness<'_, App>) -> bool {
+    h.query_all_by(|n| {
+        n.label()
+            .or_else(|| n.value())
+            .is_some_and(|l| l.starts_with("hash range 0x"))
+    })
+    .next()
+    .is_some()
+}
+
+/// Moves the pointer over the chart until a bar's tooltip shows ("hash range …"); returns where.
+fn hover_a_bar(h: &mut Harness<'_, App>) -> egui::Pos2 {
+    let chart = h.state().chart_rect().unwrap();
+    for step in 1..40 {
+        let at = egui::pos2(
+            chart.left() + chart.width() * step as f32 / 40.0,
+            chart.bottom() - chart.height() * 0.3,
+        );
+        h.event(egui::Event::PointerMoved(at));
+        h.settle();
+        if tooltip_shown(h) {
+            return at;
+        }
+    }
+    panic!("no bar's tooltip anywhere over {chart:?}");
+}
+
+#[test]
+fn the_bucket_tooltip_never_covers_an_open_menu_and_goes_with_the_pointer() {
+    let mut h = harness();
+    let at = hover_a_bar(&mut h);
+    // The pointer leaves the window: the tooltip goes.
+    h.event(egui::Event::PointerGone);
+    h.settle();
+    assert!(!tooltip_shown(&h));
+    // A menu is open and the pointer passes over the chart: no tooltip over the menu.
+    h.get_by_label("Examples").click();
+    h.settle();
+    h.event(egui::Event::PointerMoved(at));
+    h.settle();
+    assert!(
+        !tooltip_shown(&h),
+        "a tooltip drew while the Examples menu was open"
+    );
+    h.get_by_label_contains("Over time");
+}

@@ -160,11 +160,22 @@ fn hovered_bar(pointer: Option<PlotPoint>, n: usize) -> Option<usize> {
     (i >= 0.0 && (i as usize) < n && (p.x - i).abs() <= 0.45).then_some(i as usize)
 }
 
-/// A framed tooltip next to the pointer, kept inside `plot` (flipped left or up near its edges).
-fn plot_tooltip(ui: &egui::Ui, plot: egui::Rect, id: &str, add: impl FnOnce(&mut egui::Ui)) {
+/// A framed tooltip next to the pointer, kept inside the plot (flipped left or up near its edges). Only
+/// while the plot itself is hovered: never over an open menu or popup (a menu's layer is above the plot, so
+/// the plot is not hovered there), and never once the pointer has left the window.
+pub fn plot_tooltip(
+    ui: &egui::Ui,
+    plot: &egui::Response,
+    id: &str,
+    add: impl FnOnce(&mut egui::Ui),
+) {
+    if !plot.hovered() || egui::Popup::is_any_open(ui.ctx()) {
+        return;
+    }
     let Some(pointer) = ui.ctx().pointer_hover_pos() else {
         return;
     };
+    let plot = plot.rect;
     if !plot.contains(pointer) {
         return;
     }
@@ -331,9 +342,8 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
             plot.add(BarChart::new(args.noun, bars).allow_hover(false));
             hovered
         });
-        let plot_rect = response.response.rect;
         if let Some(b) = response.inner {
-            plot_tooltip(ui, plot_rect, "histogram", |ui| {
+            plot_tooltip(ui, &response.response, "histogram", |ui| {
                 bucket_tooltip(ui, args, &partitions, heat, b);
             });
         }
@@ -449,7 +459,7 @@ pub fn groups_ui(
         if let Some(i) = response.inner
             && let Some(g) = groups.get(i)
         {
-            plot_tooltip(ui, response.response.rect, "data-files", |ui| {
+            plot_tooltip(ui, &response.response, "data-files", |ui| {
                 ui.strong(&g.name);
                 ui.label(format!(
                     "{} items · {:.1} %",
@@ -512,7 +522,7 @@ pub fn capacity_ui(ui: &mut egui::Ui, capacity: &crate::model::capacity::Capacit
         if let Some(i) = response.inner
             && let Some(p) = capacity.partitions.get(i)
         {
-            plot_tooltip(ui, response.response.rect, "capacity", |ui| {
+            plot_tooltip(ui, &response.response, "capacity", |ui| {
                 ui.strong(format!("partition {i}"));
                 ui.label(format!(
                     "reads {:.0} units/s ({}), writes {:.0} units/s ({})",
