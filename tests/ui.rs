@@ -1036,3 +1036,24 @@ fn the_bucket_tooltip_never_covers_an_open_menu_and_goes_with_the_pointer() {
     );
     h.get_by_label_contains("Over time");
 }
+
+#[test]
+fn a_few_items_from_a_file_are_called_items_and_the_legend_says_too_few_to_judge() {
+    let mut h = harness();
+    open_fixture(&mut h, "items.json", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 6)
+    });
+    h.settle();
+    h.get_by_label("Too few items to judge");
+    h.get_by_label("too few items to judge the spread");
+    assert!(
+        h.query_by_label("even").is_none(),
+        "blue is not called even"
+    );
+    assert!(h.query_by_label_contains("Too few writes").is_none());
+    // Pasted lines are writes.
+    h.state_mut().set_text("a\nb\na\n".to_owned());
+    h.settle();
+    h.get_by_label("Too few writes to judge");
+    h.get_by_label("too few writes to judge the spread");
+}

@@ -66,7 +66,7 @@ fn shard_controls(ui: &mut egui::Ui, settings: &mut Settings) {
                     egui::DragValue::new(&mut pct)
                         .range(0.0..=99.0)
                         .speed(0.1)
-                        .suffix(" % of writes"),
+                        .suffix(" % of the total"),
                 )
                 .labelled_by(label.id);
             }

@@ -89,8 +89,10 @@ fn tree_picture(ui: &mut egui::Ui, path: &Path) {
     let visuals = ui.visuals();
     let center = |node: Node| -> Pos2 {
         let (level, slot) = position(node);
+        // Kept whole inside the panel: the right-most box (Table-level limit) was cut at its edge.
+        let half = box_size.x / 2.0 + 1.0;
         pos2(
-            rect.left() + slot * width,
+            (rect.left() + slot * width).clamp(rect.left() + half, rect.right() - half),
             rect.top() + 4.0 + box_size.y / 2.0 + level * (box_size.y + gap),
         )
     };
@@ -217,13 +219,18 @@ pub fn action_label(action: Action) -> &'static str {
     }
 }
 
+/// The caveat's first words ("Too few items to judge"), before its figures.
+fn caveat_title(caveat: &str) -> &str {
+    caveat.split(':').next().unwrap_or(caveat)
+}
+
 /// The reached leaf (or the open question, or the caveat) and the fix, as a line of headline text.
 fn recommendation_ui(ui: &mut egui::Ui, path: &Path) -> Option<Command> {
     let mut command = None;
     match (path.leaf, &path.caveat) {
-        (_, Some(_)) => {
+        (_, Some(caveat)) => {
             ui.label(
-                egui::RichText::new("Too few writes to judge")
+                egui::RichText::new(caveat_title(caveat))
                     .strong()
                     .color(theme::UNKNOWN),
             );
@@ -272,7 +279,8 @@ pub fn decision_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> Opt
                     ui.weak("(your answer)");
                 }
             });
-            ui.label(egui::RichText::new(&step.evidence).small());
+            // The evidence at the body's size: it is what the answer rests on, read from a projector too.
+            ui.label(&step.evidence);
             ui.horizontal_wrapped(|ui| {
                 if let Some(c) = answer_buttons(ui, step.id, answers) {
                     command = Some(c);
@@ -314,9 +322,9 @@ pub fn path_strip_ui(ui: &mut egui::Ui, path: &Path, answers: &UserAnswers) -> O
             ui.label("›");
         }
         match (path.leaf, &path.caveat) {
-            (_, Some(_)) => {
+            (_, Some(caveat)) => {
                 ui.label(
-                    egui::RichText::new("too few writes to judge")
+                    egui::RichText::new(caveat_title(caveat).to_lowercase())
                         .strong()
                         .color(theme::UNKNOWN),
                 );

@@ -144,10 +144,16 @@ fn fixed_plot<'a>(
         .include_y(0.0)
         .include_x(-0.5)
         .include_x(n as f64 - 0.5)
-        .x_axis_label(x_label.to_owned())
+        // Bucket numbers are short: every one drawn at full strength from 24 px apart (egui_plot's default
+        // fades x labels in from 60 to 80 px, which left the odd numbers of a narrow export nearly invisible).
+        .custom_x_axes(vec![
+            egui_plot::AxisHints::new_x()
+                .label(x_label.to_owned())
+                .formatter(move |mark, _| bucket_label(mark.value, n))
+                .label_spacing(24.0..=24.5),
+        ])
         .y_axis_label(y_label)
         .x_grid_spacer(egui_plot::uniform_grid_spacer(|input| bucket_steps(&input)))
-        .x_axis_formatter(move |mark, _| bucket_label(mark.value, n))
         .y_grid_spacer(move |input| count_marks(input.bounds, log_scale))
         .y_axis_formatter(move |mark, _| count_label(mark.value, log_scale))
         .height(height)
@@ -293,9 +299,18 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
     let block = ui.scope(|ui| {
         ui.label(RichText::new(headline(a, args.noun)).strong().heading());
         ui.horizontal_wrapped(|ui| {
-            swatch(ui, theme::COOL, "even");
-            swatch(ui, theme::WARM, "uneven (no one key)");
-            swatch(ui, theme::HOT, "hot: one key holds a bucket ≥ 2× the mean");
+            if crate::model::decision::too_few_to_judge(a.total, n) {
+                // Every bar is drawn blue then (model::heat), which is not "even": say why.
+                swatch(
+                    ui,
+                    theme::COOL,
+                    &format!("too few {} to judge the spread", args.noun),
+                );
+            } else {
+                swatch(ui, theme::COOL, "even");
+                swatch(ui, theme::WARM, "uneven (no one key)");
+                swatch(ui, theme::HOT, "hot: one key holds a bucket ≥ 2× the mean");
+            }
             if ghost.is_some() {
                 swatch(ui, theme::GHOST_SWATCH, "grey: before sharding");
             }

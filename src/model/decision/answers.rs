@@ -107,9 +107,10 @@ fn one_key_from_counts(ev: &Evidence) -> (Option<bool>, String) {
     (
         Some(yes),
         format!(
-            "top key {key} = {} of writes, its bucket {:.1}× the mean bucket ({} of that bucket), {next} \
+            "top key {key} = {} of {}s, its bucket {:.1}× the mean bucket ({} of that bucket), {next} \
              (yes from ≥ {HOT_BUCKET_RATIO}× the mean, ≥ {} of the bucket, ≥ {DOMINANT_OVER_NEXT}× the next)",
             percent(*share),
+            ev.noun(),
             ev.top_bucket_over_mean,
             percent(ev.top_key_share_of_bucket),
             percent(DOMINANT_SHARE_OF_BUCKET),
@@ -171,10 +172,11 @@ fn low_cardinality(ev: &Evidence) -> (Option<bool>, String) {
         Some(yes),
         format!(
             "{} distinct keys (before sharding) for {} buckets (low below {limit}); top 3 keys take {} of \
-             writes (low from {})",
+             {}s (low from {})",
             ev.distinct,
             ev.buckets,
             percent(ev.top3_share),
+            ev.noun(),
             percent(LOW_CARDINALITY_TOP3_SHARE)
         ),
     )

@@ -10,6 +10,9 @@ use crate::model::stats::Analysis;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Evidence {
     pub total: u64,
+    /// The counts are items (a file, an export, a scan), not writes in order (pasted lines, a log): the
+    /// words say "items" then.
+    pub counts_items: bool,
     pub buckets: usize,
     /// Distinct logical keys (as loaded, before sharding): cardinality is a property of the key design, so the
     /// suffixes of one sharded key do not count as many values.
@@ -61,6 +64,11 @@ pub struct ShardFacts {
 }
 
 impl Evidence {
+    /// What the counts are, singular: "write" or "item".
+    pub fn noun(&self) -> &'static str {
+        if self.counts_items { "item" } else { "write" }
+    }
+
     /// Estimated size of the top key's item collection: its items as measured, else its items × the mean
     /// item size.
     pub fn collection_bytes(&self) -> Option<f64> {
@@ -99,6 +107,7 @@ impl Evidence {
         let top_key_items = top.and_then(|t| keys.sort_key_facts(t.id.key));
         Self {
             total: analysis.total,
+            counts_items: !keys.write_ordered(),
             buckets: analysis.buckets.len(),
             distinct: analysis.distinct,
             top_key: top.map(|t| (t.key.clone(), t.count, t.share)),

@@ -105,10 +105,11 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
 /// Why the path is not advice, when the writes are too few to judge.
 fn caveat(ev: &Evidence) -> Option<String> {
     too_few_to_judge(ev.total, ev.buckets).then(|| {
+        let n = ev.noun();
         format!(
-            "Too few writes to judge: {} over {} buckets (at least {} are needed before a bucket's share means \
+            "Too few {n}s to judge: {} over {} buckets (at least {} are needed before a bucket's share means \
              more than chance).",
-            plural(ev.total, "write"),
+            plural(ev.total, ev.noun()),
             ev.buckets,
             MIN_WRITES_TO_JUDGE.max(MIN_WRITES_PER_BUCKET * ev.buckets as u64)
         )
@@ -120,7 +121,8 @@ fn at_leaf(path: Vec<Step>, leaf: Leaf, caveat: Option<String>, ev: &Evidence) -
     let (recommendation, action) = match &caveat {
         Some(c) => (
             format!(
-                "{c} These few writes lead to \"{}\"; load more of the table's traffic before acting on it.",
+                "{c} These few {}s lead to \"{}\"; load more of the table's traffic before acting on it.",
+                ev.noun(),
                 leaf.title()
             ),
             None,

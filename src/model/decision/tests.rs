@@ -5,6 +5,7 @@ use crate::model::keyset::SortKeyFacts;
 fn hot_key_evidence() -> Evidence {
     Evidence {
         total: 1000,
+        counts_items: false,
         buckets: 8,
         distinct: 50,
         top_key: Some(("BOARD#global".into(), 710, 0.71)),
@@ -98,6 +99,7 @@ fn unknown_stops_until_the_user_answers() {
 fn few_values_reach_write_shard_the_prefix() {
     let ev = Evidence {
         total: 1000,
+        counts_items: false,
         buckets: 8,
         distinct: 3,
         top_key: Some(("status=OPEN".into(), 500, 0.5)),
@@ -125,6 +127,7 @@ fn few_values_reach_write_shard_the_prefix() {
 fn spread_keys_reach_adaptive_capacity() {
     let ev = Evidence {
         total: 10_000,
+        counts_items: false,
         buckets: 8,
         distinct: 5_000,
         top_key: Some(("USER#1".into(), 5, 0.0005)),
