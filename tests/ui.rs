@@ -1057,3 +1057,35 @@ fn a_few_items_from_a_file_are_called_items_and_the_legend_says_too_few_to_judge
     h.get_by_label("Too few writes to judge");
     h.get_by_label("too few writes to judge the spread");
 }
+
+#[test]
+fn a_file_loading_at_start_shows_its_name_and_progress_not_an_error() {
+    // A named pipe: the load waits for its writer, so the window can be looked at mid-load.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ui-loading-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("keys-fifo.txt");
+    std::fs::remove_file(&fifo).ok();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut h = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_eframe(|cc| App::with_settings(cc.egui_ctx.clone(), None));
+    h.state_mut().open_at_start(fifo.clone());
+    step_until(&mut h, "the loading view", |h| {
+        h.query_by_label("Loading…").is_some()
+    });
+    // The file's name and what is done, in the chart's place and the status bar; no path, no error.
+    assert!(h.query_all_by_label_contains("keys-fifo.txt: ").count() >= 1);
+    assert!(h.query_by_label_contains("loading /").is_none());
+    assert!(h.query_by_label_contains("could not load").is_none());
+    std::fs::write(&fifo, "a\nb\na\n").unwrap();
+    h.wait_for("the keys", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    h.get_by_label("3 writes · 2 distinct keys");
+    std::fs::remove_dir_all(dir).ok();
+}
