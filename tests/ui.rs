@@ -1089,3 +1089,45 @@ fn a_file_loading_at_start_shows_its_name_and_progress_not_an_error() {
     h.get_by_label("3 writes · 2 distinct keys");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_no_file_dialog_warning_goes_once_a_typed_path_worked() {
+    // No session bus and no zenity here (as in CI): the native dialog is probed, cannot open, and the path
+    // field takes its place with a warning whose detail (the bus error, what to install) is in Messages.
+    let zenity = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("zenity").is_file()));
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() || zenity {
+        eprintln!("skipped: this machine has a desktop that could open a real file dialog");
+        return;
+    }
+    let file = temp_file("ui-no-dialog.txt", "m\nn\nm\n");
+    let mut h = harness();
+    h.state_mut().set_native_dialogs(true);
+    h.state_mut().apply(Command::Ui(UICommand::OpenFile));
+    h.wait_for("the path field", |app| app.dialogs().path_field_open());
+    let warning = h.state().notices().last().unwrap().clone();
+    assert!(
+        warning
+            .text
+            .starts_with("No file dialog could open for Open keys"),
+        "{}",
+        warning.text
+    );
+    assert!(warning.detail.is_some(), "the reason is the detail");
+    h.get_by_label_contains("No file dialog could open for Open keys");
+    h.get_by_label("Path").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&file.display().to_string());
+    h.settle();
+    h.key_press(egui::Key::Enter);
+    h.wait_for("the typed file to load", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    assert!(
+        h.query_by_label_contains("No file dialog could open")
+            .is_none(),
+        "the warning went with the path that worked"
+    );
+    std::fs::remove_file(&file).ok();
+}
