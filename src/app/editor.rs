@@ -123,7 +123,10 @@ pub fn list_ui(
         });
     }
     let rows: &[u32] = state.filtered.as_ref().map_or(&[], |f| f.rows.as_slice());
-    ui.weak(format!("{} keys shown, most written first", rows.len()));
+    ui.weak(format!(
+        "{} keys shown, most written first",
+        crate::model::fmt::grouped(rows.len() as u64)
+    ));
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
     egui::ScrollArea::vertical()
         .id_salt("key-list")

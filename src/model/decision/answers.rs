@@ -9,7 +9,7 @@ use super::{
     LOW_CARDINALITY_KEYS_PER_BUCKET, LOW_CARDINALITY_TOP3_SHARE,
 };
 use crate::model::capacity::{CapacityFacts, ThrottleReason};
-use crate::model::fmt::{bytes, percent};
+use crate::model::fmt::{bytes, grouped, percent};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -173,7 +173,7 @@ fn low_cardinality(ev: &Evidence) -> (Option<bool>, String) {
         format!(
             "{} distinct keys (before sharding) for {} buckets (low below {limit}); top 3 keys take {} of \
              {}s (low from {})",
-            ev.distinct,
+            grouped(ev.distinct as u64),
             ev.buckets,
             percent(ev.top3_share),
             ev.noun(),
