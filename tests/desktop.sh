@@ -10,7 +10,8 @@
 # It checks, each step against what the app shows in its window title, writes on stderr or puts on the
 # clipboard:
 #   (a) keys put on the CLIPBOARD by xclip and pasted with Ctrl+V reach the key set (title "pasted keys · N writes");
-#   (b) Ctrl+K (shard hot keys), then Ctrl+Shift+C puts the key conditions on the system clipboard (xclip -o);
+#   (b) Ctrl+K (shard hot keys), then Ctrl+Shift+C puts the Queries (one aws dynamodb query line per shard) on the
+#       system clipboard (xclip -o);
 #   (c) Ctrl+O with no portal and no zenity says so on stderr and shows the path field; a path typed into it
 #       loads (title "keys.txt · N writes");
 #   (d) File > Export chart as PNG… through the path field writes a PNG (ImageMagick identify);
@@ -194,7 +195,12 @@ say "ok (a): pasted 1,204 keys from another X client: '$(title)'"
 xdotool key ctrl+k
 sleep 1
 xdotool key ctrl+shift+c
-expected=$(for i in $(seq 0 9); do echo "PK = \"CELEB#42#$i\" AND begins_with(SK, :sk)"; done)
+# One aws dynamodb query command line per shard; pasted keys name no table and no attribute: TABLE and pk.
+expected=$(for i in $(seq 0 9); do
+    echo "aws dynamodb query --table-name TABLE --key-condition-expression '#pk = :pk'" \
+        "--expression-attribute-names '{\"#pk\":\"pk\"}'" \
+        "--expression-attribute-values '{\":pk\":{\"S\":\"CELEB#42#$i\"}}'"
+done)
 got=
 for _ in $(seq 25); do
     got=$(xclip -o -selection clipboard 2>/dev/null || true)
@@ -204,7 +210,7 @@ done
 if [ "$got" != "$expected" ]; then
     say "clipboard holds:"
     printf '%s\n' "$got" | head -n 12 >&2
-    fail "Ctrl+K, Ctrl+Shift+C did not put the 10 key conditions of CELEB#42 on the clipboard"
+    fail "Ctrl+K, Ctrl+Shift+C did not put the 10 Queries of CELEB#42 on the clipboard"
 fi
 say "ok (b): the clipboard holds the key conditions ($(printf '%s\n' "$got" | wc -l) lines, first: $(printf '%s\n' "$got" | head -n 1))"
 

@@ -750,7 +750,13 @@ fn ctrl_k_shards_and_ctrl_shift_c_copies_the_key_conditions() {
         })
         .collect();
     let expected: Vec<String> = (0..10)
-        .map(|i| format!("PK = \"BOARD#global#{i}\" AND begins_with(SK, :sk)"))
+        .map(|i| {
+            format!(
+                "aws dynamodb query --table-name TABLE --key-condition-expression '#pk = :pk' \
+                 --expression-attribute-names '{{\"#pk\":\"pk\"}}' \
+                 --expression-attribute-values '{{\":pk\":{{\"S\":\"BOARD#global#{i}\"}}}}'"
+            )
+        })
         .collect();
     assert_eq!(copied, vec![expected.join("\n")]);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);

@@ -436,13 +436,20 @@ impl App {
     }
 
     fn copy_conditions(&mut self) {
-        let conditions = self
-            .pipeline
-            .current
-            .as_ref()
-            .and_then(|s| controls::key_conditions(&s.view.shard, &s.keys, &s.report));
-        match conditions {
-            Some(text) => self.apply(Command::Copy(text)),
+        match self.shard_queries() {
+            Some(q) => {
+                self.ctx.copy_text(q.command_lines());
+                let mut text = format!(
+                    "copied {} aws dynamodb query command lines for {}",
+                    q.queries.len(),
+                    q.key
+                );
+                for note in &q.notes {
+                    text.push_str("; ");
+                    text.push_str(note);
+                }
+                self.notify(Activity::Clipboard, Level::Info, text);
+            }
             None if !self.settings.shard_enabled => self.notify(
                 Activity::Clipboard,
                 Level::Warning,

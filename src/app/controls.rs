@@ -7,7 +7,7 @@ use crate::model::capacity::{
 };
 use crate::model::decision::UserAnswers;
 use crate::model::shard::{MAX_SHARDS, Scope, Strategy};
-use crate::model::{KeySet, Report, ShardPlan};
+use crate::model::{KeySet, Report};
 
 /// The view controls over `settings`; returns the settings as edited, if they changed.
 pub fn controls_ui(ui: &mut egui::Ui, settings: &Settings) -> Option<Command> {
@@ -121,35 +121,18 @@ pub fn fan_out_ui(
     ));
     let sep = &settings.shard.separator;
     let conditions = format!(
-        "PK = :pk AND begins_with(SK, :sk)   with :pk = {key}{sep}0 … {key}{sep}{}",
+        "#pk = :pk   with :pk = {key}{sep}0 … {key}{sep}{}",
         n.saturating_sub(1)
     );
-    let mut command = None;
     ui.add(
         egui::Label::new(egui::RichText::new(&conditions).monospace())
             .selectable(true)
             .wrap(),
     );
-    if ui.button("Copy key conditions").clicked() {
-        command = key_conditions(&settings.view().shard, keys, report).map(Command::Copy);
-    }
-    command
-}
-
-/// The key conditions that read the first sharded key back, one Query per shard: what "Copy key conditions"
-/// and Ctrl+Shift+C copy, for the shard plan the report was computed with. `None` when sharding is off or no
-/// key is sharded.
-pub fn key_conditions(plan: &ShardPlan, keys: &KeySet, report: &Report) -> Option<String> {
-    if plan.shards < 2 {
-        return None;
-    }
-    let &first = report.sharded_keys.first()?;
-    let key = keys.display(first);
-    let sep = &plan.separator;
-    let all: Vec<String> = (0..report.read_fan_out)
-        .map(|i| format!("PK = \"{key}{sep}{i}\" AND begins_with(SK, :sk)"))
-        .collect();
-    Some(all.join("\n"))
+    ui.button("Copy key conditions")
+        .on_hover_text("One aws dynamodb query command line per shard, with the inspector's sort-key condition")
+        .clicked()
+        .then_some(Command::Ui(super::UICommand::CopyConditions))
 }
 
 /// The "Workload" group: rates, item size, consistency, billing, partition count, and table facts for the

@@ -119,6 +119,23 @@ fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>)
 
 impl InspectorState {
     /// A list is being computed off the UI thread.
+    /// The sort-key condition of the `begins_with` field, else of both `between` fields, if filled in.
+    pub fn sort_condition(&self) -> Option<crate::model::collection::SortKeyCondition> {
+        use crate::model::collection::SortKeyCondition;
+        if !self.begins_with.is_empty() {
+            Some(SortKeyCondition::BeginsWith(
+                self.begins_with.as_bytes().to_vec(),
+            ))
+        } else if !self.between_lo.is_empty() && !self.between_hi.is_empty() {
+            Some(SortKeyCondition::Between(
+                self.between_lo.as_bytes().to_vec(),
+                self.between_hi.as_bytes().to_vec(),
+            ))
+        } else {
+            None
+        }
+    }
+
     pub fn pending(&self) -> bool {
         self.rows.pending() || self.collection.pending()
     }
@@ -374,7 +391,7 @@ fn query_cost(shown: &Shown, r: &std::ops::Range<usize>, table_items: u64) -> St
 }
 
 fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c: &Collection) {
-    use crate::model::collection::{SortKeyCondition, query_range};
+    use crate::model::collection::query_range;
     let Some(ty) = shown.keys.sort_key_type() else {
         return;
     };
@@ -394,18 +411,7 @@ fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c
     ));
     condition_fields_ui(ui, state);
     let refs: Vec<&[u8]> = sorted.iter().map(AsRef::as_ref).collect();
-    let cond = if !state.begins_with.is_empty() {
-        Some(SortKeyCondition::BeginsWith(
-            state.begins_with.as_bytes().to_vec(),
-        ))
-    } else if !state.between_lo.is_empty() && !state.between_hi.is_empty() {
-        Some(SortKeyCondition::Between(
-            state.between_lo.as_bytes().to_vec(),
-            state.between_hi.as_bytes().to_vec(),
-        ))
-    } else {
-        None
-    };
+    let cond = state.sort_condition();
     let range = cond.as_ref().map(|c| query_range(&refs, ty, c));
     if let Some(r) = &range {
         ui.label(query_cost(shown, r, c.table_items));

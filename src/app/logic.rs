@@ -155,7 +155,16 @@ impl App {
                     self.settings.chart = ChartMode::Capacity;
                 }
                 self.settings.key_type = loaded.keys.key_type();
-                self.replace_keys(Keys::Data(Arc::new(loaded.keys)), Source::File(path));
+                let target = crate::model::query::Target {
+                    table: loaded.table.clone(),
+                    partition_key: loaded.key_attribute.clone(),
+                    sort_key: loaded.sort_key_attribute.clone(),
+                };
+                self.replace_keys(
+                    Keys::Data(Arc::new(loaded.keys)),
+                    Source::File(path.clone()),
+                );
+                self.data.target = Some((Source::File(path), target));
                 if let Some(e) = loaded
                     .key_attribute
                     .as_deref()
@@ -240,11 +249,17 @@ impl App {
                         self.notify(Activity::Scan, level, text);
                         self.settings.key_type = scanned.keys.key_type();
                         let status = if complete { String::new() } else { status };
+                        let target = crate::model::query::Target {
+                            table: Some(table.clone()),
+                            partition_key: scanned.key_attribute,
+                            sort_key: scanned.sort_key_attribute,
+                        };
                         let source = Source::Table {
                             name: table,
                             status,
                         };
                         let designs = scanned.designs;
+                        self.data.target = Some((source.clone(), target));
                         self.replace_keys(Keys::Data(Arc::new(scanned.keys)), source);
                         // The GSIs chosen in Connect: the Key design view shows their spread.
                         self.data.design.scanned = designs;

@@ -29,6 +29,7 @@ pub mod timeline;
 mod assets;
 mod commands;
 mod logic;
+mod queries;
 mod ui;
 
 pub use assets::icon;
@@ -122,6 +123,9 @@ pub(crate) struct Data {
     pub(crate) simulation: Option<timeline::Simulation>,
     /// The Key design view: candidate keys over the items' attributes.
     pub(crate) design: design::DesignState,
+    /// What the last load or scan said about its table (name, key attribute names), with the source it
+    /// describes: it holds only while that is still the keys' source ([`App::query_target`]).
+    pub(crate) target: Option<(Source, crate::model::query::Target)>,
 }
 
 /// From input to what is on screen: the generation asked for and the one shown, the last good report (it
@@ -222,6 +226,7 @@ impl App {
                 empty_reason: None,
                 simulation: None,
                 design: design::DesignState::default(),
+                target: None,
             },
             pipeline: Pipeline {
                 wanted: 0,

@@ -200,12 +200,19 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         }
         _ => std::mem::take(&mut scanned.keys),
     };
+    // Keys made by --key-expr are no attribute of the table: their Queries say `pk`.
+    let target = crate::model::query::Target {
+        table: Some(args.table.clone()),
+        partition_key: scanned.key_attribute.clone().filter(|_| by_expr.is_none()),
+        sort_key: scanned.sort_key_attribute.clone(),
+    };
     let mut out = std::io::stdout().lock();
     let designs = super::Designs {
         list: &scanned.designs,
         shard_by: scanned.shard_by.as_ref(),
         key_expr: args.design.key_expr.as_deref(),
         key_attribute: None,
+        target: Some(&target),
     };
     print_analysis(&mut out, &name, &keys, &args.view, designs)
         .context("cannot write the output")?;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::output::Shown;
 use crate::model::design::Figures;
 use crate::model::export::{ReportDoc, report_doc as model_report_doc};
+use crate::model::query::QueryParams;
 use crate::source::{Changes, Group, Loaded};
 
 /// The report document of an analysis, fields in the document's order.
@@ -30,6 +31,7 @@ pub(super) fn loaded_doc(
     serde_json::to_value(LoadedDoc {
         report: report_doc(shown),
         designs: &shown.designs,
+        queries: &shown.queries,
         input: InputDoc::new(loaded),
     })
 }
@@ -39,6 +41,7 @@ pub(super) fn with_designs<'a>(shown: &'a Shown<'_>) -> WithDesigns<'a> {
     WithDesigns {
         report: report_doc(shown),
         designs: &shown.designs,
+        queries: &shown.queries,
     }
 }
 
@@ -49,6 +52,8 @@ pub(super) struct WithDesigns<'a> {
     /// One object per design: the current key, the candidates, the GSIs.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     designs: &'a [Figures],
+    /// One Query per shard that reads the first sharded key back (empty when nothing is sharded).
+    queries: &'a [QueryParams],
 }
 
 /// Writes `doc` pretty-printed, with a final newline.
@@ -64,6 +69,8 @@ struct LoadedDoc<'a> {
     /// One object per design: the current key, the candidates, the GSIs.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     designs: &'a [Figures],
+    /// One Query per shard that reads the first sharded key back (empty when nothing is sharded).
+    queries: &'a [QueryParams],
     input: InputDoc<'a>,
 }
 

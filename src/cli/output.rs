@@ -10,17 +10,20 @@ use super::{design, json, table};
 use crate::model::capacity::Capacity;
 use crate::model::design::{DesignKeys, Figures, ShardBy, figures};
 use crate::model::export::buckets_csv;
+use crate::model::query::{QueryParams, Target, shard_queries};
 use crate::model::{KeySet, Path, Report, ViewSettings, evaluate, report_reusing};
 use crate::source::Loaded;
 
-/// The key designs evaluated with the keys: candidates and GSIs, what calculated sharding hashes, and what the
-/// current key is.
+/// The key designs evaluated with the keys: candidates and GSIs, what calculated sharding hashes, what the
+/// current key is, and what is known of the table's names.
 #[derive(Default, Clone, Copy)]
 pub struct Designs<'a> {
     pub list: &'a [DesignKeys],
     pub shard_by: Option<&'a ShardBy>,
     pub key_expr: Option<&'a str>,
     pub key_attribute: Option<&'a str>,
+    /// The table's name and key attributes, as far as known, for the Queries that read a sharded key back.
+    pub target: Option<&'a Target>,
 }
 
 /// One analysis as every format shows it: the keys, the view they were analysed under, the report and the
@@ -33,6 +36,8 @@ pub(super) struct Shown<'a> {
     pub decision: Path,
     /// The comparison: the current key, then each candidate and GSI (empty without designs).
     pub designs: Vec<Figures>,
+    /// One Query per shard of the first sharded key (empty when nothing is sharded).
+    pub queries: Vec<QueryParams>,
 }
 
 impl<'a> Shown<'a> {
@@ -45,6 +50,7 @@ impl<'a> Shown<'a> {
     ) -> anyhow::Result<Self> {
         let view = view_args.view_settings()?;
         let report = report_reusing(keys, &view, None, designs.shard_by);
+        let target = designs.target.cloned().unwrap_or_default();
         if let Some(Err(e)) = &report.capacity {
             return Err(anyhow::anyhow!("{e}").context("cannot compute the capacity"));
         }
@@ -60,6 +66,16 @@ impl<'a> Shown<'a> {
                 .collect();
             figures(&rows, keys.total(), &view, &answers)
         };
+        let queries = shard_queries(
+            &view.shard,
+            keys,
+            &report.sharded_keys,
+            report.read_fan_out,
+            &target,
+            None,
+        )
+        .map(|q| q.queries)
+        .unwrap_or_default();
         Ok(Self {
             name,
             keys,
@@ -67,6 +83,7 @@ impl<'a> Shown<'a> {
             report,
             decision,
             designs,
+            queries,
         })
     }
 
@@ -90,6 +107,11 @@ pub fn print_loaded(
         shard_by: loaded.shard_by.as_ref(),
         key_expr,
         key_attribute: loaded.key_attribute.as_deref(),
+        target: Some(&Target {
+            table: loaded.table.clone(),
+            partition_key: loaded.key_attribute.clone(),
+            sort_key: loaded.sort_key_attribute.clone(),
+        }),
     };
     let shown = Shown::compute(name, &loaded.keys, view_args, designs)?;
     let has_workload = shown.view.workload.is_some();

@@ -17,6 +17,7 @@ pub mod key;
 pub mod keyexpr;
 pub mod keyset;
 pub mod partition;
+pub mod query;
 pub mod scenario;
 pub mod shard;
 pub mod sim_examples;

@@ -485,7 +485,7 @@ impl DynamoClient {
                 .as_ref()
                 .filter(|_| opts.with_sort_key)
                 .map(|k| k.key_type);
-            Ok(run_scan(
+            let mut scanned = run_scan(
                 source,
                 opts,
                 info.partition_key.key_type,
@@ -493,7 +493,10 @@ impl DynamoClient {
                 cancel,
                 on_event,
             )
-            .await)
+            .await;
+            scanned.key_attribute = Some(info.partition_key.name.clone());
+            scanned.sort_key_attribute = info.sort_key.as_ref().map(|k| k.name.clone());
+            Ok(scanned)
         })
     }
 

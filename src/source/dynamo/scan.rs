@@ -269,6 +269,9 @@ pub struct Scanned {
     /// Per candidate that could not key some items (a missing attribute, a bad date): how many, and the first
     /// reason. Those items are left out of that candidate alone (its `absent`).
     pub not_keyed: Vec<(u64, DesignError)>,
+    /// The table's partition and sort key attribute names (from DescribeTable), when the scan knows them.
+    pub key_attribute: Option<String>,
+    pub sort_key_attribute: Option<String>,
 }
 
 /// What a scan reports while it runs.
@@ -387,6 +390,8 @@ pub async fn run_scan<P: PageSource>(
         design_skipped: d.skipped,
         design_error: d.first_error,
         not_keyed: d.not_keyed,
+        key_attribute: None,
+        sort_key_attribute: None,
     }
 }
 
