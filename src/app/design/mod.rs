@@ -156,6 +156,34 @@ pub fn parse_boxes(texts: &[String], seed: u64) -> (Design, Vec<usize>, Vec<Opti
     (design, slots, errors)
 }
 
+/// The candidates and GSIs of `design` that `items` can key, with their boxes' slots.
+fn covered_part(items: Option<&Items>, design: &Design, slots: &[usize]) -> (Design, Vec<usize>) {
+    let alone = |candidates: Vec<crate::model::keyexpr::Expr>, gsis: Vec<GsiSpec>| Design {
+        candidates,
+        gsis,
+        ..design.clone()
+    };
+    let covers = |d: &Design| items.is_some_and(|i| i.covers(d));
+    let mut out = alone(Vec::new(), Vec::new());
+    let mut out_slots = Vec::new();
+    for (c, &slot) in design.candidates.iter().zip(slots) {
+        if covers(&alone(vec![c.clone()], Vec::new())) {
+            out.candidates.push(c.clone());
+            out_slots.push(slot);
+        }
+    }
+    out.gsis = design
+        .gsis
+        .iter()
+        .filter(|g| covers(&alone(Vec::new(), vec![(*g).clone()])))
+        .cloned()
+        .collect();
+    if !out.gsis.is_empty() {
+        out_slots.push(GSI_SLOT);
+    }
+    (out, out_slots)
+}
+
 impl DesignState {
     /// New data replaced the keys: its items (if it brings them) and where more come from.
     pub fn reset(&mut self, items: Option<Items>, from: ItemsFrom, current: String) {
@@ -211,7 +239,7 @@ impl DesignState {
                 return Ok(Some(DEBOUNCE - waited));
             }
         }
-        let (design, slots, _) = parse_boxes(&self.texts, view.shard.seed);
+        let (mut design, mut slots, _) = parse_boxes(&self.texts, view.shard.seed);
         let asked = Asked {
             design: design.clone(),
             view: view.clone(),
@@ -225,10 +253,17 @@ impl DesignState {
         self.edited_at = None;
         let covered = self.items.as_ref().is_some_and(|i| i.covers(&design));
         if !covered && !design.is_empty() {
-            self.asked = Some(asked);
-            return self.fetch_attributes(ctx, &design).map(|()| None);
+            self.asked = Some(asked.clone());
+            self.fetch_attributes(ctx, &design)?;
+            if self.reread.is_some() {
+                return Ok(None);
+            }
+            // Nothing more can be read: the message names what the items lack, and the candidates they can
+            // key are compared anyway (the view is never left blank by one candidate it cannot key).
+            (design, slots) = covered_part(self.items.as_deref(), &design, &slots);
+        } else {
+            self.message = None;
         }
-        self.message = None;
         self.asked = Some(asked);
         if let Some(t) = self.task.take() {
             t.cancel();

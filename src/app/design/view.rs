@@ -205,64 +205,55 @@ fn bars(ui: &egui::Ui, rect: egui::Rect, buckets: &[u64], max: u64) {
     }
 }
 
-/// The figures, one row per design, with "Use as key" for the candidates.
+/// The figures, one block per design: "Use as key" (for the candidates) at the left, clear of the scrollbar on
+/// the right, the design and its expression, and its figures wrapped under them, so the table fits any width
+/// without a sideways scroll.
 fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
     let throttled = shown.rows.iter().any(|r| r.throttled_units.is_some());
-    egui::ScrollArea::horizontal()
-        .id_salt("design-table-scroll")
-        .show(ui, |ui| table_grid_ui(ui, shown, commands));
+    for (i, r) in shown.rows.iter().enumerate() {
+        let candidate = i > 0 && shown.slots.get(i - 1).is_some_and(|&s| s < GSI_SLOT);
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            // Leave room for the vertical scrollbar that floats over the right edge.
+            ui.set_width(ui.available_width() - ui.spacing().scroll.bar_width - 8.0);
+            ui.horizontal_wrapped(|ui| {
+                if candidate
+                    && ui
+                        .button("Use as key")
+                        .on_hover_text("Re-key the loaded data by this candidate (Ctrl+Z undoes)")
+                        .clicked()
+                {
+                    commands.push(Command::UseDesign(i - 1));
+                }
+                ui.strong(&r.design);
+                ui.monospace(&r.expr);
+            });
+            ui.horizontal_wrapped(|ui| {
+                let figure = |ui: &mut egui::Ui, name: &str, value: String| {
+                    ui.weak(name);
+                    ui.label(value);
+                    ui.add_space(8.0);
+                };
+                figure(ui, "distinct keys", grouped(r.distinct_keys as u64));
+                figure(ui, "max/mean", format!("{:.2}×", r.max_over_mean));
+                figure(ui, "top-key share", percent(r.top_key_share));
+                figure(ui, "Gini", format!("{:.3}", r.gini));
+                figure(
+                    ui,
+                    "throttled /s",
+                    r.throttled_units
+                        .map_or_else(|| "-".to_owned(), |t| format!("{t:.0}")),
+                );
+                figure(ui, "read fan-out", r.read_fan_out.to_string());
+                figure(
+                    ui,
+                    "decision tree",
+                    r.leaf.as_deref().unwrap_or("-").to_owned(),
+                );
+            });
+        });
+    }
     if !throttled {
         ui.weak("Throttled units need a workload: tick Model capacity and give reads or writes per second.");
     }
     ui.weak(format!("computed in {:.0} ms", shown.millis));
-}
-
-fn table_grid_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
-    egui::Grid::new("design-table")
-        .striped(true)
-        .spacing([12.0, 4.0])
-        .show(ui, |ui| {
-            for h in [
-                "",
-                "design",
-                "expression",
-                "distinct keys",
-                "max/mean",
-                "top-key share",
-                "Gini",
-                "throttled /s",
-                "read fan-out",
-                "decision tree",
-            ] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            for (i, r) in shown.rows.iter().enumerate() {
-                let candidate = i > 0 && shown.slots.get(i - 1).is_some_and(|&s| s < GSI_SLOT);
-                if candidate {
-                    if ui
-                        .button("Use as key")
-                        .on_hover_text("Re-key the loaded data by this candidate (Ctrl+Z undoes)")
-                        .clicked()
-                    {
-                        commands.push(Command::UseDesign(i - 1));
-                    }
-                } else {
-                    ui.label("");
-                }
-                ui.label(&r.design);
-                ui.monospace(&r.expr);
-                ui.label(grouped(r.distinct_keys as u64));
-                ui.label(format!("{:.2}×", r.max_over_mean));
-                ui.label(percent(r.top_key_share));
-                ui.label(format!("{:.3}", r.gini));
-                ui.label(
-                    r.throttled_units
-                        .map_or_else(|| "-".to_owned(), |t| format!("{t:.0}")),
-                );
-                ui.label(r.read_fan_out.to_string());
-                ui.label(r.leaf.as_deref().unwrap_or("-"));
-                ui.end_row();
-            }
-        });
 }
