@@ -10,8 +10,8 @@ use crate::model::capacity::{
 };
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{KeyType, Scope, ShardPlan, Strategy, UserAnswers, ViewSettings};
-use crate::source::{CsvHeader, FormatIn};
 use crate::source::dynamo::{ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS};
+use crate::source::{CsvHeader, FormatIn};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SqlEngine {

@@ -223,7 +223,9 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     let mut sample: VecDeque<(csv::ByteRecord, u64)> = VecDeque::new();
     let mut header_less = None;
     if cols.is_none() && opts.csv_header != CsvHeader::Yes {
-        while sample.len() <= SAMPLE_ROWS && read_row(&mut csv, &mut row, &mut line, name, compression)? {
+        while sample.len() <= SAMPLE_ROWS
+            && read_row(&mut csv, &mut row, &mut line, name, compression)?
+        {
             if !blank(&row) {
                 sample.push_back((row.clone(), line));
             }
@@ -237,8 +239,7 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
             let listed = short_list(&names);
             if guessed {
                 // The hint on a line of its own, so that the test of the app's words reads it.
-                let hint =
-                    "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
+                let hint = "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
                 sink.warn(format!(
                     "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
                      named {listed} {hint} (in {})",
@@ -301,7 +302,9 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     }
     sink.lines += line;
     sink.shape = Some(match header_less {
-        _ if opts.csv_columns.is_some() => "CSV without a header (columns from --csv-columns)".to_owned(),
+        _ if opts.csv_columns.is_some() => {
+            "CSV without a header (columns from --csv-columns)".to_owned()
+        }
         Some(listed) => format!("CSV without a header (columns {listed})"),
         None => "CSV with a header".to_owned(),
     });
@@ -656,7 +659,10 @@ mod tests {
         // Headers: text above numbers, a key-like name, names of another length or prefix.
         assert!(!is_data("number,name\n1,Ann\n2,Bob"));
         assert!(!is_data("region,writes\nus,10\neu,7"));
-        assert!(!is_data("pk,v\n1,2\n3,4"), "a key column's name is a header");
+        assert!(
+            !is_data("pk,v\n1,2\n3,4"),
+            "a key column's name is a header"
+        );
         assert!(!is_data("pk,count\nUSER#1,3"));
         assert!(!is_data("key\nUSER#1\nUSER#2"));
         // All text of no common shape: a header, as before (ties stay with a header).
@@ -682,7 +688,10 @@ mod tests {
             "{:?}",
             sink.warnings
         );
-        assert_eq!(sink.shape.as_deref(), Some("CSV without a header (columns col1, col2, col3)"));
+        assert_eq!(
+            sink.shape.as_deref(),
+            Some("CSV without a header (columns col1, col2, col3)")
+        );
         // --key names a column by its number's name; --csv-header yes reads the first row as the header.
         let by_state = LoadOptions {
             key: Some("col3".into()),
@@ -704,14 +713,20 @@ mod tests {
         };
         let sink = load("alice,admin\nbob,user\n", &no).unwrap();
         assert_eq!(sink.keys.total(), 2);
-        assert!(sink.warnings.iter().all(|w| !w.contains("first row")), "{:?}", sink.warnings);
+        assert!(
+            sink.warnings.iter().all(|w| !w.contains("first row")),
+            "{:?}",
+            sink.warnings
+        );
         // A header stays a header; ragged rows of a header-less file are counted against its first row.
         let sink = load("pk,v\na,1\nb,2\n", &opts).unwrap();
         assert_eq!(sink.keys.total(), 2);
         let sink = load("1,a\n2,b,x\n3,c\n", &opts).unwrap();
         assert_eq!(sink.keys.total(), 3);
         assert!(
-            sink.warnings.iter().any(|w| w.starts_with("1 row has 3 fields, the first row has 2")),
+            sink.warnings
+                .iter()
+                .any(|w| w.starts_with("1 row has 3 fields, the first row has 2")),
             "{:?}",
             sink.warnings
         );
