@@ -1132,3 +1132,65 @@ fn a_bad_item_deep_in_a_large_array_is_named_exactly() {
     // Item 4321 would have been K#1.
     assert_eq!(loaded.keys.count(loaded.keys.find(b"K#1").unwrap()), 499);
 }
+
+/// `analyze PATH --format json` plus `extra`: (total, distinct, stderr).
+fn csv_header_run(name: &str, extra: &[&str]) -> (u64, u64, String) {
+    let path = fixture(name);
+    let mut args = vec!["analyze", path.to_str().unwrap(), "--format", "json"];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{name}: {stderr}");
+    let doc = support::json(&out);
+    (
+        doc["total"].as_u64().unwrap(),
+        doc["distinct"].as_u64().unwrap(),
+        stderr,
+    )
+}
+
+#[test]
+fn a_header_less_csv_keeps_its_first_row_and_says_so() {
+    // 12 employees, numeric ids first: every row is an item, keyed by col1.
+    let (total, distinct, said) = csv_header_run("csv-header/employees-no-header.csv", &[]);
+    assert_eq!((total, distinct), (12, 12));
+    assert!(
+        said.contains("CSV first row read as data, not a header")
+            && said.contains("columns named col1, col2, …, col7")
+            && said.contains("--csv-header yes"),
+        "{said}"
+    );
+    // By state: 5 TX, 4 CA, 3 IL (col6).
+    let (total, distinct, _) =
+        csv_header_run("csv-header/employees-no-header.csv", &["--key", "col6"]);
+    assert_eq!((total, distinct), (12, 3));
+    // The override reads the first row as the header, as before: 11 items.
+    let (total, _, said) = csv_header_run(
+        "csv-header/employees-no-header.csv",
+        &["--csv-header", "yes"],
+    );
+    assert_eq!(total, 11);
+    assert!(!said.contains("first row read as data"), "{said}");
+    // Prefixed keys: 4 rows, 3 users.
+    let (total, distinct, _) = csv_header_run("csv-header/prefixed-no-header.csv", &[]);
+    assert_eq!((total, distinct), (4, 3));
+}
+
+#[test]
+fn a_csv_with_a_header_loads_as_before() {
+    for (name, total, distinct) in [
+        ("csv-header/number-name-header.csv", 5, 5),
+        ("csv-header/text-over-numbers.csv", 4, 3),
+        // All text of no common shape: the first row stays the header (see src/source/csv.rs).
+        ("csv-header/all-text-no-header.csv", 3, 3),
+        ("keys.csv", 7, 3),
+    ] {
+        let (t, d, said) = csv_header_run(name, &[]);
+        assert_eq!((t, d), (total, distinct), "{name}");
+        assert!(!said.contains("first row read as data"), "{name}: {said}");
+    }
+    // --csv-header no reads the all-text file's first row as data.
+    let (total, _, _) =
+        csv_header_run("csv-header/all-text-no-header.csv", &["--csv-header", "no"]);
+    assert_eq!(total, 4);
+}

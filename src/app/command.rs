@@ -41,6 +41,8 @@ pub enum Command {
     SetSettings(Box<Settings>),
     SetChart(ChartMode),
     SetLoadOptions(Box<LoadOptions>),
+    /// File > Load options > Keep these options for the next files.
+    KeepLoadOptions(bool),
     SetConnectSettings(ConnectSettings),
     Connect,
     Scan(Box<(ConnectOptions, ScanOptions)>),

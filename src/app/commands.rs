@@ -244,7 +244,12 @@ impl App {
                 }
             }
             Command::SetChart(mode) => self.settings.chart = mode,
-            Command::SetLoadOptions(opts) => self.data.load_options = *opts,
+            Command::SetLoadOptions(opts) => {
+                self.data.load_options = *opts;
+                // Chosen for the next load, whichever file it reads.
+                self.data.options_for = None;
+            }
+            Command::KeepLoadOptions(keep) => self.data.keep_load_options = keep,
             Command::SetConnectSettings(c) => self.settings.connect = c,
             Command::Connect => self.panels.connect.open = true,
             Command::Scan(args) => {

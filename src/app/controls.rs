@@ -77,12 +77,21 @@ fn shard_controls(ui: &mut egui::Ui, settings: &mut Settings) {
             } else {
                 Scope::All
             };
+            // The field holds the text as typed: emptied, it stays empty while the separator is `#` (it
+            // became `#` at once, so deleting it and typing `-` gave `#-`).
             let label = ui.label("Separator");
+            let id = egui::Id::unique("shard-separator-draft");
+            let mut text = ui
+                .data(|d| d.get_temp::<String>(id))
+                .filter(|t| separator(t) == settings.shard.separator)
+                .unwrap_or_else(|| settings.shard.separator.clone());
             ui.add(
-                egui::TextEdit::singleline(&mut settings.shard.separator)
+                egui::TextEdit::singleline(&mut text)
                     .desired_width(ui.text_style_height(&egui::TextStyle::Body) * 2.0),
             )
             .labelled_by(label.id);
+            settings.shard.separator = separator(&text);
+            ui.data_mut(|d| d.insert_temp(id, text));
         });
     });
     if settings.shard.separator.is_empty() {
@@ -317,4 +326,9 @@ fn strategy_help(s: Strategy) -> &'static str {
         }
         Strategy::RoundRobin => "Writes take the suffixes in turn: an exact even split",
     }
+}
+
+/// The separator a field's text means: `#` when it is empty.
+fn separator(text: &str) -> String {
+    if text.is_empty() { "#" } else { text }.to_owned()
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::Command;
 use crate::model::{KeySet, KeyType};
-use crate::source::{FormatIn, LoadOptions, OnBad};
+use crate::source::{CsvHeader, FormatIn, LoadOptions, OnBad};
 
 /// Above this many lines the text is held as data, not in a `TextEdit` (which slows past ~100k lines).
 pub const TEXT_LINE_LIMIT: usize = 20_000;
@@ -160,7 +160,7 @@ pub fn key_type_ui(ui: &mut egui::Ui, key_type: &mut KeyType) -> bool {
 /// How files are read: format, key attributes, what to do with bad records. Drawn inside File > Load options,
 /// so the format is a submenu of it (a combo box's popup inside a menu closed the whole menu on its first
 /// click).
-pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
+pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut bool) {
     ui.label("Format");
     ui.menu_button(opts.format.describe(), |ui| {
         for f in FormatIn::ALL {
@@ -185,37 +185,50 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
             "from the data (sk, SK…)",
         ),
     ] {
-        let label = ui.label(name);
-        let mut text = value.clone().unwrap_or_default();
-        if ui
-            .add(egui::TextEdit::singleline(&mut text).hint_text(hint))
-            .labelled_by(label.id)
-            .changed()
-        {
-            *value = (!text.trim().is_empty()).then(|| text.trim().to_owned());
+        draft_field(
+            ui,
+            name,
+            hint,
+            value,
+            |v| v.clone().unwrap_or_default(),
+            |t| (!t.trim().is_empty()).then(|| t.trim().to_owned()),
+        );
+    }
+    draft_field(
+        ui,
+        "CSV columns",
+        "from the header row (a,b,c names them)",
+        &mut opts.csv_columns,
+        |c| c.as_ref().map(|c| c.join(",")).unwrap_or_default(),
+        |text| {
+            let names: Vec<String> = text
+                .split(',')
+                .map(|n| n.trim().to_owned())
+                .filter(|n| !n.is_empty())
+                .collect();
+            (!names.is_empty()).then_some(names)
+        },
+    );
+    ui.horizontal(|ui| {
+        let label = ui.label("First row is a header");
+        for (h, text, tip) in [
+            (
+                CsvHeader::Auto,
+                "Auto",
+                "a first row shaped like the rows below it is data (columns col1, col2, …)",
+            ),
+            (CsvHeader::Yes, "Yes", "the first row names the columns"),
+            (
+                CsvHeader::No,
+                "No",
+                "every row is data (columns col1, col2, …, or the CSV columns above)",
+            ),
+        ] {
+            ui.selectable_value(&mut opts.csv_header, h, text)
+                .on_hover_text(tip)
+                .labelled_by(label.id);
         }
-    }
-    let label = ui.label("CSV columns");
-    let mut text = opts
-        .csv_columns
-        .as_ref()
-        .map(|c| c.join(","))
-        .unwrap_or_default();
-    if ui
-        .add(
-            egui::TextEdit::singleline(&mut text)
-                .hint_text("from the header row (a,b,c names them)"),
-        )
-        .labelled_by(label.id)
-        .changed()
-    {
-        let names: Vec<String> = text
-            .split(',')
-            .map(|n| n.trim().to_owned())
-            .filter(|n| !n.is_empty())
-            .collect();
-        opts.csv_columns = (!names.is_empty()).then_some(names);
-    }
+    });
     let mut skip = opts.on_bad == OnBad::Skip;
     if ui
         .checkbox(
@@ -226,4 +239,35 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions) {
     {
         opts.on_bad = if skip { OnBad::Skip } else { OnBad::Stop };
     }
+    ui.checkbox(keep, "Keep these options for the next files")
+        .on_hover_text(
+            "Off: the options apply to the next load and File > Reload; another file starts from detection",
+        );
+}
+
+/// A labelled text field for a value parsed from its text. The field holds the text as typed (in egui's
+/// memory), so a character that parses away (a trailing comma, a space) stays while typing; the text is made
+/// again from the value only when the value changes from elsewhere (another load, a reset).
+fn draft_field<T: PartialEq>(
+    ui: &mut egui::Ui,
+    name: &str,
+    hint: &str,
+    value: &mut T,
+    show: impl Fn(&T) -> String,
+    parse: impl Fn(&str) -> T,
+) {
+    let label = ui.label(name);
+    let id = egui::Id::unique(("load-options-draft", name));
+    let mut text = ui
+        .data(|d| d.get_temp::<String>(id))
+        .filter(|draft| parse(draft) == *value)
+        .unwrap_or_else(|| show(value));
+    let changed = ui
+        .add(egui::TextEdit::singleline(&mut text).hint_text(hint))
+        .labelled_by(label.id)
+        .changed();
+    if changed {
+        *value = parse(&text);
+    }
+    ui.data_mut(|d| d.insert_temp(id, text));
 }

@@ -284,6 +284,17 @@ impl App {
             }
             return;
         }
+        // Options chosen for one file apply to it (and to File > Reload), not to the next (unless kept).
+        let another = self.data.options_for.as_ref().is_some_and(|p| *p != path);
+        if another && !self.data.keep_load_options {
+            let o = &mut self.data.load_options;
+            o.format = crate::source::FormatIn::Auto;
+            o.key = None;
+            o.sort_key = None;
+            o.csv_columns = None;
+            o.csv_header = crate::source::CsvHeader::Auto;
+        }
+        self.data.options_for = Some(path.clone());
         let mut opts = self.data.load_options.clone();
         // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
         if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {

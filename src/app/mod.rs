@@ -112,6 +112,12 @@ pub(crate) struct Data {
     /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
     /// error says which option to set), on the same table.
     pub(crate) last_file: Option<(PathBuf, Option<String>)>,
+    /// The file the current [`Self::load_options`] were used for: opening another one starts from detection
+    /// again (format, key attributes, CSV columns and header), unless [`Self::keep_load_options`]. `None`
+    /// while the options were chosen and not used yet.
+    pub(crate) options_for: Option<PathBuf>,
+    /// File > Load options > Keep these options for the next files.
+    pub(crate) keep_load_options: bool,
     /// Key sets replaced by typing, pastes, examples, files, sessions, scans, "Use as key" and "Edit as
     /// text", newest last: each change is one step.
     undo: Vec<Replaced>,
@@ -221,6 +227,8 @@ impl App {
                 groups: None,
                 load_options: LoadOptions::default(),
                 last_file: None,
+                options_for: None,
+                keep_load_options: false,
                 undo: Vec::new(),
                 typing: false,
                 empty_reason: None,

@@ -211,7 +211,7 @@ pub fn notices_ui(
 /// control, so a load's (or a connection's) error or warning names the control instead. Each pair is a phrase
 /// a source writes and its words here, longer phrases before their parts; a unit test reads every string in
 /// `src/source` and fails on a flag this table leaves.
-const APP_WORDS: [(&str, &str); 13] = [
+const APP_WORDS: [(&str, &str); 14] = [
     (
         "pass --key / --sort-key to choose",
         "set Key attribute / Sort key attribute in File > Load options and reload (Ctrl+R) to choose",
@@ -239,6 +239,11 @@ const APP_WORDS: [(&str, &str); 13] = [
     (
         "--skip-bad skips and counts such items",
         "tick Skip bad records in File > Load options and reload (Ctrl+R) to skip and count such items",
+    ),
+    (
+        "pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns",
+        "set First row is a header to Yes in File > Load options and reload (Ctrl+R) if it is a header, or \
+         name the columns in CSV columns there",
     ),
     (
         "columns from --csv-columns",

@@ -42,9 +42,13 @@ impl App {
                     .config(options)
                     .ui(ui, |ui| {
                         let mut opts = self.data.load_options.clone();
-                        editor::load_options_ui(ui, &mut opts);
+                        let mut keep = self.data.keep_load_options;
+                        editor::load_options_ui(ui, &mut opts, &mut keep);
                         if opts != self.data.load_options {
                             commands.push(Command::SetLoadOptions(Box::new(opts)));
+                        }
+                        if keep != self.data.keep_load_options {
+                            commands.push(Command::KeepLoadOptions(keep));
                         }
                         // The options apply to the next load: the last file is one click away.
                         if let Some(name) = self.reload_name() {

@@ -10,8 +10,8 @@ use crate::model::capacity::{
 };
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::{KeyType, Scope, ShardPlan, Strategy, UserAnswers, ViewSettings};
-use crate::source::FormatIn;
 use crate::source::dynamo::{ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS};
+use crate::source::{CsvHeader, FormatIn};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SqlEngine {
@@ -91,6 +91,10 @@ pub struct AnalyzeArgs {
     /// --key names one of them.
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     pub csv_columns: Option<Vec<String>>,
+    /// Whether a CSV file's first row is its header; auto looks at the first rows (a first row shaped like
+    /// the rows below it is data, and the columns are named col1, col2, …).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CsvHeader::Auto)]
+    pub csv_header: CsvHeader,
     /// Skip bad records (counted and reported) instead of stopping at the first one.
     #[arg(long)]
     pub skip_bad: bool,

@@ -71,6 +71,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         },
         table: args.table.clone(),
         csv_columns: args.csv_columns.clone(),
+        csv_header: args.csv_header,
         design,
         keep_items: false,
     };

@@ -7,7 +7,7 @@ use clap::builder::PossibleValue;
 
 use crate::model::capacity::{Consistency, RateSource};
 use crate::model::{KeyType, Strategy};
-use crate::source::FormatIn;
+use crate::source::{CsvHeader, FormatIn};
 
 /// `impl ValueEnum` for a type with `ALL` and `as_str`, with an optional help line per value.
 macro_rules! value_enum {
@@ -33,6 +33,11 @@ value_enum!(Strategy, |_| None);
 value_enum!(KeyType, |_| None);
 value_enum!(Consistency, |_| None);
 value_enum!(FormatIn, |f| Some(format_in_help(f)));
+value_enum!(CsvHeader, |h| Some(match h {
+    CsvHeader::Auto => "The first row is data when it is shaped like the rows below it",
+    CsvHeader::Yes => "The first row names the columns",
+    CsvHeader::No => "Every row is data (columns col1, col2, …, or --csv-columns)",
+}));
 value_enum!(RateSource, |r| Some(counts_are_help(r)));
 
 /// The help of each `--format-in` value.

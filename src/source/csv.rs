@@ -18,13 +18,13 @@
 
 use super::item::{PK_NAMES, SK_NAMES};
 use super::read::Compression;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
 use super::item::{KeyNames, Scratch};
 use super::read::{FileLoad, MAX_LINE_BYTES, Sink, TICK_LINES};
-use super::{At, LoadOptions, SourceError};
+use super::{At, CsvHeader, LoadOptions, SourceError};
 use crate::model::keyexpr::Value;
 
 /// The columns a CSV file's header (or `--csv-columns`) picks.
@@ -219,18 +219,46 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     let mut line = 0u64;
     // Rows read whose width is not the header's: width → rows.
     let mut ragged: BTreeMap<usize, u64> = BTreeMap::new();
+    // The first rows, read ahead to tell whether the first is a header; then loaded as any other row.
+    let mut sample: VecDeque<(csv::ByteRecord, u64)> = VecDeque::new();
+    let mut header_less = None;
+    if cols.is_none() && opts.csv_header != CsvHeader::Yes {
+        while sample.len() <= SAMPLE_ROWS
+            && read_row(&mut csv, &mut row, &mut line, name, compression)?
+        {
+            if !blank(&row) {
+                sample.push_back((row.clone(), line));
+            }
+        }
+        let cells: Vec<Vec<String>> = sample.iter().map(|(r, _)| header_names(r)).collect();
+        let guessed = opts.csv_header == CsvHeader::Auto;
+        if let Some((first, below)) = cells.split_first()
+            && (!guessed || first_row_is_data(first, below))
+        {
+            let names: Vec<String> = (1..=first.len()).map(|i| format!("col{i}")).collect();
+            let listed = short_list(&names);
+            if guessed {
+                // The hint on a line of its own, so that the test of the app's words reads it.
+                let hint = "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
+                sink.warn(format!(
+                    "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
+                     named {listed} {hint} (in {})",
+                    name.display()
+                ));
+            }
+            cols = Some(
+                columns(names, "columns of a CSV file without a header", opts, sink)
+                    .map_err(|what| SourceError::record(name, At::File, what))?,
+            );
+            header_less = Some(listed);
+        }
+    }
     loop {
-        match csv.read_byte_record(&mut row) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(_) if let Some(at) = csv.get_ref().too_long => return Err(row_too_long(name, at)),
-            Err(e) => return Err(csv_error(e, name, compression, line)),
-        }
-        line = row.position().map_or(line + 1, csv::Position::line);
-        if row.as_slice().len() > MAX_LINE_BYTES {
-            return Err(row_too_long(name, line));
-        }
-        if row.len() == 1 && row.as_slice().is_empty() {
+        if let Some((r, l)) = sample.pop_front() {
+            (row, line) = (r, l);
+        } else if !read_row(&mut csv, &mut row, &mut line, name, compression)? {
+            break;
+        } else if blank(&row) {
             continue;
         }
         let Some(c) = cols.as_ref() else {
@@ -263,15 +291,154 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         ));
     }
     if let Some(c) = &cols {
-        warn_ragged(&ragged, c, name, sink, opts);
+        let against = if opts.csv_columns.is_some() {
+            "--csv-columns list has"
+        } else if header_less.is_some() {
+            "first row has"
+        } else {
+            "header has"
+        };
+        warn_ragged(&ragged, c, name, sink, against);
     }
     sink.lines += line;
-    sink.shape = Some(if opts.csv_columns.is_some() {
-        "CSV without a header (columns from --csv-columns)".to_owned()
-    } else {
-        "CSV with a header".to_owned()
+    sink.shape = Some(match header_less {
+        _ if opts.csv_columns.is_some() => {
+            "CSV without a header (columns from --csv-columns)".to_owned()
+        }
+        Some(listed) => format!("CSV without a header (columns {listed})"),
+        None => "CSV with a header".to_owned(),
     });
     Ok(())
+}
+
+/// Reads the next row into `row` and its line into `line`; `false` at the end of the file.
+fn read_row(
+    csv: &mut csv::Reader<Quotes<'_>>,
+    row: &mut csv::ByteRecord,
+    line: &mut u64,
+    name: &Path,
+    compression: Compression,
+) -> Result<bool, SourceError> {
+    match csv.read_byte_record(row) {
+        Ok(true) => {}
+        Ok(false) => return Ok(false),
+        Err(_) if let Some(at) = csv.get_ref().too_long => return Err(row_too_long(name, at)),
+        Err(e) => return Err(csv_error(e, name, compression, *line)),
+    }
+    *line = row.position().map_or(*line + 1, csv::Position::line);
+    if row.as_slice().len() > MAX_LINE_BYTES {
+        return Err(row_too_long(name, *line));
+    }
+    Ok(true)
+}
+
+/// An empty line.
+fn blank(row: &csv::ByteRecord) -> bool {
+    row.len() == 1 && row.as_slice().is_empty()
+}
+
+/// `col1, col2, col3`, or `col1, col2, …, col10` for many.
+fn short_list(names: &[String]) -> String {
+    match names {
+        [first, second, .., last] if names.len() > 4 => format!("{first}, {second}, …, {last}"),
+        _ => names.join(", "),
+    }
+}
+
+/// Rows below the first that [`first_row_is_data`] compares it with.
+const SAMPLE_ROWS: usize = 20;
+
+/// Whether a CSV file's first row (`first`, trimmed cells) is data rather than a header, judged from the rows
+/// below it (`below`, up to [`SAMPLE_ROWS`]), in the spirit of Python's `csv.Sniffer.has_header`: each column
+/// whose cells below share a shape votes. Numbers below and a number above: data; text above numbers: header.
+/// The same prefix below (`USER#`, `e-`, `u` before digits): data when the first cell has it too, else header.
+/// The same length below (dates, UUIDs, codes): data when the first cell is as long, else header. A first cell
+/// that is also a value below (a state, a status) votes data. A row naming a key column (`pk`, `id`, `sk`,
+/// `count`, …) is a header; a row repeating a name is data. Ties (all-text rows of no common shape) stay
+/// with a header, as before this check existed; `--csv-header` overrides it.
+pub(crate) fn first_row_is_data(first: &[String], below: &[Vec<String>]) -> bool {
+    if below.is_empty() {
+        return false;
+    }
+    let named_like_a_key = |c: &str| {
+        PK_NAMES
+            .iter()
+            .chain(SK_NAMES.iter())
+            .chain(std::iter::once(&"count"))
+            .any(|n| n.eq_ignore_ascii_case(c))
+    };
+    if first.iter().any(|c| named_like_a_key(c)) {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::new();
+    if first
+        .iter()
+        .filter(|c| !c.is_empty())
+        .any(|c| !seen.insert(c.as_str()))
+    {
+        return true;
+    }
+    let votes: i32 = first
+        .iter()
+        .enumerate()
+        .filter(|(_, head)| !head.is_empty())
+        .map(|(j, head)| {
+            let cells: Vec<&str> = below
+                .iter()
+                .filter_map(|r| r.get(j))
+                .map(String::as_str)
+                .filter(|c| !c.is_empty())
+                .collect();
+            column_vote(head, &cells)
+        })
+        .sum();
+    votes < 0
+}
+
+/// One column's vote: -1 the first cell `head` is shaped like the `cells` below it, 1 it is not, 0 no shape.
+fn column_vote(head: &str, cells: &[&str]) -> i32 {
+    let Some(&one) = cells.first() else {
+        return 0;
+    };
+    let vote = |data: bool| if data { -1 } else { 1 };
+    if cells.iter().all(|c| is_number(c)) {
+        return vote(is_number(head));
+    }
+    if let Some(p) = prefix(one)
+        && cells.iter().all(|c| prefix(c) == Some(p))
+    {
+        return vote(prefix(head) == Some(p));
+    }
+    let len = one.chars().count();
+    if cells.len() > 1 && cells.iter().all(|c| c.chars().count() == len) {
+        return vote(head.chars().count() == len);
+    }
+    if cells.contains(&head) {
+        return -1;
+    }
+    0
+}
+
+/// A number as CSV writes one (`42`, `-1.5`, `1e3`; not `NaN` or `inf`, which could be names).
+fn is_number(cell: &str) -> bool {
+    cell.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'))
+        && cell.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// A key-like prefix: up to and with the first separator (`USER#`, `e-`, `tenant:`), or the letters before a
+/// digit (`u` of `u123`).
+fn prefix(cell: &str) -> Option<&str> {
+    if let Some(i) = cell.find(['#', ':', '|', '/', '_', '-'])
+        && i > 0
+    {
+        return cell.get(..=i);
+    }
+    let letters = cell
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .filter(|&i| i > 0)?;
+    cell[letters..]
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then(|| &cell[..letters])
 }
 
 /// The column names of a header row, trimmed (and without a byte order mark).
@@ -292,7 +459,7 @@ fn warn_ragged(
     c: &Columns,
     name: &Path,
     sink: &mut Sink,
-    opts: &LoadOptions,
+    against: &str,
 ) {
     for (&width, &n) in ragged {
         sink.warn(format!(
@@ -300,11 +467,7 @@ fn warn_ragged(
             if n == 1 { "" } else { "s" },
             if n == 1 { "has" } else { "have" },
             if width == 1 { "" } else { "s" },
-            if opts.csv_columns.is_some() {
-                "--csv-columns list has"
-            } else {
-                "header has"
-            },
+            against,
             c.width(),
             c.names[c.key],
             name.display()
@@ -470,6 +633,102 @@ mod tests {
                 "no column named \"nope\"; expected one of the --csv-columns: id, name, state"
             ),
             "{e}"
+        );
+    }
+
+    fn rows(text: &str) -> Vec<Vec<String>> {
+        text.lines()
+            .map(|l| l.split(',').map(str::to_owned).collect())
+            .collect()
+    }
+
+    fn is_data(text: &str) -> bool {
+        let rows = rows(text);
+        let (first, below) = rows.split_first().unwrap();
+        first_row_is_data(first, below)
+    }
+
+    #[test]
+    fn a_first_row_shaped_like_the_rows_below_is_data() {
+        // Numbers above numbers, the same prefix, the same length, a value repeated below.
+        assert!(is_data("1,Ann Lee,TX\n2,Bob Ray,CA\n3,Cy Fox,TX"));
+        assert!(is_data("USER#1,ORDER#9,3\nUSER#2,ORDER#8,1"));
+        assert!(is_data("a,TX\nb,CA\nc,TX"));
+        // A row that repeats a name is no header.
+        assert!(is_data("x,x\ny,z"));
+        // Headers: text above numbers, a key-like name, names of another length or prefix.
+        assert!(!is_data("number,name\n1,Ann\n2,Bob"));
+        assert!(!is_data("region,writes\nus,10\neu,7"));
+        assert!(
+            !is_data("pk,v\n1,2\n3,4"),
+            "a key column's name is a header"
+        );
+        assert!(!is_data("pk,count\nUSER#1,3"));
+        assert!(!is_data("key\nUSER#1\nUSER#2"));
+        // All text of no common shape: a header, as before (ties stay with a header).
+        assert!(!is_data("alice,admin\nbob,user\ncarol,guest"));
+        // A single row is a header (nothing to compare it with).
+        assert!(!is_data("1,2"));
+        assert!(!is_number("NaN") && !is_number("inf") && is_number("-1.5e3"));
+        assert_eq!(prefix("USER#1"), Some("USER#"));
+        assert_eq!(prefix("u123"), Some("u"));
+        assert_eq!(prefix("alice"), None);
+    }
+
+    #[test]
+    fn a_header_less_file_is_read_from_its_first_row() {
+        let opts = LoadOptions::default();
+        let sink = load("1,Ann,TX\n2,Bob,CA\n3,Cy,TX\n", &opts).unwrap();
+        assert_eq!(sink.keys.total(), 3);
+        assert_eq!(sink.names.as_ref().unwrap().pk, "col1");
+        assert!(
+            sink.warnings.iter().any(|w| w.starts_with(
+                "CSV first row read as data, not a header (it is shaped like the rows below it): columns named col1, col2, col3 (pass --csv-header yes"
+            )),
+            "{:?}",
+            sink.warnings
+        );
+        assert_eq!(
+            sink.shape.as_deref(),
+            Some("CSV without a header (columns col1, col2, col3)")
+        );
+        // --key names a column by its number's name; --csv-header yes reads the first row as the header.
+        let by_state = LoadOptions {
+            key: Some("col3".into()),
+            ..LoadOptions::default()
+        };
+        let sink = load("1,Ann,TX\n2,Bob,CA\n3,Cy,TX\n", &by_state).unwrap();
+        assert_eq!(sink.keys.count(sink.keys.find(b"TX").unwrap()), 2);
+        let yes = LoadOptions {
+            csv_header: CsvHeader::Yes,
+            ..LoadOptions::default()
+        };
+        let sink = load("1,Ann,TX\n2,Bob,CA\n3,Cy,TX\n", &yes).unwrap();
+        assert_eq!(sink.keys.total(), 2);
+        assert_eq!(sink.names.as_ref().unwrap().pk, "1");
+        // --csv-header no reads all-text rows as data.
+        let no = LoadOptions {
+            csv_header: CsvHeader::No,
+            ..LoadOptions::default()
+        };
+        let sink = load("alice,admin\nbob,user\n", &no).unwrap();
+        assert_eq!(sink.keys.total(), 2);
+        assert!(
+            sink.warnings.iter().all(|w| !w.contains("first row")),
+            "{:?}",
+            sink.warnings
+        );
+        // A header stays a header; ragged rows of a header-less file are counted against its first row.
+        let sink = load("pk,v\na,1\nb,2\n", &opts).unwrap();
+        assert_eq!(sink.keys.total(), 2);
+        let sink = load("1,a\n2,b,x\n3,c\n", &opts).unwrap();
+        assert_eq!(sink.keys.total(), 3);
+        assert!(
+            sink.warnings
+                .iter()
+                .any(|w| w.starts_with("1 row has 3 fields, the first row has 2")),
+            "{:?}",
+            sink.warnings
         );
     }
 

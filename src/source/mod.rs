@@ -218,6 +218,31 @@ pub enum OnBad {
     Skip,
 }
 
+/// Whether a CSV file's first row is its header (`--csv-header`, File > Load options > First row is a header).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CsvHeader {
+    /// Look at the first rows: a first row shaped like the rows below it is data (see `source::csv`).
+    #[default]
+    Auto,
+    /// The first row names the columns.
+    Yes,
+    /// Every row is data; the columns are `col1, col2, …` unless `--csv-columns` names them.
+    No,
+}
+
+impl CsvHeader {
+    pub const ALL: [Self; 3] = [Self::Auto, Self::Yes, Self::No];
+
+    /// The command line's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Yes => "yes",
+            Self::No => "no",
+        }
+    }
+}
+
 /// How to load: the format and which attributes are the keys.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadOptions {
@@ -241,6 +266,8 @@ pub struct LoadOptions {
     /// The column names of a CSV file without a header (`--csv-columns a,b,c`, as DynamoDB's Import from S3
     /// takes them); `None` reads them from the first row.
     pub csv_columns: Option<Vec<String>>,
+    /// Whether a CSV file's first row is its header; ignored when [`Self::csv_columns`] names the columns.
+    pub csv_header: CsvHeader,
     /// Key designs to evaluate on every item (key expressions, candidates, GSIs, `--shard-by`): the loaders
     /// extract the attributes [`Design::roots`](crate::model::design::Design::roots) names besides the keys.
     pub design: crate::model::design::Design,
