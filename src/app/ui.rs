@@ -74,6 +74,11 @@ impl App {
                 egui::widgets::global_theme_preference_buttons(ui);
             });
             ui.menu_button("Help", help_ui);
+            // Presentation mode's controls share the menu's row: the chart keeps the height.
+            if self.settings.presentation {
+                ui.separator();
+                presentation_bar_ui(ui, self.panels.show_side, &mut commands);
+            }
         });
         commands
     }
@@ -136,9 +141,6 @@ impl App {
         commands.extend(self.table_picker_frame(ui.ctx()));
         egui::Panel::top("menu").show(ui, |ui| {
             commands.extend(self.menu_ui(ui));
-            if self.settings.presentation {
-                presentation_bar_ui(ui, self.panels.show_side, &mut commands);
-            }
         });
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui, &mut commands));
         let side = !self.settings.presentation || self.panels.show_side;
@@ -355,11 +357,32 @@ impl App {
             && let Some(sim) = &mut self.data.simulation
         {
             chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
-            ui.separator();
             let compact = self.settings.presentation;
+            if !compact {
+                ui.separator();
+            }
             self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim, compact));
             return;
         }
+        if self.settings.presentation {
+            // One folded strip: the chart is the hero; the controls are a click away.
+            egui::CollapsingHeader::new("Shard and workload controls")
+                .id_salt("presentation-controls")
+                .default_open(false)
+                .show(ui, |ui| self.controls_ui(ui, commands));
+        } else {
+            self.controls_ui(ui, commands);
+        }
+        self.chart_mode_ui(ui, commands);
+        if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
+            ui.colored_label(theme::ERROR, format!("capacity: {e}"));
+        }
+        ui.separator();
+        self.panels.chart_rect = Some(self.chart_ui(ui, commands));
+    }
+
+    /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line.
+    fn controls_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         commands.extend(controls::controls_ui(ui, &self.settings));
         let resolved = self
             .report()
@@ -376,12 +399,6 @@ impl App {
         if let Some(Shown { keys, report, .. }) = &self.pipeline.current {
             commands.extend(controls::fan_out_ui(ui, &self.settings, keys, report));
         }
-        self.chart_mode_ui(ui, commands);
-        if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
-            ui.colored_label(theme::ERROR, format!("capacity: {e}"));
-        }
-        ui.separator();
-        self.panels.chart_rect = Some(self.chart_ui(ui, commands));
     }
 
     /// The chart modes the data offers, as radio buttons (none when it offers only one).

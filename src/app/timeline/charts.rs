@@ -76,12 +76,23 @@ fn event_colour(kind: EventKind) -> Color32 {
 /// The run's name, its headline (or how far it has got) and its findings; a finding's click moves the
 /// playhead to it and picks its partition.
 pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
-    ui.label(RichText::new(&sim.name).heading().strong());
+    // Presentation mode puts the headline on the title's row (cut with "…", whole on hover).
+    let title = RichText::new(&sim.name).heading().strong();
     match &sim.diagnosis {
+        Some(d) if compact => {
+            ui.horizontal(|ui| {
+                sim.rects.title = Some(ui.label(title).rect);
+                let headline = RichText::new(&d.headline).strong();
+                ui.add(egui::Label::new(headline).truncate())
+                    .on_hover_text(&d.headline);
+            });
+        }
         Some(d) => {
-            ui.label(RichText::new(&d.headline).strong());
+            sim.rects.title = Some(ui.label(title).rect);
+            ui.add(egui::Label::new(RichText::new(&d.headline).strong()).wrap());
         }
         None => {
+            sim.rects.title = Some(ui.label(title).rect);
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(format!(
@@ -94,22 +105,32 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool
     }
     let mut seek = None;
     if let Some(d) = &sim.diagnosis {
-        let row = ui.text_style_height(&egui::TextStyle::Body);
-        egui::ScrollArea::vertical()
-            .id_salt("timeline-findings")
-            .max_height(row * if compact { 2.3 } else { 4.6 })
-            .show(ui, |ui| {
-                for f in &d.findings {
-                    let text = format!("{}  {}", clock(f.from), f.text);
-                    if ui
-                        .add(egui::Label::new(text).sense(egui::Sense::click()).wrap())
-                        .on_hover_text("Show this moment")
-                        .clicked()
-                    {
-                        seek = Some((f.from, f.start));
+        let mut finding = |ui: &mut egui::Ui, f: &crate::model::simulate::Finding, wrap: bool| {
+            let text = format!("{}  {}", clock(f.from), f.text);
+            let label = egui::Label::new(text.clone()).sense(egui::Sense::click());
+            let label = if wrap { label.wrap() } else { label.truncate() };
+            let r = ui.add(label);
+            let r = if wrap { r } else { r.on_hover_text(text) };
+            if r.on_hover_text("Show this moment").clicked() {
+                seek = Some((f.from, f.start));
+            }
+        };
+        if compact {
+            // Two whole lines, each ending in "…" when longer than the window (the rest on hover).
+            for f in d.findings.iter().take(2) {
+                finding(ui, f, false);
+            }
+        } else {
+            let row = ui.text_style_height(&egui::TextStyle::Body);
+            egui::ScrollArea::vertical()
+                .id_salt("timeline-findings")
+                .max_height(row * 4.0 + ui.spacing().item_spacing.y * 3.0)
+                .show(ui, |ui| {
+                    for f in &d.findings {
+                        finding(ui, f, true);
                     }
-                }
-            });
+                });
+        }
     }
     if let Some((t, start)) = seek {
         sim.seek(t);
@@ -123,21 +144,12 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool
     }
 }
 
-/// Demand, served and throttled units per second (or CloudWatch's per-minute view), with the events as
-/// vertical lines and the playhead; below, the events in words (a click moves the playhead there).
-pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
-    let d = dim(sim);
-    let u = unit(d);
-    let duration = f64::from(sim.duration());
-    let [demand, served, throttled] = sim.lines.get(&sim.outcome.series, d);
-    let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
-    let minutes = &sim.outcome.minutes;
-    let events = &sim.outcome.events;
-    let playhead = sim.position;
-    let per_minute = sim.per_minute;
+/// What the line chart's colours mean (drawn above the heatmap, so the line chart sits right under it).
+pub(super) fn throughput_legend_ui(ui: &mut egui::Ui, sim: &Simulation) {
+    let u = unit(dim(sim));
     ui.horizontal_wrapped(|ui| {
         use crate::app::histogram::swatch;
-        if per_minute {
+        if sim.per_minute {
             swatch(
                 ui,
                 theme::COOL,
@@ -152,11 +164,44 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
         swatch(ui, theme::PATH, "split, scale");
         swatch(ui, theme::WARM, "split skipped, burst spent");
     });
-    Plot::new("timeline-throughput")
+}
+
+/// Demand, served and throttled units per second (or CloudWatch's per-minute view), with the events as
+/// vertical lines, on the heatmap's time axis (the same seconds at the same x: its x bounds are the heatmap's
+/// span, its time labels are the heatmap's); below, the events in words (a click moves the playhead there;
+/// folded in presentation mode).
+pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32, compact: bool) {
+    let d = dim(sim);
+    let u = unit(d);
+    let span = sim
+        .rects
+        .heat_seconds
+        .max(f64::from(sim.duration()).max(1.0));
+    let [demand, served, throttled] = sim.lines.get(&sim.outcome.series, d);
+    let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
+    let minutes = &sim.outcome.minutes;
+    let events = &sim.outcome.events;
+    let per_minute = sim.per_minute;
+    let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
+    let width = sim
+        .rects
+        .heatmap
+        .map_or(ui.available_width(), |r| r.width());
+    let step = super::time_step(span, width, label_px);
+    let shown = Plot::new(("timeline-throughput", span.to_bits()))
         .height(height)
-        .include_x(0.0)
-        .include_x(duration)
+        .default_x_bounds(0.0, span)
         .include_y(0.0)
+        .x_grid_spacer(move |_| {
+            (0..)
+                .map(|i| f64::from(i) * step)
+                .take_while(|&t| t <= span)
+                .map(|value| egui_plot::GridMark {
+                    value,
+                    step_size: step,
+                })
+                .collect()
+        })
         .allow_scroll(false)
         .allow_drag(false)
         .allow_zoom(false)
@@ -199,9 +244,21 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
             for e in events {
                 plot.add(VLine::new("", f64::from(e.t)).color(event_colour(e.kind)));
             }
-            plot.add(VLine::new("", playhead).color(theme::OUTLINE).width(2.0));
         });
-    events_ui(ui, sim);
+    let bounds = shown.transform.bounds();
+    let frame = *shown.transform.frame();
+    // The heatmap takes the plot's x range from the last frame: draw again when it moved (a first frame, a
+    // resize, wider y labels).
+    if sim.rects.heatmap.is_some_and(|m| {
+        (m.left() - frame.left()).abs() > 0.5 || (m.right() - frame.right()).abs() > 0.5
+    }) {
+        ui.ctx().request_repaint();
+    }
+    sim.rects.throughput = Some(frame);
+    sim.rects.throughput_bounds = (bounds.min()[0], bounds.max()[0]);
+    if !compact {
+        events_ui(ui, sim);
+    }
 }
 
 /// The run's events, each a line with its time; a click moves the playhead there.
@@ -246,9 +303,11 @@ fn events_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
 /// "The table at 00:08:12": each partition's use of its limit at the playhead, served and throttled.
 pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
     let t = sim.second();
-    ui.label(RichText::new(format!("The table at {}", clock(t))).strong());
+    let title = RichText::new(format!("The table at {}", clock(t))).strong();
     let Some((column, layout)) = sim.timeline.column_at(t) else {
+        ui.label(title);
         ui.weak("not simulated yet");
+        sim.rects.snapshot = None;
         return;
     };
     let d = dim(sim);
@@ -276,8 +335,12 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
     let served_chart = BarChart::new("served", served);
     let throttled_chart = BarChart::new("throttled", throttled).stack_on(&[&served_chart]);
     let n = column.cells.len();
+    // Its title and legend share a row.
+    let top = ui.cursor().top();
     ui.horizontal_wrapped(|ui| {
         use crate::app::histogram::swatch;
+        ui.label(title);
+        ui.add_space(8.0);
         swatch(ui, theme::COOL, "served");
         swatch(ui, theme::HOT, "throttled");
         swatch(
@@ -291,7 +354,7 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
         );
     });
     let response = Plot::new("timeline-snapshot")
-        .height(height.min(ui.available_height() - 4.0).max(60.0))
+        .height(height.max(120.0))
         .include_y(0.0)
         .include_y(110.0)
         .include_x(-0.5)
@@ -312,6 +375,8 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
                 .map(|x| x as usize);
             (hovered, plot.response().clicked())
         });
+    let r = response.response.rect;
+    sim.rects.snapshot = Some(egui::Rect::from_x_y_ranges(r.x_range(), top..=r.bottom()));
     let (hovered, clicked) = response.inner;
     if let Some(i) = hovered {
         let text = partition_text(layout, i, &column.cells[i], None);

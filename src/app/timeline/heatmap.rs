@@ -8,9 +8,9 @@
 
 use std::time::{Duration, Instant};
 
-use egui::{Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
-use super::{Simulation, clock};
+use super::Simulation;
 use crate::app::theme;
 use crate::model::simulate::{Cell, Point, Range, Timeline};
 
@@ -243,11 +243,22 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
     let t = &sim.timeline;
     let columns = (sim.duration().div_ceil(t.column_seconds.max(1))) as usize;
     sim.heat.refresh(ui.ctx(), t, columns, sim.relative);
-    let axis = ui.text_style_height(&egui::TextStyle::Small) + 4.0;
+    // Tick marks under it; the time labels are the line chart's, right below, on the same x.
+    let axis = 6.0;
     let (rect, response) =
         ui.allocate_exact_size(vec2(ui.available_width(), height.max(60.0)), Sense::click());
-    let map = Rect::from_min_max(rect.min, pos2(rect.max.x, rect.max.y - axis));
+    // The x range of the line chart's frame (last frame's), so both charts share one time axis.
+    let (left, right) = sim
+        .rects
+        .throughput
+        .map_or((rect.left(), rect.right()), |f| (f.left(), f.right()));
+    let map = Rect::from_min_max(
+        pos2(left.max(rect.left()), rect.min.y),
+        pos2(right.min(rect.right()), rect.max.y - axis),
+    );
     let painter = ui.painter_at(rect);
+    sim.rects.heatmap = Some(map);
+    sim.rects.heat_seconds = f64::from(columns as u32 * t.column_seconds.max(1));
     painter.rect_filled(map, 0.0, colour(0.0));
     let heat = &sim.heat;
     let rows = heat.rows.len().max(1);
@@ -260,17 +271,15 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
         painter.image(tex.id(), map, uv, Color32::WHITE);
     }
     overlays_ui(&painter, heat, map, (cw, rh), sim.selected);
-    let column_seconds = t.column_seconds.max(1) as f32;
-    let playhead = map.left() + sim.position as f32 / column_seconds * cw;
-    painter.line_segment(
-        [pos2(playhead, map.top()), pos2(playhead, map.bottom())],
-        Stroke::new(2.0, Color32::WHITE),
-    );
+    let span = sim.rects.heat_seconds;
+    let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
+    let step = super::time_step(span, map.width(), label_px);
+    let font = egui::TextStyle::Small.resolve(ui.style());
     time_axis(
         &painter,
         map,
-        sim.duration(),
-        axis,
+        (span, step),
+        font,
         ui.visuals().weak_text_color(),
     );
     if let Some(pos) = response.hover_pos().filter(|p| map.contains(*p)) {
@@ -334,24 +343,23 @@ fn overlays_ui(
     }
 }
 
-/// Five times along the bottom, and what the y axis is.
-fn time_axis(painter: &egui::Painter, map: Rect, duration: u32, axis: f32, color: Color32) {
-    let font = egui::FontId::proportional((axis - 4.0).max(8.0));
-    for i in 0..=4u32 {
-        let t = duration / 4 * i;
-        let x = map.left() + map.width() * i as f32 / 4.0;
-        let align = match i {
-            0 => egui::Align2::LEFT_TOP,
-            4 => egui::Align2::RIGHT_TOP,
-            _ => egui::Align2::CENTER_TOP,
-        };
-        painter.text(
-            Pos2::new(x, map.bottom() + 2.0),
-            align,
-            clock(t),
-            font.clone(),
-            color,
+/// Tick marks along the bottom at the line chart's time labels (`step` seconds apart over `span`), and what
+/// the y axis is.
+fn time_axis(
+    painter: &egui::Painter,
+    map: Rect,
+    (span, step): (f64, f64),
+    font: egui::FontId,
+    color: Color32,
+) {
+    let mut t = 0.0;
+    while t <= span && step > 0.0 {
+        let x = map.left() + (t / span.max(1.0)) as f32 * map.width();
+        painter.line_segment(
+            [pos2(x, map.bottom()), pos2(x, map.bottom() + 5.0)],
+            Stroke::new(1.0, color),
         );
+        t += step;
     }
     painter.text(
         map.left_top() + vec2(4.0, 2.0),

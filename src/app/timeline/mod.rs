@@ -68,6 +68,41 @@ pub struct Simulation {
     pub selected: Option<Point>,
     heat: heatmap::Heat,
     lines: charts::Lines,
+    rects: Rects,
+}
+
+/// Where the Timeline's parts were drawn in the last frame (for tests and for lining the charts up).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Rects {
+    /// The scenario's name at the top.
+    pub title: Option<egui::Rect>,
+    /// The top of the charts' block: their legends, above the heatmap.
+    pub charts_top: f32,
+    /// The heatmap's cells (without its time labels).
+    pub heatmap: Option<egui::Rect>,
+    /// The seconds the heatmap's width spans (whole columns, so at least the run's duration).
+    pub heat_seconds: f64,
+    /// The line chart's frame (inside its axes).
+    pub throughput: Option<egui::Rect>,
+    /// The line chart's x bounds, in seconds.
+    pub throughput_bounds: (f64, f64),
+    /// "The table at …": from its title to the bottom of its bars' plot.
+    pub snapshot: Option<egui::Rect>,
+}
+
+impl Rects {
+    /// The x of second `t` on the heatmap.
+    pub fn heatmap_x(&self, t: f64) -> Option<f32> {
+        let r = self.heatmap?;
+        Some(r.left() + (t / self.heat_seconds.max(1.0)) as f32 * r.width())
+    }
+
+    /// The x of second `t` on the line chart.
+    pub fn throughput_x(&self, t: f64) -> Option<f32> {
+        let r = self.throughput?;
+        let (a, b) = self.throughput_bounds;
+        Some(r.left() + ((t - a) / (b - a).max(1e-9)) as f32 * r.width())
+    }
 }
 
 impl Simulation {
@@ -130,7 +165,13 @@ impl Simulation {
             selected: None,
             heat: heatmap::Heat::default(),
             lines: charts::Lines::default(),
+            rects: Rects::default(),
         })
+    }
+
+    /// Where the view's parts were drawn in the last frame.
+    pub fn rects(&self) -> Rects {
+        self.rects
     }
 
     pub fn setup(&self) -> &Setup {
@@ -251,11 +292,27 @@ pub fn clock(t: u32) -> String {
     }
 }
 
-/// The whole view: headline and findings, the playback bar, the heatmap, the line chart and the table at the
-/// playhead. Returns the rectangle of the chart block (what Export chart as PNG saves).
+/// The step between time labels on the Timeline's shared axis: a clock-friendly number of seconds, at
+/// least `min_px` apart on an axis `width` px wide spanning `span` seconds.
+pub(super) fn time_step(span: f64, width: f32, min_px: f32) -> f64 {
+    const STEPS: [f64; 19] = [
+        1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1_800.0, 3_600.0,
+        7_200.0, 10_800.0, 21_600.0, 43_200.0, 86_400.0, 172_800.0,
+    ];
+    let per_px = span / f64::from(width.max(1.0));
+    STEPS
+        .into_iter()
+        .find(|s| s / per_px >= f64::from(min_px))
+        .unwrap_or_else(|| (span / 4.0 / 86_400.0).ceil().max(1.0) * 86_400.0)
+}
+
+/// The whole view: headline and findings, the playback bar, the heatmap, the line chart under it on the same
+/// time axis (one playhead through both), and the table at the playhead. Returns the rectangle of the chart
+/// block (what Export chart as PNG saves).
 ///
-/// The charts get shares of the whole panel's height, so words above them never squeeze the heatmap; what does
-/// not fit scrolls. `compact` (presentation mode) keeps the words to the headline and two findings.
+/// The words come first; the charts share what is left of the panel's height, so the words never squeeze the
+/// heatmap off screen; below a floor the view scrolls. `compact` (presentation mode) keeps the words to the
+/// headline and two one-line findings, and folds the colour and metric choices into a menu.
 pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> egui::Rect {
     if sim.playing || sim.running() {
         ui.ctx().request_repaint();
@@ -266,13 +323,34 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.scope(|ui| {
+                let top = ui.cursor().top();
                 charts::headline_ui(ui, sim, compact);
-                playback_ui(ui, sim);
+                playback_ui(ui, sim, compact);
+                sim.rects.charts_top = ui.cursor().top();
                 heatmap::legend_ui(ui, sim.relative);
-                heatmap::heatmap_ui(ui, sim, (total * 0.34).max(120.0));
-                charts::throughput_ui(ui, sim, (total * 0.2).max(90.0));
-                let rest = ui.available_height() - 4.0;
-                charts::snapshot_ui(ui, sim, rest.max(total * 0.2).max(90.0));
+                charts::throughput_legend_ui(ui, sim);
+                // What is left for the three charts, less the rows between and under them (the line chart's
+                // time labels, the events' header, the table's title and legend).
+                let row =
+                    ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+                let words = if compact { 2.0 } else { 4.0 } * row + ui.spacing().interact_size.y;
+                let left = total - (ui.cursor().top() - top) - words - 8.0;
+                let (heat, line) = if compact {
+                    // The line chart and the table get what they need to be read; the heatmap the rest.
+                    // (The table's title row and bars: 40 + 150 px.)
+                    (
+                        total - (ui.cursor().top() - top) - 110.0 - 40.0 - 150.0 - 16.0,
+                        110.0,
+                    )
+                } else {
+                    (left * 0.4, left * 0.22)
+                };
+                let heat_top = ui.cursor().top();
+                heatmap::heatmap_ui(ui, sim, heat.max(140.0));
+                charts::throughput_ui(ui, sim, line.max(110.0), compact);
+                playhead_ui(ui, sim, heat_top);
+                let rest = total - (ui.cursor().top() - top) - 2.0 * row - 8.0;
+                charts::snapshot_ui(ui, sim, rest.max(160.0));
             })
             .response
             .rect
@@ -280,8 +358,19 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
         .inner
 }
 
+/// One playhead, through the heatmap and the line chart (which map the same second to the same x).
+fn playhead_ui(ui: &egui::Ui, sim: &Simulation, top: f32) {
+    let (Some(x), Some(line)) = (sim.rects.heatmap_x(sim.position), sim.rects.throughput) else {
+        return;
+    };
+    ui.painter().line_segment(
+        [egui::pos2(x, top), egui::pos2(x, line.bottom())],
+        egui::Stroke::new(2.0, ui.visuals().strong_text_color()),
+    );
+}
+
 /// Play/pause, speed, the scrubber, and the colour and metric choices.
-fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
     ui.horizontal_wrapped(|ui| {
         let label = if sim.playing { "Pause" } else { "Play" };
         if ui.button(label).clicked() {
@@ -315,15 +404,24 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
             clock(sim.second()),
             clock(sim.duration())
         ));
-        ui.separator();
-        ui.radio_value(&mut sim.relative, false, "Absolute")
-            .on_hover_text("Red at 100 % of a partition's limit (3,000 RCU or 1,000 WCU)");
-        ui.radio_value(&mut sim.relative, true, "Relative")
-            .on_hover_text("Red at the run's hottest cell, as the Key Visualizers colour");
-        ui.separator();
-        ui.radio_value(&mut sim.per_minute, false, "Per second");
-        ui.radio_value(&mut sim.per_minute, true, "Per minute (CloudWatch)");
+        if compact {
+            ui.menu_button("Colours and units", |ui| choices_ui(ui, sim));
+        } else {
+            ui.separator();
+            choices_ui(ui, sim);
+        }
     });
+}
+
+/// The colour scale and the line chart's resolution.
+fn choices_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+    ui.radio_value(&mut sim.relative, false, "Absolute")
+        .on_hover_text("Red at 100 % of a partition's limit (3,000 RCU or 1,000 WCU)");
+    ui.radio_value(&mut sim.relative, true, "Relative")
+        .on_hover_text("Red at the run's hottest cell, as the Key Visualizers colour");
+    ui.separator();
+    ui.radio_value(&mut sim.per_minute, false, "Per second");
+    ui.radio_value(&mut sim.per_minute, true, "Per minute (CloudWatch)");
 }
 
 /// Presentation mode's one-line path through the tree, for the simulated scenario.
