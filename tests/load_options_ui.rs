@@ -73,7 +73,10 @@ fn distinct(app: &App) -> Option<usize> {
 fn open(h: &mut Harness<'_, App>, path: PathBuf, want: usize) {
     h.state_mut().open_path(path);
     h.wait_for("the file to load", |a| {
-        distinct(a) == Some(want) || a.notices().last().is_some_and(|n| n.error())
+        distinct(a) == Some(want)
+            || a.notices()
+                .last()
+                .is_some_and(shardlens::app::notices::Notice::error)
     });
     assert_eq!(
         distinct(h.state()),

@@ -312,7 +312,11 @@ impl App {
             || !self.background.screenshots.is_empty()
             || self.panels.connect.waiting()
             || self.panels.inspector.pending()
-            || self.data.simulation.as_ref().is_some_and(|s| s.running())
+            || self
+                .data
+                .simulation
+                .as_ref()
+                .is_some_and(timeline::Simulation::running)
     }
 
     pub fn settings(&self) -> &Settings {
