@@ -327,8 +327,12 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
                 charts::headline_ui(ui, sim, compact);
                 playback_ui(ui, sim, compact);
                 sim.rects.charts_top = ui.cursor().top();
-                heatmap::legend_ui(ui, sim.relative);
-                charts::throughput_legend_ui(ui, sim);
+                // On a projector the legends are in the "Colours, units and legend" menu: their two
+                // wrapped rows would take the charts' height.
+                if !compact {
+                    heatmap::legend_ui(ui, sim.relative);
+                    charts::throughput_legend_ui(ui, sim);
+                }
                 // What is left for the three charts, less the rows between and under them (the line chart's
                 // time labels, the events' header, the table's title and legend).
                 let row =
@@ -336,21 +340,21 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
                 let words = if compact { 2.0 } else { 4.0 } * row + ui.spacing().interact_size.y;
                 let left = total - (ui.cursor().top() - top) - words - 8.0;
                 let (heat, line) = if compact {
-                    // The line chart and the table get what they need to be read; the heatmap the rest.
-                    // (The table's title row and bars: 40 + 150 px.)
+                    // The line chart (with its time labels) and the table get what they need to be read;
+                    // the heatmap the rest. (The table's title row and bars: 2 rows + 130 px.)
                     (
-                        total - (ui.cursor().top() - top) - 110.0 - 40.0 - 150.0 - 16.0,
-                        110.0,
+                        total - (ui.cursor().top() - top) - 100.0 - row - 2.0 * row - 130.0 - 24.0,
+                        100.0,
                     )
                 } else {
                     (left * 0.4, left * 0.22)
                 };
                 let heat_top = ui.cursor().top();
-                heatmap::heatmap_ui(ui, sim, heat.max(140.0));
-                charts::throughput_ui(ui, sim, line.max(110.0), compact);
+                heatmap::heatmap_ui(ui, sim, heat.max(if compact { 120.0 } else { 140.0 }));
+                charts::throughput_ui(ui, sim, line.max(100.0), compact);
                 playhead_ui(ui, sim, heat_top);
                 let rest = total - (ui.cursor().top() - top) - 2.0 * row - 8.0;
-                charts::snapshot_ui(ui, sim, rest.max(160.0));
+                charts::snapshot_ui(ui, sim, rest.max(if compact { 130.0 } else { 160.0 }));
             })
             .response
             .rect
@@ -405,7 +409,12 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
             clock(sim.duration())
         ));
         if compact {
-            ui.menu_button("Colours and units", |ui| choices_ui(ui, sim));
+            ui.menu_button("Colours, units and legend", |ui| {
+                choices_ui(ui, sim);
+                ui.separator();
+                heatmap::legend_ui(ui, sim.relative);
+                charts::throughput_legend_ui(ui, sim);
+            });
         } else {
             ui.separator();
             choices_ui(ui, sim);
