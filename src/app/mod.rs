@@ -3,8 +3,8 @@
 //!
 //! Split by role, as rerun's viewer is: this file holds the [`App`] struct (its state grouped by role), its
 //! construction and accessors and `impl eframe::App`; `logic` the per-frame work that does not draw (draining
-//! background results, shortcuts, recomputation); `commands` applying [`Command`]s (examples, fixes, undo,
-//! dialogs, exports, sessions); `ui` the layout, one function per panel; `assets` the icon and fonts.
+//! background results, shortcuts, recomputation); `commands` applying [`Command`]s (examples, fixes, dialogs,
+//! exports, sessions); `key_changes` the one door that changes the key set (replace, type, undo); `ui` the layout, one function per panel; `assets` the icon and fonts.
 //! Panels draw from plain state and return [`Command`]s ([`command`]), which the app applies after drawing;
 //! no drawing code writes the app's fields. Work that is not drawing (parsing, bucketing large key sets,
 //! inspector queries, file I/O, scans, simulations) runs as [`tasks::Task`]s.
@@ -28,6 +28,7 @@ pub mod timeline;
 
 mod assets;
 mod commands;
+mod key_changes;
 mod logic;
 mod queries;
 mod ui;
