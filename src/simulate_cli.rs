@@ -17,7 +17,7 @@ use crate::model::simulate::{Billing, Diagnosis, Outcome, diagnose, run_streamin
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// A scenario file (TOML; see the README's "Time" section). Omit it with --example.
+    /// A scenario file (TOML; see docs/time.md). Omit it with --example.
     pub scenario: Option<PathBuf>,
     /// A built-in scenario instead of a file: adaptive, burst, tournament-monotonic, tournament-random,
     /// tournament-sharded, celebrity-reads, date-key, spike, on-demand-growth, autoscaling.
@@ -112,7 +112,7 @@ pub fn clock(t: u32) -> String {
     format!("{:02}:{:02}:{:02}", t / 3_600, t / 60 % 60, t % 60)
 }
 
-/// The JSON document of a run (the fields the README lists).
+/// The JSON document of a run (the fields docs/time.md lists).
 pub fn outcome_json(scenario: &Scenario, o: &Outcome) -> serde_json::Value {
     let s = &o.series;
     json!({
@@ -290,8 +290,8 @@ fn print_story(
     writeln!(out)?;
     writeln!(
         out,
-        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in the README are \
-         modelling choices, not AWS numbers.",
+        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in docs/time.md \
+         are modelling choices, not AWS numbers.",
         o.final_partitions.len()
     )?;
     Ok(())
