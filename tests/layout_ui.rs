@@ -8,6 +8,7 @@
 mod kittest;
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, harness_at};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command, UICommand};
@@ -77,22 +78,34 @@ fn presentation_timeline_shows_every_chart_whole() {
         let heat = r.heatmap.expect("the heatmap is drawn");
         let line = r.throughput.expect("the line chart is drawn");
         let table = r.snapshot.expect("the table at … is drawn");
-        // The charts, from the heatmap's top to the table's bottom, take at least 40 % of the window (the
-        // headline, two findings, the playback row and the tree's strip take the rest).
-        let charts = table.bottom() - r.charts_top;
+        // The charts, from the heatmap's top to the lowest chart's bottom (with its axis labels), take at
+        // least 60 % of the window (the title, the playback row, the tree's strip and the status bar take
+        // the rest).
+        let bottom = r.charts_bottom;
+        assert!(bottom >= table.bottom().max(line.bottom()));
+        let charts = bottom - r.charts_top;
         assert!(
-            charts >= 0.4 * size[1],
+            charts >= 0.6 * size[1],
             "at {size:?} the charts are {charts} of {} px",
             size[1]
         );
-        assert!(heat.height() >= 110.0, "heatmap {heat:?}");
+        assert!(heat.height() >= 180.0, "heatmap {heat:?}");
         assert!(line.height() >= 70.0, "line chart {line:?}");
-        assert!(table.height() >= 110.0, "the table at … {table:?}");
-        assert!(table.bottom() <= size[1], "the table at … ends on screen");
+        assert!(table.height() >= 250.0, "the table at … {table:?}");
+        assert!(bottom <= size[1], "the charts end on screen");
         assert!(heat.top() >= 0.0 && heat.top() < line.top());
+        // "The table at …" stands beside the time charts, not under them.
+        assert!(table.left() > heat.right(), "table {table:?} heat {heat:?}");
         // The title is on screen, whole.
         let title = r.title.expect("the title is drawn");
         assert!(title.top() >= 0.0, "title {title:?}");
+        // The playback row is one row: Play and the folded legend menu on the same line.
+        let play = h.get_by_label("Play").rect();
+        let menu = h.get_by_label("Legend").rect();
+        assert!(
+            (play.center().y - menu.center().y).abs() < play.height(),
+            "at {size:?} the playback row wraps: Play {play:?}, menu {menu:?}"
+        );
     }
 }
 
@@ -130,4 +143,47 @@ fn timeline_heatmap_and_line_chart_share_one_time_axis() {
             "{size:?}: the table at … {table:?}"
         );
     }
+}
+
+#[test]
+fn presentation_findings_are_a_menu_whose_finding_shows_its_moment() {
+    let mut h = presenting([1024.0, 768.0]);
+    h.state_mut().apply(Command::LoadSimulation(
+        example("tournament-random").unwrap(),
+    ));
+    h.wait_for("the simulation to finish", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    let last = sim
+        .diagnosis
+        .as_ref()
+        .unwrap()
+        .findings
+        .last()
+        .unwrap()
+        .clone();
+    let end = sim.duration() - 1;
+    assert_ne!(
+        last.from, end,
+        "the finding is at another second than the end"
+    );
+    h.state_mut().simulation_mut().unwrap().seek(end);
+    h.settle();
+    let menu = format!(
+        "Findings ({})",
+        h.state()
+            .simulation()
+            .unwrap()
+            .diagnosis
+            .as_ref()
+            .unwrap()
+            .findings
+            .len()
+    );
+    h.get_by_label(&menu).click();
+    h.settle();
+    h.get_by_label_contains(&last.text).click();
+    h.settle();
+    assert_eq!(h.state().simulation().unwrap().second(), last.from);
 }

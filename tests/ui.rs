@@ -346,6 +346,8 @@ fn an_s3_export_folder_shows_its_data_files() {
         shardlens::app::settings::ChartMode::DataFiles
     );
     h.get_by_label_contains("real grouping of this S3 export");
+    // The key list counts items, not writes.
+    h.get_by_label_contains("keys shown, most items first");
 }
 
 #[test]

@@ -123,8 +123,14 @@ pub fn list_ui(
         });
     }
     let rows: &[u32] = state.filtered.as_ref().map_or(&[], |f| f.rows.as_slice());
+    // A file of items counts items per key, not writes.
+    let order = if keys.write_ordered() {
+        "most written first"
+    } else {
+        "most items first"
+    };
     ui.weak(format!(
-        "{} keys shown, most written first",
+        "{} keys shown, {order}",
         crate::model::fmt::grouped(rows.len() as u64)
     ));
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);

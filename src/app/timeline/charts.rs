@@ -8,7 +8,7 @@ use super::heatmap::{cell_of, use_of};
 use super::{Simulation, clock};
 use crate::app::theme;
 use crate::model::fmt::{grouped, plural};
-use crate::model::simulate::{Cell, Dim, EventKind, Range};
+use crate::model::simulate::{Cell, Dim, EventKind, Point, Range};
 
 /// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.
 const MAX_POINTS: usize = 1_500;
@@ -74,73 +74,89 @@ fn event_colour(kind: EventKind) -> Color32 {
 }
 
 /// The run's name, its headline (or how far it has got) and its findings; a finding's click moves the
-/// playhead to it and picks its partition.
+/// playhead to it and picks its partition. In presentation mode (`compact`) only the name (and the progress
+/// while running): the headline and findings go beside the charts, wrapped ([`words_ui`]).
 pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
-    // Presentation mode puts the headline on the title's row (cut with "…", whole on hover).
     let title = RichText::new(&sim.name).heading().strong();
-    match &sim.diagnosis {
-        Some(d) if compact => {
-            ui.horizontal(|ui| {
-                sim.rects.title = Some(ui.label(title).rect);
-                let headline = RichText::new(&d.headline).strong();
-                ui.add(egui::Label::new(headline).truncate())
-                    .on_hover_text(&d.headline);
-            });
-        }
-        Some(d) => {
-            sim.rects.title = Some(ui.label(title).rect);
-            ui.add(egui::Label::new(RichText::new(&d.headline).strong()).wrap());
-        }
-        None => {
-            sim.rects.title = Some(ui.label(title).rect);
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label(format!(
-                    "simulating: {} of {} done",
-                    clock(sim.done_seconds),
-                    clock(sim.duration())
-                ));
-            });
-        }
+    sim.rects.title = Some(ui.add(egui::Label::new(title).wrap()).rect);
+    let Some(d) = &sim.diagnosis else {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(format!(
+                "simulating: {} of {} done",
+                clock(sim.done_seconds),
+                clock(sim.duration())
+            ));
+        });
+        return;
+    };
+    if compact {
+        return;
     }
+    ui.add(egui::Label::new(RichText::new(&d.headline).strong()).wrap());
+    let row = ui.text_style_height(&egui::TextStyle::Body);
     let mut seek = None;
-    if let Some(d) = &sim.diagnosis {
-        let mut finding = |ui: &mut egui::Ui, f: &crate::model::simulate::Finding, wrap: bool| {
-            let text = format!("{}  {}", clock(f.from), f.text);
-            let label = egui::Label::new(text.clone()).sense(egui::Sense::click());
-            let label = if wrap { label.wrap() } else { label.truncate() };
-            let r = ui.add(label);
-            let r = if wrap { r } else { r.on_hover_text(text) };
-            if r.on_hover_text("Show this moment").clicked() {
-                seek = Some((f.from, f.start));
+    egui::ScrollArea::vertical()
+        .id_salt("timeline-findings")
+        .max_height(row * 4.0 + ui.spacing().item_spacing.y * 3.0)
+        .show(ui, |ui| {
+            for f in &d.findings {
+                seek = seek.or(finding_ui(ui, f));
             }
-        };
-        if compact {
-            // Two whole lines, each ending in "…" when longer than the window (the rest on hover).
-            for f in d.findings.iter().take(2) {
-                finding(ui, f, false);
-            }
-        } else {
-            let row = ui.text_style_height(&egui::TextStyle::Body);
-            egui::ScrollArea::vertical()
-                .id_salt("timeline-findings")
-                .max_height(row * 4.0 + ui.spacing().item_spacing.y * 3.0)
-                .show(ui, |ui| {
-                    for f in &d.findings {
-                        finding(ui, f, true);
-                    }
-                });
-        }
+        });
+    seek_to(sim, seek);
+    if !sim.description.is_empty() {
+        ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
     }
+}
+
+/// Presentation mode's words beside the charts: the headline, wrapped whole (a projector's audience cannot
+/// hover for the rest of a cut line). The findings are a click away ([`findings_menu_ui`]).
+pub(super) fn words_ui(ui: &mut egui::Ui, sim: &Simulation) {
+    if let Some(d) = &sim.diagnosis {
+        ui.add(egui::Label::new(RichText::new(&d.headline).strong()).wrap());
+    }
+}
+
+/// Presentation mode's "Findings (N)" menu on the playback row: every finding, wrapped whole; a click shows
+/// its moment.
+pub(super) fn findings_menu_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+    let Some(d) = &sim.diagnosis else {
+        return;
+    };
+    let mut seek = None;
+    ui.menu_button(format!("Findings ({})", d.findings.len()), |ui| {
+        ui.set_max_width(560.0);
+        for f in &d.findings {
+            if let Some(s) = finding_ui(ui, f) {
+                seek = Some(s);
+                ui.close();
+            }
+        }
+    });
+    seek_to(sim, seek);
+}
+
+/// One finding, wrapped; clicked, it names the moment (and partition) to show.
+fn finding_ui(
+    ui: &mut egui::Ui,
+    f: &crate::model::simulate::Finding,
+) -> Option<(u32, Option<Point>)> {
+    let text = format!("{}  {}", clock(f.from), f.text);
+    ui.add(egui::Label::new(text).sense(egui::Sense::click()).wrap())
+        .on_hover_text("Show this moment")
+        .clicked()
+        .then_some((f.from, f.start))
+}
+
+/// Moves the playhead to a clicked finding's moment and picks its partition.
+fn seek_to(sim: &mut Simulation, seek: Option<(u32, Option<Point>)>) {
     if let Some((t, start)) = seek {
         sim.seek(t);
         sim.playing = false;
         if start.is_some() {
             sim.selected = start;
         }
-    }
-    if !compact && !sim.description.is_empty() {
-        ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
     }
 }
 
@@ -300,7 +316,8 @@ fn events_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
     }
 }
 
-/// "The table at 00:08:12": each partition's use of its limit at the playhead, served and throttled.
+/// "The table at 00:08:12": each partition's use of its limit at the playhead, served and throttled, in
+/// `height` points from its title to the bottom of its plot.
 pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
     let t = sim.second();
     let title = RichText::new(format!("The table at {}", clock(t))).strong();
@@ -353,8 +370,10 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
             ),
         );
     });
+    // `height` is the whole block: the plot gets what the title and legend rows leave.
+    let plot_height = height - (ui.cursor().top() - top);
     let response = Plot::new("timeline-snapshot")
-        .height(height.max(120.0))
+        .height(plot_height.max(120.0))
         .include_y(0.0)
         .include_y(110.0)
         .include_x(-0.5)

@@ -78,6 +78,9 @@ pub struct Rects {
     pub title: Option<egui::Rect>,
     /// The top of the charts' block: their legends, above the heatmap.
     pub charts_top: f32,
+    /// The bottom of the charts' block: under the line chart's time labels, or of "the table at …" when
+    /// that is lower.
+    pub charts_bottom: f32,
     /// The heatmap's cells (without its time labels).
     pub heatmap: Option<egui::Rect>,
     /// The seconds the heatmap's width spans (whole columns, so at least the run's duration).
@@ -311,8 +314,9 @@ pub(super) fn time_step(span: f64, width: f32, min_px: f32) -> f64 {
 /// block (what Export chart as PNG saves).
 ///
 /// The words come first; the charts share what is left of the panel's height, so the words never squeeze the
-/// heatmap off screen; below a floor the view scrolls. `compact` (presentation mode) keeps the words to the
-/// headline and two one-line findings, and folds the colour and metric choices into a menu.
+/// heatmap off screen; below a floor the view scrolls. `compact` (presentation mode) puts the headline and
+/// the table beside the time charts ([`side_by_side_ui`]) and folds the findings and the colour and metric
+/// choices into menus on the playback row.
 pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> egui::Rect {
     if sim.playing || sim.running() {
         ui.ctx().request_repaint();
@@ -327,39 +331,70 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
                 charts::headline_ui(ui, sim, compact);
                 playback_ui(ui, sim, compact);
                 sim.rects.charts_top = ui.cursor().top();
-                // On a projector the legends are in the "Colours, units and legend" menu: their two
+                // On a projector the legends are in the "Legend" menu: their two
                 // wrapped rows would take the charts' height.
                 if !compact {
                     heatmap::legend_ui(ui, sim.relative);
                     charts::throughput_legend_ui(ui, sim);
                 }
-                // What is left for the three charts, less the rows between and under them (the line chart's
-                // time labels, the events' header, the table's title and legend).
                 let row =
                     ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
-                let words = if compact { 2.0 } else { 4.0 } * row + ui.spacing().interact_size.y;
-                let left = total - (ui.cursor().top() - top) - words - 8.0;
-                let (heat, line) = if compact {
-                    // The line chart (with its time labels) and the table get what they need to be read;
-                    // the heatmap the rest. (The table's title row and bars: 2 rows + 130 px.)
-                    (
-                        total - (ui.cursor().top() - top) - 100.0 - row - 2.0 * row - 130.0 - 24.0,
-                        100.0,
-                    )
-                } else {
-                    (left * 0.4, left * 0.22)
-                };
+                let left = total - (ui.cursor().top() - top);
+                if compact {
+                    side_by_side_ui(ui, sim, left);
+                    return;
+                }
+                // What is left for the three charts, less the rows between and under them (the line chart's
+                // time labels, the events' header, the table's title and legend).
+                let words = 4.0 * row + ui.spacing().interact_size.y;
+                let room = left - words - 8.0;
                 let heat_top = ui.cursor().top();
-                heatmap::heatmap_ui(ui, sim, heat.max(if compact { 120.0 } else { 140.0 }));
-                charts::throughput_ui(ui, sim, line.max(100.0), compact);
+                heatmap::heatmap_ui(ui, sim, (room * 0.4).max(140.0));
+                charts::throughput_ui(ui, sim, (room * 0.22).max(100.0), false);
                 playhead_ui(ui, sim, heat_top);
-                let rest = total - (ui.cursor().top() - top) - 2.0 * row - 8.0;
-                charts::snapshot_ui(ui, sim, rest.max(if compact { 130.0 } else { 160.0 }));
+                let rest = total - (ui.cursor().top() - top) - row - 8.0;
+                charts::snapshot_ui(ui, sim, rest.max(190.0));
+                sim.rects.charts_bottom = ui.min_rect().bottom();
             })
             .response
             .rect
         })
         .inner
+}
+
+/// Presentation mode's charts: the heatmap over the line chart (one time axis) on the left; the headline,
+/// the findings (wrapped whole) and "the table at …" beside them on the right; all in the `height` left
+/// under the title and the playback row. At a projector's 1024×768 the time charts get the block's full
+/// height and nothing is cut mid-line (stacked, three charts and two cut findings had ~100 px each).
+fn side_by_side_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+    let sp = ui.spacing().item_spacing;
+    let height = (height - sp.y).max(330.0);
+    let width = ui.available_width();
+    let side_w = (width * 0.36).clamp(300.0, 560.0);
+    // The two columns and the space egui puts between them (plus a gap) fill the width.
+    let charts_w = (width - side_w - 3.0 * sp.x).max(200.0);
+    let line = (height * 0.3).clamp(110.0, 220.0);
+    let heat = height - line - 2.0 * sp.y;
+    let layout = egui::Layout::top_down(egui::Align::Min);
+    let block = ui.horizontal_top(|ui| {
+        ui.allocate_ui_with_layout(egui::vec2(charts_w, height), layout, |ui| {
+            ui.set_width(charts_w);
+            let heat_top = ui.cursor().top();
+            heatmap::heatmap_ui(ui, sim, heat.max(120.0));
+            charts::throughput_ui(ui, sim, line, true);
+            playhead_ui(ui, sim, heat_top);
+        });
+        ui.add_space(sp.x);
+        ui.allocate_ui_with_layout(egui::vec2(side_w, height), layout, |ui| {
+            ui.set_width(side_w);
+            let top = ui.cursor().top();
+            charts::words_ui(ui, sim);
+            ui.add_space(sp.y);
+            let rest = height - (ui.cursor().top() - top);
+            charts::snapshot_ui(ui, sim, rest.max(200.0));
+        });
+    });
+    sim.rects.charts_bottom = block.response.rect.bottom();
 }
 
 /// One playhead, through the heatmap and the line chart (which map the same second to the same x).
@@ -392,12 +427,17 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
             .labelled_by(speed_label.id);
         let end = sim.duration().saturating_sub(1);
         let mut t = sim.second();
+        // On a projector the row's text is larger: a shorter scrubber keeps the row on one line at 1024 px.
+        let slider_max = if compact { 260.0 } else { 420.0 };
         let time_label = ui.label("Time");
         let slider = egui::Slider::new(&mut t, 0..=end)
             .show_value(false)
             .trailing_fill(true);
         if ui
-            .add_sized([ui.available_width().clamp(160.0, 420.0), 18.0], slider)
+            .add_sized(
+                [ui.available_width().clamp(120.0, slider_max), 18.0],
+                slider,
+            )
             .labelled_by(time_label.id)
             .changed()
         {
@@ -409,7 +449,8 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
             clock(sim.duration())
         ));
         if compact {
-            ui.menu_button("Colours, units and legend", |ui| {
+            charts::findings_menu_ui(ui, sim);
+            ui.menu_button("Legend", |ui| {
                 choices_ui(ui, sim);
                 ui.separator();
                 heatmap::legend_ui(ui, sim.relative);

@@ -139,12 +139,12 @@ fn one_item(ev: &Evidence) -> (Option<bool>, String) {
                 (Some(_), Some(b)) => format!(
                     "; its item collection ≈ {} ({} items, sizes measured from the data)",
                     bytes(b),
-                    f.items
+                    grouped(f.items)
                 ),
                 (None, Some(b)) => format!(
                     "; its item collection ≈ {} ({} items × {})",
                     bytes(b),
-                    f.items,
+                    grouped(f.items),
                     bytes(ev.item_bytes.unwrap_or(0.0))
                 ),
                 _ => String::new(),
@@ -153,7 +153,7 @@ fn one_item(ev: &Evidence) -> (Option<bool>, String) {
                 Some(false),
                 format!(
                     "{key} has {} items (distinct sort keys){order}{size}",
-                    f.items
+                    grouped(f.items)
                 ),
             )
         }

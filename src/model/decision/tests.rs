@@ -321,7 +321,7 @@ fn the_collection_leaf_reports_its_size_against_the_lsi_limit() {
     assert!(
         path.path[1]
             .evidence
-            .contains("item collection ≈ 11.0 GB (1000 items, sizes measured from the data)"),
+            .contains("item collection ≈ 11.0 GB (1,000 items, sizes measured from the data)"),
         "{}",
         path.path[1].evidence
     );
