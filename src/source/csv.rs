@@ -16,13 +16,13 @@
 //! short to hold them is a bad record. A file that ends inside a quoted field is an error (the quote count
 //! is odd); a row is at most [`MAX_LINE_BYTES`] long.
 
-use super::item::{PK_NAMES, SK_NAMES};
+use super::json::item::{PK_NAMES, SK_NAMES};
 use super::read::Compression;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use super::item::{KeyNames, Scratch};
+use super::json::item::{KeyNames, Scratch};
 use super::read::{FileLoad, MAX_LINE_BYTES, Sink, TICK_LINES};
 use super::{At, CsvHeader, LoadOptions, SourceError};
 use crate::model::keyexpr::Value;

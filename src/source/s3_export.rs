@@ -25,7 +25,7 @@ use std::time::Duration;
 use super::dispatch::Ctx;
 use super::dynamodb_json::{json_line, load_json_lines};
 use super::ion::{ion_line, load_ion};
-use super::item::Scratch;
+use super::json::item::Scratch;
 use super::read::{FileLoad, Sink, TICK_LINES, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 

@@ -15,8 +15,9 @@ use tokio::time::Instant;
 use super::error::DynamoError;
 pub use super::pace::{Backoff, RcuLimiter};
 use super::segment::{PageKeys, SegmentMsg, SegmentTask};
-use crate::model::design::{Design, DesignError, DesignKeys, Designer, ShardBy, item_identity};
+use crate::model::design::{Design, DesignError, DesignKeys, Designer, item_identity};
 use crate::model::keyexpr::Value;
+use crate::model::shard::ShardBy;
 use crate::model::{KeySet, KeyType};
 
 /// Parallel segments unless the caller chooses: enough to overlap round trips, gentle on small tables.

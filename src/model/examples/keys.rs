@@ -1,4 +1,4 @@
-//! Teaching scenarios: small, reproducible key sets that each tell one hot-partition story.
+//! Teaching key sets ([`KeyExample`]): small, reproducible key sets that each tell one hot-partition story.
 //!
 //! Each scenario is generated from a fixed seed, in the plain-text key format (`pk` or `pk<TAB>sk` per line),
 //! so it can be pasted, edited and saved like any other keys.
@@ -8,11 +8,11 @@ use std::fmt::Write as _;
 use rand::{RngExt as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
 
-use super::decision::Leaf;
+use crate::model::decision::Leaf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Scenario {
+pub enum KeyExample {
     Leaderboard,
     LeaderboardSharded,
     StatusFlag,
@@ -21,7 +21,7 @@ pub enum Scenario {
     Healthy,
 }
 
-impl Scenario {
+impl KeyExample {
     pub const ALL: [Self; 6] = [
         Self::Leaderboard,
         Self::LeaderboardSharded,
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn every_scenario_reaches_its_leaf_at_eight_buckets() {
-        for s in Scenario::ALL {
+        for s in KeyExample::ALL {
             let text = s.text();
             assert_eq!(text, s.text(), "{s:?} is reproducible");
             let lines = text.lines().count();
@@ -286,7 +286,7 @@ mod tests {
                 &UserAnswers::default(),
             );
             assert_eq!(path.leaf, Some(s.expected_leaf()), "{s:?}: {path:#?}");
-            assert_eq!(Scenario::from_slug(s.slug()), Some(s));
+            assert_eq!(KeyExample::from_slug(s.slug()), Some(s));
         }
     }
 }

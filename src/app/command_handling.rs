@@ -1,7 +1,21 @@
 //! Applying commands: examples, answers and fixes, undo, file dialogs, exports and sessions; replacing keys.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::command::{Command, UICommand};
+use super::jobs::Shown;
+use super::notices::{Activity, Level};
+use super::settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
+use super::tasks::Task;
+use super::ui::set_presentation_style;
+use super::{App, Keys, design, dialogs, logic, timeline};
+use crate::model::KeySet;
+use crate::model::decision::Action;
+use crate::model::examples::keys::KeyExample;
+use crate::model::export::{buckets_csv, report_doc};
+use crate::model::shard::Scope;
+use crate::source::Source;
 
 impl App {
     /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
@@ -49,7 +63,7 @@ impl App {
 
     /// Examples > Key design: whole items with their attributes, the candidates to start from, the Key
     /// design view.
-    fn load_design_example(&mut self, e: crate::model::design_examples::DesignScenario) {
+    fn load_design_example(&mut self, e: crate::model::examples::design::DesignScenario) {
         let ex = e.build();
         self.replace_keys(Keys::Data(Arc::new(ex.keys)), Source::Items(ex.title));
         let current = crate::model::keyexpr::Expr::attribute(ex.key_attribute)
@@ -267,7 +281,7 @@ impl App {
         self.start_simulation(scenario, toml);
     }
 
-    fn load_example(&mut self, s: Scenario) {
+    fn load_example(&mut self, s: KeyExample) {
         let had_own = !matches!(self.data.source, Source::Example(_))
             && self.key_set().is_some_and(|k| k.total() > 0);
         self.replace_keys(Keys::Text(s.text()), Source::Example(s));
