@@ -99,161 +99,181 @@ impl KeyExample {
     pub fn text(self) -> String {
         let mut rng = Pcg64Mcg::seed_from_u64(0x5ad_1e25 + self as u64);
         let mut out = String::new();
-        let line = |out: &mut String, pk: &str, sk: &str| {
-            out.push_str(pk);
-            if !sk.is_empty() {
-                out.push('\t');
-                out.push_str(sk);
-            }
-            out.push('\n');
-        };
-        const BOARDS: [&str; 40] = [
-            "chess",
-            "go",
-            "tetris",
-            "snake",
-            "pong",
-            "doom",
-            "myst",
-            "zork",
-            "rogue",
-            "nethack",
-            "quake",
-            "pacman",
-            "frogger",
-            "asteroids",
-            "galaga",
-            "qbert",
-            "digdug",
-            "joust",
-            "tempest",
-            "robotron",
-            "defender",
-            "centipede",
-            "xevious",
-            "contra",
-            "metroid",
-            "zelda",
-            "kirby",
-            "sonic",
-            "mario",
-            "lemmings",
-            "worms",
-            "civ",
-            "simcity",
-            "starcraft",
-            "diablo",
-            "portal",
-            "celeste",
-            "hades",
-            "braid",
-            "limbo",
-        ];
         match self {
-            Self::Leaderboard | Self::LeaderboardSharded => {
-                for _ in 0..1000 {
-                    let player: u32 = rng.random_range(0..5000);
-                    if rng.random_range(0..100) < 71 {
-                        let pk = if self == Self::Leaderboard {
-                            "BOARD#global".to_owned()
-                        } else {
-                            format!("BOARD#global#{}", player % 10)
-                        };
-                        line(&mut out, &pk, "SUMMARY");
-                    } else {
-                        let board = BOARDS[rng.random_range(0..BOARDS.len())];
-                        line(&mut out, &format!("BOARD#{board}"), "SUMMARY");
-                    }
-                }
-            }
-            Self::StatusFlag => {
-                for order in 0..1200u32 {
-                    let roll = rng.random_range(0..100);
-                    let status = match roll {
-                        0..45 => "OPEN",
-                        45..80 => "PENDING",
-                        _ => "CLOSED",
-                    };
-                    line(
-                        &mut out,
-                        &format!("status={status}"),
-                        &format!("ORDER#{order:06}"),
-                    );
-                }
-            }
-            Self::TodaysDate => {
-                let days = [
-                    "2026-06-17",
-                    "2026-06-18",
-                    "2026-06-19",
-                    "2026-06-20",
-                    "2026-06-21",
-                ];
-                let mut seconds = 0u32;
-                for i in 0..1500u32 {
-                    seconds += rng.random_range(1..40);
-                    let roll = rng.random_range(0..100);
-                    let day = match roll {
-                        0..85 => "2026-06-23",
-                        85..95 => "2026-06-22",
-                        _ => days[rng.random_range(0..days.len())],
-                    };
-                    let sk = if day == "2026-06-23" {
-                        format!(
-                            "T{:02}:{:02}:{:02}#{i:05}",
-                            seconds / 3600 % 24,
-                            seconds / 60 % 60,
-                            seconds % 60
-                        )
-                    } else {
-                        // Late corrections to older days arrive out of order.
-                        format!(
-                            "T{:02}:{:02}:00#{i:05}",
-                            rng.random_range(0..24),
-                            rng.random_range(0..60)
-                        )
-                    };
-                    line(&mut out, day, &sk);
-                }
-            }
-            Self::Tournament => {
-                let arenas: Vec<String> = (0..24)
-                    .map(|_| format!("ARENA#{:04x}", rng.random_range(0..0x10000u32)))
-                    .collect();
-                let mut ts = 1_782_000_000_000u64;
-                for i in 0..2000u32 {
-                    ts += rng.random_range(1..500);
-                    let arena = if rng.random_range(0..100) < 80 {
-                        "ARENA#7f3a"
-                    } else {
-                        arenas[rng.random_range(0..arenas.len())].as_str()
-                    };
-                    line(&mut out, arena, &format!("EVT#{ts}#{i:05}"));
-                }
-            }
-            Self::Healthy => {
-                let mut users: Vec<String> = Vec::new();
-                for _ in 0..2500 {
-                    // Mostly new users, some returning.
-                    let user = if users.is_empty() || rng.random_range(0..100) < 80 {
-                        let mut id = String::with_capacity(36);
-                        let a: u128 = rng.random();
-                        for (i, nibble) in (0..32).map(|k| (a >> (k * 4)) & 0xf).enumerate() {
-                            if matches!(i, 8 | 12 | 16 | 20) {
-                                id.push('-');
-                            }
-                            let _ = write!(id, "{nibble:x}");
-                        }
-                        users.push(format!("USER#{id}"));
-                        users.len() - 1
-                    } else {
-                        rng.random_range(0..users.len())
-                    };
-                    line(&mut out, &users[user], "PROFILE");
-                }
-            }
+            Self::Leaderboard => leaderboard(&mut rng, &mut out, false),
+            Self::LeaderboardSharded => leaderboard(&mut rng, &mut out, true),
+            Self::StatusFlag => status_flag(&mut rng, &mut out),
+            Self::TodaysDate => todays_date(&mut rng, &mut out),
+            Self::Tournament => tournament(&mut rng, &mut out),
+            Self::Healthy => healthy(&mut rng, &mut out),
         }
         out
+    }
+}
+
+/// One write: `pk`, or `pk<TAB>sk`.
+fn line(out: &mut String, pk: &str, sk: &str) {
+    out.push_str(pk);
+    if !sk.is_empty() {
+        out.push('\t');
+        out.push_str(sk);
+    }
+    out.push('\n');
+}
+
+const BOARDS: [&str; 40] = [
+    "chess",
+    "go",
+    "tetris",
+    "snake",
+    "pong",
+    "doom",
+    "myst",
+    "zork",
+    "rogue",
+    "nethack",
+    "quake",
+    "pacman",
+    "frogger",
+    "asteroids",
+    "galaga",
+    "qbert",
+    "digdug",
+    "joust",
+    "tempest",
+    "robotron",
+    "defender",
+    "centipede",
+    "xevious",
+    "contra",
+    "metroid",
+    "zelda",
+    "kirby",
+    "sonic",
+    "mario",
+    "lemmings",
+    "worms",
+    "civ",
+    "simcity",
+    "starcraft",
+    "diablo",
+    "portal",
+    "celeste",
+    "hades",
+    "braid",
+    "limbo",
+];
+
+/// 71 % of the score updates go to the global board (one key, or ten by player when `sharded`), the rest to
+/// 40 game boards.
+fn leaderboard(rng: &mut Pcg64Mcg, out: &mut String, sharded: bool) {
+    for _ in 0..1000 {
+        let player: u32 = rng.random_range(0..5000);
+        if rng.random_range(0..100) < 71 {
+            let pk = if sharded {
+                format!("BOARD#global#{}", player % 10)
+            } else {
+                "BOARD#global".to_owned()
+            };
+            line(out, &pk, "SUMMARY");
+        } else {
+            let board = BOARDS[rng.random_range(0..BOARDS.len())];
+            line(out, &format!("BOARD#{board}"), "SUMMARY");
+        }
+    }
+}
+
+/// Orders keyed by their status: three keys.
+fn status_flag(rng: &mut Pcg64Mcg, out: &mut String) {
+    for order in 0..1200u32 {
+        let roll = rng.random_range(0..100);
+        let status = match roll {
+            0..45 => "OPEN",
+            45..80 => "PENDING",
+            _ => "CLOSED",
+        };
+        line(
+            out,
+            &format!("status={status}"),
+            &format!("ORDER#{order:06}"),
+        );
+    }
+}
+
+/// Events keyed by their day: 85 % go to today.
+fn todays_date(rng: &mut Pcg64Mcg, out: &mut String) {
+    let days = [
+        "2026-06-17",
+        "2026-06-18",
+        "2026-06-19",
+        "2026-06-20",
+        "2026-06-21",
+    ];
+    let mut seconds = 0u32;
+    for i in 0..1500u32 {
+        seconds += rng.random_range(1..40);
+        let roll = rng.random_range(0..100);
+        let day = match roll {
+            0..85 => "2026-06-23",
+            85..95 => "2026-06-22",
+            _ => days[rng.random_range(0..days.len())],
+        };
+        let sk = if day == "2026-06-23" {
+            format!(
+                "T{:02}:{:02}:{:02}#{i:05}",
+                seconds / 3600 % 24,
+                seconds / 60 % 60,
+                seconds % 60
+            )
+        } else {
+            // Late corrections to older days arrive out of order.
+            format!(
+                "T{:02}:{:02}:00#{i:05}",
+                rng.random_range(0..24),
+                rng.random_range(0..60)
+            )
+        };
+        line(out, day, &sk);
+    }
+}
+
+/// Match events keyed by arena: 80 % in one arena, time-ordered sort keys.
+fn tournament(rng: &mut Pcg64Mcg, out: &mut String) {
+    let arenas: Vec<String> = (0..24)
+        .map(|_| format!("ARENA#{:04x}", rng.random_range(0..0x10000u32)))
+        .collect();
+    let mut ts = 1_782_000_000_000u64;
+    for i in 0..2000u32 {
+        ts += rng.random_range(1..500);
+        let arena = if rng.random_range(0..100) < 80 {
+            "ARENA#7f3a"
+        } else {
+            arenas[rng.random_range(0..arenas.len())].as_str()
+        };
+        line(out, arena, &format!("EVT#{ts}#{i:05}"));
+    }
+}
+
+/// Profiles keyed by a random user id: many keys, none hot.
+fn healthy(rng: &mut Pcg64Mcg, out: &mut String) {
+    let mut users: Vec<String> = Vec::new();
+    for _ in 0..2500 {
+        // Mostly new users, some returning.
+        let user = if users.is_empty() || rng.random_range(0..100) < 80 {
+            let mut id = String::with_capacity(36);
+            let a: u128 = rng.random();
+            for (i, nibble) in (0..32).map(|k| (a >> (k * 4)) & 0xf).enumerate() {
+                if matches!(i, 8 | 12 | 16 | 20) {
+                    id.push('-');
+                }
+                let _ = write!(id, "{nibble:x}");
+            }
+            users.push(format!("USER#{id}"));
+            users.len() - 1
+        } else {
+            rng.random_range(0..users.len())
+        };
+        line(out, &users[user], "PROFILE");
     }
 }
 
