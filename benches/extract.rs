@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::de::DeserializeSeed as _;
 use shardlens::model::design::{Design, parse_key};
-use shardlens::source::item::{ItemSeed, RecordSeed, Scratch};
+use shardlens::source::json::item::{ItemSeed, RecordSeed, Scratch};
 use shardlens::source::read::Sink;
 use shardlens::source::{FormatIn, LoadOptions};
 

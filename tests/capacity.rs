@@ -43,6 +43,10 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one table's story checked second by second"
+)]
 #[test]
 fn one_key_at_4000_writes_throttles_3000_on_a_new_on_demand_table() {
     let dir = temp_dir("one-key");

@@ -303,6 +303,10 @@ fn plain_json_and_csv_items_take_expressions_too() {
     assert_eq!(doc["top_keys"][0]["key"], "T#acme#2026-01");
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of bad inputs and the message each gives"
+)]
 #[test]
 fn bad_expressions_and_attributes_say_what_and_where() {
     let dir = temp_dir("bad");

@@ -9,7 +9,7 @@ use kittest::{Settle as _, harness_at};
 
 use egui_kittest::kittest::Queryable as _;
 use shardlens::app::{App, Command};
-use shardlens::model::design_examples::DesignScenario;
+use shardlens::model::examples::design::DesignScenario;
 
 fn row_count(app: &App) -> usize {
     app.design().shown.as_ref().map_or(0, |s| s.rows.len())

@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, harness};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command, UICommand};
-use shardlens::model::design_examples::DesignScenario;
+use shardlens::model::examples::design::DesignScenario;
 
 fn rows(app: &App) -> Vec<(String, String, usize)> {
     app.design().shown.as_ref().map_or_else(Vec::new, |s| {

@@ -315,6 +315,10 @@ fn lists_tables() {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one described table, checked field by field"
+)]
 #[test]
 fn describes_key_schema_billing_and_indexes() {
     let server = Dynalite::start();
@@ -956,6 +960,10 @@ fn scanning_leaves_the_table_unchanged() {
 
 /// `shardlens scan --gsi`: the index's spread in the designs table and JSON; an unknown index lists the real
 /// ones; `--key-expr` on a scan analyses the expression's keys.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scan's story checked step by step against a live server"
+)]
 #[test]
 fn cli_scan_shows_a_gsis_spread_and_takes_key_expressions() {
     let server = Dynalite::start();

@@ -89,6 +89,10 @@ type Hostile = (String, String, &'static str);
 
 /// Every JSON shape with a deep value in its item (after the key, so the key is found first), and bare deep
 /// documents.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of hostile files, one entry per JSON shape"
+)]
 fn deep_json_files() -> Vec<Hostile> {
     let mut files = Vec::new();
     let mut add = |name: String, content: String, says: &'static str| {

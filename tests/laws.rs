@@ -11,10 +11,9 @@ use proptest::prelude::*;
 use shardlens::model::capacity::{
     Billing, Consistency, ItemSize, PartitionCount, RateSource, Workload, compute,
 };
-use shardlens::model::design::{ShardBy, ShardSource};
 use shardlens::model::key::{KeyError, KeyType, canonical_partition_key, compare_keys};
 use shardlens::model::keyexpr::{self, AttrPath, Format, MAX_BUCKETS, MAX_PREFIX, Part};
-use shardlens::model::shard::{MAX_SHARDS, PhysicalKey};
+use shardlens::model::shard::{MAX_SHARDS, PhysicalKey, ShardBy};
 use shardlens::model::{KeySet, Partitioner, Scope, ShardPlan, Strategy as Scheme, key_hash};
 
 // ---------------------------------------------------------------------------------------------------------
@@ -71,7 +70,7 @@ fn shard_by() -> impl Strategy<Value = Option<ShardBy>> {
             0u64..100,
         )
             .prop_map(|(entries, missing)| {
-                let mut by = ShardBy::new(ShardSource::SortKey);
+                let mut by = ShardBy::default();
                 for (key, hash, writes) in entries {
                     by.add(key, hash, writes);
                 }

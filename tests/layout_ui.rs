@@ -12,7 +12,7 @@ use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, harness_at};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command, UICommand};
-use shardlens::model::sim_examples::example;
+use shardlens::model::examples::time::example;
 
 const SIZES: [[f32; 2]; 2] = [[1024.0, 768.0], [1280.0, 800.0]];
 

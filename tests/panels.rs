@@ -12,12 +12,12 @@ use shardlens::app::notices::{Activity, Level, Notices};
 use shardlens::app::settings::Settings;
 use shardlens::app::{Command, controls, decision_ui, notices};
 use shardlens::model::decision::{Action, Path, UserAnswers, evaluate};
-use shardlens::model::scenario::Scenario;
+use shardlens::model::examples::keys::KeyExample;
 use shardlens::model::text::parse_text;
 use shardlens::model::{KeyType, report};
 
 fn leaderboard_path() -> Path {
-    let keys = parse_text(Scenario::Leaderboard.text().as_bytes(), KeyType::S).unwrap();
+    let keys = parse_text(KeyExample::Leaderboard.text().as_bytes(), KeyType::S).unwrap();
     let r = report(&keys, &Settings::default().view());
     evaluate(&r.evidence, &UserAnswers::default())
 }

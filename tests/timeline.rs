@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, step_until};
 use shardlens::app::settings::ChartMode;
 use shardlens::app::{App, Command};
-use shardlens::model::sim_examples::example;
+use shardlens::model::examples::time::example;
 
 fn harness_with(name: &str) -> Harness<'static, App> {
     let mut h = kittest::harness_at([1400.0, 950.0]);

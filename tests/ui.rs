@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, harness, step_until};
 use shardlens::app::{App, Command, Keys, UICommand};
 use shardlens::model::decision::Leaf;
-use shardlens::model::scenario::Scenario;
+use shardlens::model::examples::keys::KeyExample;
 
 fn hottest_share(h: &Harness<'_, App>) -> f64 {
     h.state()
@@ -71,7 +71,7 @@ fn sharding_toggle_cools_the_hottest_bucket_and_shows_the_fan_out() {
 #[test]
 fn every_example_reaches_its_leaf() {
     let mut h = harness();
-    for s in Scenario::ALL {
+    for s in KeyExample::ALL {
         h.get_by_label("Examples").click();
         h.settle();
         h.get_by_label(s.title()).click();
@@ -396,7 +396,7 @@ fn modelling_capacity_shows_partitions_over_their_limit() {
 fn the_inspector_lists_the_hottest_buckets_keys_and_a_keys_facts() {
     let mut h = harness();
     h.state_mut()
-        .apply(Command::LoadExample(Scenario::Tournament));
+        .apply(Command::LoadExample(KeyExample::Tournament));
     h.settle();
     // The hottest bucket is shown first; its top key is the hot arena.
     let row = h.get_by_label_contains("% of bucket  ARENA#7f3a");
@@ -517,7 +517,8 @@ fn after_the_one_click_fix_no_bar_is_red_and_the_tree_agrees() {
     assert_ne!(path.leaf, Some(Leaf::ShardOrCache), "{path:?}");
     assert_ne!(path.leaf, Some(Leaf::WriteShardPrefix), "{path:?}");
     // The healthy example has no warning colour at all.
-    h.state_mut().apply(Command::LoadExample(Scenario::Healthy));
+    h.state_mut()
+        .apply(Command::LoadExample(KeyExample::Healthy));
     h.settle();
     assert_eq!(red_bars(h.state()), 0);
 }
@@ -562,7 +563,7 @@ fn an_empty_file_keeps_the_previous_keys_and_undo_brings_keys_back() {
     h.get_by_label("3 writes · 2 distinct keys");
     // An example replaces the keys, says so, and Ctrl+Z brings them back.
     h.state_mut()
-        .apply(Command::LoadExample(Scenario::StatusFlag));
+        .apply(Command::LoadExample(KeyExample::StatusFlag));
     h.settle();
     assert!(h.state().notices().last().unwrap().text.contains("Ctrl+Z"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
@@ -931,7 +932,7 @@ fn undo_after_use_as_key_on_pasted_keys_brings_the_pasted_keys_and_their_key_bac
     h.settle();
     assert_eq!(
         editor_text(h.state()),
-        shardlens::model::scenario::Scenario::Leaderboard.text()
+        shardlens::model::examples::keys::KeyExample::Leaderboard.text()
     );
     h.get_by_label("1,000 writes · 41 distinct keys");
 }

@@ -11,8 +11,8 @@ use serde::de::DeserializeSeed as _;
 use shardlens::model::KeyType;
 use shardlens::model::design::{Design, GsiSpec};
 use shardlens::model::key::{Decimal, canonicalize_into};
-use shardlens::source::fast_json::{scan_item, scan_plain_item, scan_record};
-use shardlens::source::item::{ItemSeed, KeyNames, PlainItemSeed, RecordSeed, Scratch, Tag};
+use shardlens::source::json::fast_json::{scan_item, scan_plain_item, scan_record};
+use shardlens::source::json::item::{ItemSeed, KeyNames, PlainItemSeed, RecordSeed, Scratch, Tag};
 use shardlens::source::{FormatIn, LoadOptions, Loaded, OnBad, SourceError};
 
 /// A target's body: takes one input, panics on a bug.

@@ -1,7 +1,6 @@
 //! Assets: the window icon and a system CJK font as a fallback.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::sync::Arc;
 
 /// The window icon, from the 256 px render in `assets/`.
 pub fn icon() -> Option<egui::IconData> {

@@ -11,7 +11,7 @@ use super::notices::Activity;
 use super::settings::{ChartMode, Settings};
 use crate::model::KeyType;
 use crate::model::decision::{Action, Question, UserAnswers};
-use crate::model::scenario::Scenario;
+use crate::model::examples::keys::KeyExample;
 use crate::source::LoadOptions;
 use crate::source::dynamo::{ConnectOptions, ScanOptions};
 
@@ -20,9 +20,9 @@ use crate::source::dynamo::{ConnectOptions, ScanOptions};
 pub enum Command {
     /// A menu or shortcut command.
     Ui(UICommand),
-    LoadExample(Scenario),
+    LoadExample(KeyExample),
     /// A time simulation from Examples > Over time.
-    LoadSimulation(crate::model::sim_examples::Example),
+    LoadSimulation(crate::model::examples::time::Example),
     /// An answer to the tree about the simulated scenario.
     SimulationAnswer(Question, Option<bool>),
     /// The tree's fix for the simulated scenario: run it again with its hot keys write-sharded.
@@ -61,7 +61,7 @@ pub enum Command {
     /// Re-key the data by the shown comparison's candidate `n` (0-based among its rows after the current).
     UseDesign(usize),
     /// Examples > Key design.
-    LoadDesignExample(crate::model::design_examples::DesignScenario),
+    LoadDesignExample(crate::model::examples::design::DesignScenario),
 }
 
 impl From<UICommand> for Command {

@@ -215,6 +215,25 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
             (!names.is_empty()).then_some(names)
         },
     );
+    csv_header_ui(ui, &mut opts.csv_header);
+    let mut skip = opts.on_bad == OnBad::Skip;
+    if ui
+        .checkbox(
+            &mut skip,
+            "Skip bad records (count them) instead of stopping",
+        )
+        .changed()
+    {
+        opts.on_bad = if skip { OnBad::Skip } else { OnBad::Stop };
+    }
+    ui.checkbox(keep, "Keep these options for the next files")
+        .on_hover_text(
+            "Off: the options apply to the next load and File > Reload; another file starts from detection",
+        );
+}
+
+/// Whether a CSV file's first row is a header: Auto, Yes or No.
+fn csv_header_ui(ui: &mut egui::Ui, csv_header: &mut CsvHeader) {
     ui.horizontal(|ui| {
         let label = ui.label("First row is a header");
         for (h, text, tip) in [
@@ -230,25 +249,11 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
                 "every row is data (columns col1, col2, …, or the CSV columns above)",
             ),
         ] {
-            ui.selectable_value(&mut opts.csv_header, h, text)
+            ui.selectable_value(csv_header, h, text)
                 .on_hover_text(tip)
                 .labelled_by(label.id);
         }
     });
-    let mut skip = opts.on_bad == OnBad::Skip;
-    if ui
-        .checkbox(
-            &mut skip,
-            "Skip bad records (count them) instead of stopping",
-        )
-        .changed()
-    {
-        opts.on_bad = if skip { OnBad::Skip } else { OnBad::Stop };
-    }
-    ui.checkbox(keep, "Keep these options for the next files")
-        .on_hover_text(
-            "Off: the options apply to the next load and File > Reload; another file starts from detection",
-        );
 }
 
 /// A labelled text field for a value parsed from its text. The field holds the text as typed (in egui's

@@ -298,23 +298,12 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
         .min(3);
     let block = ui.scope(|ui| {
         ui.label(RichText::new(headline(a, args.noun)).strong().heading());
-        ui.horizontal_wrapped(|ui| {
-            if crate::model::decision::too_few_to_judge(a.total, n) {
-                // Every bar is drawn blue then (model::heat), which is not "even": say why.
-                swatch(
-                    ui,
-                    theme::COOL,
-                    &format!("too few {} to judge the spread", args.noun),
-                );
-            } else {
-                swatch(ui, theme::COOL, "even");
-                swatch(ui, theme::WARM, "uneven (no one key)");
-                swatch(ui, theme::HOT, "hot: one key holds a bucket ≥ 2× the mean");
-            }
-            if ghost.is_some() {
-                swatch(ui, theme::GHOST_SWATCH, "grey: before sharding");
-            }
-        });
+        legend_ui(
+            ui,
+            args.noun,
+            crate::model::decision::too_few_to_judge(a.total, n),
+            ghost.is_some(),
+        );
         let partitions = Partitioner::equal(n);
         let log = args.log_scale;
         let response = fixed_plot(
@@ -375,6 +364,28 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
         }
     });
     block.response.rect
+}
+
+/// The histogram's colours in words: even, uneven and hot (or why every bar is blue), and the grey bars
+/// before sharding when they are drawn.
+fn legend_ui(ui: &mut egui::Ui, noun: &str, too_few: bool, ghost: bool) {
+    ui.horizontal_wrapped(|ui| {
+        if too_few {
+            // Every bar is drawn blue then (model::heat), which is not "even": say why.
+            swatch(
+                ui,
+                theme::COOL,
+                &format!("too few {noun} to judge the spread"),
+            );
+        } else {
+            swatch(ui, theme::COOL, "even");
+            swatch(ui, theme::WARM, "uneven (no one key)");
+            swatch(ui, theme::HOT, "hot: one key holds a bucket ≥ 2× the mean");
+        }
+        if ghost {
+            swatch(ui, theme::GHOST_SWATCH, "grey: before sharding");
+        }
+    });
 }
 
 fn bucket_tooltip(

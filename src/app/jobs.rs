@@ -4,7 +4,7 @@
 //! wins). Loads are tasks of their own. Results carry the generation they were asked for, so a stale result
 //! is recognised and dropped.
 
-use crate::model::design::ShardBy;
+use crate::model::shard::ShardBy;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 

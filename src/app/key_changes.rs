@@ -2,8 +2,13 @@
 //! typing, "Edit as text", and Undo. Each change is one undo step that brings back the keys, their source,
 //! their key type, the data files' groups and the Key design's current key.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::sync::Arc;
+
+use super::notices::{Activity, Level};
+use super::{App, Keys, Replaced, UNDO_STEPS, design, editor};
+use crate::model::KeySet;
+use crate::model::decision::UserAnswers;
+use crate::source::Source;
 
 impl App {
     /// Replaces the keys with a key set held as data (a loaded file, a benchmark).

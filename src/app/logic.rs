@@ -1,8 +1,16 @@
 //! Per-frame work that does not draw: background results (computations, loads, scans, dialogs), shortcuts,
 //! recomputation, fitting the first window to the screen.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::command::{Command, UICommand};
+use super::jobs::{Computed, Input, LoadEvent, Request, Shown};
+use super::notices::{Activity, Level};
+use super::settings::ChartMode;
+use super::{App, INLINE_BYTES, Keys, Outcome, connect, dialogs, jobs, notices, table_picker};
+use crate::model::decision::evaluate;
+use crate::source::Source;
 
 impl App {
     /// Starts computing the report for the current keys and settings: inline when small, else on the worker.

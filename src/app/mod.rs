@@ -3,8 +3,9 @@
 //!
 //! Split by role, as rerun's viewer is: this file holds the [`App`] struct (its state grouped by role), its
 //! construction and accessors and `impl eframe::App`; `logic` the per-frame work that does not draw (draining
-//! background results, shortcuts, recomputation); `commands` applying [`Command`]s (examples, fixes, dialogs,
-//! exports, sessions); `key_changes` the one door that changes the key set (replace, type, undo); `ui` the layout, one function per panel; `assets` the icon and fonts.
+//! background results, shortcuts, recomputation); `command_handling` applying [`Command`]s (examples, fixes,
+//! dialogs, exports, sessions); `key_changes` the one door that changes the key set (replace, type, undo); `ui`
+//! the layout, one function per panel; `assets` the icon and fonts.
 //! Panels draw from plain state and return [`Command`]s ([`command`]), which the app applies after drawing;
 //! no drawing code writes the app's fields. Work that is not drawing (parsing, bucketing large key sets,
 //! inspector queries, file I/O, scans, simulations) runs as [`tasks::Task`]s.
@@ -24,10 +25,16 @@ pub mod settings;
 pub mod table_picker;
 pub mod tasks;
 pub mod theme;
+#[allow(
+    clippy::too_many_lines,
+    reason = "the Timeline's files are being changed on another branch: its two long functions \
+              (`charts::throughput_ui`, 86 lines; `charts::snapshot_ui`, 82) are to be split or justified \
+              there, and this allow removed"
+)]
 pub mod timeline;
 
 mod assets;
-mod commands;
+mod command_handling;
 mod key_changes;
 mod logic;
 mod queries;
@@ -41,15 +48,13 @@ use ui::set_presentation_style;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::model::decision::{Action, Path, UserAnswers, evaluate};
-use crate::model::export::{buckets_csv, report_doc};
-use crate::model::scenario::Scenario;
-use crate::model::shard::Scope;
+use crate::model::decision::{Path, UserAnswers};
+use crate::model::examples::keys::KeyExample;
 use crate::model::{KeySet, KeyType, Report};
 use crate::source::{Group, LoadOptions, Source};
-use jobs::{Computed, Input, Jobs, LoadEvent, Request, Shown};
+use jobs::{Jobs, Shown};
 use notices::{Activity, Level, Notices};
-use settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
+use settings::{ChartMode, Settings};
 use tasks::{Task, TaskSet};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
@@ -214,8 +219,8 @@ impl App {
         let (keys, source) = match last {
             Some(text) if restored && !text.trim().is_empty() => (Keys::Text(text), Source::Paste),
             _ => (
-                Keys::Text(Scenario::Leaderboard.text()),
-                Source::Example(Scenario::Leaderboard),
+                Keys::Text(KeyExample::Leaderboard.text()),
+                Source::Example(KeyExample::Leaderboard),
             ),
         };
         set_presentation_style(&ctx, settings.presentation);

@@ -1,7 +1,13 @@
 //! The layout: the menu bar, the status line and one function per panel, in presentation mode or not.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::command::{Command, UICommand};
+use super::jobs::Shown;
+use super::settings::ChartMode;
+use super::{
+    App, Keys, PRESENTATION_TEXT, SCAN_QUIET_SECS, command, connect, controls, decision_ui, design,
+    editor, histogram, inspector, jobs, notices, theme, timeline,
+};
+use crate::model::examples::keys::KeyExample;
 
 impl App {
     /// The window title: where the keys come from and how many writes or items they count, in the key
@@ -510,7 +516,7 @@ fn presentation_bar_ui(ui: &mut egui::Ui, show_side: bool, commands: &mut Vec<Co
 
 /// Examples: the teaching key sets, then the time simulations (Over time).
 fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-    for s in Scenario::ALL {
+    for s in KeyExample::ALL {
         if ui.button(s.title()).on_hover_text(s.story()).clicked() {
             commands.push(Command::LoadExample(s));
             ui.close();
@@ -518,7 +524,7 @@ fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
     }
     ui.separator();
     ui.menu_button("Key design", |ui| {
-        for e in crate::model::design_examples::DesignScenario::ALL {
+        for e in crate::model::examples::design::DesignScenario::ALL {
             if ui.button(e.title()).clicked() {
                 commands.push(Command::LoadDesignExample(e));
                 ui.close();
@@ -526,7 +532,7 @@ fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         }
     });
     ui.menu_button("Over time", |ui| {
-        for e in crate::model::sim_examples::EXAMPLES {
+        for e in crate::model::examples::time::EXAMPLES {
             // Each built-in is a scenario file; its name and story are in its TOML.
             let (title, story) = crate::model::sim_file::parse(e.toml, 0).map_or_else(
                 |_| (e.name.to_owned(), String::new()),

@@ -10,6 +10,8 @@ use anyhow::Context as _;
 
 use super::args::{AnalyzeArgs, ScanArgs, SqlArgs, SqlEngine, TablesArgs, TablesFormat};
 use super::output::{print_analysis, print_loaded};
+use crate::model::KeySet;
+use crate::model::design::{Design, DesignKeys};
 use crate::source::dynamo::{DynamoClient, ScanEvent, ScanOptions, ScanStatus, Scanned};
 use crate::source::{self, LoadOptions, OnBad};
 
@@ -113,24 +115,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
 pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
     args.view.view_settings()?;
     let client = DynamoClient::connect(&args.connect.options())?;
-    let gsis = if args.design.gsi.is_empty() {
-        Vec::new()
-    } else {
-        let info = client.describe_table(&args.table)?;
-        crate::source::dynamo::gsi_designs(&info, &args.design.gsi).map_err(anyhow::Error::msg)?
-    };
-    let mut design = super::design::design(&args.design, &args.view, Some(gsis))?;
-    // A scan keys by the table's partition key: a key expression is evaluated as a candidate first, and its
-    // keys are then analysed as the current key.
-    let by_expr = design
-        .key
-        .take()
-        .inspect(|key| design.candidates.insert(0, key.clone()));
-    if by_expr.is_some() {
-        design.validate().map_err(|_| {
-            anyhow::anyhow!("with --key-expr, --compare takes up to 2 candidates on a scan")
-        })?;
-    }
+    let (design, by_expr) = scan_design(args, &client)?;
     let opts = ScanOptions {
         segments: args.segments,
         max_rcu: (args.max_rcu > 0.0).then_some(args.max_rcu),
@@ -139,7 +124,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         consistent: args.consistent,
         page_size: args.page_size,
         design,
-        strict_candidates: usize::from(by_expr.is_some()),
+        strict_candidates: usize::from(by_expr),
         ..ScanOptions::new(args.table.clone())
     };
     let cap = opts.max_rcu.map_or_else(
@@ -173,38 +158,12 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
             format!("{} (partial: {} items read)", args.table, p.items)
         }
     };
-    if scanned.design_skipped > 0 {
-        eprintln!(
-            "shardlens: {} items could not be keyed by the designs{}",
-            scanned.design_skipped,
-            scanned
-                .design_error
-                .as_ref()
-                .map_or_else(String::new, |e| format!(" (first: {e})"))
-        );
-    }
-    for (items, first) in &scanned.not_keyed {
-        eprintln!(
-            "shardlens: {}",
-            crate::model::design::not_keyed_note(*items, first)
-        );
-    }
-    let keys = match by_expr {
-        Some(_) if !scanned.designs.is_empty() => {
-            let first = scanned.designs.remove(0);
-            for d in &mut scanned.designs {
-                if let crate::model::design::DesignKind::Candidate(n) = &mut d.kind {
-                    *n -= 1;
-                }
-            }
-            first.keys
-        }
-        _ => std::mem::take(&mut scanned.keys),
-    };
+    warn_design_skips(&scanned);
+    let keys = scanned_keys(&mut scanned.designs, &mut scanned.keys, by_expr);
     // Keys made by --key-expr are no attribute of the table: their Queries say `pk`.
     let target = crate::model::query::Target {
         table: Some(args.table.clone()),
-        partition_key: scanned.key_attribute.clone().filter(|_| by_expr.is_none()),
+        partition_key: scanned.key_attribute.clone().filter(|_| !by_expr),
         sort_key: scanned.sort_key_attribute.clone(),
     };
     let mut out = std::io::stdout().lock();
@@ -233,6 +192,63 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The scan's key design, and whether it keys by `--key-expr`: a scan keys by the table's partition key, so a
+/// key expression is evaluated as a candidate first, and its keys are then analysed as the current key.
+fn scan_design(args: &ScanArgs, client: &DynamoClient) -> anyhow::Result<(Design, bool)> {
+    let gsis = if args.design.gsi.is_empty() {
+        Vec::new()
+    } else {
+        let info = client.describe_table(&args.table)?;
+        crate::source::dynamo::gsi_designs(&info, &args.design.gsi).map_err(anyhow::Error::msg)?
+    };
+    let mut design = super::design::design(&args.design, &args.view, Some(gsis))?;
+    let by_expr = design
+        .key
+        .take()
+        .inspect(|key| design.candidates.insert(0, key.clone()));
+    if by_expr.is_some() {
+        design.validate().map_err(|_| {
+            anyhow::anyhow!("with --key-expr, --compare takes up to 2 candidates on a scan")
+        })?;
+    }
+    Ok((design, by_expr.is_some()))
+}
+
+/// Says on standard error which items the designs could not key.
+fn warn_design_skips(scanned: &Scanned) {
+    if scanned.design_skipped > 0 {
+        eprintln!(
+            "shardlens: {} items could not be keyed by the designs{}",
+            scanned.design_skipped,
+            scanned
+                .design_error
+                .as_ref()
+                .map_or_else(String::new, |e| format!(" (first: {e})"))
+        );
+    }
+    for (items, first) in &scanned.not_keyed {
+        eprintln!(
+            "shardlens: {}",
+            crate::model::design::not_keyed_note(*items, first)
+        );
+    }
+}
+
+/// The keys to analyse: the table's partition keys (`keys`), or with `--key-expr` the first candidate's (taken
+/// out of `designs`, the other candidates renumbered).
+fn scanned_keys(designs: &mut Vec<DesignKeys>, keys: &mut KeySet, by_expr: bool) -> KeySet {
+    if !by_expr || designs.is_empty() {
+        return std::mem::take(keys);
+    }
+    let first = designs.remove(0);
+    for d in designs {
+        if let crate::model::design::DesignKind::Candidate(n) = &mut d.kind {
+            *n -= 1;
+        }
+    }
+    first.keys
 }
 
 /// A flag that the first Ctrl+C sets (the scan stops and prints what it read so far, labelled partial); a

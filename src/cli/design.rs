@@ -169,6 +169,12 @@ pub(super) fn print(out: &mut dyn Write, rows: &[Figures], has_workload: bool) -
         let refs: Vec<&str> = row.iter().map(String::as_str).collect();
         line(out, &refs)?;
     }
+    print_notes(out, rows, has_workload)
+}
+
+/// Under the table: items a design could not key or a sparse GSI leaves out, throttling GSIs, and how to get
+/// throttled units without a workload.
+fn print_notes(out: &mut dyn Write, rows: &[Figures], has_workload: bool) -> Result<()> {
     for r in rows {
         if r.absent > 0 && r.design.starts_with("GSI") {
             writeln!(

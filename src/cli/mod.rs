@@ -1,15 +1,17 @@
-//! The headless commands (`analyze`, `scan`, `tables`, `sql`; `simulate` is [`crate::simulate_cli`]'s). They
-//! print the same model results the app shows.
+//! The headless commands (`analyze`, `scan`, `tables`, `sql`, `simulate`). They print the same model results
+//! the app shows.
 //!
 //! By concept: the arguments and how they become the model's settings (`args.rs`; clap parses straight into
-//! the model's enums, `values.rs`), running each command (`commands.rs`), and the output: one computed
-//! analysis (`output.rs`) written as a table (`table.rs`), JSON (`json.rs`) or CSV.
+//! the model's enums, `values.rs`), running each command (`commands.rs`; `simulate` in `simulate.rs`, with its
+//! own arguments and output), and the output: one computed analysis (`output.rs`) written as a table
+//! (`table.rs`), JSON (`json.rs`) or CSV.
 
 mod args;
 mod commands;
 mod design;
 mod json;
 mod output;
+mod simulate;
 mod table;
 mod values;
 
@@ -22,6 +24,7 @@ pub use args::{
     TablesArgs, TablesFormat, ViewArgs,
 };
 pub use output::{Designs, print_analysis, print_loaded};
+pub use simulate::SimulateArgs;
 
 /// See how DynamoDB partition keys spread over partitions.
 ///
@@ -44,7 +47,7 @@ pub enum Command {
     /// List the DynamoDB tables of an account and region, with their key schemas.
     Tables(TablesArgs),
     /// Simulate a table over time from a scenario file (burst, adaptive capacity, split-for-heat, on-demand).
-    Simulate(crate::simulate_cli::SimulateArgs),
+    Simulate(SimulateArgs),
     /// Print the SQL (Athena, DuckDB) that turns an S3 export too big for one machine into the `key,count`
     /// CSV shardlens loads exactly, aggregated where the export lives.
     Sql(SqlArgs),
@@ -56,7 +59,7 @@ pub fn run(command: Command) -> i32 {
         Command::Analyze(args) => commands::analyze(&args),
         Command::Scan(args) => commands::scan(&args),
         Command::Tables(args) => commands::tables(&args),
-        Command::Simulate(args) => crate::simulate_cli::simulate(&args),
+        Command::Simulate(args) => simulate::simulate(&args),
         Command::Sql(args) => commands::sql(&args),
     };
     match result {

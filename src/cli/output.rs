@@ -8,9 +8,10 @@ use anyhow::Context as _;
 use super::args::{OutputFormat, ViewArgs};
 use super::{design, json, table};
 use crate::model::capacity::Capacity;
-use crate::model::design::{DesignKeys, Figures, ShardBy, figures};
+use crate::model::design::{DesignKeys, Figures, figures};
 use crate::model::export::buckets_csv;
 use crate::model::query::{QueryParams, Target, shard_queries};
+use crate::model::shard::ShardBy;
 use crate::model::{KeySet, Path, Report, ViewSettings, evaluate, report_reusing};
 use crate::source::Loaded;
 

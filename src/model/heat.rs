@@ -162,13 +162,13 @@ fn collided_shards(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::examples::keys::KeyExample;
     use crate::model::partition::Partitioner;
-    use crate::model::scenario::Scenario;
     use crate::model::shard::ShardPlan;
     use crate::model::text::parse_text;
     use crate::model::{KeyType, ViewSettings, analyze, decision, report};
 
-    fn heats(scenario: Scenario, shards: u32) -> (Vec<Heat>, decision::Path) {
+    fn heats(scenario: KeyExample, shards: u32) -> (Vec<Heat>, decision::Path) {
         let keys = parse_text(scenario.text().as_bytes(), KeyType::S).unwrap();
         let view = ViewSettings {
             shard: ShardPlan {
@@ -187,17 +187,17 @@ mod tests {
 
     #[test]
     fn red_exactly_where_the_tree_says_one_key() {
-        let (heat, path) = heats(Scenario::Leaderboard, 1);
+        let (heat, path) = heats(KeyExample::Leaderboard, 1);
         assert_eq!(
             path.answer(decision::Question::OneKey),
             Some(decision::Answer::Yes)
         );
         assert_eq!(heat.iter().filter(|h| **h == Heat::Hot).count(), 1);
         // The healthy example has no warning colour at all.
-        let (heat, _) = heats(Scenario::Healthy, 1);
+        let (heat, _) = heats(KeyExample::Healthy, 1);
         assert!(heat.iter().all(|h| *h == Heat::Even), "{heat:?}");
         // After sharding the hot key ×10, nothing is red and the tree no longer says one key.
-        let (heat, path) = heats(Scenario::Leaderboard, 10);
+        let (heat, path) = heats(KeyExample::Leaderboard, 10);
         assert!(!heat.contains(&Heat::Hot), "{heat:?}");
         assert_eq!(
             path.answer(decision::Question::OneKey),
@@ -254,9 +254,10 @@ mod tests {
         assert_eq!(shard_stem("USER#1234"), None);
         assert_eq!(shard_stem("#7"), None);
         // The example that writes BOARD#global#0 … #9 into its keys: its fullest bucket is explained.
-        let (heat, _) = heats(Scenario::LeaderboardSharded, 1);
+        let (heat, _) = heats(KeyExample::LeaderboardSharded, 1);
         assert!(!heat.contains(&Heat::Hot), "{heat:?}");
-        let keys = parse_text(Scenario::LeaderboardSharded.text().as_bytes(), KeyType::S).unwrap();
+        let keys =
+            parse_text(KeyExample::LeaderboardSharded.text().as_bytes(), KeyType::S).unwrap();
         let rep = report(&keys, &ViewSettings::default());
         let notes: Vec<String> = bucket_heat(&rep.analysis, &keys, 1)
             .into_iter()

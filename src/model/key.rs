@@ -183,6 +183,39 @@ pub struct Decimal {
     exp: i64,
 }
 
+/// The exponent of a number (`e`/`E`, an optional sign, digits) if one starts at `*i`, moving `*i` past it; 0
+/// without one. `None` for an `e` without digits.
+fn parse_exponent(text: &[u8], i: &mut usize) -> Option<i64> {
+    let mut exp10: i64 = 0;
+    if let Some(&c) = text.get(*i)
+        && (c == b'e' || c == b'E')
+    {
+        *i += 1;
+        let mut exp_negative = false;
+        if let Some(&s) = text.get(*i)
+            && (s == b'+' || s == b'-')
+        {
+            exp_negative = s == b'-';
+            *i += 1;
+        }
+        let start = *i;
+        while let Some(&d) = text.get(*i)
+            && d.is_ascii_digit()
+        {
+            // Saturate: a huge exponent is out of range anyway (unless the mantissa is zero).
+            exp10 = exp10.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+            *i += 1;
+        }
+        if *i == start {
+            return None;
+        }
+        if exp_negative {
+            exp10 = -exp10;
+        }
+    }
+    Some(exp10)
+}
+
 impl Decimal {
     /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` (also `.5` and `5.`), as DynamoDB accepts numbers.
     pub fn parse(text: &[u8]) -> Result<Self, KeyError> {
@@ -215,33 +248,7 @@ impl Decimal {
         if !seen_digit {
             return Err(bad());
         }
-        let mut exp10: i64 = 0;
-        if let Some(&c) = text.get(i)
-            && (c == b'e' || c == b'E')
-        {
-            i += 1;
-            let mut exp_negative = false;
-            if let Some(&s) = text.get(i)
-                && (s == b'+' || s == b'-')
-            {
-                exp_negative = s == b'-';
-                i += 1;
-            }
-            let start = i;
-            while let Some(&d) = text.get(i)
-                && d.is_ascii_digit()
-            {
-                // Saturate: a huge exponent is out of range anyway (unless the mantissa is zero).
-                exp10 = exp10.saturating_mul(10).saturating_add(i64::from(d - b'0'));
-                i += 1;
-            }
-            if i == start {
-                return Err(bad());
-            }
-            if exp_negative {
-                exp10 = -exp10;
-            }
-        }
+        let exp10 = parse_exponent(text, &mut i).ok_or_else(bad)?;
         if i != text.len() {
             return Err(bad());
         }

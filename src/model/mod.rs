@@ -9,7 +9,7 @@ pub mod capacity;
 pub mod collection;
 pub mod decision;
 pub mod design;
-pub mod design_examples;
+pub mod examples;
 pub mod export;
 pub mod fmt;
 pub mod heat;
@@ -18,9 +18,7 @@ pub mod keyexpr;
 pub mod keyset;
 pub mod partition;
 pub mod query;
-pub mod scenario;
 pub mod shard;
-pub mod sim_examples;
 pub mod sim_file;
 pub mod simulate;
 pub mod sortkey;
@@ -117,7 +115,7 @@ pub fn report_reusing(
     keys: &KeySet,
     view: &ViewSettings,
     previous: Option<(&ViewSettings, &Report)>,
-    by: Option<&design::ShardBy>,
+    by: Option<&shard::ShardBy>,
 ) -> Report {
     let workload = view
         .workload
@@ -269,7 +267,7 @@ mod reuse_tests {
     #[test]
     fn reusing_a_previous_report_gives_the_same_report() {
         let keys = text::parse_text(
-            scenario::Scenario::Leaderboard.text().as_bytes(),
+            examples::keys::KeyExample::Leaderboard.text().as_bytes(),
             KeyType::S,
         )
         .unwrap();

@@ -13,6 +13,14 @@ pub fn key_hash(canonical: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(canonical)
 }
 
+/// SplitMix64's finaliser: a stable, well-mixed hash of an integer.
+pub fn mix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// Partitions as contiguous ranges of the hash space. Partition `i` owns `starts[i] ..= starts[i + 1] - 1`
 /// (the last one up to `u64::MAX`). Equal ranges map a hash with one multiply; after a split, a binary search.
 #[derive(Debug, Clone, PartialEq, Eq)]

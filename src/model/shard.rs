@@ -10,9 +10,8 @@ use rand_distr::{Binomial, Distribution as _};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use super::design::ShardBy;
 use super::keyset::KeySet;
-use super::partition::key_hash;
+use super::partition::{key_hash, mix64};
 
 pub const MAX_SHARDS: u32 = 200;
 pub const DEFAULT_HOT_SHARE: f64 = 0.05;
@@ -237,14 +236,6 @@ fn multinomial_even(count: u64, slots: &mut [u64], rng: &mut Pcg64Mcg) {
     *last = remaining;
 }
 
-/// SplitMix64's finaliser: a stable, well-mixed hash of an integer.
-pub fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 fn push_decimal(buf: &mut Vec<u8>, mut v: u32) {
     let mut digits = [0u8; 10];
     let mut len = 0;
@@ -329,6 +320,55 @@ impl Sharded {
             Some(s) => format!("{base}{}", self.plan.suffix(s)),
             None => base.into_owned(),
         }
+    }
+}
+
+/// Per logical key, the hashes of its items' `--shard-by` values with their writes: what calculated sharding
+/// by an attribute splits (all writes of one item share the value, so a hot item stays on one shard). Which
+/// value is hashed (the sort key or an attribute) is the key design's `shard_by`; this holds only the hashes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShardBy {
+    /// `(key index, value hash, writes)`, merged and sorted by [`Self::finish`].
+    entries: Vec<(u32, u64, u64)>,
+    /// Writes whose item has no such attribute (they keep the write-index fallback).
+    pub missing: u64,
+}
+
+impl ShardBy {
+    /// Notes `count` writes of key `key` whose attribute value hashes to `hash`.
+    pub fn add(&mut self, key: u32, hash: u64, count: u64) {
+        self.entries.push((key, hash, count));
+    }
+
+    /// Merges equal `(key, hash)` entries and sorts them by key.
+    pub fn finish(&mut self) {
+        self.entries.sort_unstable_by_key(|&(k, h, _)| (k, h));
+        let mut out: Vec<(u32, u64, u64)> = Vec::with_capacity(self.entries.len());
+        for &(k, h, c) in &self.entries {
+            match out.last_mut() {
+                Some(last) if last.0 == k && last.1 == h => last.2 += c,
+                _ => out.push((k, h, c)),
+            }
+        }
+        self.entries = out;
+    }
+
+    /// Adds another load's entries (key indexes already mapped into this one's key set).
+    pub fn absorb(&mut self, other: &Self, map: impl Fn(u32) -> u32) {
+        self.entries
+            .extend(other.entries.iter().map(|&(k, h, c)| (map(k), h, c)));
+        self.missing += other.missing;
+    }
+
+    /// Key `key`'s `(value hash, writes)` pairs, once [`Self::finish`]ed.
+    pub fn pairs(&self, key: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let start = self.entries.partition_point(|e| e.0 < key);
+        let end = self.entries.partition_point(|e| e.0 <= key);
+        self.entries[start..end].iter().map(|&(_, h, c)| (h, c))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 

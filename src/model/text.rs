@@ -35,7 +35,7 @@ pub struct LineParser {
     batch_hashes: Vec<u64>,
     /// Each line's sort key hash under its key, for calculated sharding by the sort key
     /// ([`Self::with_shard_by_sort_key`]).
-    shard_by: Option<super::design::ShardBy>,
+    shard_by: Option<super::shard::ShardBy>,
 }
 
 /// Keys looked up together (see [`LineParser`]).
@@ -59,9 +59,7 @@ impl LineParser {
     /// Also notes each line's sort key (hashed) under its key, so a calculated suffix can shard by it: the
     /// lines of one item (one `pk<TAB>sk`) are writes of that item and take one shard ([`Self::finish_by`]).
     pub fn with_shard_by_sort_key(mut self) -> Self {
-        self.shard_by = Some(super::design::ShardBy::new(
-            super::design::ShardSource::SortKey,
-        ));
+        self.shard_by = Some(super::shard::ShardBy::default());
         self
     }
 
@@ -172,7 +170,7 @@ impl LineParser {
     }
 
     /// The keys, and with [`Self::with_shard_by_sort_key`] what calculated sharding by the sort key splits.
-    pub fn finish_by(mut self) -> (KeySet, Option<super::design::ShardBy>) {
+    pub fn finish_by(mut self) -> (KeySet, Option<super::shard::ShardBy>) {
         self.flush();
         if let Some(by) = &mut self.shard_by {
             by.finish();

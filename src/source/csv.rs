@@ -16,13 +16,13 @@
 //! short to hold them is a bad record. A file that ends inside a quoted field is an error (the quote count
 //! is odd); a row is at most [`MAX_LINE_BYTES`] long.
 
-use super::item::{PK_NAMES, SK_NAMES};
+use super::json::item::{PK_NAMES, SK_NAMES};
 use super::read::Compression;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use super::item::{KeyNames, Scratch};
+use super::json::item::{KeyNames, Scratch};
 use super::read::{FileLoad, MAX_LINE_BYTES, Sink, TICK_LINES};
 use super::{At, CsvHeader, LoadOptions, SourceError};
 use crate::model::keyexpr::Value;
@@ -200,19 +200,7 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         ),
         None => None,
     };
-    let quotes = Quotes {
-        inner: reader,
-        quotes: 0,
-        row_bytes: 0,
-        lines: 0,
-        row_line: 1,
-        too_long: None,
-    };
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(256 << 10)
-        .from_reader(quotes);
+    let mut csv = csv_reader(reader);
     let mut row = csv::ByteRecord::new();
     let mut scratch = Scratch::for_load(opts);
     let mut rows = 0u64;
@@ -223,33 +211,10 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     let mut sample: VecDeque<(csv::ByteRecord, u64)> = VecDeque::new();
     let mut header_less = None;
     if cols.is_none() && opts.csv_header != CsvHeader::Yes {
-        while sample.len() <= SAMPLE_ROWS
-            && read_row(&mut csv, &mut row, &mut line, name, compression)?
-        {
-            if !blank(&row) {
-                sample.push_back((row.clone(), line));
-            }
-        }
-        let cells: Vec<Vec<String>> = sample.iter().map(|(r, _)| header_names(r)).collect();
-        let guessed = opts.csv_header == CsvHeader::Auto;
-        if let Some((first, below)) = cells.split_first()
-            && (!guessed || first_row_is_data(first, below))
-        {
-            let names: Vec<String> = (1..=first.len()).map(|i| format!("col{i}")).collect();
-            let listed = short_list(&names);
-            if guessed {
-                // The hint on a line of its own, so that the test of the app's words reads it.
-                let hint = "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
-                sink.warn(format!(
-                    "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
-                     named {listed} {hint} (in {})",
-                    name.display()
-                ));
-            }
-            cols = Some(
-                columns(names, "columns of a CSV file without a header", opts, sink)
-                    .map_err(|what| SourceError::record(name, At::File, what))?,
-            );
+        let first_is_data;
+        (sample, first_is_data) = read_ahead(&mut csv, &mut line, name, compression, opts, sink)?;
+        if let Some((c, listed)) = first_is_data {
+            cols = Some(c);
             header_less = Some(listed);
         }
     }
@@ -301,14 +266,82 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         warn_ragged(&ragged, c, name, sink, against);
     }
     sink.lines += line;
-    sink.shape = Some(match header_less {
+    sink.shape = Some(shape(opts, header_less));
+    Ok(())
+}
+
+/// The CSV reader (RFC 4180, rows of any width, no header: the loader decides) over [`Quotes`].
+fn csv_reader(reader: &mut dyn BufRead) -> csv::Reader<Quotes<'_>> {
+    let quotes = Quotes {
+        inner: reader,
+        quotes: 0,
+        row_bytes: 0,
+        lines: 0,
+        row_line: 1,
+        too_long: None,
+    };
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(256 << 10)
+        .from_reader(quotes)
+}
+
+/// What the file was read as, for the load's summary; `header_less` lists the columns of a first row read as
+/// data.
+fn shape(opts: &LoadOptions, header_less: Option<String>) -> String {
+    match header_less {
         _ if opts.csv_columns.is_some() => {
             "CSV without a header (columns from --csv-columns)".to_owned()
         }
         Some(listed) => format!("CSV without a header (columns {listed})"),
         None => "CSV with a header".to_owned(),
-    });
-    Ok(())
+    }
+}
+
+/// What [`read_ahead`] gives: the rows read ahead (with their lines), and when the first row is data, its
+/// columns (`col1, col2, …`) with their names listed for messages.
+type ReadAhead = (VecDeque<(csv::ByteRecord, u64)>, Option<(Columns, String)>);
+
+/// Reads the first rows ahead (up to [`SAMPLE_ROWS`] below the first) to tell whether the first is a header:
+/// it is data when told so (`--csv-header no`) or, under `auto`, when it is shaped like the rows below it
+/// (with a warning that says so).
+fn read_ahead(
+    csv: &mut csv::Reader<Quotes<'_>>,
+    line: &mut u64,
+    name: &Path,
+    compression: Compression,
+    opts: &LoadOptions,
+    sink: &mut Sink,
+) -> Result<ReadAhead, SourceError> {
+    let mut row = csv::ByteRecord::new();
+    let mut sample = VecDeque::new();
+    while sample.len() <= SAMPLE_ROWS && read_row(csv, &mut row, line, name, compression)? {
+        if !blank(&row) {
+            sample.push_back((row.clone(), *line));
+        }
+    }
+    let cells: Vec<Vec<String>> = sample.iter().map(|(r, _)| header_names(r)).collect();
+    let guessed = opts.csv_header == CsvHeader::Auto;
+    if let Some((first, below)) = cells.split_first()
+        && (!guessed || first_row_is_data(first, below))
+    {
+        let names: Vec<String> = (1..=first.len()).map(|i| format!("col{i}")).collect();
+        let listed = short_list(&names);
+        if guessed {
+            // The hint on a line of its own, so that the test of the app's words reads it.
+            let hint = "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
+            sink.warn(format!(
+                "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
+                 named {listed} {hint} (in {})",
+                name.display()
+            ));
+        }
+        let cols = columns(names, "columns of a CSV file without a header", opts, sink)
+            .map_err(|what| SourceError::record(name, At::File, what))?;
+        return Ok((sample, Some((cols, listed))));
+    }
+    Ok((sample, None))
 }
 
 /// Reads the next row into `row` and its line into `line`; `false` at the end of the file.

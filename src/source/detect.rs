@@ -12,8 +12,8 @@
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
-use super::item::is_typed_item;
-use super::json_stream::{End, JsonStream, kind_of};
+use super::json::item::is_typed_item;
+use super::json::json_stream::{End, JsonStream, kind_of};
 use super::read::{Compression, Input, open};
 use super::{At, SourceError};
 

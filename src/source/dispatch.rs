@@ -179,7 +179,7 @@ fn load_format(
         }
         FormatIn::ScanJson | FormatIn::JsonArray | FormatIn::JsonItems | FormatIn::BatchWrite => {
             skip_bom(cx.reader);
-            super::json_doc::load_json_doc(cx, format)
+            super::json::json_doc::load_json_doc(cx, format)
         }
     }
 }

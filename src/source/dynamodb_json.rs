@@ -3,16 +3,17 @@
 //! (`{"Metadata":…,"Keys":{…},"NewImage":…,"OldImage":…}`), whose item is the `Keys` object: each line is
 //! one write of its key.
 //!
-//! Each line goes through a hand-written scanner first ([`super::fast_json`]), which takes the common shape
-//! in one pass; anything else is deserialised from the line's bytes with a [`serde::de::DeserializeSeed`] that
-//! copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives the
-//! exact error message. Neither builds a DOM or allocates per item (except for the values a key design extracts,
-//! `source/extract.rs`). The first item decides the key attributes when they are not given (see [`super::item`]).
+//! Each line goes through a hand-written scanner first ([`super::json::fast_json`]), which takes the common
+//! shape in one pass; anything else is deserialised from the line's bytes with a [`serde::de::DeserializeSeed`]
+//! that copies out only the key attributes and skips the rest with [`serde::de::IgnoredAny`], and which gives
+//! the exact error message. Neither builds a DOM or allocates per item (except for the values a key design
+//! extracts, `source/json/extract.rs`). The first item decides the key attributes when they are not given (see
+//! [`super::json::item`]).
 
 use serde::de::DeserializeSeed as _;
 
-use super::fast_json::scan_record;
-use super::item::{ItemSeed, RecordSeed, Scratch};
+use super::json::fast_json::scan_record;
+use super::json::item::{ItemSeed, RecordSeed, Scratch};
 use super::read::{FileLoad, Sink, for_each_line, invalid_json_line};
 use super::{At, LoadOptions, SourceError};
 
@@ -45,7 +46,7 @@ fn count_change(line: &[u8], sink: &mut Sink) {
         #[serde(rename = "OldImage", default)]
         old: Option<serde::de::IgnoredAny>,
     }
-    let (new, old) = super::fast_json::image_fields(line).unwrap_or_else(|| {
+    let (new, old) = super::json::fast_json::image_fields(line).unwrap_or_else(|| {
         serde_json::from_slice::<Images>(line)
             .map_or((false, false), |i| (i.new.is_some(), i.old.is_some()))
     });
@@ -73,7 +74,7 @@ pub fn json_line(
         return sink.add_scratch(scratch, 1);
     }
     // Serde skips unread attributes at any depth: refuse what nests deeper than the fast path takes first.
-    if let Some(deep) = super::fast_json::too_deep(line) {
+    if let Some(deep) = super::json::fast_json::too_deep(line) {
         return Err(deep);
     }
     let mut de = serde_json::Deserializer::from_slice(line);

@@ -1,12 +1,10 @@
 //! Plain text, one key per line (optionally `pk<TAB>sk`), streamed in large chunks.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Loaded, Progress, SourceError};
-use crate::model::KeyType;
 use crate::model::key::KeyError;
 use crate::model::text::{LineError, LineParser};
 
@@ -89,32 +87,10 @@ pub fn load_lines(
     })
 }
 
-/// Reads a file of keys.
-pub fn load_path(
-    path: &Path,
-    key_type: KeyType,
-    cancel: &AtomicBool,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Loaded, SourceError> {
-    let io_err = |source| SourceError::Io {
-        name: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io_err)?;
-    let total = file.metadata().ok().map(|m| m.len());
-    load_lines(
-        file,
-        path,
-        LineParser::new(key_type),
-        total,
-        cancel,
-        progress,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::KeyType;
 
     fn load(text: &[u8], ty: KeyType) -> Result<Loaded, SourceError> {
         load_lines(

@@ -11,8 +11,8 @@
 //! | CSV with a header or `--csv-columns` (RFC 4180), optional `count` column | [`csv`] | `--key`, a column named like `pk`/`id`, else the first |
 //! | DynamoDB JSON lines (`{"Item":{…}}`), plain or `.gz` | [`dynamodb_json`] | `--key`, else guessed from the first item |
 //! | S3 export folder (manifests + `data/*.json.gz` or `*.ion.gz`) | [`s3_export`] | as the data files |
-//! | `aws dynamodb scan` output, typed or plain, pages concatenated | [`scan_json`], [`json_doc`] | as DynamoDB JSON |
-//! | a JSON array of items, typed or plain; items one after another; BatchWriteItem request files | [`json_doc`] | as DynamoDB JSON |
+//! | `aws dynamodb scan` output, typed or plain, pages concatenated | [`scan_json`], [`json::json_doc`] | as DynamoDB JSON |
+//! | a JSON array of items, typed or plain; items one after another; BatchWriteItem request files | [`json::json_doc`] | as DynamoDB JSON |
 //! | Ion text export lines (`$ion_1_0 {Item:{…}}`) | [`ion`] | as DynamoDB JSON |
 //! | incremental export lines (`{"Metadata":…,"Keys":…}`) | [`incremental`] | the `Keys` object |
 //! | NoSQL Workbench model (`TableData`, `TableFacets`) | [`workbench`] | the table's `KeyAttributes` |
@@ -50,16 +50,9 @@ pub mod detect;
 pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
-pub(crate) mod extract;
-/// Public only for the differential fuzz target (`fuzz/`), which checks this fast path against the serde
-/// path on every input it accepts; not part of the API.
-#[doc(hidden)]
-pub mod fast_json;
 pub mod incremental;
 pub mod ion;
-pub mod item;
-pub mod json_doc;
-pub mod json_stream;
+pub mod json;
 pub mod lines;
 pub mod read;
 pub mod s3_export;
@@ -78,7 +71,7 @@ use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
 pub use dispatch::load;
-pub use lines::{load_lines, load_path};
+pub use lines::load_lines;
 pub use read::{MAX_LINE_BYTES, display_file_name};
 
 /// Where keys come from.
@@ -87,16 +80,12 @@ pub enum Source {
     /// Typed or pasted into the editor.
     Paste,
     /// A built-in teaching scenario.
-    Example(crate::model::scenario::Scenario),
+    Example(crate::model::examples::keys::KeyExample),
     /// A file of keys (plain text, one per line).
     File(PathBuf),
-    /// Standard input.
-    Stdin,
-    /// Files or folders in any supported format, loaded with [`load`].
-    Files(Vec<PathBuf>),
     /// A live DynamoDB table, with how far its scan got (e.g. "partial: 41200 items read").
     Table { name: String, status: String },
-    /// A built-in key-design example: whole items ([`crate::model::design_examples`]).
+    /// A built-in key-design example: whole items ([`crate::model::examples::design`]).
     Items(&'static str),
 }
 
@@ -113,12 +102,6 @@ impl Source {
             Self::Paste => "pasted keys".to_owned(),
             Self::Example(s) => format!("example: {}", s.title()),
             Self::File(p) => short(p),
-            Self::Stdin => "standard input".to_owned(),
-            Self::Files(paths) => match paths.as_slice() {
-                [one] => short(one),
-                [first, rest @ ..] => format!("{} and {} more", short(first), rest.len()),
-                [] => "no files".to_owned(),
-            },
             Self::Table { name, status } if status.is_empty() => format!("table {name}"),
             Self::Table { name, status } => format!("table {name} ({status})"),
             Self::Items(title) => format!("example: {title}"),
@@ -318,7 +301,7 @@ pub struct Loaded {
     /// The keys of each candidate and GSI of [`LoadOptions::design`], in its order.
     pub designs: Vec<crate::model::design::DesignKeys>,
     /// What `--shard-by` calculated sharding splits, when the design has one.
-    pub shard_by: Option<crate::model::design::ShardBy>,
+    pub shard_by: Option<crate::model::shard::ShardBy>,
     /// The extracted attributes of every item, with [`LoadOptions::keep_items`].
     pub kept: Option<crate::model::design::Items>,
     /// The top-level attribute names of the first item, when the design needed attributes (for "no item has

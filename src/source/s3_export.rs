@@ -25,7 +25,7 @@ use std::time::Duration;
 use super::dispatch::Ctx;
 use super::dynamodb_json::{json_line, load_json_lines};
 use super::ion::{ion_line, load_ion};
-use super::item::Scratch;
+use super::json::item::Scratch;
 use super::read::{FileLoad, Sink, TICK_LINES, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 
@@ -538,32 +538,43 @@ fn load_parallel(
                 })
             })
             .collect();
-        while !handles
-            .iter()
-            .all(std::thread::ScopedJoinHandle::is_finished)
-        {
-            std::thread::sleep(Duration::from_millis(50));
-            let done = lines_done.load(Ordering::Relaxed);
-            ctx.report(lines_before + done, items_before + done);
-        }
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(SourceError::record(
-                        Path::new("worker"),
-                        At::File,
-                        "a loader thread panicked",
-                    ))
-                })
-            })
-            .collect()
+        join_workers(handles, &lines_done, ctx, (lines_before, items_before))
     });
     let (counts, sinks) = gather(results, files.len(), cancel)?;
     for w in sinks {
         sink.absorb(w);
     }
     Ok(counts)
+}
+
+/// Waits for the workers, reporting the lines they have read so far (on top of `before`: lines, items) every
+/// 50 ms; a worker that panicked is an error.
+fn join_workers(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, WorkerResult>>,
+    lines_done: &AtomicU64,
+    ctx: &mut Ctx<'_, '_>,
+    (lines_before, items_before): (u64, u64),
+) -> Vec<WorkerResult> {
+    while !handles
+        .iter()
+        .all(std::thread::ScopedJoinHandle::is_finished)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+        let done = lines_done.load(Ordering::Relaxed);
+        ctx.report(lines_before + done, items_before + done);
+    }
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join().unwrap_or_else(|_| {
+                Err(SourceError::record(
+                    Path::new("worker"),
+                    At::File,
+                    "a loader thread panicked",
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Deals the files out to `threads` lists: largest first to the least loaded list; each list then in manifest

@@ -1,15 +1,15 @@
 //! `aws dynamodb scan` (or `query`) output: `{"Items":[{…},…],"Count":2,"ScannedCount":3,…}`, typed DynamoDB
 //! JSON (the CLI, the SDKs' low-level clients) or plain JSON (DocumentClient, boto3's resource API). Several
 //! pages may be concatenated in one file (as `--starting-token` loops append them). Streamed by
-//! [`super::json_doc`]: items are cut out one by one and read with the same item reader as DynamoDB JSON; nothing
-//! but the current item is held. A page whose `Count` disagrees with the items it holds gives a warning.
+//! [`super::json::json_doc`]: items are cut out one by one and read with the same item reader as DynamoDB JSON;
+//! nothing but the current item is held. A page whose `Count` disagrees with the items it holds gives a warning.
 
 use super::read::FileLoad;
 use super::{FormatIn, SourceError};
 
 /// Loads scan output pages.
 pub fn load_scan(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
-    super::json_doc::load_json_doc(cx, FormatIn::ScanJson)
+    super::json::json_doc::load_json_doc(cx, FormatIn::ScanJson)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use crate::model::sim_examples::example_key_file;
+use crate::model::examples::time::example_key_file;
 use crate::model::sim_file::{KeySource, Scenario, parse};
 use crate::model::simulate::Keys;
 

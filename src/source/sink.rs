@@ -1,7 +1,7 @@
 //! The [`Sink`] every format's records go into: it checks key types, canonicalises keys, counts writes and
 //! item sizes, applies the bad-record policy, and collects what the user should be told.
 
-use super::item::{KeyNames, Scratch, Tag};
+use super::json::item::{KeyNames, Scratch, Tag};
 use super::{Changes, Group, LoadOptions, Loaded, OnBad, SourceError};
 use crate::model::KeySet;
 use crate::model::KeyType;
@@ -251,7 +251,7 @@ impl Sink {
                 &scratch.pk_raw,
                 scratch.sk.is_some().then_some(&scratch.sk_raw[..]),
             ),
-            None => crate::model::shard::mix64(self.items ^ self.lines.rotate_left(32)),
+            None => crate::model::partition::mix64(self.items ^ self.lines.rotate_left(32)),
         };
         let by_expr = self.key_by_expr(&view, identity)?;
         if by_expr {
@@ -500,7 +500,7 @@ impl Sink {
             expr.attributes().first().map(|p| p.root().to_owned())
         });
         let (names, mut note) =
-            super::item::resolve_names(&listed, key.as_deref(), opts.sort_key.as_deref())?;
+            super::json::item::resolve_names(&listed, key.as_deref(), opts.sort_key.as_deref())?;
         if opts.key.is_none() && opts.design.key.is_some() {
             // The key comes from the expression: only a guessed sort key is news.
             note = note.and(names.sk.as_ref()).map(|sk| {

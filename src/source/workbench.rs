@@ -15,8 +15,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::item::KeyNames;
-use super::json_doc::{ItemReader, list_or_none};
+use super::json::item::KeyNames;
+use super::json::json_doc::{ItemReader, list_or_none};
 use super::read::{FileLoad, Sink, json_reason};
 use super::{At, LoadOptions, SourceError};
 

@@ -58,46 +58,52 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
             small_multiples_ui(ui, &shown.rows, noun);
             ui.add_space(8.0);
             table_ui(ui, shown, &mut commands);
-            for (row, (skipped, why)) in shown.rows.iter().skip(1).zip(&shown.skipped) {
-                if *skipped > 0 {
-                    ui.colored_label(
-                        theme::WARM,
-                        format!(
-                            "{}: {} {noun} could not be keyed and are left out{}",
-                            row.design,
-                            grouped(*skipped),
-                            why.as_ref().map_or_else(String::new, |w| format!(" ({w})"))
-                        ),
-                    );
-                }
-            }
-            for row in &shown.rows {
-                if row.design.starts_with("GSI") && row.absent > 0 {
-                    ui.weak(format!(
-                        "{}: {} items lack its key attributes and are not in it (a sparse index)",
-                        row.design,
-                        grouped(row.absent)
-                    ));
-                }
-                if row.design.starts_with("GSI") && row.throttled_units.is_some_and(|t| t > 0.0) {
-                    ui.colored_label(
-                        theme::HOT,
-                        format!(
-                            "{} throttles, and a throttled GSI throttles the base table's writes too",
-                            row.design
-                        ),
-                    );
-                }
-            }
-            if shown.rows.iter().any(|r| r.expr.contains(":hash")) {
-                ui.weak(
-                    "A calculated suffix (:hash N) gives all writes of one item the same shard: one hot item \
-                     stays on one shard. A random suffix per write ({random N}, or the shard toggle) spreads \
-                     it, at N queries per read.",
-                );
-            }
+            notes_ui(ui, shown, noun);
         });
     commands
+}
+
+/// Under the table: the items a design could not key, sparse and throttling GSIs, and what a calculated
+/// suffix does when one is compared.
+fn notes_ui(ui: &mut egui::Ui, shown: &Compared, noun: &str) {
+    for (row, (skipped, why)) in shown.rows.iter().skip(1).zip(&shown.skipped) {
+        if *skipped > 0 {
+            ui.colored_label(
+                theme::WARM,
+                format!(
+                    "{}: {} {noun} could not be keyed and are left out{}",
+                    row.design,
+                    grouped(*skipped),
+                    why.as_ref().map_or_else(String::new, |w| format!(" ({w})"))
+                ),
+            );
+        }
+    }
+    for row in &shown.rows {
+        if row.design.starts_with("GSI") && row.absent > 0 {
+            ui.weak(format!(
+                "{}: {} items lack its key attributes and are not in it (a sparse index)",
+                row.design,
+                grouped(row.absent)
+            ));
+        }
+        if row.design.starts_with("GSI") && row.throttled_units.is_some_and(|t| t > 0.0) {
+            ui.colored_label(
+                theme::HOT,
+                format!(
+                    "{} throttles, and a throttled GSI throttles the base table's writes too",
+                    row.design
+                ),
+            );
+        }
+    }
+    if shown.rows.iter().any(|r| r.expr.contains(":hash")) {
+        ui.weak(
+            "A calculated suffix (:hash N) gives all writes of one item the same shard: one hot item stays \
+             on one shard. A random suffix per write ({random N}, or the shard toggle) spreads it, at N \
+             queries per read.",
+        );
+    }
 }
 
 /// The candidate boxes and the GSI box, each with its parse error.

@@ -384,7 +384,7 @@ fn save(
         Payload::Bytes(bytes) => std::fs::write(&path, bytes)
             .map(|()| format!("saved {}", path.display()))
             .map_err(|e| format!("cannot write ({e}): {}", path.display())),
-        Payload::Png(image) => super::commands::write_png(&path, image),
+        Payload::Png(image) => super::command_handling::write_png(&path, image),
     };
     written
         .map(|msg| Outcome::Saved(Ok(msg)))

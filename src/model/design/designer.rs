@@ -3,8 +3,8 @@
 use super::*;
 use crate::model::key::{KeyType, MAX_SORT_KEY_BYTES, canonicalize_into};
 use crate::model::keyexpr::ItemSeed;
-use crate::model::partition::key_hash;
-use crate::model::shard::mix64;
+use crate::model::partition::{key_hash, mix64};
+use crate::model::shard::ShardBy;
 
 /// Builds each design's keys, one item at a time.
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ impl Designer {
                 .iter()
                 .map(|_| (KeySet::new(KeyType::S), 0))
                 .collect(),
-            shard_by: design.shard_by.clone().map(ShardBy::new),
+            shard_by: design.shard_by.as_ref().map(|_| ShardBy::default()),
             skip_bad: false,
             strict: 0,
             not_keyed: vec![(0, None); design.candidates.len()],
@@ -190,7 +190,8 @@ impl Designer {
                 }
             }
         }
-        p.shard_hash = match self.shard_by.as_ref().and_then(|by| by.source.as_ref()) {
+        // What `--shard-by` hashes is the design's; `self.shard_by` collects the hashes.
+        p.shard_hash = match self.shard_by.as_ref().and(self.design.shard_by.as_ref()) {
             Some(ShardSource::SortKey) => sort_key.map(|(b, _)| key_hash(b)),
             Some(ShardSource::Attr(path)) => item
                 .get(path)

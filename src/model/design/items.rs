@@ -3,8 +3,8 @@
 use super::*;
 use crate::model::key::KeyType;
 use crate::model::keyexpr::ItemSeed;
-use crate::model::partition::key_hash;
-use crate::model::shard::mix64;
+use crate::model::partition::{key_hash, mix64};
+use crate::model::shard::ShardBy;
 
 /// Values the app keeps for loaded items, at most (about 1 GB of small strings).
 pub const MAX_KEPT_VALUES: usize = 20_000_000;

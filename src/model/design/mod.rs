@@ -249,62 +249,6 @@ pub struct DesignKeys {
     pub absent: u64,
 }
 
-/// Per logical key, the hashes of its items' `--shard-by` values with their writes: what calculated sharding
-/// by an attribute splits (all writes of one item share the value, so a hot item stays on one shard).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ShardBy {
-    pub source: Option<ShardSource>,
-    /// `(key index, value hash, writes)`, merged and sorted by [`Self::finish`].
-    entries: Vec<(u32, u64, u64)>,
-    /// Writes whose item has no such attribute (they keep the write-index fallback).
-    pub missing: u64,
-}
-
-impl ShardBy {
-    pub fn new(source: ShardSource) -> Self {
-        Self {
-            source: Some(source),
-            ..Self::default()
-        }
-    }
-
-    /// Notes `count` writes of key `key` whose attribute value hashes to `hash`.
-    pub fn add(&mut self, key: u32, hash: u64, count: u64) {
-        self.entries.push((key, hash, count));
-    }
-
-    /// Merges equal `(key, hash)` entries and sorts them by key.
-    pub fn finish(&mut self) {
-        self.entries.sort_unstable_by_key(|&(k, h, _)| (k, h));
-        let mut out: Vec<(u32, u64, u64)> = Vec::with_capacity(self.entries.len());
-        for &(k, h, c) in &self.entries {
-            match out.last_mut() {
-                Some(last) if last.0 == k && last.1 == h => last.2 += c,
-                _ => out.push((k, h, c)),
-            }
-        }
-        self.entries = out;
-    }
-
-    /// Adds another load's entries (key indexes already mapped into this one's key set).
-    pub fn absorb(&mut self, other: &Self, map: impl Fn(u32) -> u32) {
-        self.entries
-            .extend(other.entries.iter().map(|&(k, h, c)| (map(k), h, c)));
-        self.missing += other.missing;
-    }
-
-    /// Key `key`'s `(value hash, writes)` pairs, once [`Self::finish`]ed.
-    pub fn pairs(&self, key: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let start = self.entries.partition_point(|e| e.0 < key);
-        let end = self.entries.partition_point(|e| e.0 <= key);
-        self.entries[start..end].iter().map(|&(_, h, c)| (h, c))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
-
 /// The note for a candidate that could not key `items` items under a skip-bad policy, with the first reason.
 pub fn not_keyed_note(items: u64, first: &DesignError) -> String {
     format!(

@@ -7,7 +7,7 @@ use crate::model::ViewSettings;
 use crate::model::decision::UserAnswers;
 use crate::model::key::KeyType;
 use crate::model::partition::key_hash;
-use crate::model::shard::{Scope, ShardPlan, Strategy};
+use crate::model::shard::{Scope, ShardBy, ShardPlan, Strategy};
 
 fn item(pairs: &[(&str, Value)]) -> BTreeMap<String, Value> {
     pairs
@@ -146,9 +146,8 @@ fn a_bad_record_changes_no_key_set() {
 fn a_calculated_suffix_keeps_a_hot_item_on_one_shard() {
     // BOARD#global: one player with 9,000 writes, 100 players with 10.
     let mut keys = KeySet::new(KeyType::S);
-    let mut by = ShardBy::new(ShardSource::Attr(
-        AttrPath::new(vec!["playerId".into()]).unwrap(),
-    ));
+    // The hashes of each item's `playerId`.
+    let mut by = ShardBy::default();
     let idx = keys.add(b"BOARD#global", 10_000);
     by.add(idx, key_hash(b"hot-player"), 9_000);
     for p in 0..100 {

@@ -65,8 +65,7 @@ mod value;
 pub use value::{AttrPath, Attrs, Number, Value};
 
 use super::key::MAX_PARTITION_KEY_BYTES;
-use super::partition::key_hash;
-use super::shard::mix64;
+use super::partition::{key_hash, mix64};
 use dates::*;
 use parser::Parser;
 

@@ -15,8 +15,9 @@ use tokio::time::Instant;
 use super::error::DynamoError;
 pub use super::pace::{Backoff, RcuLimiter};
 use super::segment::{PageKeys, SegmentMsg, SegmentTask};
-use crate::model::design::{Design, DesignError, DesignKeys, Designer, ShardBy, item_identity};
+use crate::model::design::{Design, DesignError, DesignKeys, Designer, item_identity};
 use crate::model::keyexpr::Value;
+use crate::model::shard::ShardBy;
 use crate::model::{KeySet, KeyType};
 
 /// Parallel segments unless the caller chooses: enough to overlap round trips, gentle on small tables.
@@ -338,30 +339,7 @@ pub async fn run_scan<P: PageSource>(
             .then(|| Designs::new(&opts.design, opts.strict_candidates)),
         on_event,
     };
-    let mut status = ScanStatus::Complete;
-    let tick = Duration::from_millis(50);
-    loop {
-        let msg = tokio::select! {
-            msg = rx.recv() => msg,
-            () = tokio::time::sleep(tick) => {
-                if cancel.load(Ordering::Relaxed) {
-                    status = ScanStatus::Cancelled;
-                    break;
-                }
-                continue;
-            }
-        };
-        let Some(msg) = msg else { break };
-        if cancel.load(Ordering::Relaxed) {
-            status = ScanStatus::Cancelled;
-            break;
-        }
-        collect.progress.elapsed = started.elapsed();
-        if let Some(end) = collect.take(msg) {
-            status = end;
-            break;
-        }
-    }
+    let status = collect.receive(&mut rx, cancel, started).await;
     let Collect {
         keys,
         mut progress,
@@ -501,6 +479,38 @@ struct Collect<'e> {
 }
 
 impl Collect<'_> {
+    /// Takes the segments' messages until the scan ends (every segment done, a limit, a failure) or `cancel`
+    /// is set, which is looked at every 50 ms; returns how it ended.
+    async fn receive(
+        &mut self,
+        rx: &mut mpsc::Receiver<SegmentMsg>,
+        cancel: &AtomicBool,
+        started: Instant,
+    ) -> ScanStatus {
+        let tick = Duration::from_millis(50);
+        loop {
+            let msg = tokio::select! {
+                msg = rx.recv() => msg,
+                () = tokio::time::sleep(tick) => {
+                    if cancel.load(Ordering::Relaxed) {
+                        return ScanStatus::Cancelled;
+                    }
+                    continue;
+                }
+            };
+            let Some(msg) = msg else {
+                return ScanStatus::Complete;
+            };
+            if cancel.load(Ordering::Relaxed) {
+                return ScanStatus::Cancelled;
+            }
+            self.progress.elapsed = started.elapsed();
+            if let Some(end) = self.take(msg) {
+                return end;
+            }
+        }
+    }
+
     /// Takes one message from a segment; `Some(status)` ends the scan with that status.
     fn take(&mut self, msg: SegmentMsg) -> Option<ScanStatus> {
         let progress = &mut self.progress;

@@ -28,7 +28,7 @@ use std::borrow::Cow;
 use std::io::BufRead;
 use std::path::Path;
 
-use super::item::{KeyNames, Scratch, Tag};
+use super::json::item::{KeyNames, Scratch, Tag};
 use super::read::{Sink, Tick, for_each_line};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;

@@ -3,7 +3,7 @@
 
 use super::{MAX_DEPTH, Parser};
 use crate::model::keyexpr::Value;
-use crate::source::item::Tag;
+use crate::source::json::item::Tag;
 
 /// Building [`Value`]s: the attributes a design reads.
 impl Parser<'_> {

@@ -392,7 +392,7 @@ mod tests {
     use serde::de::DeserializeSeed as _;
 
     use super::*;
-    use crate::source::item::{ItemSeed, PlainItemSeed};
+    use crate::source::json::item::{ItemSeed, PlainItemSeed};
 
     fn names(pk: &str, sk: Option<&str>) -> KeyNames {
         KeyNames {

@@ -11,10 +11,10 @@
 use rand::{RngExt as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
 
-use super::design::{GsiSpec, Items, parse_key};
-use super::key::KeyType;
-use super::keyexpr::{Number, Value};
-use super::keyset::KeySet;
+use crate::model::design::{GsiSpec, Items, parse_key};
+use crate::model::key::KeyType;
+use crate::model::keyexpr::{Number, Value};
+use crate::model::keyset::KeySet;
 
 /// A key-design example: its items, the keys they are loaded by, and the designs to start from.
 #[derive(Debug, Clone)]
@@ -76,7 +76,7 @@ fn push(
 ) {
     let sk = sk.map(|s| (s.as_bytes(), KeyType::S));
     let idx = keys.add_item(pk.as_bytes(), sk, count);
-    let identity = super::design::item_identity(pk.as_bytes(), sk.map(|s| s.0));
+    let identity = crate::model::design::item_identity(pk.as_bytes(), sk.map(|s| s.0));
     items.push(values, idx, sk, count, identity);
 }
 

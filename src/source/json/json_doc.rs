@@ -28,8 +28,8 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
-use super::read::{FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
-use super::{At, FormatIn, LoadOptions, SourceError};
+use crate::source::read::{FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
+use crate::source::{At, FormatIn, LoadOptions, SourceError};
 
 /// How the items of a document are written (decided by the first one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,13 @@ impl ItemReader {
             }
         };
         if typing == Typing::Wrapped {
-            return super::dynamodb_json::json_line(text, "Item", sink, &mut self.scratch, opts);
+            return crate::source::dynamodb_json::json_line(
+                text,
+                "Item",
+                sink,
+                &mut self.scratch,
+                opts,
+            );
         }
         let scratch = &mut self.scratch;
         let fast = sink.names.as_ref().is_some_and(|names| match typing {

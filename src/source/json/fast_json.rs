@@ -1,8 +1,8 @@
 //! A hand-written fast path for one DynamoDB JSON line (`{"Item":{…}}`, or an incremental line's `"Keys"`):
-//! one pass over the bytes that copies the key attributes into a [`Scratch`](crate::source::item::Scratch) as [`RecordSeed`](crate::source::item::RecordSeed)
+//! one pass over the bytes that copies the key attributes into a [`Scratch`](super::item::Scratch) as [`RecordSeed`](super::item::RecordSeed)
 //! does, with no allocation, and checks everything it skips as strictly as serde_json's `IgnoredAny`.
 //!
-//! With a key design ([`Scratch::extract`](crate::source::item::Scratch::extract) not empty) it also cuts out the value of each attribute to extract
+//! With a key design ([`Scratch::extract`](super::item::Scratch::extract) not empty) it also cuts out the value of each attribute to extract
 //! and reads it: the common shapes (`{"S"|"N"|"B":"…"}`, sets of such text, `BOOL`, `NULL`) directly, anything
 //! else with serde (`extract::typed_value`); the first item of such a load goes to serde, which notes
 //! its attribute names. Measured with `shardlens-bench extract` (2,000,000 export lines, 466 MB from the page
@@ -17,7 +17,7 @@
 //! matters, another type tag on a key attribute, a missing field, invalid JSON, nesting deeper than serde's
 //! recursion limit) it returns `None` and the caller runs the serde path, which gives the exact result or
 //! error message. When it returns `Some`, the serde path would have succeeded and left the same key
-//! attributes in the [`Scratch`](crate::source::item::Scratch); the tests check this on hand-written lines and on thousands of mutated ones.
+//! attributes in the [`Scratch`](super::item::Scratch); the tests check this on hand-written lines and on thousands of mutated ones.
 //!
 //! Why hand-written and not a SIMD JSON crate (measured for issue 12, commit 7c6c05f's `benches/peers.sh`:
 //! the 2,000,000 lines of `benches/gen_export.py`'s export, 466 MB uncompressed, read line by line; medians of
@@ -621,7 +621,7 @@ mod tests {
     use serde::de::DeserializeSeed as _;
 
     use super::*;
-    use crate::source::item::{ItemSeed, RecordSeed};
+    use crate::source::json::item::{ItemSeed, RecordSeed};
 
     const TYPICAL: &str = r#"{"Item":{"pk":{"S":"user#000123"},"sk":{"S":"2024-05-03T02:02:14.002Z#0000002"},"status":{"S":"ACTIVE"},"amount":{"N":"123.45"},"tags":{"SS":["t2","t2"]},"payload":{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}}}"#;
 
@@ -1142,7 +1142,7 @@ mod tests {
         assert!(scan_plain_item(text, &n, &mut fast));
         let mut slow = stale_extracting();
         let mut de = serde_json::Deserializer::from_slice(text);
-        crate::source::item::PlainItemSeed {
+        crate::source::json::item::PlainItemSeed {
             names: Some(&n),
             scratch: &mut slow,
         }

@@ -1,7 +1,22 @@
 //! Applying commands: examples, answers and fixes, undo, file dialogs, exports and sessions; replacing keys.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::command::{Command, UICommand};
+use super::jobs::Shown;
+use super::notices::{Activity, Level};
+use super::settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
+use super::tasks::Task;
+use super::ui::set_presentation_style;
+use super::{App, Keys, design, dialogs, logic, timeline};
+use crate::model::KeySet;
+use crate::model::decision::Action;
+use crate::model::examples::keys::KeyExample;
+use crate::model::examples::time::Example;
+use crate::model::export::{buckets_csv, report_doc};
+use crate::model::shard::Scope;
+use crate::source::Source;
 
 impl App {
     /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
@@ -49,7 +64,7 @@ impl App {
 
     /// Examples > Key design: whole items with their attributes, the candidates to start from, the Key
     /// design view.
-    fn load_design_example(&mut self, e: crate::model::design_examples::DesignScenario) {
+    fn load_design_example(&mut self, e: crate::model::examples::design::DesignScenario) {
         let ex = e.build();
         self.replace_keys(Keys::Data(Arc::new(ex.keys)), Source::Items(ex.title));
         let current = crate::model::keyexpr::Expr::attribute(ex.key_attribute)
@@ -84,12 +99,7 @@ impl App {
         match command {
             Command::Ui(c) => self.apply_ui(c),
             Command::LoadExample(s) => self.load_example(s),
-            Command::LoadSimulation(e) => {
-                match crate::source::scenario::parse_scenario(e.toml, None, e.name) {
-                    Ok(s) => self.start_simulation(s, e.toml.to_owned()),
-                    Err(err) => self.notify(Activity::File, Level::Error, err.to_string()),
-                }
-            }
+            Command::LoadSimulation(e) => self.load_simulation(e),
             Command::SimulationAnswer(q, a) => {
                 if let Some(sim) = &mut self.data.simulation {
                     sim.answer(Some((q, a)));
@@ -121,14 +131,7 @@ impl App {
                 self.settings.key_type = key_type;
                 self.input_changed();
             }
-            Command::SetSettings(settings) => {
-                let view_changed = self.settings.view() != settings.view()
-                    || self.settings.buckets != settings.buckets;
-                self.settings = *settings;
-                if view_changed {
-                    self.input_changed();
-                }
-            }
+            Command::SetSettings(settings) => self.set_settings(*settings),
             Command::SetChart(mode) => self.settings.chart = mode,
             Command::SetLoadOptions(opts) => {
                 self.data.load_options = *opts;
@@ -147,15 +150,7 @@ impl App {
                     job.cancel();
                 }
             }
-            Command::CancelLoad => {
-                self.background.jobs.cancel_load();
-                self.background.load_progress = None;
-                self.notify(
-                    Activity::Load,
-                    Level::Info,
-                    "loading cancelled; the previous keys stay",
-                );
-            }
+            Command::CancelLoad => self.cancel_load(),
             Command::OpenTable(path, table) => self.open_table(path, table),
             Command::CloseTablePicker => self.panels.table_picker = None,
             Command::FinishPath(job) => match dialogs::finish_path(*job, &self.ctx) {
@@ -163,6 +158,35 @@ impl App {
                 Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
             },
         }
+    }
+
+    /// Starts a built-in simulation (Examples > Over time).
+    fn load_simulation(&mut self, e: Example) {
+        match crate::source::scenario::parse_scenario(e.toml, None, e.name) {
+            Ok(s) => self.start_simulation(s, e.toml.to_owned()),
+            Err(err) => self.notify(Activity::File, Level::Error, err.to_string()),
+        }
+    }
+
+    /// Takes the settings a panel changed; the pipeline recomputes only when the view changed.
+    fn set_settings(&mut self, settings: Settings) {
+        let view_changed =
+            self.settings.view() != settings.view() || self.settings.buckets != settings.buckets;
+        self.settings = settings;
+        if view_changed {
+            self.input_changed();
+        }
+    }
+
+    /// Stops the load under way; the keys on screen stay.
+    fn cancel_load(&mut self) {
+        self.background.jobs.cancel_load();
+        self.background.load_progress = None;
+        self.notify(
+            Activity::Load,
+            Level::Info,
+            "loading cancelled; the previous keys stay",
+        );
     }
 
     /// A menu or shortcut command.
@@ -267,7 +291,7 @@ impl App {
         self.start_simulation(scenario, toml);
     }
 
-    fn load_example(&mut self, s: Scenario) {
+    fn load_example(&mut self, s: KeyExample) {
         let had_own = !matches!(self.data.source, Source::Example(_))
             && self.key_set().is_some_and(|k| k.total() > 0);
         self.replace_keys(Keys::Text(s.text()), Source::Example(s));

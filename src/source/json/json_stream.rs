@@ -10,8 +10,8 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::read::{Compression, MAX_LINE_BYTES};
-use super::{At, SourceError};
+use crate::source::read::{Compression, MAX_LINE_BYTES};
+use crate::source::{At, SourceError};
 
 /// A position in the document to name in messages: the 1-based line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +135,7 @@ impl<'r> JsonStream<'r> {
         let name: String = serde_json::from_slice(buf).map_err(|e| {
             self.broken(format!(
                 "invalid JSON in a field name: {}",
-                super::read::json_reason(&e)
+                crate::source::read::json_reason(&e)
             ))
         })?;
         self.expect(b':', "after a field name")?;

@@ -8,12 +8,13 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 use serde_json::json;
 
-use crate::cli::{OutputFormat, ScopeArg};
+use crate::model::examples::time::{EXAMPLES, example};
 use crate::model::fmt::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
-use crate::model::sim_examples::{EXAMPLES, example};
 use crate::model::sim_file::Scenario;
 use crate::model::simulate::{Billing, Diagnosis, Outcome, diagnose, run_streaming};
+
+use super::args::{OutputFormat, ScopeArg};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {

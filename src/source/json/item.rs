@@ -61,7 +61,7 @@ pub struct Scratch {
 
 impl Scratch {
     /// A scratch that extracts what `opts`' design needs.
-    pub fn for_load(opts: &super::LoadOptions) -> Self {
+    pub fn for_load(opts: &crate::source::LoadOptions) -> Self {
         let extract = opts.design.roots();
         Self {
             values: vec![None; extract.len()],
@@ -131,7 +131,7 @@ impl Scratch {
 }
 
 /// Names that usually hold the partition key, in order of preference (compared ignoring case).
-pub(super) const PK_NAMES: [&str; 8] = [
+pub(in crate::source) const PK_NAMES: [&str; 8] = [
     "pk",
     "partitionkey",
     "partition_key",
@@ -142,7 +142,8 @@ pub(super) const PK_NAMES: [&str; 8] = [
     "_id",
 ];
 /// Names that usually hold the sort key (compared ignoring case).
-pub(super) const SK_NAMES: [&str; 5] = ["sk", "sortkey", "sort_key", "rangekey", "range_key"];
+pub(in crate::source) const SK_NAMES: [&str; 5] =
+    ["sk", "sortkey", "sort_key", "rangekey", "range_key"];
 /// One more for items: an attribute `sort` of a key type is a sort key (a CSV column `sort` is more often an
 /// ordering, so CSV does not take it).
 const ITEM_SK_NAMES: [&str; 1] = ["sort"];

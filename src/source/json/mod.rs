@@ -1,0 +1,13 @@
+//! The JSON readers the JSON formats share: the item reader that takes the key attributes out of one item
+//! ([`item`]), its hand-written fast path ([`fast_json`]), the attribute values a key design extracts besides
+//! the key (`extract`), and the streaming splitter that cuts whole documents into items ([`json_stream`])
+//! with the loader of those documents ([`json_doc`]).
+
+pub(crate) mod extract;
+/// Public only for the differential fuzz target (`fuzz/`), which checks this fast path against the serde
+/// path on every input it accepts; not part of the API.
+#[doc(hidden)]
+pub mod fast_json;
+pub mod item;
+pub mod json_doc;
+pub mod json_stream;
