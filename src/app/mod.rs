@@ -25,12 +25,6 @@ pub mod settings;
 pub mod table_picker;
 pub mod tasks;
 pub mod theme;
-#[allow(
-    clippy::too_many_lines,
-    reason = "the Timeline's files are being changed on another branch: its two long functions \
-              (`charts::throughput_ui`, 86 lines; `charts::snapshot_ui`, 82) are to be split or justified \
-              there, and this allow removed"
-)]
 pub mod timeline;
 
 mod assets;

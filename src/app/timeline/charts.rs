@@ -8,7 +8,7 @@ use super::heatmap::{cell_of, use_of};
 use super::{Simulation, clock};
 use crate::app::theme;
 use crate::model::fmt::{grouped, plural};
-use crate::model::simulate::{Cell, Dim, EventKind, Point, Range};
+use crate::model::simulate::{Cell, Dim, EventKind, Minute, Point, Range};
 
 /// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.
 const MAX_POINTS: usize = 1_500;
@@ -225,31 +225,9 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
         .y_axis_label(format!("{u}/s"))
         .show(ui, |plot| {
             if per_minute {
-                let consumed: PlotPoints<'static> = minutes
-                    .iter()
-                    .map(|m| {
-                        let units = if d == 0 {
-                            m.consumed_read_units
-                        } else {
-                            m.consumed_write_units
-                        };
-                        [f64::from(m.t), units / 60.0]
-                    })
-                    .collect();
-                let events_per_min: PlotPoints<'static> = minutes
-                    .iter()
-                    .map(|m| {
-                        [
-                            f64::from(m.t),
-                            m.read_throttle_events + m.write_throttle_events,
-                        ]
-                    })
-                    .collect();
-                plot.add(
-                    Line::new(format!("consumed {u}/s (minute average)"), consumed)
-                        .color(theme::COOL),
-                );
-                plot.add(Line::new("throttle events per minute", events_per_min).color(theme::HOT));
+                for line in minute_lines(minutes, d) {
+                    plot.add(line);
+                }
             } else {
                 plot.add(Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY));
                 plot.add(Line::new(format!("served {u}/s"), points(served)).color(theme::COOL));
@@ -275,6 +253,36 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
     if !compact {
         events_ui(ui, sim);
     }
+}
+
+/// CloudWatch's per-minute view: the minute's consumed units as a per-second average, and its throttle
+/// events.
+fn minute_lines(minutes: &[Minute], d: usize) -> [Line<'static>; 2] {
+    let u = unit(d);
+    let consumed: PlotPoints<'static> = minutes
+        .iter()
+        .map(|m| {
+            let units = if d == 0 {
+                m.consumed_read_units
+            } else {
+                m.consumed_write_units
+            };
+            [f64::from(m.t), units / 60.0]
+        })
+        .collect();
+    let events: PlotPoints<'static> = minutes
+        .iter()
+        .map(|m| {
+            [
+                f64::from(m.t),
+                m.read_throttle_events + m.write_throttle_events,
+            ]
+        })
+        .collect();
+    [
+        Line::new(format!("consumed {u}/s (minute average)"), consumed).color(theme::COOL),
+        Line::new("throttle events per minute", events).color(theme::HOT),
+    ]
 }
 
 /// The run's events, each a line with its time; a click moves the playhead there.
@@ -329,28 +337,7 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
     };
     let d = dim(sim);
     let limit = if d == 0 { 3_000.0 } else { 1_000.0 };
-    let served: Vec<Bar> = column
-        .cells
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            Bar::new(i as f64, f64::from(c.served[d]) / limit * 100.0)
-                .width(0.7)
-                .fill(theme::COOL)
-        })
-        .collect();
-    let throttled: Vec<Bar> = column
-        .cells
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            Bar::new(i as f64, f64::from(c.throttled[d]) / limit * 100.0)
-                .width(0.7)
-                .fill(theme::HOT)
-        })
-        .collect();
-    let served_chart = BarChart::new("served", served);
-    let throttled_chart = BarChart::new("throttled", throttled).stack_on(&[&served_chart]);
+    let (served_chart, throttled_chart) = snapshot_bars(&column.cells, d, limit);
     let n = column.cells.len();
     // Its title and legend share a row.
     let top = ui.cursor().top();
@@ -404,6 +391,25 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
             sim.selected = layout.get(i).map(|r| r.start);
         }
     }
+}
+
+/// Each partition's served and throttled units as % of its limit, throttled stacked on served.
+fn snapshot_bars(cells: &[Cell], d: usize, limit: f64) -> (BarChart, BarChart) {
+    let bars = |units: &dyn Fn(&Cell) -> f32, colour| -> Vec<Bar> {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                Bar::new(i as f64, f64::from(units(c)) / limit * 100.0)
+                    .width(0.7)
+                    .fill(colour)
+            })
+            .collect()
+    };
+    let served = BarChart::new("served", bars(&|c| c.served[d], theme::COOL));
+    let throttled = BarChart::new("throttled", bars(&|c| c.throttled[d], theme::HOT))
+        .stack_on(&[&served]);
+    (served, throttled)
 }
 
 /// One partition in words: its place, range and keys, then what it was asked for and did in `span` (the
