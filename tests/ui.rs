@@ -1140,3 +1140,23 @@ fn the_no_file_dialog_warning_goes_once_a_typed_path_worked() {
     );
     std::fs::remove_file(&file).ok();
 }
+
+#[test]
+fn undo_after_a_file_brings_back_the_key_type_of_the_keys_before() {
+    let mut h = harness();
+    h.state_mut().set_text("a\nb\nb\n".to_owned());
+    h.settle();
+    assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::S);
+    // A typed export of number keys brings its own key type.
+    open_fixture(&mut h, "numbers.json", |app| {
+        matches!(app.source(), shardlens::source::Source::File(_))
+    });
+    assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::N);
+    h.state_mut().apply(Command::Ui(UICommand::Undo));
+    h.wait_for("the typed keys", |a| {
+        a.report().is_some_and(|r| r.analysis.total == 3)
+    });
+    assert_eq!(editor_text(h.state()), "a\nb\nb\n");
+    assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::S);
+    assert!(h.state().input_error().is_none());
+}

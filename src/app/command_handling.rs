@@ -4,18 +4,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::command::{Command, UICommand};
+use super::data::{Keying, NewKeys};
 use super::jobs::Shown;
 use super::notices::{Activity, Level};
 use super::settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
 use super::tasks::Task;
 use super::ui::set_presentation_style;
 use super::{App, Keys, design, dialogs, logic, timeline};
-use crate::model::KeySet;
 use crate::model::decision::Action;
 use crate::model::examples::keys::KeyExample;
 use crate::model::examples::time::Example;
 use crate::model::export::{buckets_csv, report_doc};
 use crate::model::shard::Scope;
+use crate::model::{KeySet, KeyType};
 use crate::source::Source;
 
 impl App {
@@ -26,11 +27,9 @@ impl App {
             self.open_path(path);
             return;
         }
-        self.replace_keys(
-            Keys::Data(Arc::new(KeySet::new(self.settings.key_type))),
-            Source::File(path.clone()),
-        );
-        self.data.undo.clear();
+        let empty = Arc::new(KeySet::new(self.data.key_type()));
+        self.replace_keys(NewKeys::data(empty, Source::File(path.clone())));
+        self.data.forget_undo();
         self.data.empty_reason = Some(format!("loading {}…", path.display()));
         self.open_path(path);
     }
@@ -43,14 +42,10 @@ impl App {
         let (Some(keys), Some(row)) = (shown.keys.get(n), shown.rows.get(n + 1)) else {
             return;
         };
-        let items = self.data.design.items.clone();
-        let from = self.data.design.from.clone();
-        let source = self.data.source.clone();
-        self.replace_keys(Keys::Data(Arc::clone(keys)), source);
-        self.data.design.items = items;
-        self.data.design.from = from;
-        self.data.design.current = row.expr.clone();
-        self.settings.key_type = crate::model::KeyType::S;
+        let source = self.data.source().clone();
+        self.replace_keys(
+            NewKeys::data(Arc::clone(keys), source).keying(Keying::Rekey(row.expr.clone())),
+        );
         self.notify(
             Activity::Keys,
             Level::Info,
@@ -66,12 +61,12 @@ impl App {
     /// design view.
     fn load_design_example(&mut self, e: crate::model::examples::design::DesignScenario) {
         let ex = e.build();
-        self.replace_keys(Keys::Data(Arc::new(ex.keys)), Source::Items(ex.title));
         let current = crate::model::keyexpr::Expr::attribute(ex.key_attribute)
             .map_or_else(String::new, |x| x.to_string());
-        self.data
-            .design
-            .reset(Some(ex.items), design::ItemsFrom::Kept, current);
+        self.replace_keys(
+            NewKeys::data(Arc::new(ex.keys), Source::Items(ex.title))
+                .keying(Keying::Items(ex.items, current)),
+        );
         let mut texts: [String; design::GSI_SLOT + 1] = Default::default();
         for (t, c) in texts.iter_mut().zip(&ex.candidates) {
             *t = (*c).to_owned();
@@ -90,7 +85,6 @@ impl App {
         self.data.design.texts = texts;
         self.data.design.fix = ex.fix.map(str::to_owned);
         self.settings.shard_enabled = false;
-        self.settings.key_type = crate::model::KeyType::S;
         self.settings.chart = ChartMode::Designs;
     }
 
@@ -126,11 +120,7 @@ impl App {
             }
             Command::EditAsText => self.edit_as_text(),
             Command::EditText(text) => self.edit_text(text),
-            Command::SetKeyType(key_type) => {
-                self.pipeline.key_type_before = Some(self.settings.key_type);
-                self.settings.key_type = key_type;
-                self.input_changed();
-            }
+            Command::SetKeyType(key_type) => self.set_key_type(key_type),
             Command::SetSettings(settings) => self.set_settings(*settings),
             Command::SetChart(mode) => self.settings.chart = mode,
             Command::SetLoadOptions(opts) => {
@@ -292,11 +282,10 @@ impl App {
     }
 
     fn load_example(&mut self, s: KeyExample) {
-        let had_own = !matches!(self.data.source, Source::Example(_))
+        let had_own = !matches!(self.data.source(), Source::Example(_))
             && self.key_set().is_some_and(|k| k.total() > 0);
-        self.replace_keys(Keys::Text(s.text()), Source::Example(s));
+        self.replace_keys(NewKeys::text(s.text(), Source::Example(s), KeyType::S));
         self.settings.shard_enabled = false;
-        self.settings.key_type = crate::model::KeyType::S;
         if self.settings.chart == ChartMode::Timeline {
             self.settings.chart = ChartMode::Capacity;
         }
@@ -404,7 +393,7 @@ impl App {
         else {
             return;
         };
-        let doc = report_doc(self.data.source.describe(), keys, view, report, path);
+        let doc = report_doc(self.data.source().describe(), keys, view, report, path);
         match serde_json::to_vec_pretty(&doc) {
             Ok(json) => self.save_dialog(
                 "Export buckets as JSON",
@@ -472,7 +461,7 @@ impl App {
 
     /// Keys and every setting, for Save session.
     pub fn session(&self) -> Session {
-        let (text, keys) = match &self.data.keys {
+        let (text, keys) = match self.data.keys() {
             Keys::Text(t) => (Some(t.clone()), None),
             Keys::Data(k) => (
                 None,
@@ -488,7 +477,7 @@ impl App {
             version: SESSION_VERSION,
             settings: Settings {
                 last_keys: None,
-                ..self.settings.clone()
+                ..self.settings()
             },
             answers: self.pipeline.answers,
             text,
@@ -499,9 +488,13 @@ impl App {
     /// Opens a session; a malformed one leaves everything as it was and says why.
     pub fn open_session(&mut self, bytes: &[u8], name: &str) {
         let opened = Session::parse(bytes).and_then(|s| s.keys().map(|keys| (s, keys)));
+        let source = Source::File(PathBuf::from(name));
         let (session, keys) = match opened {
-            Ok((s, SessionKeys::Text(t))) => (s, Keys::Text(t)),
-            Ok((s, SessionKeys::Data(set))) => (s, Keys::Data(Arc::new(*set))),
+            Ok((s, SessionKeys::Text(t))) => {
+                let key_type = s.settings.key_type;
+                (s, NewKeys::text(t, source, key_type))
+            }
+            Ok((s, SessionKeys::Data(set))) => (s, NewKeys::data(Arc::new(*set), source)),
             Err(e) => {
                 self.notify(
                     Activity::File,
@@ -514,7 +507,7 @@ impl App {
         let presentation = self.settings.presentation;
         self.settings = session.settings;
         self.settings.presentation = presentation;
-        self.replace_keys(keys, Source::File(PathBuf::from(name)));
+        self.replace_keys(keys);
         self.pipeline.answers = session.answers;
         self.notify(
             Activity::File,

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::command::{Command, UICommand};
+use super::data::{Change, Keying, NewKeys};
 use super::jobs::{Computed, Input, LoadEvent, Request, Shown};
 use super::notices::{Activity, Level};
 use super::settings::ChartMode;
 use super::{App, INLINE_BYTES, Keys, Outcome, connect, dialogs, jobs, notices, table_picker};
+use crate::model::decision::UserAnswers;
 use crate::model::decision::evaluate;
 use crate::source::Source;
 
@@ -19,9 +21,9 @@ impl App {
         self.pipeline.dirty = false;
         self.pipeline.wanted += 1;
         let view = self.settings.view();
-        let key_type = self.settings.key_type;
-        let (input, small) = match (&self.pipeline.pending_text, &self.data.keys) {
-            (Some((text, _)), _) => (Input::Text(Arc::clone(text), key_type), false),
+        let key_type = self.data.key_type();
+        let (input, small) = match (self.data.pending_text(), self.data.keys()) {
+            (Some(text), _) => (Input::Text(Arc::clone(text), key_type), false),
             (None, Keys::Text(t)) => (
                 Input::Text(Arc::new(t.clone()), key_type),
                 t.len() <= INLINE_BYTES,
@@ -50,19 +52,25 @@ impl App {
             return;
         }
         self.pipeline.shown = computed.generation;
-        if let Some((_, source)) = self.pipeline.pending_text.take() {
+        if self.data.pending_text().is_some() {
             // Large pasted text parsed on the worker: its keys replace what was there, or nothing changes.
             match computed.result {
                 Ok(shown) => {
-                    self.replace_keys(Keys::Data(Arc::clone(&shown.keys)), source);
-                    self.pipeline.dirty = false;
+                    if self.data.pending_parsed(Arc::clone(&shown.keys))
+                        == Some(Change::Replaced { same_table: false })
+                    {
+                        self.pipeline.answers = UserAnswers::default();
+                    }
                     self.show(shown);
                 }
-                Err(e) => self.notify(
-                    Activity::Keys,
-                    Level::Error,
-                    format!("cannot use these keys: {e}; the previous keys stay"),
-                ),
+                Err(e) => {
+                    self.data.drop_pending();
+                    self.notify(
+                        Activity::Keys,
+                        Level::Error,
+                        format!("cannot use these keys: {e}; the previous keys stay"),
+                    );
+                }
             }
             return;
         }
@@ -70,9 +78,8 @@ impl App {
             Ok(shown) => self.show(shown),
             Err(e) => match self.pipeline.key_type_before.take() {
                 // The keys cannot be read as the type just chosen: keep them as they were, and say why.
-                Some(before) if before != self.settings.key_type => {
-                    let wanted = self.settings.key_type;
-                    self.settings.key_type = before;
+                Some(before) if before != self.data.key_type() => {
+                    let wanted = self.data.set_key_type(before);
                     self.notify(
                         Activity::Keys,
                         Level::Error,
@@ -162,29 +169,27 @@ impl App {
                 if self.settings.chart == ChartMode::DataFiles {
                     self.settings.chart = ChartMode::Capacity;
                 }
-                self.settings.key_type = loaded.keys.key_type();
                 let target = crate::model::query::Target {
                     table: loaded.table.clone(),
                     partition_key: loaded.key_attribute.clone(),
                     sort_key: loaded.sort_key_attribute.clone(),
                 };
-                self.replace_keys(
-                    Keys::Data(Arc::new(loaded.keys)),
-                    Source::File(path.clone()),
-                );
-                self.data.target = Some((Source::File(path), target));
-                if let Some(e) = loaded
+                // The Key design view says the keys are keyed by the attribute the load used.
+                let keyed_by = loaded
                     .key_attribute
                     .as_deref()
                     .and_then(crate::model::keyexpr::Expr::attribute)
-                {
-                    self.data.design.current = e.to_string();
-                }
+                    .map(|e| e.to_string());
+                self.replace_keys(
+                    NewKeys::data(Arc::new(loaded.keys), Source::File(path))
+                        .groups(loaded.groups)
+                        .keying(Keying::Source(keyed_by))
+                        .target(target),
+                );
                 if fresh {
                     // The empty start is nothing to go back to.
-                    self.data.undo.clear();
+                    self.data.forget_undo();
                 }
-                self.data.groups = loaded.groups;
             }
             Err(e) => {
                 // In the window's words here too: the text also stands where the chart would be.
@@ -240,7 +245,7 @@ impl App {
                     name: table,
                     status: format!("scanning: {} items", keys.total()),
                 };
-                self.replace_keys(Keys::Data(keys), source);
+                self.replace_keys(NewKeys::data(keys, source));
             }
             Some(connect::ScanUpdate::Done(result)) => {
                 self.background.scan = None;
@@ -255,7 +260,6 @@ impl App {
                         };
                         let text = format!("{table}: {} — {}", status, scanned.progress.summary());
                         self.notify(Activity::Scan, level, text);
-                        self.settings.key_type = scanned.keys.key_type();
                         let status = if complete { String::new() } else { status };
                         let target = crate::model::query::Target {
                             table: Some(table.clone()),
@@ -267,8 +271,9 @@ impl App {
                             status,
                         };
                         let designs = scanned.designs;
-                        self.data.target = Some((source.clone(), target));
-                        self.replace_keys(Keys::Data(Arc::new(scanned.keys)), source);
+                        self.replace_keys(
+                            NewKeys::data(Arc::new(scanned.keys), source).target(target),
+                        );
                         // The GSIs chosen in Connect: the Key design view shows their spread.
                         self.data.design.scanned = designs;
                     }
@@ -305,8 +310,8 @@ impl App {
         self.data.options_for = Some(path.clone());
         let mut opts = self.data.load_options.clone();
         // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
-        if opts.key_type.is_none() && self.settings.key_type != crate::model::KeyType::S {
-            opts.key_type = Some(self.settings.key_type);
+        if opts.key_type.is_none() && self.data.key_type() != crate::model::KeyType::S {
+            opts.key_type = Some(self.data.key_type());
         }
         self.notices.clear(Activity::Load);
         if let Err(e) = self.background.jobs.load_file(path, opts) {

@@ -4,7 +4,8 @@
 //! Split by role, as rerun's viewer is: this file holds the [`App`] struct (its state grouped by role), its
 //! construction and accessors and `impl eframe::App`; `logic` the per-frame work that does not draw (draining
 //! background results, shortcuts, recomputation); `command_handling` applying [`Command`]s (examples, fixes,
-//! dialogs, exports, sessions); `key_changes` the one door that changes the key set (replace, type, undo); `ui`
+//! dialogs, exports, sessions); `data` the one owner of the key set and its facts, whose doors `key_changes` calls (replace,
+//! type, undo); `ui`
 //! the layout, one function per panel; `assets` the icon and fonts.
 //! Panels draw from plain state and return [`Command`]s ([`command`]), which the app applies after drawing;
 //! no drawing code writes the app's fields. Work that is not drawing (parsing, bucketing large key sets,
@@ -29,6 +30,7 @@ pub mod timeline;
 
 mod assets;
 mod command_handling;
+mod data;
 mod key_changes;
 mod logic;
 mod queries;
@@ -37,10 +39,11 @@ mod ui;
 pub use assets::icon;
 use assets::install_fallback_fonts;
 pub use command::{Command, UICommand};
+use data::Data;
+pub use data::Keys;
 use ui::set_presentation_style;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::model::decision::{Path, UserAnswers};
 use crate::model::examples::keys::KeyExample;
@@ -63,29 +66,8 @@ const PRESENTATION_TEXT: [(egui::TextStyle, f32); 5] = [
     (egui::TextStyle::Monospace, 19.0),
     (egui::TextStyle::Heading, 30.0),
 ];
-/// Undo steps kept for key sets replaced (typing, a paste, an example, a file, a session, a scan, a re-key).
-const UNDO_STEPS: usize = 8;
 /// A scan that has heard nothing from DynamoDB for this long says so.
 const SCAN_QUIET_SECS: u64 = 4;
-
-/// Where the keys live: as text in the editor, or as data (large sets, loaded files).
-#[derive(Debug, Clone)]
-pub enum Keys {
-    Text(String),
-    Data(Arc<KeySet>),
-}
-
-/// The key set as it was before a change, for Undo: the keys, their source and key type, the data files'
-/// groups, and what the Key design view says the keys are keyed by (its items stay with them).
-struct Replaced {
-    keys: Keys,
-    source: Source,
-    key_type: KeyType,
-    groups: Option<Vec<Group>>,
-    design_current: String,
-    design_items: Option<Arc<crate::model::design::Items>>,
-    design_from: design::ItemsFrom,
-}
 
 /// Results of file dialogs and exports, which run off the UI thread.
 enum Outcome {
@@ -98,40 +80,6 @@ enum Outcome {
     Path(dialogs::Reply),
     /// A scenario file, read and parsed (with its key files), and its text.
     OpenScenario(Box<crate::model::sim_file::Scenario>, String),
-}
-
-/// The keys and where they came from.
-pub(crate) struct Data {
-    pub(crate) keys: Keys,
-    pub(crate) source: Source,
-    /// Items per data file of a loaded S3 export: the real grouping by partition.
-    pub(crate) groups: Option<Vec<Group>>,
-    /// How files are read (format, key attributes, bad-record policy).
-    pub(crate) load_options: LoadOptions,
-    /// The last file or folder opened, whether it loaded or not, and the table chosen in it (a file of
-    /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
-    /// error says which option to set), on the same table.
-    pub(crate) last_file: Option<(PathBuf, Option<String>)>,
-    /// The file the current [`Self::load_options`] were used for: opening another one starts from detection
-    /// again (format, key attributes, CSV columns and header), unless [`Self::keep_load_options`]. `None`
-    /// while the options were chosen and not used yet.
-    pub(crate) options_for: Option<PathBuf>,
-    /// File > Load options > Keep these options for the next files.
-    pub(crate) keep_load_options: bool,
-    /// Key sets replaced by typing, pastes, examples, files, sessions, scans, "Use as key" and "Edit as
-    /// text", newest last: each change is one step.
-    undo: Vec<Replaced>,
-    /// The last change of the keys was typing in the editor: more typing joins its undo step.
-    typing: bool,
-    /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
-    pub(crate) empty_reason: Option<String>,
-    /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
-    pub(crate) simulation: Option<timeline::Simulation>,
-    /// The Key design view: candidate keys over the items' attributes.
-    pub(crate) design: design::DesignState,
-    /// What the last load or scan said about its table (name, key attribute names), with the source it
-    /// describes: it holds only while that is still the keys' source ([`App::query_target`]).
-    pub(crate) target: Option<(Source, crate::model::query::Target)>,
 }
 
 /// From input to what is on screen: the generation asked for and the one shown, the last good report (it
@@ -150,8 +98,6 @@ pub(crate) struct Pipeline {
     pub(crate) path: Option<Path>,
     /// The key type before the user switched it: restored if the keys cannot be read as the new type.
     key_type_before: Option<KeyType>,
-    /// Large pasted text parsed on the worker; it replaces the keys when (and if) it parses.
-    pending_text: Option<(Arc<String>, Source)>,
 }
 
 /// Everything running off the UI thread.
@@ -210,32 +156,22 @@ impl App {
         let restored = settings.is_some();
         let mut settings = settings.unwrap_or_default();
         let last = settings.last_keys.take();
-        let (keys, source) = match last {
-            Some(text) if restored && !text.trim().is_empty() => (Keys::Text(text), Source::Paste),
+        // The key type is remembered with the keys it reads; the example's keys are strings.
+        let (keys, source, key_type) = match last {
+            Some(text) if restored && !text.trim().is_empty() => {
+                (Keys::Text(text), Source::Paste, settings.key_type)
+            }
             _ => (
                 Keys::Text(KeyExample::Leaderboard.text()),
                 Source::Example(KeyExample::Leaderboard),
+                KeyType::S,
             ),
         };
         set_presentation_style(&ctx, settings.presentation);
         let (jobs, worker_error) = Jobs::new(ctx.clone());
         let mut app = Self {
             settings,
-            data: Data {
-                keys,
-                source,
-                groups: None,
-                load_options: LoadOptions::default(),
-                last_file: None,
-                options_for: None,
-                keep_load_options: false,
-                undo: Vec::new(),
-                typing: false,
-                empty_reason: None,
-                simulation: None,
-                design: design::DesignState::default(),
-                target: None,
-            },
+            data: Data::new(keys, source, key_type),
             pipeline: Pipeline {
                 wanted: 0,
                 shown: 0,
@@ -245,7 +181,6 @@ impl App {
                 answers: UserAnswers::default(),
                 path: None,
                 key_type_before: None,
-                pending_text: None,
             },
             background: Background {
                 jobs,
@@ -297,7 +232,7 @@ impl App {
     pub fn computing(&self) -> bool {
         self.pipeline.dirty
             || self.pipeline.wanted != self.pipeline.shown
-            || self.pipeline.pending_text.is_some()
+            || self.data.pending_text().is_some()
             || self.data.design.busy()
     }
 
@@ -319,8 +254,13 @@ impl App {
                 .is_some_and(timeline::Simulation::running)
     }
 
-    pub fn settings(&self) -> &Settings {
-        &self.settings
+    /// The settings as a session or the next run would keep them (the key type is the keys' own, which
+    /// [`data::Data`] owns at run time).
+    pub fn settings(&self) -> Settings {
+        Settings {
+            key_type: self.data.key_type(),
+            ..self.settings.clone()
+        }
     }
 
     /// The decision tree's path for the shown report.
@@ -334,16 +274,16 @@ impl App {
     }
 
     pub fn keys(&self) -> &Keys {
-        &self.data.keys
+        self.data.keys()
     }
 
     pub fn source(&self) -> &Source {
-        &self.data.source
+        self.data.source()
     }
 
     /// Items per data file of a loaded S3 export.
     pub fn groups(&self) -> Option<&[Group]> {
-        self.data.groups.as_deref()
+        self.data.groups()
     }
 
     /// How the next file is read (File > Load options).
@@ -392,7 +332,7 @@ impl App {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
         self.settings.chart.shown(
             capacity,
-            self.data.groups.is_some(),
+            self.data.groups().is_some(),
             self.data.simulation.is_some(),
         )
     }
@@ -435,8 +375,8 @@ impl eframe::App for App {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let mut settings = self.settings.clone();
-        settings.last_keys = match &self.data.keys {
+        let mut settings = self.settings();
+        settings.last_keys = match self.data.keys() {
             Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
             _ => None,
         };

@@ -10,20 +10,13 @@ impl App {
     /// What is known about the keys' table: the last load's or scan's facts while their source is still the
     /// keys' source (a scan's table by name, as its pages change the status), else only a table's name.
     pub(crate) fn query_target(&self) -> Target {
-        let source = &self.data.source;
-        match &self.data.target {
-            Some((Source::Table { name: a, .. }, t)) if matches!(source, Source::Table { name: b, .. } if a == b) => {
-                t.clone()
-            }
-            Some((s, t)) if s == source => t.clone(),
-            _ => Target {
-                table: match source {
-                    Source::Table { name, .. } => Some(name.clone()),
-                    _ => None,
-                },
-                ..Target::default()
+        self.data.target().cloned().unwrap_or_else(|| Target {
+            table: match self.data.source() {
+                Source::Table { name, .. } => Some(name.clone()),
+                _ => None,
             },
-        }
+            ..Target::default()
+        })
     }
 
     /// One Query per shard of the first sharded key of the shown report, with the inspector's `begins_with`

@@ -17,10 +17,10 @@ impl App {
         match self.key_set() {
             Some(k) => format!(
                 "shardlens — {} · {}",
-                self.data.source.describe(),
+                self.data.source().describe(),
                 editor::total(k)
             ),
-            None => format!("shardlens — {}", self.data.source.describe()),
+            None => format!("shardlens — {}", self.data.source().describe()),
         }
     }
 
@@ -321,21 +321,21 @@ impl App {
             Some(k) => ui.heading(editor::header(k)),
             None => ui.heading("0 writes · 0 distinct keys"),
         };
-        ui.weak(self.data.source.describe());
-        let mut key_type = self.settings.key_type;
+        ui.weak(self.data.source().describe());
+        let mut key_type = self.data.key_type();
         if editor::key_type_ui(ui, &mut key_type) {
             commands.push(Command::SetKeyType(key_type));
         }
         if let Some(e) = &self.pipeline.input_error {
             ui.colored_label(theme::ERROR, format!("{e} — showing the last valid keys"));
         }
-        if self.pipeline.pending_text.is_some() {
+        if self.data.pending_text().is_some() {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label("reading the pasted keys…");
             });
         }
-        match &self.data.keys {
+        match self.data.keys() {
             Keys::Text(text) => {
                 let mut edited = text.clone();
                 if editor::text_ui(ui, &mut edited) {
@@ -410,7 +410,7 @@ impl App {
     /// The chart modes the data offers, as radio buttons (none when it offers only one).
     fn chart_mode_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
-        let groups = self.data.groups.as_ref().map(Vec::len);
+        let groups = self.data.groups().map(<[_]>::len);
         let timeline = self.data.simulation.is_some();
         chart_mode_radio(ui, timeline, capacity, groups, self.chart_mode(), commands);
     }
@@ -424,7 +424,7 @@ impl App {
                 .rect;
         }
         let log_scale = self.settings.log_scale;
-        match (self.chart_mode(), &self.data.groups, self.report()) {
+        match (self.chart_mode(), self.data.groups(), self.report()) {
             (ChartMode::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
             (_, _, Some(report)) if report.analysis.total > 0 => match &report.capacity {
                 Some(Ok(capacity)) if self.chart_mode() == ChartMode::Capacity => {

@@ -184,7 +184,38 @@ fn covered_part(items: Option<&Items>, design: &Design, slots: &[usize]) -> (Des
     (out, out_slots)
 }
 
+/// What the keys on screen are keyed by, with their items and where more come from: kept with an undo step
+/// of the key set.
+pub struct DesignKeying {
+    current: String,
+    items: Option<Arc<Items>>,
+    from: ItemsFrom,
+}
+
 impl DesignState {
+    /// What the keys on screen are keyed by, for an undo step.
+    pub fn keying(&self) -> DesignKeying {
+        DesignKeying {
+            current: self.current.clone(),
+            items: self.items.clone(),
+            from: self.from.clone(),
+        }
+    }
+
+    /// Brings back the keying of an undo step: the comparison starts over on those items.
+    pub fn restore(&mut self, keying: DesignKeying) {
+        self.reset(None, keying.from, keying.current);
+        self.items = keying.items;
+    }
+
+    /// The same items re-keyed by `current` ("Use as key"): the comparison starts over on them.
+    pub fn rekey(&mut self, current: String) {
+        let items = self.items.take();
+        let from = std::mem::replace(&mut self.from, ItemsFrom::Nothing);
+        self.reset(None, from, current);
+        self.items = items;
+    }
+
     /// New data replaced the keys: its items (if it brings them) and where more come from.
     pub fn reset(&mut self, items: Option<Items>, from: ItemsFrom, current: String) {
         if let Some((task, _)) = self.reread.take() {

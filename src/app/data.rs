@@ -1,0 +1,360 @@
+//! The key set on screen and everything that is a fact about it: the keys, their source, their key type, the
+//! data files' groups, large pasted text still being read, and the undo history. [`Data`] is their one
+//! owner: its fields are private to this module, so every change goes through one of its doors
+//! ([`Data::replace`], [`Data::type_text`], [`Data::edit_as_text`], [`Data::set_key_type`], [`Data::undo`]),
+//! and each change of the key set is one undo step that brings back exactly the keys, their source, key type,
+//! groups and the Key design's keying. What the app does around a change (clearing the tree's answers,
+//! recomputing, saying so) is in `key_changes`.
+//!
+//! The key type is persisted in [`super::settings::Settings`] between runs and in sessions; at run time this
+//! module owns it, and the settings' copy is written only when they are saved.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::design::{self, DesignKeying, DesignState};
+use super::editor;
+use super::timeline;
+use crate::model::design::Items;
+use crate::model::query::Target;
+use crate::model::{KeySet, KeyType};
+use crate::source::{Group, LoadOptions, Source};
+
+/// Undo steps kept for key sets replaced (typing, a paste, an example, a file, a session, a scan, a re-key).
+const UNDO_STEPS: usize = 8;
+
+/// Where the keys live: as text in the editor, or as data (large sets, loaded files).
+#[derive(Debug, Clone)]
+pub enum Keys {
+    Text(String),
+    Data(Arc<KeySet>),
+}
+
+/// The key set as it was before a change, for Undo.
+struct Replaced {
+    keys: Keys,
+    source: Source,
+    key_type: KeyType,
+    groups: Option<Vec<Group>>,
+    design: DesignKeying,
+}
+
+/// A key set that replaces the one on screen, with what comes with it.
+pub(crate) struct NewKeys {
+    keys: Keys,
+    source: Source,
+    key_type: KeyType,
+    groups: Option<Vec<Group>>,
+    keying: Keying,
+    target: Option<Target>,
+}
+
+/// What the Key design view says new keys are keyed by.
+pub(crate) enum Keying {
+    /// What the source says: a file's key attribute (as an expression, when known), a table, typed keys.
+    Source(Option<String>),
+    /// The same items re-keyed by an expression ("Use as key"): the items and where they come from stay.
+    Rekey(String),
+    /// An example's items and the expression they are keyed by.
+    Items(Items, String),
+}
+
+impl NewKeys {
+    /// Keys as text, read as `key_type`.
+    pub(crate) fn text(text: String, source: Source, key_type: KeyType) -> Self {
+        Self::new(Keys::Text(text), source, key_type)
+    }
+
+    /// Keys held as data, of the key set's own type.
+    pub(crate) fn data(keys: Arc<KeySet>, source: Source) -> Self {
+        let key_type = keys.key_type();
+        Self::new(Keys::Data(keys), source, key_type)
+    }
+
+    fn new(keys: Keys, source: Source, key_type: KeyType) -> Self {
+        Self {
+            keys,
+            source,
+            key_type,
+            groups: None,
+            keying: Keying::Source(None),
+            target: None,
+        }
+    }
+
+    /// Items per data file of a loaded S3 export.
+    pub(crate) fn groups(mut self, groups: Option<Vec<Group>>) -> Self {
+        self.groups = groups;
+        self
+    }
+
+    pub(crate) fn keying(mut self, keying: Keying) -> Self {
+        self.keying = keying;
+        self
+    }
+
+    /// What the load or scan said about its table (for the key conditions Copy gives).
+    pub(crate) fn target(mut self, target: Target) -> Self {
+        self.target = Some(target);
+        self
+    }
+}
+
+/// What [`Data::replace`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// The keys were replaced. `same_table`: more of the table on screen (a live scan's pages, a scan of it
+    /// again), which keeps the tree's answers and adds no undo step.
+    Replaced { same_table: bool },
+    /// Text too long for the editor: it is read off the UI thread first ([`Data::pending_text`]) and replaces
+    /// the keys only if it parses ([`Data::pending_parsed`]).
+    Pending,
+}
+
+/// The keys and where they came from, and what the app keeps beside them.
+pub(crate) struct Data {
+    keys: Keys,
+    source: Source,
+    key_type: KeyType,
+    /// Items per data file of a loaded S3 export: the real grouping by partition.
+    groups: Option<Vec<Group>>,
+    /// Large pasted text being parsed on the worker, and where it came from.
+    pending_text: Option<(Arc<String>, Source)>,
+    /// The last change of the keys was typing in the editor: more typing joins its undo step.
+    typing: bool,
+    /// Key sets replaced, newest last: each change is one step.
+    undo: Vec<Replaced>,
+    /// What the last load or scan said about its table, with the source it describes: it holds only while
+    /// that is still the keys' source ([`Self::target`]).
+    target: Option<(Source, Target)>,
+    /// How files are read (format, key attributes, bad-record policy).
+    pub(crate) load_options: LoadOptions,
+    /// The last file or folder opened, whether it loaded or not, and the table chosen in it (a file of
+    /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
+    /// error says which option to set), on the same table.
+    pub(crate) last_file: Option<(PathBuf, Option<String>)>,
+    /// The file the current [`Self::load_options`] were used for: opening another one starts from detection
+    /// again (format, key attributes, CSV columns and header), unless [`Self::keep_load_options`]. `None`
+    /// while the options were chosen and not used yet.
+    pub(crate) options_for: Option<PathBuf>,
+    /// File > Load options > Keep these options for the next files.
+    pub(crate) keep_load_options: bool,
+    /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
+    pub(crate) empty_reason: Option<String>,
+    /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
+    pub(crate) simulation: Option<timeline::Simulation>,
+    /// The Key design view: candidate keys over the items' attributes.
+    pub(crate) design: DesignState,
+}
+
+impl Data {
+    pub(crate) fn new(keys: Keys, source: Source, key_type: KeyType) -> Self {
+        Self {
+            keys,
+            source,
+            key_type,
+            groups: None,
+            pending_text: None,
+            typing: false,
+            undo: Vec::new(),
+            target: None,
+            load_options: LoadOptions::default(),
+            last_file: None,
+            options_for: None,
+            keep_load_options: false,
+            empty_reason: None,
+            simulation: None,
+            design: DesignState::default(),
+        }
+    }
+
+    pub(crate) fn keys(&self) -> &Keys {
+        &self.keys
+    }
+
+    pub(crate) fn source(&self) -> &Source {
+        &self.source
+    }
+
+    pub(crate) fn key_type(&self) -> KeyType {
+        self.key_type
+    }
+
+    pub(crate) fn groups(&self) -> Option<&[Group]> {
+        self.groups.as_deref()
+    }
+
+    /// Large pasted text still being read.
+    pub(crate) fn pending_text(&self) -> Option<&Arc<String>> {
+        self.pending_text.as_ref().map(|(t, _)| t)
+    }
+
+    /// What the last load or scan said about its table, while it is still the keys' source (a scan's table
+    /// by name, as its pages change the status).
+    pub(crate) fn target(&self) -> Option<&Target> {
+        let (source, target) = self.target.as_ref()?;
+        let same = match (source, &self.source) {
+            (Source::Table { name: a, .. }, Source::Table { name: b, .. }) => a == b,
+            (a, b) => a == b,
+        };
+        same.then_some(target)
+    }
+
+    /// What Undo would bring back, in the key panel's words.
+    pub(crate) fn undo_label(&self) -> Option<String> {
+        self.undo.last().map(|r| r.source.describe())
+    }
+
+    /// Replaces the key set (a paste, an example, a file, a session, a scan, a re-key): one undo step, unless
+    /// it is more of the table on screen. Text too long for the editor waits until it has been read.
+    pub(crate) fn replace(&mut self, new: NewKeys) -> Change {
+        self.typing = false;
+        if let Keys::Text(t) = &new.keys
+            && too_long_for_the_editor(t)
+        {
+            let Keys::Text(t) = new.keys else {
+                return Change::Pending;
+            };
+            self.pending_text = Some((Arc::new(t), new.source));
+            return Change::Pending;
+        }
+        self.pending_text = None;
+        let same_table = matches!(
+            (&self.source, &new.source),
+            (Source::Table { name: a, .. }, Source::Table { name: b, .. }) if a == b
+        );
+        if !same_table {
+            self.push_undo();
+            self.start_design(&new.source, new.keying);
+        }
+        if let Some(target) = new.target {
+            self.target = Some((new.source.clone(), target));
+        }
+        self.empty_reason = None;
+        self.keys = new.keys;
+        self.source = new.source;
+        self.key_type = new.key_type;
+        self.groups = new.groups;
+        Change::Replaced { same_table }
+    }
+
+    /// The Key design view starts over for new keys: their own items (or where to read them) and keying.
+    fn start_design(&mut self, source: &Source, keying: Keying) {
+        let from = match source {
+            Source::File(path) => {
+                design::ItemsFrom::File(path.clone(), Box::new(self.load_options.clone()))
+            }
+            Source::Table { .. } => design::ItemsFrom::Table,
+            Source::Items(_) => design::ItemsFrom::Kept,
+            _ => design::ItemsFrom::Keys,
+        };
+        match keying {
+            Keying::Source(current) => {
+                let current = current.unwrap_or_else(|| match from {
+                    design::ItemsFrom::Keys => "{pk}".to_owned(),
+                    _ => String::new(),
+                });
+                self.design.reset(None, from, current);
+            }
+            Keying::Rekey(current) => self.design.rekey(current),
+            Keying::Items(items, current) => {
+                self.design
+                    .reset(Some(items), design::ItemsFrom::Kept, current);
+            }
+        }
+    }
+
+    /// The large pasted text was read: its keys replace the key set (`None` when nothing was pending).
+    pub(crate) fn pending_parsed(&mut self, keys: Arc<KeySet>) -> Option<Change> {
+        let (_, source) = self.pending_text.take()?;
+        Some(self.replace(NewKeys::data(keys, source)))
+    }
+
+    /// The large pasted text could not be read: the keys stay. Whether any was pending.
+    pub(crate) fn drop_pending(&mut self) -> bool {
+        self.pending_text.take().is_some()
+    }
+
+    /// Typing in the editor: the first keystroke after any other change is an undo step, and the keys typed
+    /// after it join that step. Typing wins over a large paste still being read, which is dropped (returns
+    /// whether one was): the keys are never a mix of the two.
+    pub(crate) fn type_text(&mut self, text: String) -> bool {
+        if !self.typing {
+            self.push_undo();
+        }
+        let dropped = self.drop_pending();
+        self.keys = Keys::Text(text);
+        self.source = Source::Paste;
+        self.groups = None;
+        self.empty_reason = None;
+        self.typing = true;
+        dropped
+    }
+
+    /// "Edit as text": keys held as data become the editor's text, one line per write (one undo step).
+    /// Whether anything changed.
+    pub(crate) fn edit_as_text(&mut self) -> bool {
+        let Keys::Data(k) = &self.keys else {
+            return false;
+        };
+        let mut text = String::new();
+        for (i, _, count) in k.iter() {
+            let key = k.display(i);
+            for _ in 0..count {
+                text.push_str(&key);
+                text.push('\n');
+            }
+        }
+        self.push_undo();
+        self.typing = false;
+        self.keys = Keys::Text(text);
+        true
+    }
+
+    /// Reads the keys as another type from now on; returns the type before.
+    pub(crate) fn set_key_type(&mut self, key_type: KeyType) -> KeyType {
+        std::mem::replace(&mut self.key_type, key_type)
+    }
+
+    /// Brings back the key set the last change replaced; returns its source, or `None` with nothing to undo.
+    pub(crate) fn undo(&mut self) -> Option<&Source> {
+        let r = self.undo.pop()?;
+        self.pending_text = None;
+        self.typing = false;
+        self.keys = r.keys;
+        self.source = r.source;
+        self.key_type = r.key_type;
+        self.groups = r.groups;
+        self.design.restore(r.design);
+        self.empty_reason = None;
+        Some(&self.source)
+    }
+
+    /// Forgets the undo history (the empty start of a file given on the command line is nothing to go back
+    /// to).
+    pub(crate) fn forget_undo(&mut self) {
+        self.undo.clear();
+    }
+
+    /// Keeps the key set as it is now as one undo step.
+    fn push_undo(&mut self) {
+        self.undo.push(Replaced {
+            keys: self.keys.clone(),
+            source: self.source.clone(),
+            key_type: self.key_type,
+            groups: self.groups.clone(),
+            design: self.design.keying(),
+        });
+        if self.undo.len() > UNDO_STEPS {
+            self.undo.remove(0);
+        }
+    }
+}
+
+/// Text with more lines than the editor holds is parsed off the UI thread before it replaces the keys.
+fn too_long_for_the_editor(text: &str) -> bool {
+    text.as_bytes()
+        .split(|&b| b == b'\n')
+        .nth(editor::TEXT_LINE_LIMIT)
+        .is_some_and(|rest| !rest.is_empty())
+}
