@@ -44,6 +44,10 @@ pub enum Command {
     /// File > Load options > Keep these options for the next files.
     KeepLoadOptions(bool),
     SetConnectSettings(ConnectSettings),
+    /// The Connect dialog's "List tables", with the connection as it is in the dialog.
+    ListTables(ConnectSettings),
+    /// The Connect dialog's pick of a table to describe.
+    DescribeTable(ConnectSettings, String),
     Connect,
     Scan(Box<(ConnectOptions, ScanOptions)>),
     CancelScan,

@@ -130,6 +130,8 @@ impl App {
             }
             Command::KeepLoadOptions(keep) => self.data.keep_load_options = keep,
             Command::SetConnectSettings(c) => self.settings.connect = c,
+            Command::ListTables(c) => self.panels.connect.list_tables(&self.ctx, &c),
+            Command::DescribeTable(c, table) => self.panels.connect.describe(&self.ctx, &c, table),
             Command::Connect => self.panels.connect.open = true,
             Command::Scan(args) => {
                 let (connect, scan) = *args;

@@ -87,12 +87,41 @@ impl ConnectState {
         }
     }
 
+    /// Lists the tables (the "List tables" button's command).
+    pub fn list_tables(&mut self, ctx: &egui::Context, settings: &ConnectSettings) {
+        let opts = settings.options();
+        self.tables.clear();
+        self.info = None;
+        self.ask("listing tables", ctx, move || {
+            Reply::Tables(
+                DynamoClient::connect(&opts)
+                    .and_then(|c| c.list_tables())
+                    .map_err(|e| format!("{e:#}")),
+            )
+        });
+    }
+
+    /// Describes the table picked from the list.
+    pub fn describe(&mut self, ctx: &egui::Context, settings: &ConnectSettings, table: String) {
+        self.selected = Some(table.clone());
+        self.info = None;
+        let opts = settings.options();
+        self.ask("describing the table", ctx, move || {
+            Reply::Described(
+                DynamoClient::connect(&opts)
+                    .and_then(|c| c.describe_table(&table))
+                    .map_err(|e| format!("{e:#}")),
+            )
+        });
+    }
+
     /// An SDK call (list tables, describe) is under way.
     pub fn waiting(&self) -> bool {
         self.replies.is_some()
     }
 
-    fn drain(&mut self) {
+    /// Takes an SDK call's reply, if it came (the app's logic, each frame).
+    pub fn drain(&mut self) {
         let Some(task) = &mut self.replies else {
             return;
         };
@@ -119,13 +148,14 @@ impl ConnectState {
     }
 }
 
-/// The dialog window. Returns a scan to start, or the connection fields as edited.
+/// The dialog window. Returns the SDK calls to start (list the tables, describe one), a scan to start, or the
+/// connection fields as edited; the calls' replies come in through [`ConnectState::drain`], in logic.
 pub fn connect_ui(
     ctx: &egui::Context,
     state: &mut ConnectState,
     settings: &ConnectSettings,
-) -> Option<Command> {
-    state.drain();
+) -> Vec<Command> {
+    let mut commands = Vec::new();
     let mut command = None;
     let mut edited = settings.clone();
     let mut open = state.open;
@@ -135,7 +165,7 @@ pub fn connect_ui(
         .default_width(460.0)
         .show(ctx, |ui| {
             connection_ui(ui, &mut edited);
-            tables_ui(ui, state, &edited);
+            commands.extend(tables_ui(ui, state, &edited));
             if let Some(info) = state.info.clone() {
                 ui.separator();
                 command = scan_ui(ui, state, &info, &edited);
@@ -145,7 +175,8 @@ pub fn connect_ui(
     if command.is_none() && edited != *settings {
         command = Some(Command::SetConnectSettings(edited));
     }
-    command
+    commands.extend(command);
+    commands
 }
 
 fn connection_ui(ui: &mut egui::Ui, settings: &mut ConnectSettings) {
@@ -173,25 +204,20 @@ fn connection_ui(ui: &mut egui::Ui, settings: &mut ConnectSettings) {
         });
 }
 
-/// "List tables", the list, and describing the table picked from it.
-fn tables_ui(ui: &mut egui::Ui, state: &mut ConnectState, settings: &ConnectSettings) {
-    let ctx = ui.ctx().clone();
+/// "List tables", the list, and describing the table picked from it: each a command, started by the app.
+fn tables_ui(
+    ui: &mut egui::Ui,
+    state: &ConnectState,
+    settings: &ConnectSettings,
+) -> Option<Command> {
+    let mut command = None;
     ui.horizontal(|ui| {
         let ready = state.busy.is_none();
         if ui
             .add_enabled(ready, egui::Button::new("List tables"))
             .clicked()
         {
-            let opts = settings.options();
-            state.tables.clear();
-            state.info = None;
-            state.ask("listing tables", &ctx, move || {
-                Reply::Tables(
-                    DynamoClient::connect(&opts)
-                        .and_then(|c| c.list_tables())
-                        .map_err(|e| format!("{e:#}")),
-                )
-            });
+            command = Some(Command::ListTables(settings.clone()));
         }
         if let Some(what) = state.busy {
             ui.spinner();
@@ -202,7 +228,7 @@ fn tables_ui(ui: &mut egui::Ui, state: &mut ConnectState, settings: &ConnectSett
         ui.colored_label(super::theme::ERROR, super::notices::in_app_words(e));
     }
     if state.tables.is_empty() {
-        return;
+        return command;
     }
     ui.separator();
     let mut picked = None;
@@ -219,18 +245,9 @@ fn tables_ui(ui: &mut egui::Ui, state: &mut ConnectState, settings: &ConnectSett
                 }
             }
         });
-    if let Some(t) = picked {
-        state.selected = Some(t.clone());
-        state.info = None;
-        let opts = settings.options();
-        state.ask("describing the table", &ctx, move || {
-            Reply::Described(
-                DynamoClient::connect(&opts)
-                    .and_then(|c| c.describe_table(&t))
-                    .map_err(|e| format!("{e:#}")),
-            )
-        });
-    }
+    picked
+        .map(|t| Command::DescribeTable(settings.clone(), t))
+        .or(command)
 }
 
 /// The described table's keys and the scan's options; "Scan keys" returns the scan to start.

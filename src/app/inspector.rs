@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use super::jobs::Shown;
-use super::tasks::{Reporter, Task};
-use crate::model::Partitioner;
+use super::tasks::{Reporter, Task, TaskError};
 use crate::model::fmt::{bytes, grouped, plural};
 use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::{TopKey, bucket_keys, share};
+use crate::model::{KeySet, KeyType, Partitioner};
 
 /// Rows listed per bucket.
 const ROWS: usize = 500;
@@ -17,10 +17,12 @@ pub struct InspectorState {
     /// The bucket shown; `None` follows the hottest.
     pub bucket: Option<usize>,
     pub selected: Option<usize>,
-    /// Keys of the bucket for one report (by pointer) and bucket, listed off the UI thread.
-    rows: Query<(usize, usize), (Vec<TopKey>, usize)>,
+    /// Keys of the bucket for one report (by its generation) and bucket, listed off the UI thread.
+    rows: Query<(u64, usize), (Vec<TopKey>, usize)>,
     /// The selected key's item collection, sorted off the UI thread, for one report and key.
-    collection: Query<(usize, u32), Collection>,
+    collection: Query<(u64, u32), Collection>,
+    /// Why a list could not be computed (its thread did not start).
+    error: Option<String>,
     pub begins_with: String,
     pub between_lo: String,
     pub between_hi: String,
@@ -72,43 +74,50 @@ impl<K, T> Query<K, T> {
 }
 
 impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
-    /// The value for `key` if it is ready; otherwise starts (or keeps running) `work` for it and returns
-    /// `None`. A thread that cannot start leaves the query empty and says why in `error`.
-    fn get(
-        &mut self,
-        key: &K,
-        ctx: &egui::Context,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<Option<Arc<T>>, String> {
+    /// Takes the running task's answer, if it came.
+    fn drain(&mut self) {
         if let Some((k, task)) = &mut self.running
             && let Some(value) = task.drain().pop()
         {
             self.done = Some((k.clone(), Arc::new(value)));
             self.running = None;
         }
-        if let Some((k, v)) = &self.done
-            && k == key
-        {
-            return Ok(Some(Arc::clone(v)));
+    }
+
+    /// The answer for `key`, if it is ready.
+    fn value(&self, key: &K) -> Option<Arc<T>> {
+        self.done
+            .as_ref()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| Arc::clone(v))
+    }
+
+    /// Starts `work` for `key` unless its answer is ready or being computed (a task for another key is
+    /// dropped, which cancels it). Called from the app's logic, never while drawing.
+    fn ask(
+        &mut self,
+        key: K,
+        ctx: &egui::Context,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<(), TaskError> {
+        if self.value(&key).is_some() || self.running.as_ref().is_some_and(|(k, _)| *k == key) {
+            return Ok(());
         }
-        if self.running.as_ref().is_none_or(|(k, _)| k != key) {
-            let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
-                r.send(work());
-            })
-            .map_err(|e| e.to_string())?;
-            self.running = Some((key.clone(), task));
-        }
-        Ok(None)
+        let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
+            r.send(work());
+        })?;
+        self.running = Some((key, task));
+        Ok(())
     }
 }
 
 /// A spinner in place of a list that is being computed (or the reason it cannot be).
-fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>) {
-    match result {
-        Err(e) => {
+fn waiting_ui(ui: &mut egui::Ui, what: &str, error: Option<&str>) {
+    match error {
+        Some(e) => {
             ui.colored_label(super::theme::ERROR, e);
         }
-        _ => {
+        None => {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.weak(what);
@@ -118,6 +127,11 @@ fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>)
 }
 
 impl InspectorState {
+    /// A list's thread could not start: the panel says why in place of the list.
+    pub fn failed(&mut self, error: &TaskError) {
+        self.error = Some(error.to_string());
+    }
+
     /// A list is being computed off the UI thread.
     /// The sort-key condition of the `begins_with` field, else of both `between` fields, if filled in.
     pub fn sort_condition(&self) -> Option<crate::model::collection::SortKeyCondition> {
@@ -139,6 +153,43 @@ impl InspectorState {
     pub fn pending(&self) -> bool {
         self.rows.pending() || self.collection.pending()
     }
+
+    /// The bucket shown: the one picked, else the hottest.
+    fn bucket(&self, shown: &Shown) -> usize {
+        let a = &shown.report.analysis;
+        self.bucket
+            .filter(|&b| b < a.buckets.len())
+            .unwrap_or(a.hottest_bucket)
+    }
+
+    /// Per frame while the inspector is on screen (the app's logic, before drawing): answers in, and the
+    /// lists the panel will show asked for, off the UI thread.
+    pub fn tick(&mut self, ctx: &egui::Context, shown: &Shown) -> Result<(), TaskError> {
+        self.rows.drain();
+        self.collection.drain();
+        let a = &shown.report.analysis;
+        if a.total == 0 || a.buckets.is_empty() {
+            return Ok(());
+        }
+        let (n, bucket) = (a.buckets.len(), self.bucket(shown));
+        let key = (shown.generation, bucket);
+        let for_rows = shown.clone();
+        self.rows.ask(key, ctx, move || {
+            let partitions = Partitioner::equal(n);
+            let sharded = for_rows.view.shard.apply(&for_rows.keys);
+            bucket_keys(&for_rows.keys, &sharded, &partitions, bucket, ROWS)
+        })?;
+        let picked = self
+            .rows
+            .value(&key)
+            .and_then(|rows| self.selected.and_then(|i| rows.0.get(i).map(|k| k.id.key)));
+        if let (Some(k), Some(ty)) = (picked, shown.keys.sort_key_type()) {
+            let keys = Arc::clone(&shown.keys);
+            self.collection
+                .ask((shown.generation, k), ctx, move || collection(&keys, k, ty))?;
+        }
+        Ok(())
+    }
 }
 
 /// Draws the inspector; `noun` is what the counts are ("writes", or "items" for exports and scans).
@@ -150,19 +201,13 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
     }
     let n = a.buckets.len();
     let bucket = bucket_picker_ui(ui, state, shown, noun);
-    let report_id = Arc::as_ptr(&shown.report) as usize;
-    let for_rows = shown.clone();
-    let rows = state.rows.get(&(report_id, bucket), ui.ctx(), move || {
-        let partitions = Partitioner::equal(n);
-        let sharded = for_rows.view.shard.apply(&for_rows.keys);
-        bucket_keys(&for_rows.keys, &sharded, &partitions, bucket, ROWS)
-    });
-    let rows = match rows {
-        Ok(Some(rows)) => rows,
-        other => {
-            waiting_ui(ui, "listing the bucket's keys…", other.map(|_| None));
-            return;
+    let Some(rows) = state.rows.value(&(shown.generation, bucket)) else {
+        waiting_ui(ui, "listing the bucket's keys…", state.error.as_deref());
+        // A bucket just picked is asked for by the next frame's logic.
+        if !state.pending() {
+            ui.ctx().request_repaint();
         }
+        return;
     };
     let (list, all) = (&rows.0, rows.1);
     let range = Partitioner::equal(n).range(bucket);
@@ -186,14 +231,20 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         ui.weak("Pick a key above to see its writes, its items and their sort keys.");
         return;
     };
-    let collection = collection_of(state, ui.ctx(), shown, report_id, k.id.key);
-    let time = collection
-        .as_ref()
-        .and_then(|c| c.as_ref().ok().and_then(|c| c.time.clone()));
+    let collection = shown
+        .keys
+        .sort_key_type()
+        .map(|_| state.collection.value(&(shown.generation, k.id.key)));
+    let time = collection.as_ref().and_then(|c| c.as_ref()?.time.clone());
     ui.label(key_facts(shown, k, bucket_total, time.as_ref(), noun));
     match collection {
-        Some(Ok(c)) => collection_ui(ui, state, shown, &c),
-        Some(Err(waiting)) => waiting_ui(ui, "sorting the item collection…", waiting),
+        Some(Some(c)) => collection_ui(ui, state, shown, &c),
+        Some(None) => {
+            waiting_ui(ui, "sorting the item collection…", state.error.as_deref());
+            if !state.pending() {
+                ui.ctx().request_repaint();
+            }
+        }
         None => {}
     }
 }
@@ -311,42 +362,26 @@ fn key_facts(
     facts
 }
 
-/// The item collection of `key`, sorted and judged for time-ordered values once per report, off the UI
-/// thread: `None` without sort keys, `Err` while it is being computed (or why it cannot be).
-#[allow(clippy::type_complexity)]
-fn collection_of(
-    state: &mut InspectorState,
-    ctx: &egui::Context,
-    shown: &Shown,
-    report: usize,
-    key: u32,
-) -> Option<Result<Arc<Collection>, Result<Option<()>, String>>> {
-    let ty = shown.keys.sort_key_type()?;
-    let keys = Arc::clone(&shown.keys);
-    let got = state.collection.get(&(report, key), ctx, move || {
-        let (mut sks, all) = keys.item_sort_keys(key);
-        let time = if keys.write_ordered() {
-            None
-        } else {
-            crate::model::sortkey::infer(&sks, ty)
-        };
-        crate::model::collection::sort(&mut sks, ty);
-        let sorted: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
-        let table_items = (0..keys.len() as u32)
-            .map(|k| keys.sort_key_facts(k).map_or(keys.count(k), |f| f.items))
-            .sum();
-        Collection {
-            sorted,
-            all,
-            time,
-            table_items,
-        }
-    });
-    Some(match got {
-        Ok(Some(c)) => Ok(c),
-        Ok(None) => Err(Ok(None)),
-        Err(e) => Err(Err(e)),
-    })
+/// The item collection of `key`, sorted and judged for time-ordered values (once per report, off the UI
+/// thread).
+fn collection(keys: &KeySet, key: u32, ty: KeyType) -> Collection {
+    let (mut sks, all) = keys.item_sort_keys(key);
+    let time = if keys.write_ordered() {
+        None
+    } else {
+        crate::model::sortkey::infer(&sks, ty)
+    };
+    crate::model::collection::sort(&mut sks, ty);
+    let sorted: Vec<Box<[u8]>> = sks.into_iter().map(Box::from).collect();
+    let table_items = (0..keys.len() as u32)
+        .map(|k| keys.sort_key_facts(k).map_or(keys.count(k), |f| f.items))
+        .sum();
+    Collection {
+        sorted,
+        all,
+        time,
+        table_items,
+    }
 }
 
 /// The selected key's item collection in sort-key order, with the contiguous run a Query's `begins_with` or

@@ -27,6 +27,11 @@ pub struct Request {
 /// What the panels show: the keys, their report, and the keys ordered by count (the editor's list).
 #[derive(Clone)]
 pub struct Shown {
+    /// The generation of the request this report answers: what queries about the report are keyed by.
+    pub generation: u64,
+    /// The generation of the first report over these keys (a view change keeps it): what work about the
+    /// keys alone is keyed by.
+    pub keys_generation: u64,
     pub view: ViewSettings,
     pub keys: Arc<KeySet>,
     pub report: Arc<Report>,
@@ -73,6 +78,7 @@ pub fn compute(
     input: Input,
     view: &ViewSettings,
     previous: Option<&Shown>,
+    generation: u64,
 ) -> Result<Shown, String> {
     let calculated = view.shard.strategy == crate::model::Strategy::Calculated;
     let (keys, shard_by) = match input {
@@ -106,6 +112,8 @@ pub fn compute(
         None => Arc::new(keys.top(keys.len())),
     };
     Ok(Shown {
+        generation,
+        keys_generation: same_keys.map_or(generation, |p| p.keys_generation),
         view: view.clone(),
         keys,
         report,
@@ -136,7 +144,7 @@ impl Jobs {
     /// Asks for a report; replaces a request still waiting. Without a worker it is computed here.
     pub fn submit(&mut self, request: Request) -> Option<Computed> {
         if self.worker.is_none() {
-            let result = compute(request.input, &request.view, None);
+            let result = compute(request.input, &request.view, None, request.generation);
             return Some(Computed {
                 generation: request.generation,
                 result,
@@ -244,7 +252,12 @@ fn worker(slot: &Slot, reporter: &Reporter<Computed>) {
                 }
             }
         };
-        let result = compute(request.input, &request.view, last.as_ref());
+        let result = compute(
+            request.input,
+            &request.view,
+            last.as_ref(),
+            request.generation,
+        );
         if let Ok(shown) = &result {
             last = Some(shown.clone());
         }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::command::Command;
+use super::jobs::Shown;
 use super::tasks::{Reporter, Task, TaskError};
 use super::theme;
 use crate::model::decision::UserAnswers;
@@ -34,8 +35,9 @@ pub const GSI_SLOT: usize = MAX_CANDIDATES;
 struct Asked {
     design: Design,
     view: ViewSettings,
-    keys: usize,
-    items: usize,
+    /// The keys' generation ([`Shown::keys_generation`]) and the items' ([`DesignState::items_generation`]).
+    keys: u64,
+    items: u64,
 }
 
 /// A finished comparison.
@@ -52,7 +54,7 @@ pub struct Compared {
     /// What each row after the first was computed from, to reuse it when only another box changed.
     reuse: Vec<String>,
     /// The view, keys and items it was computed from.
-    base: (ViewSettings, usize, usize),
+    base: (ViewSettings, u64, u64),
     pub millis: f64,
 }
 
@@ -83,7 +85,7 @@ pub struct DesignState {
     pub texts: [String; MAX_CANDIDATES + 1],
     /// The expression (or attribute) the current keys are keyed by.
     pub current: String,
-    pub items: Option<Arc<Items>>,
+    items: Option<Arc<Items>>,
     pub from: ItemsFrom,
     /// The fix the loaded example teaches.
     pub fix: Option<String>,
@@ -97,8 +99,10 @@ pub struct DesignState {
     pub shown: Option<Arc<Compared>>,
     /// Why nothing can be compared (shown in the view).
     pub message: Option<String>,
-    /// The keys the items were built from ([`ItemsFrom::Keys`]).
-    items_of: usize,
+    /// The generation of the keys the items were built from ([`ItemsFrom::Keys`]).
+    items_of: Option<u64>,
+    /// Bumped whenever the items change: what a comparison's items are known by.
+    items_generation: u64,
 }
 
 impl Default for DesignState {
@@ -117,7 +121,8 @@ impl Default for DesignState {
             progress: None,
             shown: None,
             message: None,
-            items_of: 0,
+            items_of: None,
+            items_generation: 0,
         }
     }
 }
@@ -205,7 +210,7 @@ impl DesignState {
     /// Brings back the keying of an undo step: the comparison starts over on those items.
     pub fn restore(&mut self, keying: DesignKeying) {
         self.reset(None, keying.from, keying.current);
-        self.items = keying.items;
+        self.set_items(keying.items);
     }
 
     /// The same items re-keyed by `current` ("Use as key"): the comparison starts over on them.
@@ -213,7 +218,14 @@ impl DesignState {
         let items = self.items.take();
         let from = std::mem::replace(&mut self.from, ItemsFrom::Nothing);
         self.reset(None, from, current);
+        self.set_items(items);
+    }
+
+    /// The one writer of the items: each change gets a new generation, so a comparison asked for other
+    /// items is never taken for current.
+    fn set_items(&mut self, items: Option<Arc<Items>>) {
         self.items = items;
+        self.items_generation += 1;
     }
 
     /// New data replaced the keys: its items (if it brings them) and where more come from.
@@ -221,7 +233,7 @@ impl DesignState {
         if let Some((task, _)) = self.reread.take() {
             task.cancel();
         }
-        self.items = items.map(Arc::new);
+        self.set_items(items.map(Arc::new));
         self.from = from;
         self.current = current;
         self.fix = None;
@@ -230,7 +242,7 @@ impl DesignState {
         self.shown = None;
         self.progress = None;
         self.message = None;
-        self.items_of = 0;
+        self.items_of = None;
         self.edited_at = None;
     }
 
@@ -251,18 +263,19 @@ impl DesignState {
     pub fn tick(
         &mut self,
         ctx: &egui::Context,
-        keys: Option<&Arc<KeySet>>,
+        shown: Option<&Shown>,
         view: &ViewSettings,
         answers: &UserAnswers,
     ) -> Result<Option<Duration>, TaskError> {
         self.drain();
-        let Some(keys) = keys else {
+        let Some(shown) = shown else {
             return Ok(None);
         };
+        let keys = &shown.keys;
         // Pasted keys offer `pk` and `sk`: built from the keys shown, again when they change.
-        if self.from == ItemsFrom::Keys && self.items_of != Arc::as_ptr(keys) as usize {
-            self.items_of = Arc::as_ptr(keys) as usize;
-            self.items = Some(Arc::new(Items::from_keys(keys)));
+        if self.from == ItemsFrom::Keys && self.items_of != Some(shown.keys_generation) {
+            self.items_of = Some(shown.keys_generation);
+            self.set_items(Some(Arc::new(Items::from_keys(keys))));
         }
         if let Some(at) = self.edited_at {
             let waited = at.elapsed();
@@ -274,8 +287,8 @@ impl DesignState {
         let asked = Asked {
             design: design.clone(),
             view: view.clone(),
-            keys: Arc::as_ptr(keys) as usize,
-            items: self.items.as_ref().map_or(0, |i| Arc::as_ptr(i) as usize),
+            keys: shown.keys_generation,
+            items: self.items_generation,
         };
         if self.asked.as_ref() == Some(&asked) || self.reread.is_some() {
             return Ok(None);
@@ -446,7 +459,7 @@ impl DesignState {
                 self.progress = None;
                 match result {
                     Ok(items) => {
-                        self.items = Some(Arc::new(items));
+                        self.set_items(Some(Arc::new(items)));
                         self.message = None;
                         self.asked = None;
                     }
