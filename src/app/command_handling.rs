@@ -107,11 +107,11 @@ impl App {
             Command::LoadDesignExample(e) => self.load_design_example(e),
             Command::Answer(q, a) => {
                 self.pipeline.answers.set(q, a);
-                self.answers_changed();
+                self.pipeline.answers_changed();
             }
             Command::SetAnswers(answers) => {
                 self.pipeline.answers = answers;
-                self.answers_changed();
+                self.pipeline.answers_changed();
             }
             Command::Apply(action) => self.apply_fix(action),
             Command::Copy(text) => {
@@ -166,7 +166,7 @@ impl App {
             self.settings.view() != settings.view() || self.settings.buckets != settings.buckets;
         self.settings = settings;
         if view_changed {
-            self.input_changed();
+            self.pipeline.input_changed();
         }
     }
 
@@ -226,7 +226,7 @@ impl App {
                 .send_viewport_cmd(egui::ViewportCommand::RequestPaste),
             UICommand::ToggleShard => {
                 self.settings.shard_enabled = !self.settings.shard_enabled;
-                self.input_changed();
+                self.pipeline.input_changed();
             }
             UICommand::CopyConditions => self.copy_conditions(),
             UICommand::TogglePresentation => {
@@ -321,7 +321,7 @@ impl App {
                 Action::ShardAllKeys | Action::MoreShards => Scope::All,
             };
         }
-        self.input_changed();
+        self.pipeline.input_changed();
     }
 
     fn copy_conditions(&mut self) {

@@ -45,7 +45,7 @@ impl App {
         if self.data.replace(new) == (Change::Replaced { same_table: false }) {
             self.pipeline.answers = UserAnswers::default();
         }
-        self.input_changed();
+        self.pipeline.input_changed();
     }
 
     /// Typing in the editor (one undo step for a run of typing); a large paste still being read is dropped,
@@ -58,12 +58,12 @@ impl App {
                 "the paste still being read was dropped: the keys are what you typed",
             );
         }
-        self.input_changed();
+        self.pipeline.input_changed();
     }
 
     pub(super) fn edit_as_text(&mut self) {
         if self.data.edit_as_text() {
-            self.input_changed();
+            self.pipeline.input_changed();
         }
     }
 
@@ -72,7 +72,7 @@ impl App {
     pub(super) fn set_key_type(&mut self, key_type: KeyType) {
         let before = self.data.set_key_type(key_type);
         self.pipeline.key_type_before = Some(before);
-        self.input_changed();
+        self.pipeline.input_changed();
     }
 
     /// Brings back the keys the last change replaced.

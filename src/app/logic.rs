@@ -5,113 +5,49 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::command::{Command, UICommand};
-use super::data::{Change, Keying, NewKeys};
-use super::jobs::{Computed, Input, LoadEvent, Request, Shown};
+use super::data::{Keying, NewKeys};
+use super::jobs::{Computed, LoadEvent};
 use super::notices::{Activity, Level};
+use super::pipeline::Arrived;
 use super::settings::ChartMode;
-use super::{App, INLINE_BYTES, Keys, Outcome, connect, dialogs, jobs, notices, table_picker};
-use crate::model::decision::UserAnswers;
-use crate::model::decision::evaluate;
+use super::{App, Outcome, connect, dialogs, notices, table_picker};
 use crate::source::Source;
 
 impl App {
-    /// Starts computing the report for the current keys and settings: inline when small, else on the worker.
-    /// Large pasted text waiting to be parsed is what gets computed (it is about to replace the keys).
+    /// Starts computing the report for the current keys and settings ([`Pipeline::recompute`]); a result
+    /// computed inline arrives at once.
     pub(super) fn recompute(&mut self) {
-        self.pipeline.dirty = false;
-        self.pipeline.wanted += 1;
         let view = self.settings.view();
-        let key_type = self.data.key_type();
-        let (input, small) = match (self.data.pending_text(), self.data.keys()) {
-            (Some(text), _) => (Input::Text(Arc::clone(text), key_type), false),
-            (None, Keys::Text(t)) => (
-                Input::Text(Arc::new(t.clone()), key_type),
-                t.len() <= INLINE_BYTES,
-            ),
-            (None, Keys::Data(k)) => (Input::Keys(Arc::clone(k)), k.len() <= 20_000),
-        };
-        let generation = self.pipeline.wanted;
-        if small {
-            let result = jobs::compute(input, &view, self.pipeline.current.as_ref(), generation);
-            self.on_computed(Computed { generation, result });
-            return;
-        }
-        let request = Request {
-            generation,
-            input,
-            view,
-        };
-        if let Some(computed) = self.background.jobs.submit(request) {
+        if let Some(computed) = self
+            .pipeline
+            .recompute(&self.data, view, &mut self.background.jobs)
+        {
             self.on_computed(computed);
         }
     }
 
-    /// A computed report arrives: shown if it is the newest; a parse error keeps the previous data.
+    /// A computed report arrives ([`Pipeline::on_computed`]); what it could not show is said here.
     pub fn on_computed(&mut self, computed: Computed) {
-        if computed.generation != self.pipeline.wanted {
-            return;
-        }
-        self.pipeline.shown = computed.generation;
-        if self.data.pending_text().is_some() {
-            // Large pasted text parsed on the worker: its keys replace what was there, or nothing changes.
-            match computed.result {
-                Ok(shown) => {
-                    if self.data.pending_parsed(Arc::clone(&shown.keys))
-                        == Some(Change::Replaced { same_table: false })
-                    {
-                        self.pipeline.answers = UserAnswers::default();
-                    }
-                    self.show(shown);
-                }
-                Err(e) => {
-                    self.data.drop_pending();
-                    self.notify(
-                        Activity::Keys,
-                        Level::Error,
-                        format!("cannot use these keys: {e}; the previous keys stay"),
-                    );
-                }
-            }
-            return;
-        }
-        match computed.result {
-            Ok(shown) => self.show(shown),
-            Err(e) => match self.pipeline.key_type_before.take() {
-                // The keys cannot be read as the type just chosen: keep them as they were, and say why.
-                Some(before) if before != self.data.key_type() => {
-                    let wanted = self.data.set_key_type(before);
-                    self.notify(
-                        Activity::Keys,
-                        Level::Error,
-                        format!(
-                            "cannot read these keys as {} keys: {e}; the key type stays {}",
-                            wanted.as_str(),
-                            before.as_str()
-                        ),
-                    );
-                    self.input_changed();
-                }
-                _ => self.pipeline.input_error = Some(e),
-            },
-        }
-    }
-
-    fn show(&mut self, shown: Shown) {
-        self.pipeline.input_error = None;
-        self.pipeline.key_type_before = None;
-        self.pipeline.current = Some(shown);
-        self.answers_changed();
-    }
-
-    /// The keys or the view changed: one recompute at the end of this frame's work.
-    pub(super) fn input_changed(&mut self) {
-        self.pipeline.dirty = true;
-    }
-
-    /// The tree's answers (or the report they are about) changed: the one place the path is re-evaluated.
-    pub(super) fn answers_changed(&mut self) {
-        if let Some(shown) = &self.pipeline.current {
-            self.pipeline.path = Some(evaluate(&shown.report.evidence, &self.pipeline.answers));
+        match self.pipeline.on_computed(computed, &mut self.data) {
+            Arrived::Stale | Arrived::Shown | Arrived::InputError => {}
+            Arrived::PasteFailed(e) => self.notify(
+                Activity::Keys,
+                Level::Error,
+                format!("cannot use these keys: {e}; the previous keys stay"),
+            ),
+            Arrived::KeyTypeFailed {
+                wanted,
+                kept,
+                error,
+            } => self.notify(
+                Activity::Keys,
+                Level::Error,
+                format!(
+                    "cannot read these keys as {} keys: {error}; the key type stays {}",
+                    wanted.as_str(),
+                    kept.as_str()
+                ),
+            ),
         }
     }
 

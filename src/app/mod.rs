@@ -33,6 +33,7 @@ mod command_handling;
 mod data;
 mod key_changes;
 mod logic;
+mod pipeline;
 mod queries;
 mod ui;
 
@@ -41,6 +42,7 @@ use assets::install_fallback_fonts;
 pub use command::{Command, UICommand};
 use data::Data;
 pub use data::Keys;
+use pipeline::Pipeline;
 use ui::set_presentation_style;
 
 use std::path::PathBuf;
@@ -49,7 +51,7 @@ use crate::model::decision::{Path, UserAnswers};
 use crate::model::examples::keys::KeyExample;
 use crate::model::{KeySet, KeyType, Report};
 use crate::source::{Group, LoadOptions, Source};
-use jobs::{Jobs, Shown};
+use jobs::Jobs;
 use notices::{Activity, Level, Notices};
 use settings::{ChartMode, Settings};
 use tasks::{Task, TaskSet};
@@ -80,24 +82,6 @@ enum Outcome {
     Path(dialogs::Reply),
     /// A scenario file, read and parsed (with its key files), and its text.
     OpenScenario(Box<crate::model::sim_file::Scenario>, String),
-}
-
-/// From input to what is on screen: the generation asked for and the one shown, the last good report (it
-/// stays while newer input is invalid or computing), the tree's answers and path.
-pub(crate) struct Pipeline {
-    /// Generation of the newest request; results of older ones are dropped.
-    wanted: u64,
-    /// Generation of the report shown.
-    shown: u64,
-    /// The input or the view changed: recompute once, at the end of the frame's work.
-    dirty: bool,
-    pub(crate) current: Option<Shown>,
-    /// The parse error of the current input, if any.
-    pub(crate) input_error: Option<String>,
-    pub(crate) answers: UserAnswers,
-    pub(crate) path: Option<Path>,
-    /// The key type before the user switched it: restored if the keys cannot be read as the new type.
-    key_type_before: Option<KeyType>,
 }
 
 /// Everything running off the UI thread.
@@ -172,16 +156,7 @@ impl App {
         let mut app = Self {
             settings,
             data: Data::new(keys, source, key_type),
-            pipeline: Pipeline {
-                wanted: 0,
-                shown: 0,
-                dirty: true,
-                current: None,
-                input_error: None,
-                answers: UserAnswers::default(),
-                path: None,
-                key_type_before: None,
-            },
+            pipeline: Pipeline::default(),
             background: Background {
                 jobs,
                 scan: None,
@@ -230,10 +205,7 @@ impl App {
 
     /// The keys' report (or the key design's comparison) is being computed: the status bar's spinner.
     pub fn computing(&self) -> bool {
-        self.pipeline.dirty
-            || self.pipeline.wanted != self.pipeline.shown
-            || self.data.pending_text().is_some()
-            || self.data.design.busy()
+        self.pipeline.computing() || self.data.pending_text().is_some() || self.data.design.busy()
     }
 
     /// Whether any work is still under way off the UI thread (or due at the end of this frame): the
