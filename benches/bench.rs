@@ -350,8 +350,9 @@ fn timeline_frames(
     }
     let done = started.elapsed();
     if let Some(sim) = app.simulation_mut() {
-        sim.speed = 600.0;
-        sim.toggle_play();
+        use shardlens::app::timeline::TimelineCommand;
+        sim.apply(TimelineCommand::Speed(600.0));
+        sim.apply(TimelineCommand::TogglePlay);
     }
     let mut samples: Vec<Duration> = (0..400).map(|_| frame(app)).collect();
     samples.sort();

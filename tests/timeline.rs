@@ -1,11 +1,13 @@
 //! The Timeline view, driven through its labels with egui_kittest: a built-in scenario is simulated in the
-//! background, played, and scrubbed through its event list.
+//! background, played, scrubbed through its event list, and clicked on its heatmap and controls (which reach
+//! the simulation as commands).
 #![cfg(feature = "gui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
 use egui_kittest::Harness;
 #[path = "support/kittest.rs"]
 mod kittest;
+use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, step_until};
 use shardlens::app::settings::ChartMode;
@@ -144,4 +146,57 @@ fn the_trees_fix_runs_the_scenario_again_sharded_and_throttling_stops() {
     let time = sim.time.as_ref().unwrap();
     assert!(time.why.relieved() && time.stopped.is_some(), "{time:?}");
     h.get_by_label_contains("Throttling stopped after");
+}
+
+#[test]
+fn a_heatmap_click_the_scale_and_the_speed_reach_the_simulation_as_commands() {
+    let mut h = harness_with("tournament-random");
+    h.get_by_label_contains("The hottest partition");
+    // The heatmap's cell in the middle of a column at 70 % of the run: its partition and that column's second.
+    let (map, column_seconds, columns) = {
+        let sim = h.state().simulation().unwrap();
+        let r = sim.rects();
+        let cs = sim.timeline.column_seconds.max(1);
+        (
+            r.heatmap.unwrap(),
+            cs,
+            (r.heat_seconds / f64::from(cs)) as u32,
+        )
+    };
+    let col = columns * 7 / 10;
+    let at = egui::pos2(
+        map.left() + (col as f32 + 0.5) * map.width() / columns as f32,
+        map.center().y,
+    );
+    h.hover_at(at);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    h.settle();
+    let sim = h.state().simulation().unwrap();
+    let t = (col * column_seconds).min(sim.duration() - 1);
+    assert_eq!(sim.second(), t);
+    assert!(sim.selected().is_some(), "the clicked partition is picked");
+    // The inspector shows the picked partition at that second, not the hottest.
+    h.get_by_label(&format!("At {}", shardlens::app::timeline::clock(t)));
+    assert!(h.query_by_label_contains("The hottest partition").is_none());
+
+    h.get_by_label("Relative").click();
+    h.get_by_label("Per minute (CloudWatch)").click();
+    h.settle();
+    let sim = h.state().simulation().unwrap();
+    assert!(sim.relative() && sim.per_minute());
+    h.get_by_label("the hottest cell");
+    h.get_by_label("throttle events in the minute");
+
+    h.get_by_role_and_label(Role::ComboBox, "Speed").click();
+    h.settle();
+    h.get_by_label("600×").click();
+    h.settle();
+    assert_eq!(h.state().simulation().unwrap().speed(), 600.0);
 }

@@ -27,6 +27,8 @@ pub enum Command {
     SimulationAnswer(Question, Option<bool>),
     /// The tree's fix for the simulated scenario: run it again with its hot keys write-sharded.
     ShardSimulation(Action),
+    /// A Timeline control (play, speed, the playhead, the scale, the picked partition) for the simulation.
+    Timeline(super::timeline::TimelineCommand),
     Answer(Question, Option<bool>),
     /// The table facts of the workload group (the tree's answers about the table).
     SetAnswers(UserAnswers),

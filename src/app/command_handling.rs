@@ -100,6 +100,11 @@ impl App {
                 }
             }
             Command::ShardSimulation(action) => self.shard_simulation(action),
+            Command::Timeline(c) => {
+                if let Some(sim) = &mut self.data.simulation {
+                    sim.apply(c);
+                }
+            }
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
             Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
             Command::EditDesign(slot, text) => self.data.design.edit(slot, text),

@@ -360,14 +360,14 @@ impl App {
     /// PNG saves).
     pub(super) fn chart_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
         if self.chart_mode() == ChartMode::Timeline
-            && let Some(sim) = &mut self.data.simulation
+            && let Some(sim) = &self.data.simulation
         {
             chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
             let compact = self.settings.presentation;
             if !compact {
                 ui.separator();
             }
-            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim, compact));
+            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim, compact, commands));
             return;
         }
         if self.settings.presentation {

@@ -5,10 +5,10 @@ use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, HLine, Line, Plot, PlotPoints, VLine};
 
 use super::heatmap::{cell_of, use_of};
-use super::{Simulation, clock};
+use super::{Drawing, Rects, Simulation, TimelineCommand, clock};
 use crate::app::theme;
 use crate::model::fmt::{grouped, plural};
-use crate::model::simulate::{Cell, Dim, EventKind, Minute, Point, Range};
+use crate::model::simulate::{Cell, Dim, EventKind, Minute, Range};
 
 /// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.
 const MAX_POINTS: usize = 1_500;
@@ -73,12 +73,18 @@ fn event_colour(kind: EventKind) -> Color32 {
     }
 }
 
-/// The run's name, its headline (or how far it has got) and its findings; a finding's click moves the
-/// playhead to it and picks its partition. In presentation mode (`compact`) only the name (and the progress
-/// while running): the headline and findings go beside the charts, wrapped ([`words_ui`]).
-pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
+/// The run's name, its headline (or how far it has got) and its findings; a finding's click asks to show its
+/// moment and partition. In presentation mode (`compact`) only the name (and the progress while running):
+/// the headline goes beside the charts, wrapped ([`words_ui`]), the findings into a menu.
+pub(super) fn headline_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    rects: &mut Rects,
+    compact: bool,
+    out: &mut Vec<TimelineCommand>,
+) {
     let title = RichText::new(&sim.name).heading().strong();
-    sim.rects.title = Some(ui.add(egui::Label::new(title).wrap()).rect);
+    rects.title = Some(ui.add(egui::Label::new(title).wrap()).rect);
     let Some(d) = &sim.diagnosis else {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -95,16 +101,14 @@ pub(super) fn headline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool
     }
     ui.add(egui::Label::new(RichText::new(&d.headline).strong()).wrap());
     let row = ui.text_style_height(&egui::TextStyle::Body);
-    let mut seek = None;
     egui::ScrollArea::vertical()
         .id_salt("timeline-findings")
         .max_height(row * 4.0 + ui.spacing().item_spacing.y * 3.0)
         .show(ui, |ui| {
             for f in &d.findings {
-                seek = seek.or(finding_ui(ui, f));
+                out.extend(finding_ui(ui, f));
             }
         });
-    seek_to(sim, seek);
     if !sim.description.is_empty() {
         ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
     }
@@ -120,44 +124,35 @@ pub(super) fn words_ui(ui: &mut egui::Ui, sim: &Simulation) {
 
 /// Presentation mode's "Findings (N)" menu on the playback row: every finding, wrapped whole; a click shows
 /// its moment.
-pub(super) fn findings_menu_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+pub(super) fn findings_menu_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    out: &mut Vec<TimelineCommand>,
+) {
     let Some(d) = &sim.diagnosis else {
         return;
     };
-    let mut seek = None;
     ui.menu_button(format!("Findings ({})", d.findings.len()), |ui| {
         ui.set_max_width(560.0);
         for f in &d.findings {
-            if let Some(s) = finding_ui(ui, f) {
-                seek = Some(s);
+            if let Some(show) = finding_ui(ui, f) {
+                out.push(show);
                 ui.close();
             }
         }
     });
-    seek_to(sim, seek);
 }
 
-/// One finding, wrapped; clicked, it names the moment (and partition) to show.
-fn finding_ui(
-    ui: &mut egui::Ui,
-    f: &crate::model::simulate::Finding,
-) -> Option<(u32, Option<Point>)> {
+/// One finding, wrapped; clicked, it asks to show its moment (and partition).
+fn finding_ui(ui: &mut egui::Ui, f: &crate::model::simulate::Finding) -> Option<TimelineCommand> {
     let text = format!("{}  {}", clock(f.from), f.text);
     ui.add(egui::Label::new(text).sense(egui::Sense::click()).wrap())
         .on_hover_text("Show this moment")
         .clicked()
-        .then_some((f.from, f.start))
-}
-
-/// Moves the playhead to a clicked finding's moment and picks its partition.
-fn seek_to(sim: &mut Simulation, seek: Option<(u32, Option<Point>)>) {
-    if let Some((t, start)) = seek {
-        sim.seek(t);
-        sim.playing = false;
-        if start.is_some() {
-            sim.selected = start;
-        }
-    }
+        .then_some(TimelineCommand::Show {
+            t: f.from,
+            partition: f.start,
+        })
 }
 
 /// What the line chart's colours mean (drawn above the heatmap, so the line chart sits right under it).
@@ -184,25 +179,27 @@ pub(super) fn throughput_legend_ui(ui: &mut egui::Ui, sim: &Simulation) {
 
 /// Demand, served and throttled units per second (or CloudWatch's per-minute view), with the events as
 /// vertical lines, on the heatmap's time axis (the same seconds at the same x: its x bounds are the heatmap's
-/// span, its time labels are the heatmap's); below, the events in words (a click moves the playhead there;
-/// folded in presentation mode).
-pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32, compact: bool) {
+/// span, its time labels are the heatmap's); below, the events in words (a click shows its moment; folded in
+/// presentation mode). Draws with `drawing`'s points and records where the chart is in its rects.
+pub(super) fn throughput_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    drawing: &mut Drawing,
+    height: f32,
+    compact: bool,
+    out: &mut Vec<TimelineCommand>,
+) {
     let d = dim(sim);
     let u = unit(d);
-    let span = sim
-        .rects
-        .heat_seconds
-        .max(f64::from(sim.duration()).max(1.0));
-    let [demand, served, throttled] = sim.lines.get(&sim.outcome.series, d);
+    let rects = &mut drawing.rects;
+    let span = rects.heat_seconds.max(f64::from(sim.duration()).max(1.0));
+    let [demand, served, throttled] = drawing.lines.get(&sim.outcome.series, d);
     let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
     let minutes = &sim.outcome.minutes;
     let events = &sim.outcome.events;
     let per_minute = sim.per_minute;
     let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
-    let width = sim
-        .rects
-        .heatmap
-        .map_or(ui.available_width(), |r| r.width());
+    let width = rects.heatmap.map_or(ui.available_width(), |r| r.width());
     let step = super::time_step(span, width, label_px);
     let shown = Plot::new(("timeline-throughput", span.to_bits()))
         .height(height)
@@ -243,15 +240,15 @@ pub(super) fn throughput_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32
     let frame = *shown.transform.frame();
     // The heatmap takes the plot's x range from the last frame: draw again when it moved (a first frame, a
     // resize, wider y labels).
-    if sim.rects.heatmap.is_some_and(|m| {
+    if rects.heatmap.is_some_and(|m| {
         (m.left() - frame.left()).abs() > 0.5 || (m.right() - frame.right()).abs() > 0.5
     }) {
         ui.ctx().request_repaint();
     }
-    sim.rects.throughput = Some(frame);
-    sim.rects.throughput_bounds = (bounds.min()[0], bounds.max()[0]);
+    rects.throughput = Some(frame);
+    rects.throughput_bounds = (bounds.min()[0], bounds.max()[0]);
     if !compact {
-        events_ui(ui, sim);
+        events_ui(ui, sim, out);
     }
 }
 
@@ -285,10 +282,9 @@ fn minute_lines(minutes: &[Minute], d: usize) -> [Line<'static>; 2] {
     ]
 }
 
-/// The run's events, each a line with its time; a click moves the playhead there.
-fn events_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
+/// The run's events, each a line with its time; a click shows its moment (the playhead there, paused).
+fn events_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
     let count = sim.outcome.events.len();
-    let mut seek = None;
     egui::CollapsingHeader::new(format!("Events ({count})"))
         .id_salt("timeline-events")
         .default_open(count > 0 && count <= 12)
@@ -313,26 +309,32 @@ fn events_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
                             .add(egui::Label::new(label).sense(egui::Sense::click()).wrap())
                             .clicked()
                         {
-                            seek = Some(e.t);
+                            out.push(TimelineCommand::Show {
+                                t: e.t,
+                                partition: None,
+                            });
                         }
                     }
                 });
         });
-    if let Some(t) = seek {
-        sim.seek(t);
-        sim.playing = false;
-    }
 }
 
 /// "The table at 00:08:12": each partition's use of its limit at the playhead, served and throttled, in
-/// `height` points from its title to the bottom of its plot.
-pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+/// `height` points from its title to the bottom of its plot (recorded in `rects`); a click on a bar picks its
+/// partition.
+pub(super) fn snapshot_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    rects: &mut Rects,
+    height: f32,
+    out: &mut Vec<TimelineCommand>,
+) {
     let t = sim.second();
     let title = RichText::new(format!("The table at {}", clock(t))).strong();
     let Some((column, layout)) = sim.timeline.column_at(t) else {
         ui.label(title);
         ui.weak("not simulated yet");
-        sim.rects.snapshot = None;
+        rects.snapshot = None;
         return;
     };
     let d = dim(sim);
@@ -382,13 +384,13 @@ pub(super) fn snapshot_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) 
             (hovered, plot.response().clicked())
         });
     let r = response.response.rect;
-    sim.rects.snapshot = Some(egui::Rect::from_x_y_ranges(r.x_range(), top..=r.bottom()));
+    rects.snapshot = Some(egui::Rect::from_x_y_ranges(r.x_range(), top..=r.bottom()));
     let (hovered, clicked) = response.inner;
     if let Some(i) = hovered {
         let text = partition_text(layout, i, &column.cells[i], None);
         response.response.clone().on_hover_text_at_pointer(text);
         if clicked {
-            sim.selected = layout.get(i).map(|r| r.start);
+            out.push(TimelineCommand::Pick(layout.get(i).map(|r| r.start)));
         }
     }
 }

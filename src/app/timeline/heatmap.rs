@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
-use super::Simulation;
+use super::{Drawing, Simulation, TimelineCommand};
 use crate::app::theme;
 use crate::model::simulate::{Cell, Point, Range, Timeline};
 
@@ -238,18 +238,25 @@ pub(super) fn legend_ui(ui: &mut egui::Ui, relative: bool) {
     });
 }
 
-/// Draws the heatmap in `height` points; hovering names the partition, clicking picks it and the time.
-pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+/// Draws the heatmap in `height` points (with `drawing`'s texture, recording where in its rects); hovering
+/// names the partition, clicking picks it and the time.
+pub(super) fn heatmap_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    drawing: &mut Drawing,
+    height: f32,
+    out: &mut Vec<TimelineCommand>,
+) {
     let t = &sim.timeline;
     let columns = (sim.duration().div_ceil(t.column_seconds.max(1))) as usize;
-    sim.heat.refresh(ui.ctx(), t, columns, sim.relative);
+    drawing.heat.refresh(ui.ctx(), t, columns, sim.relative);
+    let rects = &mut drawing.rects;
     // Tick marks under it; the time labels are the line chart's, right below, on the same x.
     let axis = 6.0;
     let (rect, response) =
         ui.allocate_exact_size(vec2(ui.available_width(), height.max(60.0)), Sense::click());
     // The x range of the line chart's frame (last frame's), so both charts share one time axis.
-    let (left, right) = sim
-        .rects
+    let (left, right) = rects
         .throughput
         .map_or((rect.left(), rect.right()), |f| (f.left(), f.right()));
     let map = Rect::from_min_max(
@@ -257,10 +264,10 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
         pos2(right.min(rect.right()), rect.max.y - axis),
     );
     let painter = ui.painter_at(rect);
-    sim.rects.heatmap = Some(map);
-    sim.rects.heat_seconds = f64::from(columns as u32 * t.column_seconds.max(1));
+    rects.heatmap = Some(map);
+    rects.heat_seconds = f64::from(columns as u32 * t.column_seconds.max(1));
     painter.rect_filled(map, 0.0, colour(0.0));
-    let heat = &sim.heat;
+    let heat = &drawing.heat;
     let rows = heat.rows.len().max(1);
     let (cw, rh) = (
         map.width() / columns.max(1) as f32,
@@ -271,7 +278,7 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
         painter.image(tex.id(), map, uv, Color32::WHITE);
     }
     overlays_ui(&painter, heat, map, (cw, rh), sim.selected);
-    let span = sim.rects.heat_seconds;
+    let span = rects.heat_seconds;
     let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
     let step = super::time_step(span, map.width(), label_px);
     let font = egui::TextStyle::Small.resolve(ui.style());
@@ -285,12 +292,13 @@ pub(super) fn heatmap_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
     if let Some(pos) = response.hover_pos().filter(|p| map.contains(*p)) {
         let col = ((pos.x - map.left()) / cw) as usize;
         let row = (((pos.y - map.top()) / rh) as usize).min(rows - 1);
-        if let Some(text) = cell_tooltip(sim, col, row) {
+        if let Some(text) = cell_tooltip(sim, heat, col, row) {
             response.clone().on_hover_text_at_pointer(text);
         }
         if response.clicked() {
-            sim.selected = sim.heat.rows.get(row).copied();
-            sim.seek(col as u32 * t.column_seconds.max(1));
+            // The cell's partition and the column's second; playing goes on from there.
+            out.push(TimelineCommand::Pick(heat.rows.get(row).copied()));
+            out.push(TimelineCommand::Seek(col as u32 * t.column_seconds.max(1)));
         }
     }
 }
@@ -371,11 +379,11 @@ fn time_axis(
 }
 
 /// What the heatmap says under the pointer: the partition, its keys, its use and why it throttled.
-fn cell_tooltip(sim: &Simulation, col: usize, row: usize) -> Option<String> {
+fn cell_tooltip(sim: &Simulation, heat: &Heat, col: usize, row: usize) -> Option<String> {
     let t = &sim.timeline;
     let column = t.columns.get(col)?;
     let layout = t.layouts.get(column.layout)?;
-    let i = cell_of(layout, *sim.heat.rows.get(row)?);
+    let i = cell_of(layout, *heat.rows.get(row)?);
     let cell = column.cells.get(i)?;
     let from = column.t;
     let until = from + t.column_seconds.max(1);

@@ -6,10 +6,16 @@
 //! The simulation runs on a [`Task`] and streams [`Chunk`]s, so the first minutes show while a long run is
 //! still being computed; the frame only appends them and draws. The heatmap is one texture (not thousands of
 //! shapes), filled column by column as chunks arrive (`heatmap`).
+//!
+//! The view draws from a `&Simulation` and returns what its controls ask for as [`TimelineCommand`]s (inside
+//! [`super::Command::Timeline`]); the app applies them after drawing through [`Simulation::apply`], the one
+//! place a click changes the simulation. The playhead moves while playing in [`Simulation::tick`], which
+//! runs per frame before drawing.
 
 mod charts;
 mod heatmap;
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -54,18 +60,50 @@ pub struct Simulation {
     pub path: Option<Path>,
     /// How far the run has got, in simulated seconds.
     pub done_seconds: u32,
-    pub playing: bool,
+    playing: bool,
     /// Simulated seconds per second of playback.
-    pub speed: f64,
-    /// The playhead, in simulated seconds from the start.
+    speed: f64,
+    /// The playhead, in simulated seconds from the start (moved by [`Self::apply`], [`Self::seek`] and, while
+    /// playing, [`Self::tick`]).
     pub position: f64,
     last_frame: Option<Instant>,
     /// Colour by the hottest cell of the run (as the Key Visualizers do) instead of by the partition limit.
-    pub relative: bool,
+    relative: bool,
     /// The line chart shows CloudWatch's per-minute view instead of every second.
-    pub per_minute: bool,
+    per_minute: bool,
     /// The partition range (by its start) picked on the heatmap for the inspector.
-    pub selected: Option<Point>,
+    selected: Option<Point>,
+    /// What drawing keeps between frames (not the simulation's state; see [`Drawing`]).
+    drawing: RefCell<Drawing>,
+}
+
+/// What the Timeline's controls ask of the simulation. The view returns them (as
+/// [`super::Command::Timeline`]) and the app applies them after drawing with [`Simulation::apply`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TimelineCommand {
+    /// Play, or pause (Play at the end starts again from the beginning).
+    TogglePlay,
+    /// Simulated seconds per second of playback (one of [`SPEEDS`]).
+    Speed(f64),
+    /// Move the playhead to a second (the scrubber; a click on the heatmap, with [`Self::Pick`]).
+    Seek(u32),
+    /// Show a moment (a finding or an event was clicked): move the playhead there, pause, and pick the
+    /// partition when the moment names one (`None` keeps the pick).
+    Show { t: u32, partition: Option<Point> },
+    /// Colour the heatmap by the run's hottest cell (`true`) or by the partition limit.
+    Relative(bool),
+    /// The line chart's CloudWatch per-minute view (`true`) or every second.
+    PerMinute(bool),
+    /// Pick a partition range (by its start) for the inspector; `None`: the hottest at the playhead.
+    Pick(Option<Point>),
+}
+
+/// What drawing the Timeline keeps between frames, beside the simulation and not part of its state: caches
+/// of the run (the heatmap's rows and texture, the line chart's cut-down points), rebuilt from it when it
+/// grows, and where the parts were drawn, drawing's output. Drawing takes a `&Simulation` and writes this
+/// through its `RefCell`, borrowed once for the whole view in [`timeline_ui`].
+#[derive(Default)]
+struct Drawing {
     heat: heatmap::Heat,
     lines: charts::Lines,
     rects: Rects,
@@ -166,15 +204,57 @@ impl Simulation {
             relative: false,
             per_minute: false,
             selected: None,
-            heat: heatmap::Heat::default(),
-            lines: charts::Lines::default(),
-            rects: Rects::default(),
+            drawing: RefCell::default(),
         })
     }
 
     /// Where the view's parts were drawn in the last frame.
     pub fn rects(&self) -> Rects {
-        self.rects
+        self.drawing.borrow().rects
+    }
+
+    /// Whether the playhead moves.
+    pub fn playing(&self) -> bool {
+        self.playing
+    }
+
+    /// Simulated seconds per second of playback.
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    /// Whether the heatmap is coloured by the run's hottest cell rather than the partition limit.
+    pub fn relative(&self) -> bool {
+        self.relative
+    }
+
+    /// Whether the line chart shows CloudWatch's per-minute view.
+    pub fn per_minute(&self) -> bool {
+        self.per_minute
+    }
+
+    /// The partition range (by its start) picked for the inspector, if any.
+    pub fn selected(&self) -> Option<Point> {
+        self.selected
+    }
+
+    /// Applies what the view's controls asked for: the one place a click changes the simulation.
+    pub fn apply(&mut self, command: TimelineCommand) {
+        match command {
+            TimelineCommand::TogglePlay => self.toggle_play(),
+            TimelineCommand::Speed(speed) => self.speed = speed,
+            TimelineCommand::Seek(t) => self.seek(t),
+            TimelineCommand::Show { t, partition } => {
+                self.seek(t);
+                self.playing = false;
+                if partition.is_some() {
+                    self.selected = partition;
+                }
+            }
+            TimelineCommand::Relative(relative) => self.relative = relative,
+            TimelineCommand::PerMinute(per_minute) => self.per_minute = per_minute,
+            TimelineCommand::Pick(partition) => self.selected = partition,
+        }
     }
 
     pub fn setup(&self) -> &Setup {
@@ -311,26 +391,35 @@ pub(super) fn time_step(span: f64, width: f32, min_px: f32) -> f64 {
 
 /// The whole view: headline and findings, the playback bar, the heatmap, the line chart under it on the same
 /// time axis (one playhead through both), and the table at the playhead. Returns the rectangle of the chart
-/// block (what Export chart as PNG saves).
+/// block (what Export chart as PNG saves); what its controls ask for goes into `commands`, for the app to
+/// apply after drawing.
 ///
 /// The words come first; the charts share what is left of the panel's height, so the words never squeeze the
 /// heatmap off screen; below a floor the view scrolls. `compact` (presentation mode) puts the headline and
 /// the table beside the time charts ([`side_by_side_ui`]) and folds the findings and the colour and metric
 /// choices into menus on the playback row.
-pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> egui::Rect {
+pub fn timeline_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    compact: bool,
+    commands: &mut Vec<super::Command>,
+) -> egui::Rect {
     if sim.playing || sim.running() {
         ui.ctx().request_repaint();
     }
+    let mut drawing = sim.drawing.borrow_mut();
+    let d = &mut *drawing;
+    let mut out = Vec::new();
     let total = ui.available_height();
-    egui::ScrollArea::vertical()
+    let rect = egui::ScrollArea::vertical()
         .id_salt("timeline")
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.scope(|ui| {
                 let top = ui.cursor().top();
-                charts::headline_ui(ui, sim, compact);
-                playback_ui(ui, sim, compact);
-                sim.rects.charts_top = ui.cursor().top();
+                charts::headline_ui(ui, sim, &mut d.rects, compact, &mut out);
+                playback_ui(ui, sim, compact, &mut out);
+                d.rects.charts_top = ui.cursor().top();
                 // On a projector the legends are in the "Legend" menu: their two
                 // wrapped rows would take the charts' height.
                 if !compact {
@@ -341,7 +430,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
                     ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
                 let left = total - (ui.cursor().top() - top);
                 if compact {
-                    side_by_side_ui(ui, sim, left);
+                    side_by_side_ui(ui, sim, d, left, &mut out);
                     return;
                 }
                 // What is left for the three charts, less the rows between and under them (the line chart's
@@ -349,24 +438,32 @@ pub fn timeline_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) -> eg
                 let words = 4.0 * row + ui.spacing().interact_size.y;
                 let room = left - words - 8.0;
                 let heat_top = ui.cursor().top();
-                heatmap::heatmap_ui(ui, sim, (room * 0.4).max(140.0));
-                charts::throughput_ui(ui, sim, (room * 0.22).max(100.0), false);
-                playhead_ui(ui, sim, heat_top);
+                heatmap::heatmap_ui(ui, sim, d, (room * 0.4).max(140.0), &mut out);
+                charts::throughput_ui(ui, sim, d, (room * 0.22).max(100.0), false, &mut out);
+                playhead_ui(ui, sim, &d.rects, heat_top);
                 let rest = total - (ui.cursor().top() - top) - row - 8.0;
-                charts::snapshot_ui(ui, sim, rest.max(190.0));
-                sim.rects.charts_bottom = ui.min_rect().bottom();
+                charts::snapshot_ui(ui, sim, &mut d.rects, rest.max(190.0), &mut out);
+                d.rects.charts_bottom = ui.min_rect().bottom();
             })
             .response
             .rect
         })
-        .inner
+        .inner;
+    commands.extend(out.into_iter().map(super::Command::Timeline));
+    rect
 }
 
 /// Presentation mode's charts: the heatmap over the line chart (one time axis) on the left; the headline,
 /// the findings (wrapped whole) and "the table at …" beside them on the right; all in the `height` left
 /// under the title and the playback row. At a projector's 1024×768 the time charts get the block's full
 /// height and nothing is cut mid-line (stacked, three charts and two cut findings had ~100 px each).
-fn side_by_side_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
+fn side_by_side_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    d: &mut Drawing,
+    height: f32,
+    out: &mut Vec<TimelineCommand>,
+) {
     let sp = ui.spacing().item_spacing;
     let height = (height - sp.y).max(330.0);
     let width = ui.available_width();
@@ -380,9 +477,9 @@ fn side_by_side_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
         ui.allocate_ui_with_layout(egui::vec2(charts_w, height), layout, |ui| {
             ui.set_width(charts_w);
             let heat_top = ui.cursor().top();
-            heatmap::heatmap_ui(ui, sim, heat.max(120.0));
-            charts::throughput_ui(ui, sim, line, true);
-            playhead_ui(ui, sim, heat_top);
+            heatmap::heatmap_ui(ui, sim, d, heat.max(120.0), out);
+            charts::throughput_ui(ui, sim, d, line, true, out);
+            playhead_ui(ui, sim, &d.rects, heat_top);
         });
         ui.add_space(sp.x);
         ui.allocate_ui_with_layout(egui::vec2(side_w, height), layout, |ui| {
@@ -391,15 +488,15 @@ fn side_by_side_ui(ui: &mut egui::Ui, sim: &mut Simulation, height: f32) {
             charts::words_ui(ui, sim);
             ui.add_space(sp.y);
             let rest = height - (ui.cursor().top() - top);
-            charts::snapshot_ui(ui, sim, rest.max(200.0));
+            charts::snapshot_ui(ui, sim, &mut d.rects, rest.max(200.0), out);
         });
     });
-    sim.rects.charts_bottom = block.response.rect.bottom();
+    d.rects.charts_bottom = block.response.rect.bottom();
 }
 
 /// One playhead, through the heatmap and the line chart (which map the same second to the same x).
-fn playhead_ui(ui: &egui::Ui, sim: &Simulation, top: f32) {
-    let (Some(x), Some(line)) = (sim.rects.heatmap_x(sim.position), sim.rects.throughput) else {
+fn playhead_ui(ui: &egui::Ui, sim: &Simulation, rects: &Rects, top: f32) {
+    let (Some(x), Some(line)) = (rects.heatmap_x(sim.position), rects.throughput) else {
         return;
     };
     ui.painter().line_segment(
@@ -409,18 +506,24 @@ fn playhead_ui(ui: &egui::Ui, sim: &Simulation, top: f32) {
 }
 
 /// Play/pause, speed, the scrubber, and the colour and metric choices.
-fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
+fn playback_ui(ui: &mut egui::Ui, sim: &Simulation, compact: bool, out: &mut Vec<TimelineCommand>) {
     ui.horizontal_wrapped(|ui| {
         let label = if sim.playing { "Pause" } else { "Play" };
         if ui.button(label).clicked() {
-            sim.toggle_play();
+            out.push(TimelineCommand::TogglePlay);
         }
         let speed_label = ui.label("Speed");
+        let mut speed = sim.speed;
         egui::ComboBox::from_id_salt("timeline-speed")
             .selected_text(format!("{}×", sim.speed))
             .show_ui(ui, |ui| {
                 for s in SPEEDS {
-                    ui.selectable_value(&mut sim.speed, s, format!("{s}×"));
+                    if ui
+                        .selectable_value(&mut speed, s, format!("{s}×"))
+                        .changed()
+                    {
+                        out.push(TimelineCommand::Speed(s));
+                    }
                 }
             })
             .response
@@ -441,7 +544,7 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
             .labelled_by(time_label.id)
             .changed()
         {
-            sim.seek(t);
+            out.push(TimelineCommand::Seek(t));
         }
         ui.monospace(format!(
             "{} / {}",
@@ -449,29 +552,39 @@ fn playback_ui(ui: &mut egui::Ui, sim: &mut Simulation, compact: bool) {
             clock(sim.duration())
         ));
         if compact {
-            charts::findings_menu_ui(ui, sim);
+            charts::findings_menu_ui(ui, sim, out);
             ui.menu_button("Legend", |ui| {
-                choices_ui(ui, sim);
+                choices_ui(ui, sim, out);
                 ui.separator();
                 heatmap::legend_ui(ui, sim.relative);
                 charts::throughput_legend_ui(ui, sim);
             });
         } else {
             ui.separator();
-            choices_ui(ui, sim);
+            choices_ui(ui, sim, out);
         }
     });
 }
 
 /// The colour scale and the line chart's resolution.
-fn choices_ui(ui: &mut egui::Ui, sim: &mut Simulation) {
-    ui.radio_value(&mut sim.relative, false, "Absolute")
+fn choices_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
+    let mut relative = sim.relative;
+    let absolute = ui
+        .radio_value(&mut relative, false, "Absolute")
         .on_hover_text("Red at 100 % of a partition's limit (3,000 RCU or 1,000 WCU)");
-    ui.radio_value(&mut sim.relative, true, "Relative")
+    let rel = ui
+        .radio_value(&mut relative, true, "Relative")
         .on_hover_text("Red at the run's hottest cell, as the Key Visualizers colour");
+    if absolute.changed() || rel.changed() {
+        out.push(TimelineCommand::Relative(relative));
+    }
     ui.separator();
-    ui.radio_value(&mut sim.per_minute, false, "Per second");
-    ui.radio_value(&mut sim.per_minute, true, "Per minute (CloudWatch)");
+    let mut per_minute = sim.per_minute;
+    let second = ui.radio_value(&mut per_minute, false, "Per second");
+    let minute = ui.radio_value(&mut per_minute, true, "Per minute (CloudWatch)");
+    if second.changed() || minute.changed() {
+        out.push(TimelineCommand::PerMinute(per_minute));
+    }
 }
 
 /// Presentation mode's one-line path through the tree, for the simulated scenario.
