@@ -219,7 +219,12 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         share(a.buckets[bucket], a.total) * 100.0,
         plural(all as u64, "key"),
         if all > list.len() {
-            format!(", the {} most written listed", list.len())
+            let most = if noun == "items" {
+                "with the most items"
+            } else {
+                "most written"
+            };
+            format!(", the {} {most} listed", list.len())
         } else {
             String::new()
         }

@@ -334,7 +334,6 @@ impl App {
         self.drain_background();
         self.drain_scan();
         self.panels.connect.drain();
-        self.design_tick(ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
                 .dropped_files
@@ -368,7 +367,7 @@ impl App {
         if self.pipeline.dirty {
             self.recompute();
         }
-        self.inspector_tick(ctx);
+        self.view_tick(ctx);
         let title = self.title();
         if title != self.panels.shown_title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
@@ -397,38 +396,6 @@ impl App {
                 monitor.x * 0.02,
                 monitor.y * 0.02,
             )));
-        }
-    }
-
-    /// The partition inspector's lists, while it is on screen: asked for here, drawn from what came back.
-    fn inspector_tick(&mut self, ctx: &egui::Context) {
-        let side = !self.settings.presentation || self.panels.show_side;
-        if !side || self.chart_mode() == ChartMode::Timeline {
-            return;
-        }
-        if let Some(shown) = &self.pipeline.current
-            && let Err(e) = self.panels.inspector.tick(ctx, shown)
-        {
-            self.panels.inspector.failed(&e);
-        }
-    }
-
-    /// The Key design view's work, while it is shown: its results in, a new comparison after the debounce.
-    fn design_tick(&mut self, ctx: &egui::Context) {
-        if self.chart_mode() != ChartMode::Designs {
-            self.data.design.drain();
-            return;
-        }
-        let view = self.settings.view();
-        match self.data.design.tick(
-            ctx,
-            self.pipeline.current.as_ref(),
-            &view,
-            &self.pipeline.answers,
-        ) {
-            Ok(Some(wait)) => ctx.request_repaint_after(wait),
-            Ok(None) => {}
-            Err(e) => self.notify(Activity::Keys, Level::Error, e.to_string()),
         }
     }
 }

@@ -36,6 +36,7 @@ mod logic;
 mod pipeline;
 mod queries;
 mod ui;
+mod views;
 
 pub use assets::icon;
 use assets::install_fallback_fonts;

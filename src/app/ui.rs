@@ -3,9 +3,10 @@
 use super::command::{Command, UICommand};
 use super::jobs::Shown;
 use super::settings::ChartMode;
+use super::views::{KeysChart, View};
 use super::{
-    App, Keys, PRESENTATION_TEXT, SCAN_QUIET_SECS, command, connect, controls, decision_ui, design,
-    editor, histogram, inspector, jobs, notices, theme, timeline,
+    App, Keys, PRESENTATION_TEXT, SCAN_QUIET_SECS, command, connect, controls, design, editor,
+    histogram, jobs, notices, theme, timeline,
 };
 use crate::model::examples::keys::KeyExample;
 
@@ -149,24 +150,18 @@ impl App {
             commands.extend(self.menu_ui(ui));
         });
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui, &mut commands));
-        let side = !self.settings.presentation || self.panels.show_side;
-        if !side {
+        // The view on screen is chosen once; each part below asks it, not the chart mode.
+        let view = self.view();
+        if self.side_panels_shown() {
+            self.side_panels_ui(ui, view, &mut commands);
+        } else {
             egui::Panel::bottom("decision-strip").show(ui, |ui| {
                 ui.add_space(4.0);
-                if self.chart_mode() == ChartMode::Timeline
-                    && let Some(sim) = &self.data.simulation
-                {
-                    commands.extend(timeline::path_strip_ui(ui, sim));
-                } else if let Some(path) = &self.pipeline.path {
-                    commands.extend(decision_ui::path_strip_ui(ui, path, &self.pipeline.answers));
-                }
+                commands.extend(self.path_strip_ui(view, ui));
                 ui.add_space(4.0);
             });
         }
-        if side {
-            self.side_panels_ui(ui, &mut commands);
-        }
-        egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, &mut commands));
+        egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, view, &mut commands));
         for c in commands {
             self.apply(c);
         }
@@ -177,52 +172,28 @@ impl App {
         }
     }
 
-    /// The editor on the left; the tree and the inspector on the right. Both start at a share of the window,
-    /// so a small screen still leaves the chart room.
-    fn side_panels_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    /// The editor on the left (unless the view is about something else); the view's tree and inspector on
+    /// the right. Both start at a share of the window, so a small screen still leaves the chart room.
+    fn side_panels_ui(&mut self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         let width = ui.ctx().content_rect().width();
-        // The Timeline is about the scenario, not the keys in the editor: it gets the room.
-        if self.chart_mode() != ChartMode::Timeline {
+        if view.shows_editor() {
             egui::Panel::left("editor")
                 .resizable(true)
                 .default_size((width * 0.22).clamp(200.0, 320.0))
                 .size_range(180.0..=700.0)
                 .show(ui, |ui| self.editor_panel_ui(ui, commands));
         }
-        let noun = self.noun();
         egui::Panel::right("decision")
             .resizable(true)
             .default_size((width * 0.3).clamp(260.0, 420.0))
             .size_range(240.0..=800.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
-                    if self.chart_mode() == ChartMode::Timeline
-                        && let Some(sim) = &self.data.simulation
-                    {
-                        commands.extend(timeline::tree_ui(ui, sim));
-                    } else if let Some(path) = &self.pipeline.path {
-                        commands.extend(decision_ui::decision_ui(ui, path, &self.pipeline.answers));
-                    }
+                    commands.extend(self.tree_ui(view, ui));
                     ui.separator();
-                    let timeline = self
-                        .data
-                        .simulation
-                        .as_ref()
-                        .filter(|_| self.chart_mode() == ChartMode::Timeline);
                     egui::CollapsingHeader::new("Partition inspector")
                         .default_open(true)
-                        .show(ui, |ui| {
-                            if let Some(sim) = timeline {
-                                timeline::inspector_ui(ui, sim);
-                            } else if let Some(shown) = &self.pipeline.current {
-                                inspector::inspector_ui(
-                                    ui,
-                                    &mut self.panels.inspector,
-                                    shown,
-                                    noun,
-                                );
-                            }
-                        });
+                        .show(ui, |ui| self.inspector_ui(view, ui));
                 });
             });
     }
@@ -358,10 +329,13 @@ impl App {
 
     /// The centre: shard and workload controls, the chart mode, then the chart block (what Export chart as
     /// PNG saves).
-    pub(super) fn chart_panel_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-        if self.chart_mode() == ChartMode::Timeline
-            && let Some(sim) = &self.data.simulation
-        {
+    pub(super) fn chart_panel_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        view: View,
+        commands: &mut Vec<Command>,
+    ) {
+        if let (View::Timeline, Some(sim)) = (view, &self.data.simulation) {
             chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
             let compact = self.settings.presentation;
             if !compact {
@@ -379,12 +353,12 @@ impl App {
         } else {
             self.controls_ui(ui, commands);
         }
-        self.chart_mode_ui(ui, commands);
+        self.chart_mode_ui(ui, view, commands);
         if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
             ui.colored_label(theme::ERROR, format!("capacity: {e}"));
         }
         ui.separator();
-        self.panels.chart_rect = Some(self.chart_ui(ui, commands));
+        self.panels.chart_rect = Some(self.chart_ui(ui, view, commands));
     }
 
     /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line.
@@ -408,26 +382,32 @@ impl App {
     }
 
     /// The chart modes the data offers, as radio buttons (none when it offers only one).
-    fn chart_mode_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    fn chart_mode_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
         let groups = self.data.groups().map(<[_]>::len);
         let timeline = self.data.simulation.is_some();
-        chart_mode_radio(ui, timeline, capacity, groups, self.chart_mode(), commands);
+        chart_mode_radio(ui, timeline, capacity, groups, view.mode(), commands);
     }
 
     /// The chart block of the mode shown; returns its rectangle.
-    fn chart_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) -> egui::Rect {
-        if self.chart_mode() == ChartMode::Designs {
-            return ui
-                .scope(|ui| commands.extend(design::design_ui(ui, &self.data.design, self.noun())))
-                .response
-                .rect;
-        }
+    fn chart_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) -> egui::Rect {
+        let chart = match view {
+            View::Design => {
+                return ui
+                    .scope(|ui| {
+                        commands.extend(design::design_ui(ui, &self.data.design, self.noun()));
+                    })
+                    .response
+                    .rect;
+            }
+            View::Keys(chart) => chart,
+            View::Timeline => KeysChart::Buckets,
+        };
         let log_scale = self.settings.log_scale;
-        match (self.chart_mode(), self.data.groups(), self.report()) {
-            (ChartMode::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
+        match (chart, self.data.groups(), self.report()) {
+            (KeysChart::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
             (_, _, Some(report)) if report.analysis.total > 0 => match &report.capacity {
-                Some(Ok(capacity)) if self.chart_mode() == ChartMode::Capacity => {
+                Some(Ok(capacity)) if chart == KeysChart::Capacity => {
                     histogram::capacity_ui(ui, capacity)
                 }
                 _ => histogram::plot_ui(
