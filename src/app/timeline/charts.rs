@@ -407,8 +407,8 @@ fn snapshot_bars(cells: &[Cell], d: usize, limit: f64) -> (BarChart, BarChart) {
             .collect()
     };
     let served = BarChart::new("served", bars(&|c| c.served[d], theme::COOL));
-    let throttled = BarChart::new("throttled", bars(&|c| c.throttled[d], theme::HOT))
-        .stack_on(&[&served]);
+    let throttled =
+        BarChart::new("throttled", bars(&|c| c.throttled[d], theme::HOT)).stack_on(&[&served]);
     (served, throttled)
 }
 
