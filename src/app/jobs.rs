@@ -44,7 +44,7 @@ pub struct Computed {
 /// Events of a file load.
 pub enum LoadEvent {
     Progress(Progress),
-    Done(Box<Result<Loaded, String>>, PathBuf),
+    Done(Box<Result<Loaded, source::SourceError>>, PathBuf),
     /// The file was a session (saved by the app), read whole: it opens as a session, not as keys.
     Session(Result<Vec<u8>, String>, PathBuf),
 }
@@ -173,10 +173,7 @@ impl Jobs {
                     r.offer(LoadEvent::Progress(p));
                 }
             });
-            r.send(LoadEvent::Done(
-                Box::new(result.map_err(|e| format!("{e:#}"))),
-                thread_path,
-            ));
+            r.send(LoadEvent::Done(Box::new(result), thread_path));
         })?;
         self.load = Some((task, path, std::time::Instant::now()));
         Ok(())

@@ -10,7 +10,7 @@ use super::notices::{Activity, Level};
 use super::settings::ChartMode;
 use super::{App, INLINE_BYTES, Keys, Outcome, connect, dialogs, jobs, notices, table_picker};
 use crate::model::decision::evaluate;
-use crate::source::Source;
+use crate::source::{Message, Source};
 
 impl App {
     /// Starts computing the report for the current keys and settings: inline when small, else on the worker.
@@ -109,7 +109,11 @@ impl App {
     }
 
     /// A file load finished: on success the keys replace what was there; on failure what was there stays.
-    pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
+    pub fn on_load_done(
+        &mut self,
+        result: Result<crate::source::Loaded, crate::source::SourceError>,
+        path: PathBuf,
+    ) {
         self.background.load_progress = None;
         let fresh = self.data.empty_reason.is_some();
         // The status line names the file; its full path is the notice's detail.
@@ -145,14 +149,14 @@ impl App {
                     text.push_str(&format!("; key attribute {attr}"));
                 }
                 if let Some(shape) = &loaded.shape {
-                    text.push_str(&format!(" (read as {shape})"));
+                    text.push_str(&format!(" (read as {})", notices::said(shape)));
                 }
-                // Warnings stay on the load's line, after what was loaded.
+                // Warnings stay on the load's line, after what was loaded, their hints in the window's words.
                 let level = if loaded.warnings.is_empty() {
                     Level::Info
                 } else {
                     text.push_str(" — ");
-                    text.push_str(&loaded.warnings.join("; "));
+                    text.push_str(&notices::said(&Message::join(&loaded.warnings, "; ")));
                     Level::Warning
                 };
                 self.notify_detailed(Activity::Load, level, text, full);
@@ -187,12 +191,12 @@ impl App {
                 self.data.groups = loaded.groups;
             }
             Err(e) => {
-                // In the window's words here too: the text also stands where the chart would be.
-                let text = format!("could not load {name}: {}", notices::in_app_words(&e));
+                // The line also stands where the chart would be.
+                let text =
+                    self.notify_error(Activity::Load, &format!("could not load {name}"), e, full);
                 if fresh {
-                    self.data.empty_reason = Some(text.clone());
+                    self.data.empty_reason = Some(text);
                 }
-                self.notify_detailed(Activity::Load, Level::Error, text, full);
             }
         }
     }
@@ -272,11 +276,9 @@ impl App {
                         // The GSIs chosen in Connect: the Key design view shows their spread.
                         self.data.design.scanned = designs;
                     }
-                    Err(e) => self.notify(
-                        Activity::Scan,
-                        Level::Error,
-                        format!("cannot scan {table}: {e}"),
-                    ),
+                    Err(e) => {
+                        self.notify_error(Activity::Scan, &format!("cannot scan {table}"), e, None);
+                    }
                 }
             }
         }

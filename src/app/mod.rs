@@ -17,6 +17,7 @@ pub mod decision_ui;
 pub mod design;
 pub mod dialogs;
 pub mod editor;
+pub mod error;
 pub mod histogram;
 pub mod inspector;
 pub mod jobs;
@@ -397,8 +398,7 @@ impl App {
         )
     }
 
-    /// Shows a notice as the current line of its activity (and in the history), a source's text in the
-    /// window's words ([`notices::in_app_words`]).
+    /// Shows a notice as the current line of its activity (and in the history).
     fn notify(&mut self, activity: Activity, level: Level, text: impl Into<String>) {
         self.notify_detailed(activity, level, text, None);
     }
@@ -411,9 +411,22 @@ impl App {
         text: impl Into<String>,
         detail: Option<String>,
     ) {
-        let text = notices::in_app_words(&text.into());
         self.notices
             .push_detailed(activity, level, text, detail, std::time::Instant::now());
+    }
+
+    /// An error's notice, `what` failed and why: the error said once ([`error::AppError::said`]: `{:#}`, its
+    /// hints in the window's words); returns the line.
+    fn notify_error(
+        &mut self,
+        activity: Activity,
+        what: &str,
+        error: impl Into<error::AppError>,
+        detail: Option<String>,
+    ) -> String {
+        let text = format!("{what}: {}", error.into().said());
+        self.notify_detailed(activity, Level::Error, text.clone(), detail);
+        text
     }
 
     /// What the counts are: writes when the input is a log of writes (pasted lines), else items.

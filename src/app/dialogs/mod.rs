@@ -348,7 +348,8 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
                 let label = path.display().to_string();
                 match crate::source::scenario::parse_scenario(&text, path.parent(), &label) {
                     Ok(s) => Ok(Outcome::OpenScenario(Box::new(s), text)),
-                    Err(e) => Err(Problem::Other(e.to_string())),
+                    // A key file's load error names the window's controls.
+                    Err(e) => Err(Problem::Other(super::notices::said(&e.message()))),
                 }
             }
             Err(e) => Err(missing(&e)),
