@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::jobs::Shown;
-use super::tasks::{Reporter, Task};
+use super::tasks::{Reporter, Task, TaskError};
 use crate::model::Partitioner;
 use crate::model::fmt::{bytes, grouped, plural};
 use crate::model::sortkey::TimeOrdered;
@@ -79,7 +79,7 @@ impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
         key: &K,
         ctx: &egui::Context,
         work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<Option<Arc<T>>, String> {
+    ) -> Result<Option<Arc<T>>, TaskError> {
         if let Some((k, task)) = &mut self.running
             && let Some(value) = task.drain().pop()
         {
@@ -94,8 +94,7 @@ impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
         if self.running.as_ref().is_none_or(|(k, _)| k != key) {
             let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
                 r.send(work());
-            })
-            .map_err(|e| e.to_string())?;
+            })?;
             self.running = Some((key.clone(), task));
         }
         Ok(None)
@@ -103,10 +102,10 @@ impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
 }
 
 /// A spinner in place of a list that is being computed (or the reason it cannot be).
-fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, String>) {
+fn waiting_ui(ui: &mut egui::Ui, what: &str, result: Result<Option<()>, TaskError>) {
     match result {
         Err(e) => {
-            ui.colored_label(super::theme::ERROR, e);
+            ui.colored_label(super::theme::ERROR, e.to_string());
         }
         _ => {
             ui.horizontal(|ui| {
@@ -320,7 +319,7 @@ fn collection_of(
     shown: &Shown,
     report: usize,
     key: u32,
-) -> Option<Result<Arc<Collection>, Result<Option<()>, String>>> {
+) -> Option<Result<Arc<Collection>, Result<Option<()>, TaskError>>> {
     let ty = shown.keys.sort_key_type()?;
     let keys = Arc::clone(&shown.keys);
     let got = state.collection.get(&(report, key), ctx, move || {

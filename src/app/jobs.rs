@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::tasks::{Reporter, Task, TaskError};
+use crate::model::text::LineError;
 use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
 use crate::source::{self, Loaded, Progress};
 
@@ -38,7 +39,7 @@ pub struct Shown {
 /// A computed report, or the parse error of the text.
 pub struct Computed {
     pub generation: u64,
-    pub result: Result<Shown, String>,
+    pub result: Result<Shown, LineError>,
 }
 
 /// Events of a file load.
@@ -73,7 +74,7 @@ pub fn compute(
     input: Input,
     view: &ViewSettings,
     previous: Option<&Shown>,
-) -> Result<Shown, String> {
+) -> Result<Shown, LineError> {
     let calculated = view.shard.strategy == crate::model::Strategy::Calculated;
     let (keys, shard_by) = match input {
         Input::Text(text, key_type) => {
@@ -81,9 +82,7 @@ pub fn compute(
             if calculated {
                 parser = parser.with_shard_by_sort_key();
             }
-            parser
-                .feed_text(text.as_bytes())
-                .map_err(|e| e.to_string())?;
+            parser.feed_text(text.as_bytes())?;
             let (keys, by) = parser.finish_by();
             (Arc::new(keys), by.filter(|b| !b.is_empty()).map(Arc::new))
         }

@@ -84,7 +84,7 @@ impl App {
                     );
                     self.input_changed();
                 }
-                _ => self.pipeline.input_error = Some(e),
+                _ => self.pipeline.input_error = Some(e.to_string()),
             },
         }
     }
