@@ -1,14 +1,16 @@
 //! What can go wrong in the app's background work, typed until a notice says it.
 //!
-//! A task's error travels as the error it is (a load's [`SourceError`], a connection's [`DynamoError`], a
-//! thread that could not start) and is said once, where the user sees it: [`AppError::said`] formats it with
+//! A task's error travels as the error it is (a load's [`SourceError`], a connection's [`DynamoError`], a file
+//! dialog's [`FileError`], a session's, a thread that could not start) and is said once, where the user sees it: [`AppError::said`] formats it with
 //! `{:#}` and says its hints ([`crate::source::Hint`]) in the window's words ([`super::notices::control`]), so
 //! the command line's flags never reach the window and nobody rewrites message text.
 
 use crate::source::Message;
 use crate::source::SourceError;
 use crate::source::dynamo::DynamoError;
+use crate::source::session::SessionError;
 
+use super::dialogs::FileError;
 use super::tasks::TaskError;
 
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +21,12 @@ pub enum AppError {
     /// Talking to DynamoDB.
     #[error(transparent)]
     Dynamo(#[from] DynamoError),
+    /// A file opened or saved (a scenario's, with its key files).
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A session file.
+    #[error(transparent)]
+    Session(#[from] SessionError),
     /// A background thread could not start.
     #[error(transparent)]
     Task(#[from] TaskError),
@@ -36,6 +44,7 @@ impl AppError {
         match self {
             Self::Load(e) => e.message(),
             Self::Dynamo(e) => e.message(),
+            Self::File(e) => e.message(),
             other => Message::new(format!("{other:#}")),
         }
     }

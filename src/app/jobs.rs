@@ -47,7 +47,7 @@ pub enum LoadEvent {
     Progress(Progress),
     Done(Box<Result<Loaded, source::SourceError>>, PathBuf),
     /// The file was a session (saved by the app), read whole: it opens as a session, not as keys.
-    Session(Result<Vec<u8>, String>, PathBuf),
+    Session(Result<Vec<u8>, source::session::SessionError>, PathBuf),
 }
 
 /// The worker's inbox: the newest request, and whether the app is gone (the worker then ends).

@@ -192,8 +192,8 @@ impl App {
             }
             Err(e) => {
                 // The line also stands where the chart would be.
-                let text =
-                    self.notify_error(Activity::Load, &format!("could not load {name}"), e, full);
+                let what = format!("could not load {name}");
+                let text = self.notify_error(Activity::Load, Some(&what), e, full);
                 if fresh {
                     self.data.empty_reason = Some(text);
                 }
@@ -217,7 +217,9 @@ impl App {
                 self.background.scan = Some(job);
                 self.background.scan_heard_at = Some(std::time::Instant::now());
             }
-            Err(e) => self.notify(Activity::Scan, Level::Error, e.to_string()),
+            Err(e) => {
+                self.notify_error(Activity::Scan, None, e, None);
+            }
         }
     }
 
@@ -277,7 +279,8 @@ impl App {
                         self.data.design.scanned = designs;
                     }
                     Err(e) => {
-                        self.notify_error(Activity::Scan, &format!("cannot scan {table}"), e, None);
+                        let what = format!("cannot scan {table}");
+                        self.notify_error(Activity::Scan, Some(&what), e, None);
                     }
                 }
             }
@@ -290,7 +293,9 @@ impl App {
         if is_scenario(&path) {
             match dialogs::open_scenario(path, &self.ctx) {
                 Ok(task) => self.background.dialogs.push(task),
-                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+                Err(e) => {
+                    self.notify_error(Activity::File, None, e, None);
+                }
             }
             return;
         }
@@ -312,7 +317,7 @@ impl App {
         }
         self.notices.clear(Activity::Load);
         if let Err(e) = self.background.jobs.load_file(path, opts) {
-            self.notify(Activity::Load, Level::Error, e.to_string());
+            self.notify_error(Activity::Load, None, e, None);
         }
     }
 
@@ -352,7 +357,9 @@ impl App {
         for started in self.background.screenshots.drain() {
             match started {
                 Ok(task) => self.background.dialogs.push(task),
-                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+                Err(e) => {
+                    self.notify_error(Activity::File, None, e, None);
+                }
             }
         }
         for outcome in self.background.dialogs.drain() {
@@ -367,14 +374,13 @@ impl App {
                 self.open_session(&bytes, &path.display().to_string());
             }
             Outcome::OpenSession(path, Err(e)) => {
-                self.notify(
-                    Activity::File,
-                    Level::Error,
-                    format!("cannot read {}: {e}", path.display()),
-                );
+                let what = format!("cannot read {}", path.display());
+                self.notify_error(Activity::File, Some(&what), e, None);
             }
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
-            Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
+            Outcome::Saved(Err(e)) => {
+                self.notify_error(Activity::File, None, e, None);
+            }
             Outcome::Nothing => {}
             Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
             Outcome::Path(reply) => {

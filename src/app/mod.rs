@@ -91,8 +91,11 @@ struct Replaced {
 /// Results of file dialogs and exports, which run off the UI thread.
 enum Outcome {
     OpenKeys(PathBuf),
-    OpenSession(PathBuf, Result<Vec<u8>, String>),
-    Saved(Result<String, String>),
+    OpenSession(
+        PathBuf,
+        Result<Vec<u8>, crate::source::session::SessionError>,
+    ),
+    Saved(Result<String, dialogs::FileError>),
     /// A file dialog closed without a choice.
     Nothing,
     /// The in-app path field: no dialog could open, or its typed path worked or did not.
@@ -415,16 +418,20 @@ impl App {
             .push_detailed(activity, level, text, detail, std::time::Instant::now());
     }
 
-    /// An error's notice, `what` failed and why: the error said once ([`error::AppError::said`]: `{:#}`, its
-    /// hints in the window's words); returns the line.
+    /// An error's notice: what failed (if the error does not say it), then the error said once
+    /// ([`error::AppError::said`]: `{:#}`, its hints in the window's words); returns the line.
     fn notify_error(
         &mut self,
         activity: Activity,
-        what: &str,
+        what: Option<&str>,
         error: impl Into<error::AppError>,
         detail: Option<String>,
     ) -> String {
-        let text = format!("{what}: {}", error.into().said());
+        let said = error.into().said();
+        let text = match what {
+            Some(what) => format!("{what}: {said}"),
+            None => said,
+        };
         self.notify_detailed(activity, Level::Error, text.clone(), detail);
         text
     }
