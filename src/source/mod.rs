@@ -176,7 +176,7 @@ impl SourceError {
         }
     }
 
-    /// The error as a message with its hints: [`Message::in_words`] says it in the app's words.
+    /// The error as a message with its hints, to be said in other words ([`Message::in_words`]).
     pub fn message(&self) -> Message {
         match self {
             Self::Record { name, at, what } => record_message(name, at, what),

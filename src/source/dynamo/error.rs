@@ -50,7 +50,7 @@ pub enum DynamoError {
 }
 
 impl DynamoError {
-    /// The error as a message with its hints: [`Message::in_words`] says it in the app's words.
+    /// The error as a message with its hints, to be said in other words ([`Message::in_words`]).
     pub fn message(&self) -> Message {
         match self {
             Self::Config(m) => m.clone(),
