@@ -35,7 +35,9 @@
 //!   reader's [`source::json::item::Scratch`] (`source/json/extract.rs` for typed and plain JSON, with the JSON
 //!   fast path; Ion and CSV in their modules). [`source::sql`] writes the Athena and DuckDB queries that aggregate an
 //!   export where it lives; [`source::session`] reads and writes the app's settings and session files (here so the
-//!   headless build and the fuzz targets read them too).
+//!   headless build and the fuzz targets read them too). What a message tells the user to do is data
+//!   ([`source::hint`]: a [`source::Hint`] in a [`source::Message`]), said as a flag by the CLI and as a
+//!   control by the app.
 //! - `app` (feature `gui`) draws, split by role as rerun's viewer is: `app/mod.rs` holds the `App` struct
 //!   (its state grouped by role: persisted `Settings`, the keys' `Data`, the `Pipeline` from input to report,
 //!   everything running in the `Background`, per-panel state in `Panels`), its construction and accessors and
@@ -44,7 +46,8 @@
 //!   shortcuts and Help loop over); `ui` the layout, one function per panel; `tasks` the one helper every
 //!   background thread is; `assets` the icon and fonts; one file per panel (editor, histogram, inspector,
 //!   controls, decision tree, connect, table picker, `timeline/` for the time simulation's view), the compute
-//!   worker and loads (`jobs`), file dialogs with the path field that stands in for them (`dialogs/`), notices,
+//!   worker and loads (`jobs`), file dialogs with the path field that stands in for them (`dialogs/`), notices
+//!   (with the window's words for a source's hints), a task's error typed until a notice says it (`error`),
 //!   settings and the theme.
 //! - [`cli`] prints the model's results headless (`shardlens analyze`, `scan`, `tables`, `sql`, `simulate`), by
 //!   concept: `args` (clap parses straight into the model's enums, `values`), `commands` (and `simulate`, with

@@ -527,23 +527,22 @@ impl App {
 pub(super) fn write_png(
     path: &std::path::Path,
     image: &egui::ColorImage,
-) -> Result<String, String> {
-    let file =
-        std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+) -> Result<String, dialogs::FileError> {
+    let failed = |e: png::EncodingError| dialogs::FileError::Png {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let file = std::fs::File::create(path).map_err(|e| failed(e.into()))?;
     let [w, h] = image.size;
     let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder
-        .write_header()
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut writer = encoder.write_header().map_err(failed)?;
     let bytes: Vec<u8> = image
         .pixels
         .iter()
         .flat_map(egui::Color32::to_array)
         .collect();
-    writer
-        .write_image_data(&bytes)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    writer.write_image_data(&bytes).map_err(failed)?;
     Ok(format!("saved chart to {}", path.display()))
 }

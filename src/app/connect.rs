@@ -7,20 +7,28 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Command;
+use super::error::AppError;
 use super::tasks::{Reporter, Task, TaskError};
 
 use crate::model::KeySet;
 use crate::model::design::DesignKeys;
 use crate::source::dynamo::{
-    ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, MAX_SEGMENTS, ScanEvent,
-    ScanOptions, ScanProgress, Scanned, TableInfo, describe_index, gsi_designs,
+    ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, DynamoError, MAX_SEGMENTS,
+    ScanEvent, ScanOptions, ScanProgress, Scanned, TableInfo, describe_index, gsi_designs,
 };
 
 pub use crate::source::session::ConnectSettings;
 
 enum Reply {
-    Tables(Result<Vec<String>, String>),
-    Described(Result<TableInfo, String>),
+    Tables(Vec<String>),
+    Described(TableInfo),
+    Failed(DynamoError),
+}
+
+impl Reply {
+    fn of<T>(result: Result<T, DynamoError>, reply: impl FnOnce(T) -> Self) -> Self {
+        result.map_or_else(Reply::Failed, reply)
+    }
 }
 
 /// How often a live scan's merged keys are shown (each snapshot is a copy of the growing set, made on the
@@ -40,6 +48,7 @@ pub struct ConnectState {
     /// Per global secondary index of the described table (in its order): whether the scan includes it.
     gsis: Vec<bool>,
     busy: Option<&'static str>,
+    /// What went wrong, in the window's words.
     error: Option<String>,
     replies: Option<Task<Reply>>,
 }
@@ -93,10 +102,9 @@ impl ConnectState {
         self.tables.clear();
         self.info = None;
         self.ask("listing tables", ctx, move || {
-            Reply::Tables(
-                DynamoClient::connect(&opts)
-                    .and_then(|c| c.list_tables())
-                    .map_err(|e| format!("{e:#}")),
+            Reply::of(
+                DynamoClient::connect(&opts).and_then(|c| c.list_tables()),
+                Reply::Tables,
             )
         });
     }
@@ -107,10 +115,9 @@ impl ConnectState {
         self.info = None;
         let opts = settings.options();
         self.ask("describing the table", ctx, move || {
-            Reply::Described(
-                DynamoClient::connect(&opts)
-                    .and_then(|c| c.describe_table(&table))
-                    .map_err(|e| format!("{e:#}")),
+            Reply::of(
+                DynamoClient::connect(&opts).and_then(|c| c.describe_table(&table)),
+                Reply::Described,
             )
         });
     }
@@ -132,17 +139,17 @@ impl ConnectState {
         self.replies = None;
         self.busy = None;
         match reply {
-            Some(Reply::Tables(Ok(t))) => {
+            Some(Reply::Tables(t)) => {
                 self.tables = t;
                 if self.tables.is_empty() {
                     self.error = Some("no tables in this account and region".to_owned());
                 }
             }
-            Some(Reply::Described(Ok(info))) => {
+            Some(Reply::Described(info)) => {
                 self.gsis = vec![false; info.global_indexes.len()];
                 self.info = Some(info);
             }
-            Some(Reply::Tables(Err(e)) | Reply::Described(Err(e))) => self.error = Some(e),
+            Some(Reply::Failed(e)) => self.error = Some(AppError::from(e).said()),
             None => self.error = Some("the DynamoDB call ended without a reply".to_owned()),
         }
     }
@@ -225,7 +232,7 @@ fn tables_ui(
         }
     });
     if let Some(e) = &state.error {
-        ui.colored_label(super::theme::ERROR, super::notices::in_app_words(e));
+        ui.colored_label(super::theme::ERROR, e);
     }
     if state.tables.is_empty() {
         return command;
@@ -281,7 +288,7 @@ fn scan_ui(
     if ui.button("Scan keys").clicked() {
         match scan_options(state, info) {
             Ok(scan) => command = Some(Command::Scan(Box::new((settings.options(), scan)))),
-            Err(e) => state.error = Some(e),
+            Err(e) => state.error = Some(AppError::from(e).said()),
         }
     }
     ui.weak(
@@ -301,7 +308,7 @@ fn gsis_ui(ui: &mut egui::Ui, state: &mut ConnectState, info: &TableInfo) {
 }
 
 /// The scan the dialog's fields describe, with the checked GSIs as its design.
-fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, String> {
+fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, DynamoError> {
     let mut scan = ScanOptions::new(info.name.clone());
     scan.segments = state.segments;
     scan.max_rcu = (state.max_rcu > 0.0).then_some(state.max_rcu);
@@ -315,7 +322,7 @@ fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, S
         .filter(|(_, include)| **include)
         .map(|(g, _)| g.name.clone())
         .collect();
-    scan.design.gsis = gsi_designs(info, &wanted)?;
+    scan.design.gsis = gsi_designs(info, &wanted).map_err(|e| DynamoError::Config(e.into()))?;
     Ok(scan)
 }
 
@@ -323,7 +330,7 @@ fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, S
 enum ScanMsg {
     Snapshot(Arc<KeySet>, Option<Arc<[DesignKeys]>>, ScanProgress),
     Progress(ScanProgress),
-    Done(Result<Box<Scanned>, String>),
+    Done(Result<Box<Scanned>, AppError>),
 }
 
 /// A scan under way: its thread merges the pages and sends a snapshot of the keys a few times a second.
@@ -342,7 +349,7 @@ pub enum ScanUpdate {
     Snapshot(Arc<KeySet>),
     /// Progress without new keys (a throttled page, a retry).
     Heard,
-    Done(Result<Box<Scanned>, String>),
+    Done(Result<Box<Scanned>, AppError>),
 }
 
 impl ScanJob {
@@ -360,7 +367,7 @@ impl ScanJob {
                 move |r: &Reporter<ScanMsg>| match DynamoClient::connect(&connect) {
                     Ok(client) => run_scan(&client, &scan, r),
                     Err(e) => {
-                        r.send(ScanMsg::Done(Err(format!("{e:#}"))));
+                        r.send(ScanMsg::Done(Err(e.into())));
                     }
                 },
             )?;
@@ -393,9 +400,7 @@ impl ScanJob {
             }
         }
         if update.is_none() && self.task.finished() {
-            return Some(ScanUpdate::Done(Err(
-                "the scan thread ended without a result".to_owned(),
-            )));
+            return Some(ScanUpdate::Done(Err(AppError::Ended("scan thread"))));
         }
         update
     }
@@ -411,9 +416,7 @@ fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
                 client.scan_to_channel(scan, r.cancel_flag(), &page_tx);
             });
         if let Err(e) = pages {
-            r.send(ScanMsg::Done(Err(format!(
-                "cannot start the scan-pages thread: {e}"
-            ))));
+            r.send(ScanMsg::Done(Err(TaskError::new("scan-pages", e).into())));
             return;
         }
         let mut live = KeySet::default();
@@ -436,7 +439,7 @@ fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
                 }
                 ScanEvent::Throttled { progress } => r.offer(ScanMsg::Progress(progress)),
                 ScanEvent::Done(result) => {
-                    r.send(ScanMsg::Done(result.map_err(|e| format!("{e:#}"))));
+                    r.send(ScanMsg::Done(result.map_err(AppError::from)));
                     return;
                 }
             }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::tasks::{Reporter, Task, TaskError};
+use crate::model::text::LineError;
 use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
 use crate::source::{self, Loaded, Progress};
 
@@ -43,15 +44,15 @@ pub struct Shown {
 /// A computed report, or the parse error of the text.
 pub struct Computed {
     pub generation: u64,
-    pub result: Result<Shown, String>,
+    pub result: Result<Shown, LineError>,
 }
 
 /// Events of a file load.
 pub enum LoadEvent {
     Progress(Progress),
-    Done(Box<Result<Loaded, String>>, PathBuf),
+    Done(Box<Result<Loaded, source::SourceError>>, PathBuf),
     /// The file was a session (saved by the app), read whole: it opens as a session, not as keys.
-    Session(Result<Vec<u8>, String>, PathBuf),
+    Session(Result<Vec<u8>, source::session::SessionError>, PathBuf),
 }
 
 /// The worker's inbox: the newest request, and whether the app is gone (the worker then ends).
@@ -79,7 +80,7 @@ pub fn compute(
     view: &ViewSettings,
     previous: Option<&Shown>,
     generation: u64,
-) -> Result<Shown, String> {
+) -> Result<Shown, LineError> {
     let calculated = view.shard.strategy == crate::model::Strategy::Calculated;
     let (keys, shard_by) = match input {
         Input::Text(text, key_type) => {
@@ -87,9 +88,7 @@ pub fn compute(
             if calculated {
                 parser = parser.with_shard_by_sort_key();
             }
-            parser
-                .feed_text(text.as_bytes())
-                .map_err(|e| e.to_string())?;
+            parser.feed_text(text.as_bytes())?;
             let (keys, by) = parser.finish_by();
             (Arc::new(keys), by.filter(|b| !b.is_empty()).map(Arc::new))
         }
@@ -181,10 +180,7 @@ impl Jobs {
                     r.offer(LoadEvent::Progress(p));
                 }
             });
-            r.send(LoadEvent::Done(
-                Box::new(result.map_err(|e| format!("{e:#}"))),
-                thread_path,
-            ));
+            r.send(LoadEvent::Done(Box::new(result), thread_path));
         })?;
         self.load = Some((task, path, std::time::Instant::now()));
         Ok(())

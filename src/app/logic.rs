@@ -11,7 +11,7 @@ use super::notices::{Activity, Level};
 use super::pipeline::Arrived;
 use super::settings::ChartMode;
 use super::{App, Outcome, connect, dialogs, notices, table_picker};
-use crate::source::Source;
+use crate::source::{Message, Source};
 
 impl App {
     /// Starts computing the report for the current keys and settings ([`Pipeline::recompute`]); a result
@@ -52,7 +52,11 @@ impl App {
     }
 
     /// A file load finished: on success the keys replace what was there; on failure what was there stays.
-    pub fn on_load_done(&mut self, result: Result<crate::source::Loaded, String>, path: PathBuf) {
+    pub fn on_load_done(
+        &mut self,
+        result: Result<crate::source::Loaded, crate::source::SourceError>,
+        path: PathBuf,
+    ) {
         self.background.load_progress = None;
         let fresh = self.data.empty_reason.is_some();
         // The status line names the file; its full path is the notice's detail.
@@ -88,14 +92,14 @@ impl App {
                     text.push_str(&format!("; key attribute {attr}"));
                 }
                 if let Some(shape) = &loaded.shape {
-                    text.push_str(&format!(" (read as {shape})"));
+                    text.push_str(&format!(" (read as {})", notices::said(shape)));
                 }
-                // Warnings stay on the load's line, after what was loaded.
+                // Warnings stay on the load's line, after what was loaded, their hints in the window's words.
                 let level = if loaded.warnings.is_empty() {
                     Level::Info
                 } else {
                     text.push_str(" — ");
-                    text.push_str(&loaded.warnings.join("; "));
+                    text.push_str(&notices::said(&Message::join(&loaded.warnings, "; ")));
                     Level::Warning
                 };
                 self.notify_detailed(Activity::Load, level, text, full);
@@ -128,12 +132,12 @@ impl App {
                 }
             }
             Err(e) => {
-                // In the window's words here too: the text also stands where the chart would be.
-                let text = format!("could not load {name}: {}", notices::in_app_words(&e));
+                // The line also stands where the chart would be.
+                let what = format!("could not load {name}");
+                let text = self.notify_error(Activity::Load, Some(&what), e, full);
                 if fresh {
-                    self.data.empty_reason = Some(text.clone());
+                    self.data.empty_reason = Some(text);
                 }
-                self.notify_detailed(Activity::Load, Level::Error, text, full);
             }
         }
     }
@@ -154,7 +158,9 @@ impl App {
                 self.background.scan = Some(job);
                 self.background.scan_heard_at = Some(std::time::Instant::now());
             }
-            Err(e) => self.notify(Activity::Scan, Level::Error, e.to_string()),
+            Err(e) => {
+                self.notify_error(Activity::Scan, None, e, None);
+            }
         }
     }
 
@@ -213,11 +219,10 @@ impl App {
                         // The GSIs chosen in Connect: the Key design view shows their spread.
                         self.data.design.scanned = designs;
                     }
-                    Err(e) => self.notify(
-                        Activity::Scan,
-                        Level::Error,
-                        format!("cannot scan {table}: {e}"),
-                    ),
+                    Err(e) => {
+                        let what = format!("cannot scan {table}");
+                        self.notify_error(Activity::Scan, Some(&what), e, None);
+                    }
                 }
             }
         }
@@ -229,7 +234,9 @@ impl App {
         if is_scenario(&path) {
             match dialogs::open_scenario(path, &self.ctx) {
                 Ok(task) => self.background.dialogs.push(task),
-                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+                Err(e) => {
+                    self.notify_error(Activity::File, None, e, None);
+                }
             }
             return;
         }
@@ -251,7 +258,7 @@ impl App {
         }
         self.notices.clear(Activity::Load);
         if let Err(e) = self.background.jobs.load_file(path, opts) {
-            self.notify(Activity::Load, Level::Error, e.to_string());
+            self.notify_error(Activity::Load, None, e, None);
         }
     }
 
@@ -291,7 +298,9 @@ impl App {
         for started in self.background.screenshots.drain() {
             match started {
                 Ok(task) => self.background.dialogs.push(task),
-                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+                Err(e) => {
+                    self.notify_error(Activity::File, None, e, None);
+                }
             }
         }
         for outcome in self.background.dialogs.drain() {
@@ -306,14 +315,13 @@ impl App {
                 self.open_session(&bytes, &path.display().to_string());
             }
             Outcome::OpenSession(path, Err(e)) => {
-                self.notify(
-                    Activity::File,
-                    Level::Error,
-                    format!("cannot read {}: {e}", path.display()),
-                );
+                let what = format!("cannot read {}", path.display());
+                self.notify_error(Activity::File, Some(&what), e, None);
             }
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
-            Outcome::Saved(Err(msg)) => self.notify(Activity::File, Level::Error, msg),
+            Outcome::Saved(Err(e)) => {
+                self.notify_error(Activity::File, None, e, None);
+            }
             Outcome::Nothing => {}
             Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
             Outcome::Path(reply) => {

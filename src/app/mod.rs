@@ -18,6 +18,7 @@ pub mod decision_ui;
 pub mod design;
 pub mod dialogs;
 pub mod editor;
+pub mod error;
 pub mod histogram;
 pub mod inspector;
 pub mod jobs;
@@ -75,8 +76,11 @@ const SCAN_QUIET_SECS: u64 = 4;
 /// Results of file dialogs and exports, which run off the UI thread.
 enum Outcome {
     OpenKeys(PathBuf),
-    OpenSession(PathBuf, Result<Vec<u8>, String>),
-    Saved(Result<String, String>),
+    OpenSession(
+        PathBuf,
+        Result<Vec<u8>, crate::source::session::SessionError>,
+    ),
+    Saved(Result<String, dialogs::FileError>),
     /// A file dialog closed without a choice.
     Nothing,
     /// The in-app path field: no dialog could open, or its typed path worked or did not.
@@ -310,8 +314,7 @@ impl App {
         )
     }
 
-    /// Shows a notice as the current line of its activity (and in the history), a source's text in the
-    /// window's words ([`notices::in_app_words`]).
+    /// Shows a notice as the current line of its activity (and in the history).
     fn notify(&mut self, activity: Activity, level: Level, text: impl Into<String>) {
         self.notify_detailed(activity, level, text, None);
     }
@@ -324,9 +327,26 @@ impl App {
         text: impl Into<String>,
         detail: Option<String>,
     ) {
-        let text = notices::in_app_words(&text.into());
         self.notices
             .push_detailed(activity, level, text, detail, std::time::Instant::now());
+    }
+
+    /// An error's notice: what failed (if the error does not say it), then the error said once
+    /// ([`error::AppError::said`]: `{:#}`, its hints in the window's words); returns the line.
+    fn notify_error(
+        &mut self,
+        activity: Activity,
+        what: Option<&str>,
+        error: impl Into<error::AppError>,
+        detail: Option<String>,
+    ) -> String {
+        let said = error.into().said();
+        let text = match what {
+            Some(what) => format!("{what}: {said}"),
+            None => said,
+        };
+        self.notify_detailed(activity, Level::Error, text.clone(), detail);
+        text
     }
 
     /// What the counts are: writes when the input is a log of writes (pasted lines), else items.

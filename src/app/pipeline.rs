@@ -8,6 +8,7 @@ use super::INLINE_BYTES;
 use super::data::{Change, Data, Keys};
 use super::jobs::{self, Computed, Input, Jobs, Request, Shown};
 use crate::model::decision::{Path, UserAnswers, evaluate};
+use crate::model::text::LineError;
 use crate::model::{KeyType, ViewSettings};
 
 /// Key sets up to this many distinct keys are computed inline (a few milliseconds); larger ones on the worker.
@@ -37,12 +38,12 @@ pub(super) enum Arrived {
     /// The input does not parse: the last good report stays, with the error beside it.
     InputError,
     /// A large paste did not parse: the keys stay.
-    PasteFailed(String),
+    PasteFailed(LineError),
     /// The keys cannot be read as the key type just chosen: the type before is back.
     KeyTypeFailed {
         wanted: KeyType,
         kept: KeyType,
-        error: String,
+        error: LineError,
     },
 }
 
@@ -151,7 +152,7 @@ impl Pipeline {
                     }
                 }
                 _ => {
-                    self.input_error = Some(error);
+                    self.input_error = Some(error.to_string());
                     Arrived::InputError
                 }
             },

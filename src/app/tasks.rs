@@ -18,6 +18,13 @@ pub struct TaskError {
     source: std::io::Error,
 }
 
+impl TaskError {
+    /// The thread `name` (its name in "cannot start the … thread") could not start, for `source`.
+    pub fn new(name: &'static str, source: std::io::Error) -> Self {
+        Self { name, source }
+    }
+}
+
 /// The thread's side: sends messages to the app and sees whether it was cancelled.
 pub struct Reporter<M> {
     tx: SyncSender<M>,

@@ -83,7 +83,7 @@ struct InputDoc<'a> {
     skipped: u64,
     key_attribute: Option<&'a str>,
     sort_key_attribute: Option<&'a str>,
-    warnings: &'a [String],
+    warnings: &'a [crate::source::Message],
     shape: Option<&'a str>,
     tables: &'a [String],
     table: Option<&'a str>,

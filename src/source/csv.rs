@@ -18,6 +18,7 @@
 
 use super::json::item::{PK_NAMES, SK_NAMES};
 use super::read::Compression;
+use crate::source::{Hint, Message};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -50,29 +51,29 @@ impl Columns {
     }
 }
 
+/// The columns of `names` the load reads; `from` says where the names came from ("header's", or the CSV
+/// columns the user named) in a column that is not there.
 fn columns(
     names: Vec<String>,
-    from: &str,
+    from: impl Into<Message>,
     opts: &LoadOptions,
     sink: &mut Sink,
-) -> Result<Columns, String> {
+) -> Result<Columns, Message> {
+    let from = from.into();
     let find = |want: &str| {
         names
             .iter()
             .position(|n| n == want)
             .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(want)))
     };
-    let listed = || names.join(", ");
+    let missing = |want: &str| {
+        let mut m = Message::new(format!("no column named {want:?}; expected one of the "));
+        m.push(&from);
+        m.push_str(&format!(": {}", names.join(", ")));
+        m
+    };
     let (key, guessed) = match opts.key.as_deref() {
-        Some(k) => (
-            find(k).ok_or_else(|| {
-                format!(
-                    "no column named {k:?}; expected one of the {from}: {}",
-                    listed()
-                )
-            })?,
-            false,
-        ),
+        Some(k) => (find(k).ok_or_else(|| missing(k))?, false),
         None => {
             let by_name = PK_NAMES.iter().find_map(|k| find(k)).or_else(|| {
                 names
@@ -83,20 +84,16 @@ fn columns(
         }
     };
     let sort_key = match opts.sort_key.as_deref() {
-        Some(s) => Some(find(s).ok_or_else(|| {
-            format!(
-                "no column named {s:?}; expected one of the {from}: {}",
-                listed()
-            )
-        })?),
+        Some(s) => Some(find(s).ok_or_else(|| missing(s))?),
         None => SK_NAMES.iter().find_map(|k| find(k)).filter(|&i| i != key),
     };
     let count = find("count").filter(|&i| i != key && Some(i) != sort_key);
     if guessed && names.len() > 1 {
-        sink.warn(format!(
-            "CSV key column guessed: {:?}{} (pass --key COLUMN to choose)",
-            names[key],
-            sort_key.map_or_else(String::new, |s| format!(", sort key column {:?}", names[s]))
+        let sk = sort_key.map_or_else(String::new, |s| format!(", sort key column {:?}", names[s]));
+        sink.warn(Message::hinted(
+            format!("CSV key column guessed: {:?}{sk} (", names[key]),
+            Hint::ChooseKeyColumn,
+            " to choose)",
         ));
     }
     sink.names = Some(KeyNames {
@@ -195,8 +192,13 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     }
     let mut cols = match &opts.csv_columns {
         Some(names) => Some(
-            columns(names.clone(), "--csv-columns", opts, sink)
-                .map_err(|what| SourceError::record(name, At::File, what))?,
+            columns(
+                names.clone(),
+                Message::hinted("", Hint::CsvColumns, ""),
+                opts,
+                sink,
+            )
+            .map_err(|what| SourceError::record(name, At::File, what))?,
         ),
         None => None,
     };
@@ -256,14 +258,8 @@ pub fn load_csv(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
         ));
     }
     if let Some(c) = &cols {
-        let against = if opts.csv_columns.is_some() {
-            "--csv-columns list has"
-        } else if header_less.is_some() {
-            "first row has"
-        } else {
-            "header has"
-        };
-        warn_ragged(&ragged, c, name, sink, against);
+        let against = ragged_against(opts, header_less.is_some());
+        warn_ragged(&ragged, c, name, sink, &against);
     }
     sink.lines += line;
     sink.shape = Some(shape(opts, header_less));
@@ -289,13 +285,15 @@ fn csv_reader(reader: &mut dyn BufRead) -> csv::Reader<Quotes<'_>> {
 
 /// What the file was read as, for the load's summary; `header_less` lists the columns of a first row read as
 /// data.
-fn shape(opts: &LoadOptions, header_less: Option<String>) -> String {
+fn shape(opts: &LoadOptions, header_less: Option<String>) -> Message {
     match header_less {
-        _ if opts.csv_columns.is_some() => {
-            "CSV without a header (columns from --csv-columns)".to_owned()
-        }
-        Some(listed) => format!("CSV without a header (columns {listed})"),
-        None => "CSV with a header".to_owned(),
+        _ if opts.csv_columns.is_some() => Message::hinted(
+            "CSV without a header (columns from ",
+            Hint::CsvColumnsSetting,
+            ")",
+        ),
+        Some(listed) => format!("CSV without a header (columns {listed})").into(),
+        None => "CSV with a header".into(),
     }
 }
 
@@ -329,12 +327,13 @@ fn read_ahead(
         let names: Vec<String> = (1..=first.len()).map(|i| format!("col{i}")).collect();
         let listed = short_list(&names);
         if guessed {
-            // The hint on a line of its own, so that the test of the app's words reads it.
-            let hint = "(pass --csv-header yes if it is a header, or --csv-columns a,b,c to name the columns)";
-            sink.warn(format!(
-                "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
-                 named {listed} {hint} (in {})",
-                name.display()
+            sink.warn(Message::hinted(
+                format!(
+                    "CSV first row read as data, not a header (it is shaped like the rows below it): columns \
+                     named {listed} ("
+                ),
+                Hint::CsvHeaderOrColumns,
+                &format!(") (in {})", name.display()),
             ));
         }
         let cols = columns(names, "columns of a CSV file without a header", opts, sink)
@@ -487,24 +486,39 @@ fn header_names(row: &csv::ByteRecord) -> Vec<String> {
 }
 
 /// One warning per row width that is not the header's (`ragged`: width → rows).
+/// What the rows of a ragged file are compared with: the columns named, the first row, or the header.
+fn ragged_against(opts: &LoadOptions, header_less: bool) -> Message {
+    if opts.csv_columns.is_some() {
+        Message::hinted("", Hint::CsvColumnsList, " has")
+    } else if header_less {
+        "first row has".into()
+    } else {
+        "header has".into()
+    }
+}
+
 fn warn_ragged(
     ragged: &BTreeMap<usize, u64>,
     c: &Columns,
     name: &Path,
     sink: &mut Sink,
-    against: &str,
+    against: &Message,
 ) {
     for (&width, &n) in ragged {
-        sink.warn(format!(
-            "{n} row{} {} {width} field{}, the {} {}; read by the key column {:?} (in {})",
+        let mut m = Message::new(format!(
+            "{n} row{} {} {width} field{}, the ",
             if n == 1 { "" } else { "s" },
             if n == 1 { "has" } else { "have" },
             if width == 1 { "" } else { "s" },
-            against,
+        ));
+        m.push(against);
+        m.push_str(&format!(
+            " {}; read by the key column {:?} (in {})",
             c.width(),
             c.names[c.key],
             name.display()
         ));
+        sink.warn(m);
     }
 }
 
@@ -548,7 +562,7 @@ fn csv_row(
     c: &Columns,
     sink: &mut Sink,
     scratch: &mut Scratch,
-) -> Result<(), String> {
+) -> Result<(), Message> {
     if row.len() <= c.needed() {
         let (what, i) = [
             Some(("key", c.key)),
@@ -567,7 +581,8 @@ fn csv_row(
             c.names[i],
             "header has",
             c.width()
-        ));
+        )
+        .into());
     }
     let field = |i: usize| row.get(i).unwrap_or_default();
     let count = match c.count {

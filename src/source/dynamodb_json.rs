@@ -16,6 +16,7 @@ use super::json::fast_json::scan_record;
 use super::json::item::{ItemSeed, RecordSeed, Scratch};
 use super::read::{FileLoad, Sink, for_each_line, invalid_json_line};
 use super::{At, LoadOptions, SourceError};
+use crate::source::Message;
 
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
 pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), SourceError> {
@@ -64,7 +65,7 @@ pub fn json_line(
     sink: &mut Sink,
     scratch: &mut Scratch,
     opts: &LoadOptions,
-) -> Result<(), String> {
+) -> Result<(), Message> {
     if let Some(names) = sink.names.as_ref()
         && let Some(item_bytes) = scan_record(line, field, names, scratch)
     {
@@ -75,7 +76,7 @@ pub fn json_line(
     }
     // Serde skips unread attributes at any depth: refuse what nests deeper than the fast path takes first.
     if let Some(deep) = super::json::fast_json::too_deep(line) {
-        return Err(deep);
+        return Err(deep.into());
     }
     let mut de = serde_json::Deserializer::from_slice(line);
     let found = RecordSeed {
@@ -96,7 +97,8 @@ pub fn json_line(
             } else {
                 "an incremental export line"
             }
-        ));
+        )
+        .into());
     }
     if field == "Item" {
         // The item object is the line less `{"Item":` and the closing `}` (give or take whitespace).

@@ -29,7 +29,8 @@
 //! Sources never panic on input. A bad record (invalid JSON or Ion on a line, a CSV row with the wrong number of
 //! fields, an item without the key attribute, a key of the wrong type or an invalid key value, invalid UTF-8)
 //! gives a [`SourceError`] that names the file, the line (or item number in whole-document formats) and what was
-//! expected, with the path last.
+//! expected, with the path last; what the user can do about it (choose the key attribute, skip bad records) is a
+//! [`Hint`] in its [`Message`], which the CLI says as a flag and the app as a control ([`hint`]).
 //!
 //! - By default ([`OnBad::Stop`]) the load **stops at the first bad record** and returns that error; nothing is
 //!   half-loaded.
@@ -50,6 +51,7 @@ pub mod detect;
 pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
+pub mod hint;
 pub mod incremental;
 pub mod ion;
 pub mod json;
@@ -71,6 +73,7 @@ use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
 pub use dispatch::load;
+pub use hint::{Hint, Message};
 pub use lines::load_lines;
 pub use read::{MAX_LINE_BYTES, display_file_name};
 
@@ -144,19 +147,40 @@ pub enum SourceError {
     },
     #[error("{error} (in {})", name.display())]
     Line { name: PathBuf, error: LineError },
-    /// A record (line, row or item) that is not what the format expects.
-    #[error("{at}{what} (in {})", name.display())]
-    Record { name: PathBuf, at: At, what: String },
+    /// A record (line, row or item) that is not what the format expects; `what` may say what to do
+    /// ([`Hint`]).
+    #[error("{}", record_message(.name, .at, .what))]
+    Record {
+        name: PathBuf,
+        at: At,
+        what: Message,
+    },
     #[error("loading cancelled")]
     Cancelled,
 }
 
+/// A record's error: where, what, the file last.
+fn record_message(name: &std::path::Path, at: &At, what: &Message) -> Message {
+    let mut m = Message::new(at.to_string());
+    m.push(what);
+    m.push_str(&format!(" (in {})", name.display()));
+    m
+}
+
 impl SourceError {
-    pub(crate) fn record(name: &std::path::Path, at: At, what: impl Into<String>) -> Self {
+    pub(crate) fn record(name: &std::path::Path, at: At, what: impl Into<Message>) -> Self {
         Self::Record {
             name: name.to_path_buf(),
             at,
             what: what.into(),
+        }
+    }
+
+    /// The error as a message with its hints, to be said in other words ([`Message::in_words`]).
+    pub fn message(&self) -> Message {
+        match self {
+            Self::Record { name, at, what } => record_message(name, at, what),
+            other => Message::new(other.to_string()),
         }
     }
 
@@ -284,14 +308,15 @@ pub struct Loaded {
     /// Bad records skipped under [`OnBad::Skip`].
     pub skipped: u64,
     /// Things the user should see that did not stop the load (manifest count mismatches, skipped records,
-    /// empty files, the attribute guessed as key).
-    pub warnings: Vec<String>,
+    /// empty files, the attribute guessed as key), each with what the user can do about it, if anything.
+    pub warnings: Vec<Message>,
     /// The partition key attribute used, when the format has attributes.
     pub key_attribute: Option<String>,
     /// The sort key attribute used, if any.
     pub sort_key_attribute: Option<String>,
-    /// What was read, e.g. "JSON array of plain JSON items" (several inputs: each shape once, `; ` between).
-    pub shape: Option<String>,
+    /// What was read, e.g. "JSON array of plain JSON items" (several inputs: each shape once, `; ` between);
+    /// a message, as it may name an option ("columns from --csv-columns").
+    pub shape: Option<Message>,
     /// The tables of a file that holds several (Workbench model, request file), in file order.
     pub tables: Vec<String>,
     /// The table loaded from such a file.

@@ -359,20 +359,23 @@ pub fn load_folder(
     let groups = check_counts(&files, &counts, &root, sink);
     let total: u64 = counts.iter().sum();
     let empty = counts.iter().filter(|&&n| n == 0).count();
-    sink.shape = Some(format!(
-        "S3 export folder ({}, {} data files{})",
-        match format {
-            FormatIn::Ion => "Ion",
-            FormatIn::Incremental => "incremental export",
-            _ => "DynamoDB JSON",
-        },
-        files.len(),
-        if empty > 0 {
-            format!(", {empty} of them empty")
-        } else {
-            String::new()
-        }
-    ));
+    sink.shape = Some(
+        format!(
+            "S3 export folder ({}, {} data files{})",
+            match format {
+                FormatIn::Ion => "Ion",
+                FormatIn::Incremental => "incremental export",
+                _ => "DynamoDB JSON",
+            },
+            files.len(),
+            if empty > 0 {
+                format!(", {empty} of them empty")
+            } else {
+                String::new()
+            }
+        )
+        .into(),
+    );
     if let Some(expected) = summary.item_count
         && expected != total
     {

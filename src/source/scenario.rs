@@ -23,12 +23,29 @@ pub enum ScenarioFileError {
         label: String,
         source: crate::model::sim_file::ScenarioError,
     },
+    /// A stream's key file could not be read: the load's message, with its hints.
     #[error("{label}: keys of stream {stream}: {message}")]
     Keys {
         label: String,
         stream: usize,
-        message: String,
+        message: super::Message,
     },
+}
+
+impl ScenarioFileError {
+    /// The error as a message with its hints (a key file's load error has them).
+    pub fn message(&self) -> super::Message {
+        match self {
+            Self::Keys {
+                label,
+                stream,
+                message,
+            } => message
+                .clone()
+                .after(&format!("{label}: keys of stream {stream}: ")),
+            other => super::Message::new(other.to_string()),
+        }
+    }
 }
 
 /// Midnight UTC today, in Unix seconds: a scenario's default start.
@@ -63,7 +80,7 @@ pub fn parse_scenario(
         let KeySource::File(name) = source else {
             continue;
         };
-        let keys_error = |message: String| ScenarioFileError::Keys {
+        let keys_error = |message: super::Message| ScenarioFileError::Keys {
             label: label.to_owned(),
             stream: i + 1,
             message,
@@ -78,16 +95,18 @@ pub fn parse_scenario(
                     &AtomicBool::new(false),
                     &mut |_| {},
                 )
-                .map_err(|e| keys_error(format!("{e:#}")))?;
+                .map_err(|e| keys_error(e.message()))?;
                 let keys = &loaded.keys;
                 keys.iter()
                     .map(|(k, _, count)| (keys.display(k).into_owned(), count as f64))
                     .collect()
             }
-            (None, None) => return Err(keys_error(format!("no key file {name:?}"))),
+            (None, None) => return Err(keys_error(format!("no key file {name:?}").into())),
         };
         if weighted.is_empty() {
-            return Err(keys_error(format!("the key file {name} has no keys")));
+            return Err(keys_error(
+                format!("the key file {name} has no keys").into(),
+            ));
         }
         scenario.setup.traffic[i].keys = Keys::Weighted(weighted);
     }

@@ -173,6 +173,16 @@ pub enum SessionError {
     Empty,
     #[error("key {index}: {reason}")]
     Key { index: usize, reason: String },
+    /// The session file could not be read (the caller names the file).
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+    /// The session file is larger than [`MAX_SESSION_BYTES`].
+    #[error(
+        "a session of {}, larger than the {} a session may be",
+        crate::model::fmt::bytes(*size as f64),
+        crate::model::fmt::bytes(MAX_SESSION_BYTES as f64)
+    )]
+    TooLarge { size: u64 },
 }
 
 /// A session's keys, ready to show.
@@ -216,16 +226,12 @@ pub const MAX_SESSION_BYTES: u64 = 1 << 30;
 
 /// Reads a session file whole, refusing one larger than [`MAX_SESSION_BYTES`]. The error is the reason alone
 /// (the caller names the file).
-pub fn read_session(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+pub fn read_session(path: &std::path::Path) -> Result<Vec<u8>, SessionError> {
+    let size = std::fs::metadata(path)?.len();
     if size > MAX_SESSION_BYTES {
-        return Err(format!(
-            "a session of {}, larger than the {} a session may be",
-            crate::model::fmt::bytes(size as f64),
-            crate::model::fmt::bytes(MAX_SESSION_BYTES as f64)
-        ));
+        return Err(SessionError::TooLarge { size });
     }
-    std::fs::read(path).map_err(|e| e.to_string())
+    Ok(std::fs::read(path)?)
 }
 
 impl Session {

@@ -2,7 +2,7 @@
 //! item sizes, applies the bad-record policy, and collects what the user should be told.
 
 use super::json::item::{KeyNames, Scratch, Tag};
-use super::{Changes, Group, LoadOptions, Loaded, OnBad, SourceError};
+use super::{Changes, Group, Hint, LoadOptions, Loaded, Message, OnBad, SourceError};
 use crate::model::KeySet;
 use crate::model::KeyType;
 use crate::model::design::{Designer, Items, RootValues, item_identity};
@@ -22,13 +22,13 @@ pub struct Sink {
     pub items: u64,
     pub lines: u64,
     pub skipped: u64,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Message>,
     pub on_bad: OnBad,
     pub names: Option<KeyNames>,
     /// What the current input turned out to be, set by its loader (see [`Loaded::shape`]).
-    pub shape: Option<String>,
+    pub shape: Option<Message>,
     /// The shapes of the inputs read so far, each once.
-    pub shapes: Vec<String>,
+    pub shapes: Vec<Message>,
     /// The tables of a file that holds several, and the one loaded.
     pub tables: Vec<String>,
     pub table: Option<String>,
@@ -175,13 +175,14 @@ impl Sink {
 
     /// Records the shape of the input just read: the loader's, else `fallback`.
     pub fn note_shape(&mut self, fallback: &str) {
-        let shape = self.shape.take().unwrap_or_else(|| fallback.to_owned());
+        let shape = self.shape.take().unwrap_or_else(|| fallback.into());
         if !self.shapes.contains(&shape) {
             self.shapes.push(shape);
         }
     }
 
-    pub fn warn(&mut self, w: String) {
+    pub fn warn(&mut self, w: impl Into<Message>) {
+        let w = w.into();
         if !self.warnings.contains(&w) {
             self.warnings.push(w);
         }
@@ -193,7 +194,7 @@ impl Sink {
             Err(e) if self.on_bad == OnBad::Skip && !e.is_fatal() => {
                 self.skipped += 1;
                 if self.skipped <= MAX_SKIP_MESSAGES as u64 {
-                    self.warnings.push(format!("skipped: {e}"));
+                    self.warnings.push(e.message().after("skipped: "));
                 }
                 Ok(())
             }
@@ -202,7 +203,7 @@ impl Sink {
     }
 
     /// Fixes the key type from the first key seen (typed formats), or checks it against the known one.
-    fn check_type(&mut self, ty: KeyType, what: &str) -> Result<(), String> {
+    fn check_type(&mut self, ty: KeyType, what: &str) -> Result<(), Message> {
         match self.key_type {
             None => {
                 self.key_type = Some(ty);
@@ -212,31 +213,38 @@ impl Sink {
                 Ok(())
             }
             Some(t) if t == ty => Ok(()),
-            Some(t) => Err(format!(
-                "{what} is of type {}; expected {} ({}) {}",
-                Tag::Key(ty),
-                t,
-                t.describe(),
-                if self.key_type_given {
-                    "as --key-type says"
+            Some(t) => {
+                let said = format!(
+                    "{what} is of type {}; expected {} ({}) ",
+                    Tag::Key(ty),
+                    t,
+                    t.describe(),
+                );
+                Err(if self.key_type_given {
+                    Message::hinted(said, Hint::KeyTypeSays, "")
                 } else {
-                    "like the first item's"
-                }
-            )),
+                    Message::new(said + "like the first item's")
+                })
+            }
         }
     }
 
     /// Adds the key of one item read into `scratch`; `Err` is the reason it is not a valid item.
-    pub fn add_scratch(&mut self, scratch: &Scratch, count: u64) -> Result<(), String> {
+    pub fn add_scratch(&mut self, scratch: &Scratch, count: u64) -> Result<(), Message> {
         let Some(names) = self.names.take() else {
-            return Err("key attributes unknown".to_owned());
+            return Err("key attributes unknown".into());
         };
         let result = self.add_named(&names, scratch, count);
         self.names = Some(names);
         result
     }
 
-    fn add_named(&mut self, names: &KeyNames, scratch: &Scratch, count: u64) -> Result<(), String> {
+    fn add_named(
+        &mut self,
+        names: &KeyNames,
+        scratch: &Scratch,
+        count: u64,
+    ) -> Result<(), Message> {
         let view = RootValues {
             roots: &scratch.extract,
             values: &scratch.values,
@@ -285,7 +293,7 @@ impl Sink {
     }
 
     /// With a key expression, its key for this item into `pk_buf` (true); false without one.
-    fn key_by_expr(&mut self, view: &RootValues<'_>, identity: u64) -> Result<bool, String> {
+    fn key_by_expr(&mut self, view: &RootValues<'_>, identity: u64) -> Result<bool, Message> {
         match &mut self.designer {
             Some(d) if d.design().key.is_some() => match d.key_of(view, identity) {
                 Ok(Some(key)) => {
@@ -301,7 +309,7 @@ impl Sink {
     }
 
     /// A design's bad record as a message; on the first item, with the attributes it has.
-    fn design_message(&self, e: &crate::model::design::DesignError) -> String {
+    fn design_message(&self, e: &crate::model::design::DesignError) -> Message {
         match (&e.error, self.items + self.skipped) {
             (crate::model::keyexpr::EvalError::Missing { .. }, 0)
                 if !self.attribute_names.is_empty() =>
@@ -310,26 +318,29 @@ impl Sink {
                     "{e} (the first item has {})",
                     self.attribute_names.join(", ")
                 )
+                .into()
             }
             // Past the first item, some items have the attribute: say how to go on without the others.
             (crate::model::keyexpr::EvalError::Missing { .. }, _) if self.on_bad == OnBad::Stop => {
-                format!("{e} (--skip-bad skips and counts such items)")
+                Message::hinted(format!("{e} ("), Hint::SkipBad, ")")
             }
-            _ => e.to_string(),
+            _ => e.to_string().into(),
         }
     }
 
     /// The partition key attribute's canonical bytes into `pk_buf`, its type checked.
-    fn pk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<(), String> {
+    fn pk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<(), Message> {
         let pk_name = &names.pk;
         let Some(tag) = scratch.pk.as_ref() else {
-            return Err(format!(
-                "item has no attribute {pk_name:?}; expected the partition key{} (pass --key ATTR to choose another)",
-                if names.guessed {
-                    ", guessed from the first item,"
-                } else {
-                    ""
-                }
+            let guessed = if names.guessed {
+                ", guessed from the first item,"
+            } else {
+                ""
+            };
+            return Err(Message::hinted(
+                format!("item has no attribute {pk_name:?}; expected the partition key{guessed} ("),
+                Hint::ChooseKey,
+                " to choose another)",
             ));
         };
         let ty = match tag {
@@ -337,7 +348,8 @@ impl Sink {
             Tag::Other(t) => {
                 return Err(format!(
                     "partition key {pk_name:?} is of type {t}; expected S, N or B"
-                ));
+                )
+                .into());
             }
         };
         if self.key_type != Some(ty) {
@@ -363,7 +375,7 @@ impl Sink {
     }
 
     /// The sort key's canonical bytes into `sk_buf` and its type, when the item has one.
-    fn sk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<Option<KeyType>, String> {
+    fn sk_of(&mut self, names: &KeyNames, scratch: &Scratch) -> Result<Option<KeyType>, Message> {
         Ok(match (&scratch.sk, names.sk.as_ref()) {
             (Some(Tag::Key(st)), Some(sk_name)) => {
                 let st = *st;
@@ -375,7 +387,8 @@ impl Sink {
                             "sort key {sk_name:?} is of type {}; expected {} like the first item's",
                             Tag::Key(st),
                             Tag::Key(t)
-                        ));
+                        )
+                        .into());
                     }
                 }
                 canonicalize_into(&scratch.sk_raw, st, MAX_SORT_KEY_BYTES, &mut self.sk_buf)
@@ -383,9 +396,9 @@ impl Sink {
                 Some(st)
             }
             (Some(Tag::Other(t)), Some(sk_name)) => {
-                return Err(format!(
-                    "sort key {sk_name:?} is of type {t}; expected S, N or B"
-                ));
+                return Err(
+                    format!("sort key {sk_name:?} is of type {t}; expected S, N or B").into(),
+                );
             }
             _ => None,
         })
@@ -422,11 +435,11 @@ impl Sink {
         sk: Option<&[u8]>,
         count: u64,
         scratch: &Scratch,
-    ) -> Result<(), String> {
+    ) -> Result<(), Message> {
         if self.designer.is_none() {
             return self
                 .add_text(pk, sk, count)
-                .map_err(|e| format!("key column: {e}"));
+                .map_err(|e| format!("key column: {e}").into());
         }
         if self.attribute_names.is_empty() {
             self.attribute_names.clone_from(&scratch.names);
@@ -440,7 +453,11 @@ impl Sink {
         let by_expr = self.key_by_expr(&view, identity)?;
         if by_expr {
             if self.keys.key_type() != KeyType::S {
-                return Err("a key expression makes string keys: --key-type must be S".to_owned());
+                return Err(Message::hinted(
+                    "a key expression makes string keys: ",
+                    Hint::KeyTypeMustBeS,
+                    "",
+                ));
             }
         } else {
             let ty = self.keys.key_type();
@@ -479,7 +496,7 @@ impl Sink {
         &mut self,
         scratch: &mut Scratch,
         opts: &LoadOptions,
-    ) -> Result<(), String> {
+    ) -> Result<(), Message> {
         let attrs = scratch.attrs.take().unwrap_or_default();
         let listed: Vec<(&str, Option<KeyType>)> = attrs
             .iter()
@@ -504,7 +521,11 @@ impl Sink {
         if opts.key.is_none() && opts.design.key.is_some() {
             // The key comes from the expression: only a guessed sort key is news.
             note = note.and(names.sk.as_ref()).map(|sk| {
-                format!("sort key guessed from the first item: {sk:?} (pass --sort-key to choose)")
+                Message::hinted(
+                    format!("sort key guessed from the first item: {sk:?} ("),
+                    Hint::ChooseSortKey,
+                    " to choose)",
+                )
             });
         }
         if let Some(note) = note {
@@ -526,7 +547,7 @@ impl Sink {
                 for (items, first) in d.not_keyed() {
                     if let Some(e) = first {
                         self.warnings
-                            .push(crate::model::design::not_keyed_note(*items, e));
+                            .push(crate::model::design::not_keyed_note(*items, e).into());
                     }
                 }
                 d.finish()
@@ -541,11 +562,11 @@ impl Sink {
         let read = self.items + self.skipped > 0;
         if let Some(expr) = key_expr.filter(|_| self.keys.is_empty() && read) {
             self.warnings
-                .push(format!("the key expression `{expr}` keyed no item{has}"));
+                .push(format!("the key expression `{expr}` keyed no item{has}").into());
         }
         for d in designs.iter().filter(|d| d.keys.is_empty() && read) {
             self.warnings
-                .push(format!("no item is in {} `{}`{has}", d.kind, d.expr));
+                .push(format!("no item is in {} `{}`{has}", d.kind, d.expr).into());
         }
         let (key_attribute, sort_key_attribute) = match self.names {
             Some(n) => (Some(n.pk), n.sk),
@@ -561,7 +582,7 @@ impl Sink {
             warnings: self.warnings,
             key_attribute,
             sort_key_attribute,
-            shape: (!self.shapes.is_empty()).then(|| self.shapes.join("; ")),
+            shape: (!self.shapes.is_empty()).then(|| Message::join(&self.shapes, "; ")),
             tables: self.tables,
             table: self.table,
             changes: self.changes,

@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::json::item::KeyNames;
-use super::json::json_doc::{ItemReader, list_or_none};
+use super::json::json_doc::{ItemReader, list_or_none, other_tables};
 use super::read::{FileLoad, Sink, json_reason};
 use super::{At, LoadOptions, SourceError};
 
@@ -96,15 +96,18 @@ pub fn load_workbench(cx: FileLoad<'_, '_>) -> Result<(), SourceError> {
     sink.table = Some(table.name.clone());
     let facets = table.facets.len();
     let from_facets: usize = table.facets.iter().map(|f| f.data.len()).sum();
-    sink.shape = Some(format!(
-        "NoSQL Workbench model, table {:?}{}",
-        table.name,
-        if facets > 0 {
-            format!(" ({from_facets} items in {facets} facets)")
-        } else {
-            String::new()
-        }
-    ));
+    sink.shape = Some(
+        format!(
+            "NoSQL Workbench model, table {:?}{}",
+            table.name,
+            if facets > 0 {
+                format!(" ({from_facets} items in {facets} facets)")
+            } else {
+                String::new()
+            }
+        )
+        .into(),
+    );
     Ok(())
 }
 
@@ -174,12 +177,12 @@ fn pick_table<'m>(
             .filter(|&(i, _)| i != pick)
             .map(|(_, t)| t.as_str())
             .collect();
-        sink.warn(format!(
-            "the model has {} tables; loaded {:?}, not {} (pass --table NAME) (in {})",
+        sink.warn(other_tables(
+            "the model",
             tables.len(),
-            table.name,
-            others.join(", "),
-            name.display()
+            &table.name,
+            &others,
+            name,
         ));
     }
     Ok(table)

@@ -61,7 +61,25 @@ pub struct Compared {
 /// Messages of a background re-read of the file for the attributes.
 enum Reread {
     Progress(Progress),
-    Done(Result<Items, String>),
+    Done(Result<Items, super::error::AppError>),
+}
+
+/// The items a re-read kept, all of them, or why not.
+fn kept_items(
+    result: Result<crate::source::Loaded, crate::source::SourceError>,
+) -> Result<Items, super::error::AppError> {
+    let kept = result?
+        .kept
+        .ok_or_else(|| anyhow::anyhow!("no items kept"))?;
+    if kept.complete {
+        Ok(kept)
+    } else {
+        Err(anyhow::anyhow!(
+            "the file has more items than the {} values the app keeps",
+            grouped(crate::model::design::MAX_KEPT_VALUES as u64)
+        )
+        .into())
+    }
 }
 
 /// Where the items' attributes come from.
@@ -388,20 +406,7 @@ impl DesignState {
                             r.offer(Reread::Progress(p));
                         }
                     });
-                    let items = result
-                        .map_err(|e| format!("{e:#}"))
-                        .and_then(|l| l.kept.ok_or_else(|| "no items kept".to_owned()))
-                        .and_then(|k| {
-                            if k.complete {
-                                Ok(k)
-                            } else {
-                                Err(format!(
-                                    "the file has more items than the {} values the app keeps",
-                                    grouped(crate::model::design::MAX_KEPT_VALUES as u64)
-                                ))
-                            }
-                        });
-                    r.send(Reread::Done(items));
+                    r.send(Reread::Done(kept_items(result)));
                 })?;
                 self.message = Some(format!(
                     "reading {} from {}…",
@@ -463,7 +468,9 @@ impl DesignState {
                         self.message = None;
                         self.asked = None;
                     }
-                    Err(e) => self.message = Some(format!("cannot read the attributes: {e}")),
+                    Err(e) => {
+                        self.message = Some(format!("cannot read the attributes: {}", e.said()));
+                    }
                 }
             } else if finished {
                 self.reread = None;

@@ -23,7 +23,7 @@ mod probe;
 
 pub use path_field::Dialogs;
 use probe::capture_log;
-pub use probe::{availability, install_log_capture};
+pub use probe::{Unavailable, availability, install_log_capture};
 
 use super::Outcome;
 use super::tasks::{Reporter, Task, TaskError};
@@ -153,7 +153,7 @@ impl Request {
 pub struct Fallback {
     pub request: Request,
     /// Why no dialog opened; `None` when native dialogs are turned off ([`MODE_VAR`]).
-    pub reason: Option<String>,
+    pub reason: Option<Unavailable>,
 }
 
 /// What the dialog threads tell the app about the path field.
@@ -171,7 +171,78 @@ pub(super) enum Reply {
 pub(super) enum Problem {
     /// The file to save exists: saving again replaces it.
     Exists(PathBuf),
-    Other(String),
+    Other(FileError),
+}
+
+/// Why a file action (open, save, a typed path) did not work: the reason, the path last.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("no such file or folder: {}", .0.display())]
+    NotFound(PathBuf),
+    #[error("cannot open ({source}): {}", path.display())]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("not a folder (an S3 export is a folder, AWSDynamoDB/<export-id>): {}", .0.display())]
+    NotAFolder(PathBuf),
+    /// A folder where a file to open was wanted (`what`: "session", "scenario").
+    #[error("a folder, not a {what} file: {}", path.display())]
+    AFolder { what: &'static str, path: PathBuf },
+    #[error("cannot read ({source}): {}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A scenario file that does not parse, or whose key files do not load.
+    #[error(transparent)]
+    Scenario(#[from] crate::source::scenario::ScenarioFileError),
+    /// A folder where a file to save was wanted.
+    #[error("a folder: add a file name: {}", .0.display())]
+    NoFileName(PathBuf),
+    #[error("no such folder: {}", .0.display())]
+    NoFolder(PathBuf),
+    #[error("cannot write ({source}): {}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Png {
+        path: PathBuf,
+        source: png::EncodingError,
+    },
+    /// The file exists and the user did not say to replace it.
+    #[error("not replaced: {}", .0.display())]
+    NotReplaced(PathBuf),
+    /// The path field is empty.
+    #[error("type a path")]
+    NoPath,
+    #[error("~: HOME is not set")]
+    NoHome,
+    #[error("cannot find the current folder ({source}) for {}", path.display())]
+    NoCurrentFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl FileError {
+    /// The error as a message with its hints (a scenario's key file's load error has them).
+    pub fn message(&self) -> crate::source::Message {
+        match self {
+            Self::Scenario(e) => e.message(),
+            other => crate::source::Message::new(other.to_string()),
+        }
+    }
+}
+
+/// A problem with a path chosen in a native dialog (or given without one), as the outcome the app hears.
+fn problem_outcome(problem: Problem) -> Outcome {
+    match problem {
+        Problem::Exists(p) => Outcome::Saved(Err(FileError::NotReplaced(p))),
+        Problem::Other(e) => Outcome::Saved(Err(e)),
+    }
 }
 
 /// Shows the native file dialog for `request` on a task of its own and finishes the action there; what
@@ -192,13 +263,9 @@ pub(super) fn start(
             return;
         }
         let outcome = match native_dialog(&request) {
-            Native::Picked(path) => match finish(&request.action, path, true) {
-                Ok(outcome) => outcome,
-                Err(Problem::Exists(p)) => {
-                    Outcome::Saved(Err(format!("not replaced: {}", p.display())))
-                }
-                Err(Problem::Other(e)) => Outcome::Saved(Err(e)),
-            },
+            Native::Picked(path) => {
+                finish(&request.action, path, true).unwrap_or_else(problem_outcome)
+            }
             Native::Cancelled => Outcome::Nothing,
             Native::Unavailable(reason) => Outcome::Path(Reply::Ask(Fallback {
                 request,
@@ -216,11 +283,7 @@ pub(super) fn open_scenario(
     ctx: &egui::Context,
 ) -> Result<Task<Outcome>, TaskError> {
     Task::spawn("scenario", ctx, 1, move |r: &Reporter<Outcome>| {
-        r.send(match finish(&Action::OpenScenario, path, false) {
-            Ok(outcome) => outcome,
-            Err(Problem::Other(e)) => Outcome::Saved(Err(e)),
-            Err(Problem::Exists(p)) => Outcome::Saved(Err(format!("cannot open {}", p.display()))),
-        });
+        r.send(finish(&Action::OpenScenario, path, false).unwrap_or_else(problem_outcome));
     })
 }
 
@@ -267,7 +330,7 @@ pub(super) fn finish_path(job: PathJob, ctx: &egui::Context) -> Result<Task<Outc
 enum Native {
     Picked(PathBuf),
     Cancelled,
-    Unavailable(String),
+    Unavailable(Unavailable),
 }
 
 /// Opens rfd's dialog when one can open; blocks until it closes.
@@ -292,7 +355,7 @@ fn native_dialog(request: &Request) -> Native {
         // rfd's last resort failed (see the module documentation); its other errors are portal errors that
         // zenity then made up for.
         None if errors.iter().any(|e| e.contains("zenity")) => {
-            Native::Unavailable(format!("the file dialog failed ({})", errors.join("; ")))
+            Native::Unavailable(Unavailable::Failed(errors))
         }
         None => Native::Cancelled,
     }
@@ -302,56 +365,54 @@ fn native_dialog(request: &Request) -> Native {
 /// overwriting an existing file (a native dialog has asked already).
 fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Problem> {
     let meta = std::fs::metadata(&path);
-    let missing = |e: &std::io::Error| {
+    let missing = |e: std::io::Error| {
         Problem::Other(if e.kind() == std::io::ErrorKind::NotFound {
-            format!("no such file or folder: {}", path.display())
+            FileError::NotFound(path.clone())
         } else {
-            format!("cannot open ({e}): {}", path.display())
+            FileError::Open {
+                path: path.clone(),
+                source: e,
+            }
         })
+    };
+    let folder = |what| {
+        Err(Problem::Other(FileError::AFolder {
+            what,
+            path: path.clone(),
+        }))
     };
     match action {
         Action::OpenKeys => match meta {
             Ok(_) => Ok(Outcome::OpenKeys(path)),
-            Err(e) => Err(missing(&e)),
+            Err(e) => Err(missing(e)),
         },
         Action::OpenFolder => match meta {
             Ok(m) if m.is_dir() => Ok(Outcome::OpenKeys(path)),
-            Ok(_) => Err(Problem::Other(format!(
-                "not a folder (an S3 export is a folder, AWSDynamoDB/<export-id>): {}",
-                path.display()
-            ))),
-            Err(e) => Err(missing(&e)),
+            Ok(_) => Err(Problem::Other(FileError::NotAFolder(path))),
+            Err(e) => Err(missing(e)),
         },
         Action::OpenSession => match meta {
-            Ok(m) if m.is_dir() => Err(Problem::Other(format!(
-                "a folder, not a session file: {}",
-                path.display()
-            ))),
+            Ok(m) if m.is_dir() => folder("session"),
             Ok(_) => match std::fs::read(&path) {
                 Ok(bytes) => Ok(Outcome::OpenSession(path, Ok(bytes))),
-                Err(e) => Err(Problem::Other(format!(
-                    "cannot read ({e}): {}",
-                    path.display()
-                ))),
+                Err(source) => Err(Problem::Other(FileError::Read { path, source })),
             },
-            Err(e) => Err(missing(&e)),
+            Err(e) => Err(missing(e)),
         },
         Action::OpenScenario => match meta {
-            Ok(m) if m.is_dir() => Err(Problem::Other(format!(
-                "a folder, not a scenario file: {}",
-                path.display()
-            ))),
+            Ok(m) if m.is_dir() => folder("scenario"),
             Ok(_) => {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    Problem::Other(format!("cannot read ({e}): {}", path.display()))
-                })?;
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(text) => text,
+                    Err(source) => return Err(Problem::Other(FileError::Read { path, source })),
+                };
                 let label = path.display().to_string();
                 match crate::source::scenario::parse_scenario(&text, path.parent(), &label) {
                     Ok(s) => Ok(Outcome::OpenScenario(Box::new(s), text)),
-                    Err(e) => Err(Problem::Other(e.to_string())),
+                    Err(e) => Err(Problem::Other(e.into())),
                 }
             }
-            Err(e) => Err(missing(&e)),
+            Err(e) => Err(missing(e)),
         },
         Action::Save(payload) => save(payload, path, meta.ok(), replace),
     }
@@ -367,10 +428,7 @@ fn save(
 ) -> Result<Outcome, Problem> {
     match meta {
         Some(m) if m.is_dir() => {
-            return Err(Problem::Other(format!(
-                "a folder: add a file name: {}",
-                path.display()
-            )));
+            return Err(Problem::Other(FileError::NoFileName(path)));
         }
         Some(_) if !replace => return Err(Problem::Exists(path)),
         _ => {}
@@ -378,12 +436,13 @@ fn save(
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
-        return Err(Problem::Other(format!("no such folder: {}", dir.display())));
+        return Err(Problem::Other(FileError::NoFolder(dir.to_path_buf())));
     }
     let written = match payload {
-        Payload::Bytes(bytes) => std::fs::write(&path, bytes)
-            .map(|()| format!("saved {}", path.display()))
-            .map_err(|e| format!("cannot write ({e}): {}", path.display())),
+        Payload::Bytes(bytes) => match std::fs::write(&path, bytes) {
+            Ok(()) => Ok(format!("saved {}", path.display())),
+            Err(source) => Err(FileError::Write { path, source }),
+        },
         Payload::Png(image) => super::command_handling::write_png(&path, image),
     };
     written
@@ -393,7 +452,7 @@ fn save(
 
 /// Turns what the user typed into a path: surrounding quotes and a `file://` prefix go, `~` is the home
 /// folder, and a relative path is taken from the current folder.
-pub fn resolve(text: &str) -> Result<PathBuf, String> {
+pub fn resolve(text: &str) -> Result<PathBuf, FileError> {
     let mut t = text.trim();
     for q in ['"', '\''] {
         if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
@@ -402,25 +461,23 @@ pub fn resolve(text: &str) -> Result<PathBuf, String> {
     }
     let t = t.strip_prefix("file://").unwrap_or(t);
     if t.is_empty() {
-        return Err("type a path".to_owned());
+        return Err(FileError::NoPath);
     }
     let home = || std::env::var_os("HOME").map(PathBuf::from);
     let path = if t == "~" {
-        home().ok_or("~: HOME is not set")?
+        home().ok_or(FileError::NoHome)?
     } else if let Some(rest) = t.strip_prefix("~/") {
-        home().ok_or("~: HOME is not set")?.join(rest)
+        home().ok_or(FileError::NoHome)?.join(rest)
     } else {
         PathBuf::from(t)
     };
     if path.is_absolute() {
         return Ok(path);
     }
-    std::env::current_dir().map(|d| d.join(&path)).map_err(|e| {
-        format!(
-            "cannot find the current folder ({e}) for {}",
-            path.display()
-        )
-    })
+    match std::env::current_dir() {
+        Ok(d) => Ok(d.join(&path)),
+        Err(source) => Err(FileError::NoCurrentFolder { path, source }),
+    }
 }
 
 /// The file dialogs' state in the app: whether native dialogs are used, and the path field's window.
@@ -469,11 +526,17 @@ mod tests {
         assert_eq!(std::fs::read(&file).ok(), Some(b"new".to_vec()));
         let nowhere = dir.join("no-such-dir").join("out.csv");
         match finish(&save, nowhere, false) {
-            Err(Problem::Other(e)) => assert!(e.starts_with("no such folder"), "{e}"),
+            Err(Problem::Other(e)) => {
+                let e = e.to_string();
+                assert!(e.starts_with("no such folder"), "{e}");
+            }
             _ => panic!("a missing folder is an error"),
         }
         match finish(&Action::OpenFolder, file, false) {
-            Err(Problem::Other(e)) => assert!(e.starts_with("not a folder"), "{e}"),
+            Err(Problem::Other(e)) => {
+                let e = e.to_string();
+                assert!(e.starts_with("not a folder"), "{e}");
+            }
             _ => panic!("a file is not an export folder"),
         }
         std::fs::remove_dir_all(&dir).ok();

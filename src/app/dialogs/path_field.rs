@@ -90,7 +90,7 @@ impl Dialogs {
                         ));
                         w.replace = Some(path);
                     }
-                    Problem::Other(e) => w.error = Some(e),
+                    Problem::Other(e) => w.error = Some(crate::app::notices::said(&e.message())),
                 }
                 w.focus = true;
                 None
@@ -115,7 +115,7 @@ impl Dialogs {
         self.window = Some(PathWindow {
             id: self.next_id,
             request: fallback.request,
-            reason: fallback.reason,
+            reason: fallback.reason.map(|r| r.to_string()),
             text,
             error: None,
             busy: false,
@@ -150,7 +150,7 @@ impl Dialogs {
         let path = match resolve(&w.text) {
             Ok(p) => p,
             Err(e) => {
-                w.error = Some(e);
+                w.error = Some(e.to_string());
                 w.focus = true;
                 return None;
             }

@@ -5,8 +5,38 @@
 use std::cell::RefCell;
 use std::path::PathBuf;
 
-/// Whether a native file dialog can open here; if not, why ([`super::INSTALL_HINT`] says what to install).
-pub fn availability() -> Result<(), String> {
+/// Why no native file dialog can open here ([`super::INSTALL_HINT`] says what to install).
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    /// Neither way rfd opens a dialog is there.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    #[error("no xdg-desktop-portal file chooser ({portal}) and no zenity on PATH")]
+    NoChooser { portal: PortalError },
+    /// A dialog was tried and failed: rfd's errors.
+    #[error("the file dialog failed ({})", .0.join("; "))]
+    Failed(Vec<String>),
+}
+
+/// Why the desktop portal's file chooser is not there.
+#[cfg(all(unix, not(target_os = "macos")))]
+#[derive(Debug, thiserror::Error)]
+pub enum PortalError {
+    #[error("no D-Bus session bus: {0}")]
+    NoBus(zbus::Error),
+    #[error("D-Bus: {0}")]
+    Bus(#[from] zbus::Error),
+    #[error("D-Bus: {0}")]
+    Call(#[from] zbus::fdo::Error),
+    #[error("D-Bus: {0}")]
+    Name(#[from] zbus::names::Error),
+    #[error("{PORTAL} is neither running nor activatable on the session bus")]
+    NotThere,
+    #[error("the portal has no file chooser, so no backend provides one: {0}")]
+    NoFileChooser(zbus::fdo::Error),
+}
+
+/// Whether a native file dialog can open here; if not, why.
+pub fn availability() -> Result<(), Unavailable> {
     #[cfg(all(unix, not(target_os = "macos")))]
     {
         let portal = match portal_file_chooser() {
@@ -16,9 +46,7 @@ pub fn availability() -> Result<(), String> {
         if zenity_on_path().is_some() {
             return Ok(());
         }
-        Err(format!(
-            "no xdg-desktop-portal file chooser ({portal}) and no zenity on PATH"
-        ))
+        Err(Unavailable::NoChooser { portal })
     }
     #[cfg(not(all(unix, not(target_os = "macos"))))]
     Ok(())
@@ -29,46 +57,35 @@ const PORTAL: &str = "org.freedesktop.portal.Desktop";
 
 /// Whether the session bus has the desktop portal (running or activatable) with a file chooser.
 #[cfg(all(unix, not(target_os = "macos")))]
-fn portal_file_chooser() -> Result<(), String> {
+fn portal_file_chooser() -> Result<(), PortalError> {
     use zbus::names::{BusName, InterfaceName};
     pollster::block_on(async {
         let conn = zbus::connection::Builder::session()
-            .map_err(|e| format!("no D-Bus session bus: {e}"))?
+            .map_err(PortalError::NoBus)?
             // Starting a portal takes a moment; one that hangs must not hold the dialog forever.
             .method_timeout(std::time::Duration::from_secs(10))
             .build()
             .await
-            .map_err(|e| format!("no D-Bus session bus: {e}"))?;
-        let bus_error = |e: zbus::Error| format!("D-Bus: {e}");
-        let dbus = zbus::fdo::DBusProxy::new(&conn).await.map_err(bus_error)?;
-        let name = BusName::try_from(PORTAL).map_err(|e| format!("D-Bus: {e}"))?;
-        let running = dbus
-            .name_has_owner(name)
-            .await
-            .map_err(|e| format!("D-Bus: {e}"))?;
-        if !running {
-            let names = dbus
-                .list_activatable_names()
-                .await
-                .map_err(|e| format!("D-Bus: {e}"))?;
+            .map_err(PortalError::NoBus)?;
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+        let name = BusName::try_from(PORTAL)?;
+        if !dbus.name_has_owner(name).await? {
+            let names = dbus.list_activatable_names().await?;
             if !names.iter().any(|n| n.as_str() == PORTAL) {
-                return Err(format!(
-                    "{PORTAL} is neither running nor activatable on the session bus"
-                ));
+                return Err(PortalError::NotThere);
             }
         }
         let properties = zbus::fdo::PropertiesProxy::builder(&conn)
             .destination(PORTAL)
-            .and_then(|b| b.path("/org/freedesktop/portal/desktop"))
-            .map_err(bus_error)?
+            .and_then(|b| b.path("/org/freedesktop/portal/desktop"))?
             .build()
-            .await
-            .map_err(bus_error)?;
+            .await?;
         let interface =
             InterfaceName::from_static_str_unchecked("org.freedesktop.portal.FileChooser");
-        properties.get(interface, "version").await.map_err(|e| {
-            format!("the portal has no file chooser, so no backend provides one: {e}")
-        })?;
+        properties
+            .get(interface, "version")
+            .await
+            .map_err(PortalError::NoFileChooser)?;
         Ok(())
     })
 }

@@ -23,6 +23,7 @@ use super::error::{DynamoError, NoteSentCredentials, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_pages::SdkPages;
 use crate::model::KeyType;
+use crate::source::{Hint, Message};
 
 /// Time allowed to open a connection.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -248,7 +249,7 @@ impl DynamoClient {
         }
         if opts.attempt_timeout.is_zero() || opts.connect_timeout.is_zero() {
             return Err(DynamoError::Config(
-                "timeouts must be longer than zero".to_owned(),
+                "timeouts must be longer than zero".into(),
             ));
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -256,7 +257,9 @@ impl DynamoClient {
             .thread_name("shardlens-dynamo")
             .enable_all()
             .build()
-            .map_err(|e| DynamoError::Config(format!("cannot start the network runtime: {e}")))?;
+            .map_err(|e| {
+                DynamoError::Config(format!("cannot start the network runtime: {e}").into())
+            })?;
         let timeouts = TimeoutConfig::builder()
             .connect_timeout(opts.connect_timeout)
             .read_timeout(opts.attempt_timeout)
@@ -293,10 +296,11 @@ impl DynamoClient {
                 "us-east-1".to_owned()
             }
             None => {
-                return Err(DynamoError::Config(
-                    "no AWS region: pass --region, set AWS_REGION, or give the profile a region"
-                        .to_owned(),
-                ));
+                return Err(DynamoError::Config(Message::hinted(
+                    "no AWS region: ",
+                    Hint::Region,
+                    ", set AWS_REGION, or give the profile a region",
+                )));
             }
         };
         let sent = SentCredentials::default();

@@ -5,15 +5,18 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
+use crate::source::Message;
+
 /// A DynamoDB failure, as a short message. URLs and table names go last.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DynamoError {
     /// The endpoint is not an `http://` or `https://` URL; no request was sent.
     #[error("the endpoint is not a URL ({reason}; expected e.g. http://localhost:8000): {url}")]
     InvalidEndpoint { url: String, reason: String },
-    /// The configuration is incomplete (no region, bad option).
+    /// The configuration is incomplete (no region, bad option), and what to do about it
+    /// ([`crate::source::Hint`]).
     #[error("{0}")]
-    Config(String),
+    Config(Message),
     /// The table does not exist (or is not visible to these credentials in this region).
     #[error("table not found (check the name, the region and the account): {table}")]
     TableNotFound { table: String },
@@ -44,6 +47,16 @@ pub enum DynamoError {
         operation: &'static str,
         reason: String,
     },
+}
+
+impl DynamoError {
+    /// The error as a message with its hints, to be said in other words ([`Message::in_words`]).
+    pub fn message(&self) -> Message {
+        match self {
+            Self::Config(m) => m.clone(),
+            other => Message::new(other.to_string()),
+        }
+    }
 }
 
 fn at(endpoint: &Option<String>) -> String {
@@ -199,7 +212,10 @@ impl DynamoError {
     /// [`SentCredentials`]).
     pub(crate) fn scrubbed(self, sent: &SentCredentials) -> Self {
         match self {
-            Self::Config(text) => Self::Config(sent.scrub(&text)),
+            // A hinted message is the app's own words, with nothing the server said in it.
+            Self::Config(text) if text.hints().next().is_none() => {
+                Self::Config(sent.scrub(&text).into())
+            }
             Self::Connect {
                 operation,
                 reason,
@@ -223,6 +239,7 @@ impl DynamoError {
                 reason: sent.scrub(&reason),
             },
             other @ (Self::InvalidEndpoint { .. }
+            | Self::Config(_)
             | Self::TableNotFound { .. }
             | Self::Timeout { .. }) => other,
         }

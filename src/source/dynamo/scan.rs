@@ -77,24 +77,29 @@ impl ScanOptions {
     /// Checks the options (segments 1–64, a positive cap, limits of at least 1) before any request.
     pub fn check(&self) -> Result<(), DynamoError> {
         if !(1..=MAX_SEGMENTS).contains(&self.segments) {
-            return Err(DynamoError::Config(format!(
-                "segments must be 1 to {MAX_SEGMENTS}, not {}",
-                self.segments
-            )));
+            return Err(DynamoError::Config(
+                format!(
+                    "segments must be 1 to {MAX_SEGMENTS}, not {}",
+                    self.segments
+                )
+                .into(),
+            ));
         }
         if let Some(r) = self.max_rcu
             && !(r.is_finite() && r > 0.0)
         {
-            return Err(DynamoError::Config(format!(
-                "the read-capacity cap must be a positive number, not {r}"
-            )));
+            return Err(DynamoError::Config(
+                format!("the read-capacity cap must be a positive number, not {r}").into(),
+            ));
         }
         if self.page_size == Some(0) || self.limit == Some(0) {
             return Err(DynamoError::Config(
-                "the page size and the item limit must be at least 1".to_owned(),
+                "the page size and the item limit must be at least 1".into(),
             ));
         }
-        self.design.validate().map_err(DynamoError::Config)
+        self.design
+            .validate()
+            .map_err(|e| DynamoError::Config(e.into()))
     }
 }
 

@@ -24,6 +24,7 @@
 //! 23 crates and ~138 s of compile to a clean release build (ion-rs alone ~90 s).
 
 use super::read::Compression;
+use crate::source::Message;
 use std::borrow::Cow;
 use std::io::BufRead;
 use std::path::Path;
@@ -81,7 +82,7 @@ pub fn ion_line(
     sink: &mut Sink,
     scratch: &mut Scratch,
     opts: &LoadOptions,
-) -> Result<(), String> {
+) -> Result<(), Message> {
     let text = std::str::from_utf8(line).map_err(|e| {
         format!(
             "not valid UTF-8 at byte {}; expected Ion text",
@@ -103,7 +104,7 @@ pub fn ion_line(
             continue;
         }
         if p.peek() != Some(b'{') {
-            return Err(p.err("expected a struct {Item:{…}}"));
+            return Err(p.err("expected a struct {Item:{…}}").into());
         }
         p.i += 1;
         let mut found = false;
@@ -134,7 +135,7 @@ pub fn ion_line(
             Ok(())
         })?;
         if !found {
-            return Err("expected a struct with an Item field (an Ion export line)".to_owned());
+            return Err("expected a struct with an Item field (an Ion export line)".into());
         }
         if sink.names.is_none() {
             sink.resolve_from_first(scratch, opts)?;
@@ -633,7 +634,7 @@ mod extract_tests {
     }
 
     /// Reads `lines` one by one into a scratch extracting `roots`; the scratch after the last.
-    fn read(lines: &[&str], roots: &[&str]) -> Result<Scratch, String> {
+    fn read(lines: &[&str], roots: &[&str]) -> Result<Scratch, Message> {
         let opts = LoadOptions::default();
         let mut sink = Sink::new(&opts);
         let mut scratch = Scratch::extracting(roots);

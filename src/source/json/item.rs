@@ -8,6 +8,7 @@ use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
 use crate::model::KeyType;
+use crate::source::{Hint, Message};
 
 /// The type tag of an attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +155,7 @@ pub fn resolve_names(
     attrs: &[(&str, Option<KeyType>)],
     key: Option<&str>,
     sort_key: Option<&str>,
-) -> Result<(KeyNames, Option<String>), String> {
+) -> Result<(KeyNames, Option<Message>), Message> {
     let is_key = |t: Option<KeyType>| t.is_some();
     let attrs = attrs.iter().copied();
     let (pk, guessed) = match key {
@@ -181,13 +182,17 @@ pub fn resolve_names(
                 Some((n, _)) => (n.to_owned(), true),
                 None => {
                     let all: Vec<&str> = attrs.clone().map(|(n, _)| n).collect();
-                    return Err(format!(
-                        "cannot tell which attribute is the partition key (the first item has {}); pass --key ATTR",
-                        if all.is_empty() {
-                            "no attributes".to_owned()
-                        } else {
-                            all.join(", ")
-                        }
+                    let has = if all.is_empty() {
+                        "no attributes".to_owned()
+                    } else {
+                        all.join(", ")
+                    };
+                    return Err(Message::hinted(
+                        format!(
+                            "cannot tell which attribute is the partition key (the first item has {has}); "
+                        ),
+                        Hint::ChooseKey,
+                        "",
                     ));
                 }
             }
@@ -203,10 +208,13 @@ pub fn resolve_names(
         }),
     };
     let note = (guessed || (sort_key.is_none() && sk.is_some())).then(|| {
-        format!(
-            "key attributes guessed from the first item: partition key {pk:?}{} (pass --key / --sort-key to choose)",
-            sk.as_ref()
-                .map_or_else(String::new, |s| format!(", sort key {s:?}"))
+        let sk_said = sk
+            .as_ref()
+            .map_or_else(String::new, |s| format!(", sort key {s:?}"));
+        Message::hinted(
+            format!("key attributes guessed from the first item: partition key {pk:?}{sk_said} ("),
+            Hint::ChooseKeyOrSortKey,
+            " to choose)",
         )
     });
     Ok((KeyNames { pk, sk, guessed }, note))

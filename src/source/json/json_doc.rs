@@ -30,6 +30,7 @@ use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
 use crate::source::read::{FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
 use crate::source::{At, FormatIn, LoadOptions, SourceError};
+use crate::source::{Hint, Message};
 
 /// How the items of a document are written (decided by the first one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,18 +78,24 @@ impl ItemReader {
     }
 
     /// One item's compact JSON text; `Err` is what is wrong with it.
-    pub fn item(&mut self, text: &[u8], sink: &mut Sink, opts: &LoadOptions) -> Result<(), String> {
+    pub fn item(
+        &mut self,
+        text: &[u8],
+        sink: &mut Sink,
+        opts: &LoadOptions,
+    ) -> Result<(), Message> {
         if text.first() != Some(&b'{') {
             return Err(format!(
                 "{}, not an item; expected an object of attributes",
                 kind_of(text.first().copied())
-            ));
+            )
+            .into());
         }
         let typing = match self.typing {
             Some(t) => t,
             None => {
                 if let Some(deep) = super::fast_json::too_deep(text) {
-                    return Err(deep);
+                    return Err(deep.into());
                 }
                 let t = typing_of(text)?;
                 self.typing = Some(t);
@@ -112,7 +119,7 @@ impl ItemReader {
         if !fast {
             // Serde skips unread attributes at any depth (see `too_deep`).
             if let Some(deep) = super::fast_json::too_deep(text) {
-                return Err(deep);
+                return Err(deep.into());
             }
             let mut de = serde_json::Deserializer::from_slice(text);
             let names = sink.names.as_ref();
@@ -185,7 +192,7 @@ impl Doc<'_, '_, '_> {
     /// Reads the next element and hands its compact text to `f`, applying the bad-record policy.
     fn element(
         &mut self,
-        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String>,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message>,
     ) -> Result<(), SourceError> {
         self.js.peek()?;
         let line = self.js.line;
@@ -219,7 +226,7 @@ impl Doc<'_, '_, '_> {
     fn array(
         &mut self,
         what: &str,
-        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), String> + Send,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
     ) -> Result<(), SourceError> {
         self.js.expect(b'[', &format!("to open {what}"))?;
         if self.js.peek()? == Some(b']') {
@@ -454,22 +461,23 @@ impl Doc<'_, '_, '_> {
                 .filter(|t| Some(*t) != chosen.as_ref())
                 .map(String::as_str)
                 .collect();
-            self.sink.warn(format!(
-                "the request file has {} tables; loaded {:?}, not {} (pass --table NAME) (in {})",
+            self.sink.warn(other_tables(
+                "the request file",
                 tables.len(),
                 chosen.as_deref().unwrap_or_default(),
-                others.join(", "),
-                name.display()
+                &others,
+                name,
             ));
         }
         self.sink.changes.puts += puts;
         self.sink.changes.deletes += deletes;
         self.sink.tables = tables;
         self.sink.table = chosen.clone();
-        self.sink.shape = Some(format!(
+        let shape = format!(
             "BatchWriteItem request file, table {:?}: {puts} put and {deletes} delete requests",
             chosen.unwrap_or_default()
-        ));
+        );
+        self.sink.shape = Some(shape.into());
         Ok(())
     }
 }
@@ -482,7 +490,7 @@ fn read_request(
     sink: &mut Sink,
     opts: &LoadOptions,
     [puts, deletes]: [&mut u64; 2],
-) -> Result<(), String> {
+) -> Result<(), Message> {
     let req: Request<'_> = serde_json::from_slice(text).map_err(|e| {
         if text.first() == Some(&b'{') {
             format!(
@@ -507,7 +515,7 @@ fn read_request(
         }
         (None, None) => Err(
             "a request with neither PutRequest nor DeleteRequest; expected {\"PutRequest\":{\"Item\":{…}}} or {\"DeleteRequest\":{\"Key\":{…}}}"
-                .to_owned(),
+                .into(),
         ),
     }
 }
@@ -553,6 +561,25 @@ struct Batch {
     items: Vec<(usize, usize, u64, u64)>,
 }
 
+/// The warning for a file of several tables (a request file, a Workbench model) loaded without naming one:
+/// `what` has `count` tables; `loaded` was, `others` were not.
+pub fn other_tables(
+    what: &str,
+    count: usize,
+    loaded: &str,
+    others: &[&str],
+    name: &std::path::Path,
+) -> Message {
+    Message::hinted(
+        format!(
+            "{what} has {count} tables; loaded {loaded:?}, not {} (",
+            others.join(", ")
+        ),
+        Hint::ChooseTable,
+        &format!(") (in {})", name.display()),
+    )
+}
+
 /// Names for a message: `A, B` or `none`.
 pub fn list_or_none(names: &[String]) -> String {
     if names.is_empty() {
@@ -592,10 +619,12 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
     sink.lines += lines;
     let of = typing.map_or("items", Typing::describe);
     match format {
-        FormatIn::JsonArray => sink.shape = Some(format!("JSON array of {of}")),
-        FormatIn::ScanJson => sink.shape = Some(format!("scan output {{\"Items\":[…]}} of {of}")),
+        FormatIn::JsonArray => sink.shape = Some(format!("JSON array of {of}").into()),
+        FormatIn::ScanJson => {
+            sink.shape = Some(format!("scan output {{\"Items\":[…]}} of {of}").into());
+        }
         FormatIn::BatchWrite => {}
-        _ => sink.shape = Some(format!("{of} one after another ({n} read)")),
+        _ => sink.shape = Some(format!("{of} one after another ({n} read)").into()),
     }
     Ok(())
 }

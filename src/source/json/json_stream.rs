@@ -59,7 +59,7 @@ impl<'r> JsonStream<'r> {
     }
 
     /// An error that stops the load (the document's structure is broken), at the current line.
-    pub fn broken(&self, what: impl Into<String>) -> SourceError {
+    pub fn broken(&self, what: impl Into<crate::source::Message>) -> SourceError {
         SourceError::record(self.name, At::Line(self.line), what)
     }
 
