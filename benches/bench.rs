@@ -412,6 +412,7 @@ fn day_setup() -> shardlens::model::simulate::Setup {
         start: 1_782_172_800,
         seed: 1,
         params: Params::default(),
+        trace: None,
     }
 }
 

@@ -24,6 +24,7 @@ pub mod simulate;
 pub mod sortkey;
 pub mod stats;
 pub mod text;
+pub mod trace;
 
 pub use capacity::{Capacity, CapacityError, Workload};
 pub use decision::{Evidence, Path, UserAnswers, evaluate};

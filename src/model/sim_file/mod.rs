@@ -328,6 +328,7 @@ pub fn parse(text: &str, today: i64) -> Result<Scenario, ScenarioError> {
             start,
             seed: doc.seed.unwrap_or(1),
             params: Params::default(),
+            trace: None,
         },
         keys,
     })

@@ -7,6 +7,7 @@ use rand::SeedableRng as _;
 
 use super::super::capacity::{ThrottleCause, read_units, write_units};
 use super::super::partition::Partitioner;
+use super::super::trace::{Dim, Entry, Trace};
 use super::account::Accounts;
 use super::keys::{Atom, atoms_of, mass, overlap};
 use super::{Billing, Event, EventKind, Keys, Outcome, Point, R1, READ, Setup, WRITE, before};
@@ -44,6 +45,10 @@ pub(super) struct Thrown {
 /// The last computed second, per partition: reused while nothing changes.
 #[derive(Default)]
 pub(super) struct Second {
+    /// The streams' demand and requests per partition (without the trace), reused while their rates hold.
+    pub(super) base: Vec<[[f64; 2]; 2]>,
+    /// The second before had trace entries (so this one differs even without any).
+    pub(super) trace_busy: bool,
     pub(super) demand: Vec<[f64; 2]>,
     pub(super) requests: Vec<[f64; 2]>,
     pub(super) last_rates: Vec<[f64; 2]>,
@@ -106,7 +111,7 @@ impl<'a> Sim<'a> {
             });
         }
         let day0 = setup.start.div_euclid(86_400);
-        let streams = setup
+        let mut streams: Vec<StreamState> = setup
             .traffic
             .iter()
             .map(|s| StreamState {
@@ -115,6 +120,14 @@ impl<'a> Sim<'a> {
                 day: day0,
             })
             .collect();
+        if let Some(trace) = &setup.trace {
+            // The trace's keys, after the streams': named and ranked like theirs in the Timeline.
+            streams.push(StreamState {
+                atoms: trace_atoms(trace),
+                weights: Vec::new(),
+                day: day0,
+            });
+        }
         let mut sim = Self {
             setup,
             parts,
@@ -205,27 +218,12 @@ impl<'a> Sim<'a> {
     /// Recomputes each stream's shares per partition (after a split or a key rotation).
     pub(super) fn reweigh(&mut self) {
         let starts: Vec<Point> = self.parts.iter().map(|p| p.start).collect();
-        for (s, state) in self.streams.iter_mut().enumerate() {
+        let streams = self.setup.traffic.len();
+        for (s, state) in self.streams.iter_mut().take(streams).enumerate() {
             let at = mass(self.setup.traffic[s].sort_key);
             let mut w: Vec<(usize, f64)> = Vec::new();
             for a in &state.atoms {
-                // The first partition that can hold the key's range.
-                let first = starts
-                    .partition_point(|&st| !before((a.hash, 0.0), st) && st != (a.hash, 0.0))
-                    .saturating_sub(1);
-                let mut p = first;
-                while p < starts.len() {
-                    let start = starts[p];
-                    if start.0 > a.hash {
-                        break;
-                    }
-                    let end = starts.get(p + 1).copied();
-                    let share = overlap(a.hash, at, start, end);
-                    if share > 0.0 {
-                        w.push((p, a.share * share));
-                    }
-                    p += 1;
-                }
+                place(&starts, a.hash, at, |p, share| w.push((p, a.share * share)));
             }
             w.sort_by_key(|&(p, _)| p);
             let mut merged: Vec<(usize, f64)> = Vec::with_capacity(w.len());
@@ -260,7 +258,8 @@ impl<'a> Sim<'a> {
         let setup = self.setup;
         let day = (setup.start + i64::from(t)).div_euclid(86_400);
         let mut rotated = Vec::new();
-        for (s, state) in self.streams.iter_mut().enumerate() {
+        let streams = setup.traffic.len();
+        for (s, state) in self.streams.iter_mut().take(streams).enumerate() {
             if state.day != day {
                 state.day = day;
                 if let Keys::One(k) = &setup.traffic[s].keys
@@ -301,31 +300,95 @@ impl<'a> Sim<'a> {
                 }
             })
             .collect();
+        let entries = setup.trace.as_deref().map_or(&[][..], |tr| tr.at(t));
         let sec = &mut self.sec;
-        if !(self.reweighed || rates != sec.last_rates || sec.demand.len() != n) {
+        let streams_changed = self.reweighed || rates != sec.last_rates || sec.base.len() != n;
+        if !(streams_changed || sec.trace_busy || !entries.is_empty()) {
             return false;
         }
-        self.reweighed = false;
-        sec.demand.clear();
-        sec.demand.resize(n, [0.0; 2]);
-        sec.requests.clear();
-        sec.requests.resize(n, [0.0; 2]);
-        for (s, stream) in setup.traffic.iter().enumerate() {
-            let rate = rates[s];
-            let unit = [
-                read_units(stream.item_size, stream.consistency),
-                write_units(stream.item_size, stream.consistency),
-            ];
-            for &(p, share) in &self.streams[s].weights {
-                for dim in [READ, WRITE] {
-                    sec.demand[p][dim] += rate[dim] * share * unit[dim];
-                    sec.requests[p][dim] += rate[dim] * share;
+        if streams_changed {
+            sec.base.clear();
+            sec.base.resize(n, [[0.0; 2]; 2]);
+            for (s, stream) in setup.traffic.iter().enumerate() {
+                let rate = rates[s];
+                let unit = [
+                    read_units(stream.item_size, stream.consistency),
+                    write_units(stream.item_size, stream.consistency),
+                ];
+                for &(p, share) in &self.streams[s].weights {
+                    for dim in [READ, WRITE] {
+                        sec.base[p][0][dim] += rate[dim] * share * unit[dim];
+                        sec.base[p][1][dim] += rate[dim] * share;
+                    }
                 }
             }
         }
-        sec.last_rates = rates;
+        self.reweighed = false;
+        sec.demand.clear();
+        sec.demand.extend(sec.base.iter().map(|b| b[0]));
+        sec.requests.clear();
+        sec.requests.extend(sec.base.iter().map(|b| b[1]));
+        if let Some(trace) = setup.trace.as_deref() {
+            self.trace_demand(trace, entries);
+        }
+        self.sec.trace_busy = !entries.is_empty();
+        self.sec.last_rates = rates;
         true
     }
+
+    /// Adds second `t`'s trace entries to the demand, each key by where its items sit now.
+    fn trace_demand(&mut self, trace: &Trace, entries: &[Entry]) {
+        let starts: Vec<Point> = self.parts.iter().map(|p| p.start).collect();
+        let sec = &mut self.sec;
+        for e in entries {
+            let Some(key) = trace.keys.get(e.key() as usize) else {
+                continue;
+            };
+            let dim = match e.dim() {
+                Dim::Read => READ,
+                Dim::Write => WRITE,
+            };
+            let (units, requests) = (f64::from(e.units), f64::from(e.requests));
+            place(&starts, key.hash, mass(key.sort_key), |p, share| {
+                sec.demand[p][dim] += units * share;
+                sec.requests[p][dim] += requests * share;
+            });
+        }
+    }
+}
+
+/// Calls `f(partition, share)` for each partition (of those starting at `starts`) that holds part of the key
+/// at `hash`, whose mass sits at `at` (or spreads over its whole sort-key range).
+pub(super) fn place(starts: &[Point], hash: u64, at: Option<f64>, mut f: impl FnMut(usize, f64)) {
+    // The first partition that can hold the key's range.
+    let mut p = starts
+        .partition_point(|&st| !before((hash, 0.0), st) && st != (hash, 0.0))
+        .saturating_sub(1);
+    while p < starts.len() {
+        let start = starts[p];
+        if start.0 > hash {
+            break;
+        }
+        let share = overlap(hash, at, start, starts.get(p + 1).copied());
+        if share > 0.0 {
+            f(p, share);
+        }
+        p += 1;
+    }
+}
+
+/// A trace's keys as atoms: each with its share of the trace's units.
+fn trace_atoms(trace: &Trace) -> Vec<Atom> {
+    let total: f64 = trace.units().iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    trace
+        .keys
+        .iter()
+        .map(|k| Atom {
+            hash: k.hash,
+            share: (k.units[0] + k.units[1]) / total,
+            name: k.name.clone(),
+        })
+        .collect()
 }
 
 /// The partitions a run starts with: the scenario's count, or the table's from its capacity.

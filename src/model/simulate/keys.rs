@@ -127,6 +127,10 @@ pub fn key_set(setup: &super::Setup) -> super::super::KeySet {
             set.add(a.name.as_bytes(), count);
         }
     }
+    if let Some(trace) = &setup.trace {
+        // A trace's keys by their requests over the whole trace.
+        set.merge(&trace.key_set());
+    }
     set
 }
 
@@ -172,11 +176,26 @@ pub fn sort_key_facts(
 ) -> Option<super::super::keyset::SortKeyFacts> {
     let day = setup.start.div_euclid(86_400);
     let partitions = super::engine::initial_partitions(setup);
-    let stream = setup.traffic.iter().find(|s| {
+    let found = setup.traffic.iter().find(|s| {
         atoms_of(&s.keys, day, partitions)
             .iter()
             .any(|a| a.name == key)
-    })?;
+    });
+    let Some(stream) = found else {
+        // A trace's key: what its records showed of its sort keys.
+        let k = setup.trace.as_ref()?.keys.iter().find(|k| k.name == key)?;
+        let items = (k.requests[1].round() as u64).max(2);
+        return Some(match k.sort_key {
+            SortKey::SingleItem => super::super::keyset::SortKeyFacts {
+                items: 1,
+                only_increasing: false,
+            },
+            kind => super::super::keyset::SortKeyFacts {
+                items,
+                only_increasing: kind == SortKey::Monotonic,
+            },
+        });
+    };
     let writes = stream
         .writes_per_sec
         .0

@@ -94,6 +94,7 @@ fn setup() -> impl Strategy<Value = Setup> {
                     start: 1_782_172_800 - 200,
                     seed,
                     params: Params::default(),
+                    trace: None,
                 }
             },
         )

@@ -195,6 +195,8 @@ pub struct Setup {
     pub start: i64,
     pub seed: u64,
     pub params: Params,
+    /// Real traffic replayed beside the streams ([`crate::model::trace`]): its t = 0 is the run's.
+    pub trace: Option<std::sync::Arc<crate::model::trace::Trace>>,
 }
 
 /// Something that happened, and why.

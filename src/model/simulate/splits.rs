@@ -4,9 +4,13 @@
 use rand::RngExt as _;
 
 use super::super::capacity::{read_units, write_units};
+use super::super::trace::{Dim, Trace};
 use super::engine::{Part, Sim};
 use super::keys::{mass, midpoint, overlap, overlap_hi, overlap_lo};
 use super::{EventKind, Point, R1, READ, SortKey, WRITE, before};
+
+/// Seconds of a trace a split divides: the last minute's traffic.
+const TRACE_SPLIT_WINDOW: u32 = 60;
 
 impl Sim<'_> {
     /// Split-for-heat (R4): sustained consumption near R1, never before `split_after` (+ jitter).
@@ -70,7 +74,8 @@ impl Sim<'_> {
         let start = self.parts[p].start;
         let end = self.end_of(p);
         let mut items = Vec::new();
-        for (s, state) in self.streams.iter().enumerate() {
+        let streams = self.setup.traffic.len();
+        for (s, state) in self.streams.iter().take(streams).enumerate() {
             let stream = &self.setup.traffic[s];
             let units = stream.writes_per_sec.at(t)
                 * write_units(stream.item_size, stream.consistency)
@@ -91,11 +96,49 @@ impl Sim<'_> {
                 }
             }
         }
+        if let Some(trace) = self.setup.trace.as_deref() {
+            self.trace_in(trace, start, end, t, &mut items);
+        }
         items.sort_by(|a, b| {
             a.0.cmp(&b.0)
                 .then(a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)))
         });
         items
+    }
+
+    /// The trace's keys inside `[start, end)` with their load over the last minute up to `t` (**\[ours\]**:
+    /// a split divides the recent traffic, and one second of a trace is too sparse to judge it by).
+    fn trace_in<'t>(
+        &self,
+        trace: &'t Trace,
+        start: Point,
+        end: Option<Point>,
+        t: u32,
+        items: &mut Vec<(u64, Option<f64>, f64, SortKey, &'t str)>,
+    ) {
+        let mut load: Vec<(u32, f64)> = Vec::new();
+        for s in t.saturating_sub(TRACE_SPLIT_WINDOW - 1)..=t {
+            for e in trace.at(s) {
+                let r1 = match e.dim() {
+                    Dim::Read => R1[READ],
+                    Dim::Write => R1[WRITE],
+                };
+                load.push((e.key(), f64::from(e.units) / r1));
+            }
+        }
+        load.sort_unstable_by_key(|&(k, _)| k);
+        let seconds = f64::from(TRACE_SPLIT_WINDOW);
+        for chunk in load.chunk_by(|a, b| a.0 == b.0) {
+            let Some(key) = trace.keys.get(chunk[0].0 as usize) else {
+                continue;
+            };
+            let at = mass(key.sort_key);
+            let share = overlap(key.hash, at, start, end);
+            let units: f64 = chunk.iter().map(|&(_, u)| u).sum::<f64>() / seconds;
+            if share > 0.0 && units > 0.0 {
+                items.push((key.hash, at, share * units, key.sort_key, key.name.as_str()));
+            }
+        }
     }
 
     /// The traffic median of partition `p` in the key space at second `t`, as a point to split at and where

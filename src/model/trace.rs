@@ -1,0 +1,766 @@
+//! A table's real traffic: per key, per second, read and write units and requests, built from records that
+//! arrive in any order (an export's data files are not in time order), and replayed by
+//! [`crate::model::simulate`] beside (or instead of) the synthetic streams.
+//!
+//! A [`TraceBuilder`] takes one request at a time ([`TraceBuilder::add`]) or a count spread over a period
+//! ([`TraceBuilder::spread`], for per-minute sources); [`TraceBuilder::build`] sorts and merges them into a
+//! [`Trace`]: the keys, and per second the entries of the keys that had traffic then. Memory is one 16-byte
+//! entry per record while building (merged in place per key and second), so 10 M writes take about 160 MB.
+//!
+//! **Sort keys in write order** (DYNAMODB-TRAFFIC "Incremental exports": records are not in time order): a
+//! key's collection is "only increasing" when every record's sort key agrees with its write time against the
+//! earliest and the latest write seen so far of that key, "one item" when every record has the same sort key
+//! (or the records carry none and the source says the table has no sort key), and random otherwise. Checking
+//! each record against the two extremes is **\[ours\]**: it keeps two sort keys per key instead of every
+//! record's, and any record that arrives out of order with its sort key shows a collection is not increasing.
+
+use std::cmp::Ordering;
+
+use thiserror::Error;
+
+use super::KeySet;
+use super::KeyType;
+use super::simulate::SortKey;
+
+/// The longest trace the simulator replays (it steps every second): 7 days.
+pub const MAX_TRACE_SECONDS: u32 = 7 * 86_400;
+/// Traces longer than this are reported per minute (`step` 60) instead of per second.
+pub const PER_SECOND_UP_TO: u32 = 86_400;
+
+const READ_BIT: u32 = 1 << 31;
+
+/// Read or write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    Read,
+    Write,
+}
+
+/// One key's traffic in one second: units and requests of one dimension.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry {
+    /// The second (from the builder's base while building; from t = 0 in a [`Trace`]).
+    second: u32,
+    /// The key's index, with [`READ_BIT`] set for reads.
+    key: u32,
+    pub units: f32,
+    pub requests: f32,
+}
+
+impl Entry {
+    pub fn key(&self) -> u32 {
+        self.key & !READ_BIT
+    }
+
+    pub fn dim(&self) -> Dim {
+        if self.key & READ_BIT == 0 {
+            Dim::Write
+        } else {
+            Dim::Read
+        }
+    }
+}
+
+/// A key of a trace: its name, how its items are written, and its totals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceKey {
+    pub name: String,
+    pub hash: u64,
+    pub sort_key: SortKey,
+    /// Read and write units over the whole trace.
+    pub units: [f64; 2],
+    /// Read and write requests over the whole trace.
+    pub requests: [f64; 2],
+}
+
+/// Real traffic, per second from t = 0 (the first whole second of the trace).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    /// Unix seconds of t = 0.
+    pub start: i64,
+    /// Seconds covered: the last record's second + 1.
+    pub duration: u32,
+    pub keys: Vec<TraceKey>,
+    entries: Vec<Entry>,
+    /// `entries[offsets[t]..offsets[t + 1]]` are second `t`'s.
+    offsets: Vec<u32>,
+}
+
+impl Trace {
+    /// The entries of second `t` (empty past the end).
+    pub fn at(&self, t: u32) -> &[Entry] {
+        let t = t as usize;
+        match (self.offsets.get(t), self.offsets.get(t + 1)) {
+            (Some(&a), Some(&b)) => &self.entries[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Records (requests) of the whole trace, reads and writes.
+    pub fn requests(&self) -> [f64; 2] {
+        self.keys.iter().fold([0.0; 2], |acc, k| {
+            [acc[0] + k.requests[0], acc[1] + k.requests[1]]
+        })
+    }
+
+    /// Units of the whole trace, reads and writes.
+    pub fn units(&self) -> [f64; 2] {
+        self.keys.iter().fold([0.0; 2], |acc, k| {
+            [acc[0] + k.units[0], acc[1] + k.units[1]]
+        })
+    }
+
+    /// The per-second step of the output: every second up to a day, every minute beyond.
+    pub fn step(&self) -> u32 {
+        if self.duration <= PER_SECOND_UP_TO {
+            1
+        } else {
+            60
+        }
+    }
+
+    /// The keys as a key set counted by requests (reads and writes), for the decision tree and the
+    /// histogram.
+    pub fn key_set(&self) -> KeySet {
+        let mut set = KeySet::new(KeyType::S);
+        for k in &self.keys {
+            let n = (k.requests[0] + k.requests[1]).round().max(1.0) as u64;
+            set.add(k.name.as_bytes(), n);
+        }
+        set
+    }
+
+    /// The same traffic write-sharded as `analyze --shards` does: each key with at least `hot_share` of the
+    /// trace's units (every key when `None`) becomes `n` keys `KEY{separator}0 … KEY{separator}{n-1}`, each
+    /// taking an equal part of every second's units and requests. A sharded key's items are many (random
+    /// suffixes spread its writes), so its collections keep its sort-key kind.
+    pub fn sharded(&self, n: u32, hot_share: Option<f64>, separator: &str) -> Trace {
+        if n <= 1 {
+            return self.clone();
+        }
+        let total: f64 = self.units().iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let mut keys = Vec::with_capacity(self.keys.len());
+        // Per old key: its first new index and how many.
+        let mut map: Vec<(u32, u32)> = Vec::with_capacity(self.keys.len());
+        for k in &self.keys {
+            let first = keys.len() as u32;
+            let share = (k.units[0] + k.units[1]) / total;
+            if hot_share.is_none_or(|h| share >= h) {
+                let part = 1.0 / f64::from(n);
+                for i in 0..n {
+                    let name = format!("{}{separator}{i}", k.name);
+                    keys.push(TraceKey {
+                        hash: super::key_hash(name.as_bytes()),
+                        name,
+                        sort_key: k.sort_key,
+                        units: [k.units[0] * part, k.units[1] * part],
+                        requests: [k.requests[0] * part, k.requests[1] * part],
+                    });
+                }
+                map.push((first, n));
+            } else {
+                keys.push(k.clone());
+                map.push((first, 1));
+            }
+        }
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        for t in 0..self.duration {
+            for e in self.at(t) {
+                let (first, count) = map[e.key() as usize];
+                let part = 1.0 / count as f32;
+                for i in 0..count {
+                    entries.push(Entry {
+                        second: t,
+                        key: (first + i) | (e.key & READ_BIT),
+                        units: e.units * part,
+                        requests: e.requests * part,
+                    });
+                }
+            }
+            offsets.push(entries.len() as u32);
+        }
+        Trace {
+            start: self.start,
+            duration: self.duration,
+            keys,
+            entries,
+            offsets,
+        }
+    }
+}
+
+/// Why a trace cannot be built.
+#[derive(Debug, Error, PartialEq)]
+pub enum TraceError {
+    #[error("the trace holds no records with a time")]
+    Empty,
+    #[error(
+        "the trace spans {} ({} to {}); the simulator replays at most {} days: give the records of a shorter \
+         window",
+        span_words(*.seconds),
+        iso(*.first),
+        iso(*.last),
+        MAX_TRACE_SECONDS / 86_400
+    )]
+    TooLong { first: i64, last: i64, seconds: i64 },
+    #[error("the trace has more than 2,147,483,647 distinct keys")]
+    TooManyKeys,
+}
+
+fn span_words(seconds: i64) -> String {
+    let days = seconds as f64 / 86_400.0;
+    if days >= 2.0 {
+        format!("{} days", super::fmt::grouped(days.round() as u64))
+    } else {
+        format!("{} hours", (seconds as f64 / 3_600.0).round())
+    }
+}
+
+/// ISO 8601 UTC of Unix seconds: `2026-06-23T10:00:00Z`.
+pub fn iso(unix: i64) -> String {
+    let (y, m, d) = super::calendar::civil_from_days(unix.div_euclid(86_400));
+    let s = unix.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3_600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// A sort key's value, compared as DynamoDB orders them: numbers by value, strings and binary by bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortValue {
+    Number(f64),
+    Bytes(Box<[u8]>),
+}
+
+impl SortValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Self::Number(a), Self::Number(b)) => a.total_cmp(b),
+            (Self::Bytes(a), Self::Bytes(b)) => a.cmp(b),
+            (Self::Number(_), Self::Bytes(_)) => Ordering::Less,
+            (Self::Bytes(_), Self::Number(_)) => Ordering::Greater,
+        }
+    }
+}
+
+/// What the records of one key have shown of its sort keys so far.
+#[derive(Debug, Clone)]
+struct Judged {
+    /// The earliest and the latest write seen (time in µs, sort key).
+    earliest: (i64, Option<SortValue>),
+    latest: (i64, Option<SortValue>),
+    increasing: bool,
+    same: bool,
+}
+
+impl Judged {
+    fn new(micros: i64, sk: Option<SortValue>) -> Self {
+        Self {
+            earliest: (micros, sk.clone()),
+            latest: (micros, sk),
+            increasing: true,
+            same: true,
+        }
+    }
+
+    fn see(&mut self, micros: i64, sk: Option<SortValue>) {
+        if sk.is_none() {
+            // Nothing to judge (a record without its sort key).
+            return;
+        }
+        if self.earliest.1.is_none() {
+            *self = Self::new(micros, sk);
+            return;
+        }
+        let order = |a: &Option<SortValue>, b: &Option<SortValue>| match (a, b) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => Ordering::Equal,
+        };
+        if self.same && order(&sk, &self.earliest.1) != Ordering::Equal {
+            self.same = false;
+        }
+        if self.increasing {
+            let after_earliest = micros >= self.earliest.0;
+            let after_latest = micros >= self.latest.0;
+            let vs_earliest = order(&sk, &self.earliest.1);
+            let vs_latest = order(&sk, &self.latest.1);
+            let fits = if after_latest {
+                vs_latest != Ordering::Less
+            } else if after_earliest {
+                vs_earliest != Ordering::Less && vs_latest != Ordering::Greater
+            } else {
+                vs_earliest != Ordering::Greater
+            };
+            self.increasing = fits;
+        }
+        if micros < self.earliest.0 {
+            self.earliest = (micros, sk);
+        } else if micros >= self.latest.0 {
+            self.latest = (micros, sk);
+        }
+    }
+
+    fn kind(&self, has_sort_keys: bool) -> SortKey {
+        if !has_sort_keys || self.same {
+            SortKey::SingleItem
+        } else if self.increasing {
+            SortKey::Monotonic
+        } else {
+            SortKey::Random
+        }
+    }
+}
+
+/// Builds a [`Trace`] from records in any order.
+#[derive(Debug)]
+pub struct TraceBuilder {
+    keys: KeySet,
+    judged: Vec<Judged>,
+    units: Vec<[f64; 2]>,
+    requests: Vec<[f64; 2]>,
+    entries: Vec<Entry>,
+    /// Unix second that entry second 0 stands for (the first record's second minus 2^31).
+    base: Option<i64>,
+    first: i64,
+    last: i64,
+    /// Some record carried a sort key: keys whose records carry none are one item.
+    has_sort_keys: bool,
+    /// Entries since the last merge: merged when they double.
+    merged_len: usize,
+}
+
+impl Default for TraceBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceBuilder {
+    pub fn new() -> Self {
+        Self {
+            keys: KeySet::new(KeyType::S),
+            judged: Vec::new(),
+            units: Vec::new(),
+            requests: Vec::new(),
+            entries: Vec::new(),
+            base: None,
+            first: i64::MAX,
+            last: i64::MIN,
+            has_sort_keys: false,
+            merged_len: 0,
+        }
+    }
+
+    /// Says that the table has a sort key even if no record carried one (keys are then collections).
+    pub fn set_has_sort_keys(&mut self) {
+        self.has_sort_keys = true;
+    }
+
+    /// Records seen so far (requests added one by one or spread).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Distinct keys so far.
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// One request at `micros` (Unix µs) to `key` (canonical bytes) of `units` read or write units, with
+    /// the item's sort key when the record carries it.
+    pub fn add(
+        &mut self,
+        micros: i64,
+        key: &[u8],
+        sort_key: Option<SortValue>,
+        dim: Dim,
+        units: f64,
+    ) -> Result<(), TraceError> {
+        let second = micros.div_euclid(1_000_000);
+        let k = self.key(key)?;
+        if sort_key.is_some() {
+            self.has_sort_keys = true;
+        }
+        match self.judged.get_mut(k as usize) {
+            Some(j) => j.see(micros, sort_key),
+            None => self.judged.push(Judged::new(micros, sort_key)),
+        }
+        self.push(second, k, dim, units, 1.0)
+    }
+
+    /// `requests` requests of `units` in total to `key` during `[from, from + seconds)` (Unix seconds),
+    /// spread evenly over the period's seconds (**\[ours\]**: a per-period count says nothing of how it was
+    /// spread inside the period).
+    pub fn spread(
+        &mut self,
+        from: i64,
+        seconds: u32,
+        key: &[u8],
+        dim: Dim,
+        units: f64,
+        requests: f64,
+    ) -> Result<(), TraceError> {
+        let k = self.key(key)?;
+        if self.judged.len() <= k as usize {
+            self.judged.push(Judged::new(from * 1_000_000, None));
+        }
+        let n = f64::from(seconds.max(1));
+        for s in 0..i64::from(seconds.max(1)) {
+            self.push(from + s, k, dim, units / n, requests / n)?;
+        }
+        Ok(())
+    }
+
+    fn key(&mut self, key: &[u8]) -> Result<u32, TraceError> {
+        let k = self.keys.add(key, 1);
+        if k >= READ_BIT {
+            return Err(TraceError::TooManyKeys);
+        }
+        if self.units.len() <= k as usize {
+            self.units.push([0.0; 2]);
+            self.requests.push([0.0; 2]);
+        }
+        Ok(k)
+    }
+
+    fn push(
+        &mut self,
+        second: i64,
+        k: u32,
+        dim: Dim,
+        units: f64,
+        requests: f64,
+    ) -> Result<(), TraceError> {
+        let base = *self.base.get_or_insert(second - (1 << 31));
+        let rel = second - base;
+        let Ok(rel) = u32::try_from(rel) else {
+            return Err(TraceError::TooLong {
+                first: self.first.min(second),
+                last: self.last.max(second),
+                seconds: (self.last.max(second) - self.first.min(second)).abs(),
+            });
+        };
+        self.first = self.first.min(second);
+        self.last = self.last.max(second);
+        let d = usize::from(dim == Dim::Write);
+        self.units[k as usize][d] += units;
+        self.requests[k as usize][d] += requests;
+        self.entries.push(Entry {
+            second: rel,
+            key: if dim == Dim::Read { k | READ_BIT } else { k },
+            units: units as f32,
+            requests: requests as f32,
+        });
+        if self.entries.len() >= 2 * self.merged_len.max(1 << 20) {
+            self.merge();
+        }
+        Ok(())
+    }
+
+    /// Sorts the entries by second and key and adds up those of one key in one second, in place.
+    fn merge(&mut self) {
+        let e = &mut self.entries;
+        e.sort_unstable_by_key(|x| (x.second, x.key));
+        let mut w = 0;
+        for r in 0..e.len() {
+            if w > 0 && e[w - 1].second == e[r].second && e[w - 1].key == e[r].key {
+                e[w - 1].units += e[r].units;
+                e[w - 1].requests += e[r].requests;
+            } else {
+                e[w] = e[r];
+                w += 1;
+            }
+        }
+        e.truncate(w);
+        e.shrink_to(w.max(1 << 20) * 2);
+        self.merged_len = w;
+    }
+
+    /// The trace: t = 0 is the first record's whole second.
+    pub fn build(mut self) -> Result<Trace, TraceError> {
+        let Some(base) = self.base else {
+            return Err(TraceError::Empty);
+        };
+        let seconds = self.last - self.first;
+        if seconds >= i64::from(MAX_TRACE_SECONDS) {
+            return Err(TraceError::TooLong {
+                first: self.first,
+                last: self.last,
+                seconds,
+            });
+        }
+        self.merge();
+        let shift = (self.first - base) as u32;
+        let duration = (seconds + 1) as u32;
+        let mut offsets = Vec::with_capacity(duration as usize + 1);
+        let mut i = 0;
+        for t in 0..=duration {
+            while i < self.entries.len() && self.entries[i].second - shift < t {
+                i += 1;
+            }
+            offsets.push(i as u32);
+        }
+        for e in &mut self.entries {
+            e.second -= shift;
+        }
+        let has_sk = self.has_sort_keys;
+        let keys = self
+            .keys
+            .iter()
+            .map(|(i, bytes, _)| {
+                let i = i as usize;
+                TraceKey {
+                    name: String::from_utf8_lossy(bytes).into_owned(),
+                    hash: self.keys.hash(i as u32),
+                    sort_key: self
+                        .judged
+                        .get(i)
+                        .map_or(SortKey::Random, |j| j.kind(has_sk)),
+                    units: self.units[i],
+                    requests: self.requests[i],
+                }
+            })
+            .collect();
+        Ok(Trace {
+            start: self.first,
+            duration,
+            keys,
+            entries: self.entries,
+            offsets,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Option<SortValue> {
+        Some(SortValue::Bytes(x.as_bytes().into()))
+    }
+
+    #[test]
+    fn records_in_any_order_give_per_second_units_from_the_first_second() {
+        let mut b = TraceBuilder::new();
+        // 10:00:02.5, 10:00:00.9, 10:00:02.1 (Unix 1_782_208_800 = 2026-06-23T10:00:00Z)
+        let t0 = 1_782_208_800_i64 * 1_000_000;
+        b.add(t0 + 2_500_000, b"A", None, Dim::Write, 2.0).unwrap();
+        b.add(t0 + 900_000, b"B", None, Dim::Write, 1.0).unwrap();
+        b.add(t0 + 2_100_000, b"A", None, Dim::Write, 1.0).unwrap();
+        b.add(t0 + 2_200_000, b"A", None, Dim::Read, 0.5).unwrap();
+        let t = b.build().unwrap();
+        assert_eq!(t.start, 1_782_208_800);
+        assert_eq!(iso(t.start), "2026-06-23T10:00:00Z");
+        assert_eq!(t.duration, 3);
+        assert_eq!(t.at(0).len(), 1);
+        assert!(t.at(1).is_empty());
+        let a = t.keys.iter().position(|k| k.name == "A").unwrap() as u32;
+        let w: Vec<_> = t.at(2).iter().filter(|e| e.dim() == Dim::Write).collect();
+        assert_eq!(w.len(), 1);
+        assert_eq!((w[0].key(), w[0].units, w[0].requests), (a, 3.0, 2.0));
+        assert_eq!(t.requests(), [1.0, 3.0]);
+        assert_eq!(t.units(), [0.5, 4.0]);
+    }
+
+    #[test]
+    fn sort_keys_are_judged_in_write_order_not_arrival_order() {
+        let mut b = TraceBuilder::new();
+        // Timestamps written in time order, arriving shuffled: increasing.
+        for (t, sk) in [(5, "05"), (1, "01"), (9, "09"), (3, "03"), (7, "07")] {
+            b.add(t * 1_000_000, b"LOG", s(sk), Dim::Write, 1.0)
+                .unwrap();
+        }
+        // Random sort keys.
+        for (t, sk) in [(1, "m"), (2, "c"), (3, "x"), (4, "a")] {
+            b.add(t * 1_000_000, b"RND", s(sk), Dim::Write, 1.0)
+                .unwrap();
+        }
+        // One item written again and again.
+        for t in 1..5 {
+            b.add(t * 1_000_000, b"ONE", s("profile"), Dim::Write, 1.0)
+                .unwrap();
+        }
+        let t = b.build().unwrap();
+        let kind = |n: &str| t.keys.iter().find(|k| k.name == n).unwrap().sort_key;
+        assert_eq!(kind("LOG"), SortKey::Monotonic);
+        assert_eq!(kind("RND"), SortKey::Random);
+        assert_eq!(kind("ONE"), SortKey::SingleItem);
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let mut b = TraceBuilder::new();
+        for (t, v) in [(1, 9.0), (2, 10.0), (3, 100.0)] {
+            b.add(t, b"K", Some(SortValue::Number(v)), Dim::Write, 1.0)
+                .unwrap();
+        }
+        assert_eq!(b.build().unwrap().keys[0].sort_key, SortKey::Monotonic);
+    }
+
+    #[test]
+    fn keys_without_sort_keys_are_one_item_unless_the_table_has_them() {
+        let mut b = TraceBuilder::new();
+        b.add(0, b"K", None, Dim::Write, 1.0).unwrap();
+        assert_eq!(b.build().unwrap().keys[0].sort_key, SortKey::SingleItem);
+    }
+
+    #[test]
+    fn a_trace_over_the_horizon_is_refused_with_its_span() {
+        let mut b = TraceBuilder::new();
+        b.add(1_428_537_600_000_000, b"101", None, Dim::Write, 1.0)
+            .unwrap();
+        b.add(1_635_734_407_123_456, b"101", None, Dim::Write, 1.0)
+            .unwrap();
+        let e = b.build().unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("spans 2,398 days"), "{text}");
+        assert!(text.contains("2015-04-09T00:00:00Z"), "{text}");
+        assert!(text.contains("at most 7 days"), "{text}");
+    }
+
+    #[test]
+    fn spread_counts_fill_their_period_evenly() {
+        let mut b = TraceBuilder::new();
+        b.spread(600, 60, b"HOT", Dim::Write, 6_000.0, 6_000.0)
+            .unwrap();
+        let t = b.build().unwrap();
+        assert_eq!(t.duration, 60);
+        assert!((0..60).all(|s| t.at(s).len() == 1 && t.at(s)[0].units == 100.0));
+    }
+
+    #[test]
+    fn sharding_splits_a_hot_key_and_keeps_the_totals() {
+        let mut b = TraceBuilder::new();
+        for i in 0..100 {
+            b.add(i * 10_000, b"HOT", None, Dim::Write, 1.0).unwrap();
+        }
+        b.add(0, b"cold", None, Dim::Write, 1.0).unwrap();
+        let t = b.build().unwrap();
+        let s = t.sharded(4, Some(0.5), "#");
+        assert_eq!(s.keys.len(), 5);
+        assert!(s.keys.iter().any(|k| k.name == "HOT#3"));
+        assert_eq!(s.units(), t.units());
+        assert_eq!(s.at(0).len(), 5);
+        let sum: f32 = s.at(0).iter().map(|e| e.units).sum();
+        assert_eq!(sum, 101.0);
+    }
+
+    #[test]
+    fn merging_keeps_the_sums_when_records_outnumber_a_merge() {
+        let mut b = TraceBuilder::new();
+        for i in 0..3_000_000_i64 {
+            b.add((i % 7) * 1_000_000, b"K", None, Dim::Write, 1.0)
+                .unwrap();
+        }
+        let t = b.build().unwrap();
+        let sum: f64 = (0..7).map(|s| f64::from(t.at(s)[0].units)).sum();
+        assert_eq!(sum, 3_000_000.0);
+    }
+
+    fn replay(
+        trace: Trace,
+        table: crate::model::simulate::Table,
+    ) -> crate::model::simulate::Outcome {
+        use crate::model::simulate::{Params, Setup, run};
+        let duration = trace.duration;
+        run(&Setup {
+            table,
+            traffic: Vec::new(),
+            duration,
+            step: 1,
+            start: trace.start,
+            seed: 1,
+            params: Params::default(),
+            trace: Some(std::sync::Arc::new(trace)),
+        })
+    }
+
+    // R1: a single item written 1,800 times a second is served 1,000 write units a second, whatever the table.
+    #[test]
+    fn a_replayed_hot_item_is_held_to_one_partitions_ceiling() {
+        let mut b = TraceBuilder::new();
+        for s in 0..120_i64 {
+            for i in 0..1_800 {
+                b.add(s * 1_000_000 + i * 500, b"HOT", None, Dim::Write, 1.0)
+                    .unwrap();
+            }
+        }
+        let out = replay(b.build().unwrap(), crate::model::simulate::Table::default());
+        let s = &out.series;
+        assert_eq!(s.write_demand_units.len(), 120);
+        assert!(s.write_demand_units.iter().all(|&d| d == 1_800.0));
+        assert!(
+            s.write_served_units
+                .iter()
+                .all(|&x| (x - 1_000.0).abs() < 1e-6)
+        );
+        assert!(
+            s.write_throttled_units
+                .iter()
+                .all(|&x| (x - 800.0).abs() < 1e-6)
+        );
+    }
+
+    // A trace and the stream it records give the same series: 40 keys, 10 writes a second each.
+    #[test]
+    fn a_trace_replays_as_the_stream_it_records() {
+        use crate::model::simulate::{Billing, Keys, Params, Schedule, Setup, Stream, Table, run};
+        let table = Table {
+            billing: Billing::Provisioned {
+                units: [0.0, 300.0],
+            },
+            partitions: Some(4),
+            ..Table::default()
+        };
+        let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+        let mut b = TraceBuilder::new();
+        b.set_has_sort_keys();
+        for s in 0..600_i64 {
+            for k in &keys {
+                for j in 0..10 {
+                    // Random sort keys (UUID-like).
+                    let sk = crate::model::partition::mix64((s * 10 + j) as u64 ^ k.len() as u64);
+                    let sk = Some(SortValue::Bytes(format!("{sk:016x}").into_bytes().into()));
+                    b.add(s * 1_000_000 + j, k.as_bytes(), sk, Dim::Write, 1.0)
+                        .unwrap();
+                }
+            }
+        }
+        let trace = b.build().unwrap();
+        assert!(trace.keys.iter().all(|k| k.sort_key == SortKey::Random));
+        let from_trace = replay(trace, table.clone());
+        let from_stream = run(&Setup {
+            table,
+            traffic: vec![Stream {
+                keys: Keys::Weighted(keys.iter().map(|k| (k.clone(), 1.0)).collect()),
+                writes_per_sec: Schedule::constant(400.0),
+                ..Stream::default()
+            }],
+            duration: 600,
+            step: 1,
+            start: 0,
+            seed: 1,
+            params: Params::default(),
+            trace: None,
+        });
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-3);
+        assert!(close(
+            &from_trace.series.write_demand_units,
+            &from_stream.series.write_demand_units
+        ));
+        assert!(close(
+            &from_trace.series.write_served_units,
+            &from_stream.series.write_served_units
+        ));
+        assert!(close(
+            &from_trace.series.write_throttled_units,
+            &from_stream.series.write_throttled_units
+        ));
+        assert!(from_trace.series.write_throttled_units.iter().sum::<f64>() > 0.0);
+    }
+}
