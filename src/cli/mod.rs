@@ -13,6 +13,7 @@ mod json;
 mod output;
 mod simulate;
 mod table;
+mod trace;
 mod values;
 
 use std::path::PathBuf;

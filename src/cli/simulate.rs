@@ -15,6 +15,7 @@ use crate::model::sim_file::Scenario;
 use crate::model::simulate::{Billing, Diagnosis, Outcome, diagnose, run_streaming};
 
 use super::args::{OutputFormat, ScopeArg};
+use super::trace::{self, TraceArgs};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -39,6 +40,8 @@ pub struct SimulateArgs {
     /// Text between key and shard number.
     #[arg(long, default_value = "#")]
     pub separator: String,
+    #[command(flatten)]
+    pub replay: TraceArgs,
 }
 
 /// Reads the scenario (a file or a built-in), with its key files.
@@ -83,23 +86,55 @@ pub fn load_scenario(args: &SimulateArgs) -> anyhow::Result<Scenario> {
 
 /// The shard options of `analyze`, applied to the streams: each sharded key becomes N keys with equal shares.
 fn apply_shards(scenario: &mut Scenario, args: &SimulateArgs) {
-    let hot = (args.shard_scope != ScopeArg::All).then_some(args.hot_share);
+    let hot = hot_share(args);
     crate::model::simulate::shard_keys(&mut scenario.setup, args.shards, hot, &args.separator);
+    trace::shard_trace(&mut scenario.setup, args.shards, hot, &args.separator);
+}
+
+fn hot_share(args: &SimulateArgs) -> Option<f64> {
+    (args.shard_scope != ScopeArg::All).then_some(args.hot_share)
 }
 
 /// `shardlens simulate`.
 pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
-    let scenario = load_scenario(args)?;
+    let (scenario, replay) = if args.replay.trace.is_empty() {
+        (load_scenario(args)?, None)
+    } else {
+        if args.scenario.is_some() || args.example.is_some() {
+            bail!("give --trace or a scenario, not both");
+        }
+        let (mut scenario, replay) = trace::trace_scenario(&args.replay)?;
+        let unsharded = scenario.setup.clone();
+        apply_shards(&mut scenario, args);
+        (scenario, Some((replay, unsharded)))
+    };
     let Some((outcome, timeline)) = run_streaming(&scenario.setup, &mut |_| true) else {
         bail!("the simulation was cancelled");
     };
     let diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
     let mut out = std::io::stdout().lock();
     match args.format {
-        OutputFormat::Table => print_story(&mut out, &scenario, &outcome, &diagnosis)?,
+        OutputFormat::Table => {
+            let sources = replay.as_ref().map(|(r, _)| r);
+            print_story(&mut out, &scenario, &outcome, &diagnosis, sources)?;
+            if let Some((_, unsharded)) = &replay {
+                let hot = hot_share(args);
+                trace::print_what_if(
+                    &mut out,
+                    unsharded,
+                    &outcome,
+                    args.shards,
+                    hot,
+                    &args.separator,
+                )?;
+            }
+        }
         OutputFormat::Json => {
             let mut doc = outcome_json(&scenario, &outcome);
             add_diagnosis(&mut doc, &diagnosis);
+            if let Some((replay, _)) = &replay {
+                trace::add_replay(&mut doc, &scenario.setup, replay, &outcome);
+            }
             serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;
         }
@@ -277,8 +312,12 @@ fn print_story(
     sc: &Scenario,
     o: &Outcome,
     d: &Diagnosis,
+    replay: Option<&trace::Replay>,
 ) -> std::io::Result<()> {
     print_setup(out, sc, o)?;
+    if let Some(replay) = replay {
+        trace::print_sources(out, &sc.setup, replay)?;
+    }
     writeln!(out)?;
     writeln!(out, "in short: {}", d.headline)?;
     for f in &d.findings {

@@ -191,6 +191,21 @@ impl Trace {
     }
 }
 
+/// A run that replays `trace` on `table`: from the trace's first second to its last, reported per second
+/// up to a day and per minute beyond ([`Trace::step`]).
+pub fn replay_setup(trace: Trace, table: super::simulate::Table) -> super::simulate::Setup {
+    super::simulate::Setup {
+        table,
+        traffic: Vec::new(),
+        duration: trace.duration,
+        step: trace.step(),
+        start: trace.start,
+        seed: 1,
+        params: super::simulate::Params::default(),
+        trace: Some(std::sync::Arc::new(trace)),
+    }
+}
+
 /// Why a trace cannot be built.
 #[derive(Debug, Error, PartialEq)]
 pub enum TraceError {
@@ -380,7 +395,7 @@ impl TraceBuilder {
         sort_key: Option<SortValue>,
         dim: Dim,
         units: f64,
-    ) -> Result<(), TraceError> {
+    ) -> Result<u32, TraceError> {
         let second = micros.div_euclid(1_000_000);
         let k = self.key(key)?;
         if sort_key.is_some() {
@@ -390,7 +405,8 @@ impl TraceBuilder {
             Some(j) => j.see(micros, sort_key),
             None => self.judged.push(Judged::new(micros, sort_key)),
         }
-        self.push(second, k, dim, units, 1.0)
+        self.push(second, k, dim, units, 1.0)?;
+        Ok(k)
     }
 
     /// `requests` requests of `units` in total to `key` during `[from, from + seconds)` (Unix seconds),
@@ -404,7 +420,7 @@ impl TraceBuilder {
         dim: Dim,
         units: f64,
         requests: f64,
-    ) -> Result<(), TraceError> {
+    ) -> Result<u32, TraceError> {
         let k = self.key(key)?;
         if self.judged.len() <= k as usize {
             self.judged.push(Judged::new(from * 1_000_000, None));
@@ -413,7 +429,7 @@ impl TraceBuilder {
         for s in 0..i64::from(seconds.max(1)) {
             self.push(from + s, k, dim, units / n, requests / n)?;
         }
-        Ok(())
+        Ok(k)
     }
 
     fn key(&mut self, key: &[u8]) -> Result<u32, TraceError> {
@@ -666,18 +682,7 @@ mod tests {
         trace: Trace,
         table: crate::model::simulate::Table,
     ) -> crate::model::simulate::Outcome {
-        use crate::model::simulate::{Params, Setup, run};
-        let duration = trace.duration;
-        run(&Setup {
-            table,
-            traffic: Vec::new(),
-            duration,
-            step: 1,
-            start: trace.start,
-            seed: 1,
-            params: Params::default(),
-            trace: Some(std::sync::Arc::new(trace)),
-        })
+        crate::model::simulate::run(&replay_setup(trace, table))
     }
 
     // R1: a single item written 1,800 times a second is served 1,000 write units a second, whatever the table.

@@ -63,6 +63,7 @@ pub mod scenario;
 pub mod session;
 pub mod sink;
 pub mod sql;
+pub mod trace;
 pub mod workbench;
 
 use std::fmt;

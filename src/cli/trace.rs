@@ -1,0 +1,342 @@
+//! `shardlens simulate --trace`: a table's real traffic replayed through the simulator (`model::trace`), with
+//! the files it came from, what CloudWatch observed beside what the model throttles, and what sharding,
+//! on-demand or more capacity would have done.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use crate::model::fmt::grouped;
+use crate::model::sim_file::Scenario;
+use crate::model::simulate::{Billing, Outcome, Setup, Table, run, shard_keys};
+use crate::model::trace::{Dim, iso, replay_setup};
+use crate::source::OnBad;
+use crate::source::trace::{ObservedMinute, TraceFile, TraceFormat, TraceOptions, load_traces};
+
+use super::args::BillingArg;
+
+/// `--trace-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TraceFormatArg {
+    Streams,
+    Incremental,
+    Insights,
+    Metrics,
+    Log,
+}
+
+impl From<TraceFormatArg> for TraceFormat {
+    fn from(f: TraceFormatArg) -> Self {
+        match f {
+            TraceFormatArg::Streams => Self::Streams,
+            TraceFormatArg::Incremental => Self::Incremental,
+            TraceFormatArg::Insights => Self::Insights,
+            TraceFormatArg::Metrics => Self::Metrics,
+            TraceFormatArg::Log => Self::Log,
+        }
+    }
+}
+
+/// `--counts-are`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CountsAre {
+    Reads,
+    Writes,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Replay real traffic instead of a scenario's streams: DynamoDB Streams records (get-records pages,
+    /// Lambda or Kinesis events), incremental export files or folders, Contributor Insights reports,
+    /// CloudWatch metrics, request logs (CSV or JSON lines). Repeat for several; formats may mix.
+    #[arg(long, value_name = "PATH", help_heading = "Trace replay")]
+    pub trace: Vec<PathBuf>,
+    /// The traces' format [default: detected per file].
+    #[arg(long, value_enum, help_heading = "Trace replay")]
+    pub trace_format: Option<TraceFormatArg>,
+    /// The partition key attribute, when the records' Keys hold two (or a log's key column).
+    #[arg(long, help_heading = "Trace replay")]
+    pub key: Option<String>,
+    /// Bytes of one request's item when the records carry no images [default: 1024].
+    #[arg(long, help_heading = "Trace replay")]
+    pub item_size: Option<u64>,
+    /// What a Contributor Insights rule counts, when its name does not say.
+    #[arg(long, value_enum, help_heading = "Trace replay")]
+    pub counts_are: Option<CountsAre>,
+    /// A request log's time column [default: time, timestamp, ts or @timestamp].
+    #[arg(long, help_heading = "Trace replay")]
+    pub time_column: Option<String>,
+    /// Skip bad records and count them instead of stopping at the first.
+    #[arg(long, help_heading = "Trace replay")]
+    pub skip_bad: bool,
+    /// The replayed table's billing [default: provisioned with --rcu/--wcu, else on-demand].
+    #[arg(long, value_enum, help_heading = "Trace replay")]
+    pub billing: Option<BillingArg>,
+    /// Provisioned read capacity units of the replayed table.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub rcu: Option<u64>,
+    /// Provisioned write capacity units of the replayed table.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub wcu: Option<u64>,
+    /// Partitions of the replayed table at the start [default: from its capacity].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096), help_heading = "Trace replay")]
+    pub partitions: Option<u32>,
+    /// The replayed table has a local secondary index (its item collections are never split).
+    #[arg(long, alias = "lsi", help_heading = "Trace replay")]
+    pub has_lsi: bool,
+}
+
+impl TraceArgs {
+    fn options(&self) -> TraceOptions {
+        TraceOptions {
+            format: self.trace_format.map(Into::into),
+            key: self.key.clone(),
+            item_size: self.item_size.unwrap_or(1024),
+            counts_are: self.counts_are.map(|c| match c {
+                CountsAre::Reads => Dim::Read,
+                CountsAre::Writes => Dim::Write,
+            }),
+            time_column: self.time_column.clone(),
+            on_bad: if self.skip_bad {
+                OnBad::Skip
+            } else {
+                OnBad::Stop
+            },
+        }
+    }
+
+    /// The table the flags describe.
+    fn table(&self) -> anyhow::Result<Table> {
+        let billing = match (self.billing, self.rcu, self.wcu) {
+            (Some(BillingArg::OnDemand) | None, None, None) => Billing::on_demand(),
+            (Some(BillingArg::OnDemand), _, _) => {
+                anyhow::bail!("--rcu and --wcu are for --billing provisioned")
+            }
+            (_, Some(rcu), Some(wcu)) => Billing::Provisioned {
+                units: [rcu as f64, wcu as f64],
+            },
+            _ => anyhow::bail!("provisioned billing needs both --rcu and --wcu"),
+        };
+        Ok(Table {
+            billing,
+            partitions: self.partitions.map(|p| p as usize),
+            lsi: self.has_lsi,
+            ..Table::default()
+        })
+    }
+}
+
+/// What the trace files said besides the traffic.
+pub struct Replay {
+    pub files: Vec<TraceFile>,
+    pub observed: Vec<ObservedMinute>,
+}
+
+/// Reads `--trace` files into a scenario that replays them on the flags' table.
+pub fn trace_scenario(args: &TraceArgs) -> anyhow::Result<(Scenario, Replay)> {
+    let table = args.table()?;
+    let load = load_traces(&args.trace, &args.options())?;
+    let setup = replay_setup(load.trace, table);
+    let names: Vec<String> = load
+        .files
+        .iter()
+        .map(|f| crate::source::display_file_name(&f.path))
+        .collect();
+    Ok((
+        Scenario {
+            name: format!("replay of {}", names.join(", ")),
+            description: String::new(),
+            setup,
+            keys: Vec::new(),
+        },
+        Replay {
+            files: load.files,
+            observed: load.observed,
+        },
+    ))
+}
+
+/// Shards the replayed trace's keys as `analyze --shards` does.
+pub fn shard_trace(setup: &mut Setup, n: u32, hot_share: Option<f64>, separator: &str) {
+    if let Some(trace) = &setup.trace
+        && n > 1
+    {
+        setup.trace = Some(Arc::new(trace.sharded(n, hot_share, separator)));
+    }
+}
+
+/// `start`, `source` and, when CloudWatch figures were read, `observed` and `agreement`.
+pub fn add_replay(doc: &mut serde_json::Value, setup: &Setup, replay: &Replay, o: &Outcome) {
+    doc["start"] = json!(iso(setup.start));
+    doc["source"] = json!(replay.files.iter().map(file_json).collect::<Vec<_>>());
+    if !replay.observed.is_empty() {
+        doc["observed"] = json!(
+            replay
+                .observed
+                .iter()
+                .map(|m| observed_json(m, setup.start))
+                .collect::<Vec<_>>()
+        );
+        doc["agreement"] = agreement(setup, &replay.observed, o);
+    }
+}
+
+fn file_json(f: &TraceFile) -> serde_json::Value {
+    json!({
+        "path": f.path.display().to_string(),
+        "format": f.format.map(TraceFormat::as_str),
+        "format_chosen": f.chosen,
+        "records": f.records,
+        "keys": f.keys,
+        "first": f.first.map(|m| iso(m.div_euclid(1_000_000))),
+        "last": f.last.map(|m| iso(m.div_euclid(1_000_000))),
+        "skipped": f.skipped,
+        "assumed": f.assumed,
+    })
+}
+
+fn observed_json(m: &ObservedMinute, start: i64) -> serde_json::Value {
+    let mut v = json!({ "t": m.minute - start });
+    for (name, x) in [
+        ("consumed_read_units", m.consumed_read_units),
+        ("consumed_write_units", m.consumed_write_units),
+        ("read_throttle_events", m.read_throttle_events),
+        ("write_throttle_events", m.write_throttle_events),
+        ("throttled_requests", m.throttled_requests),
+    ] {
+        if let Some(x) = x {
+            v[name] = json!(x);
+        }
+    }
+    v
+}
+
+/// Observed against modelled throttle events: totals, and the minutes where they differ most.
+fn agreement(setup: &Setup, observed: &[ObservedMinute], o: &Outcome) -> serde_json::Value {
+    let modelled = |t: i64| {
+        o.minutes
+            .iter()
+            .find(|m| i64::from(m.t) == t)
+            .map_or(0.0, |m| m.read_throttle_events + m.write_throttle_events)
+    };
+    let mut rows: Vec<(i64, f64, f64)> = observed
+        .iter()
+        .filter_map(|m| {
+            let seen = match (m.read_throttle_events, m.write_throttle_events) {
+                (None, None) => m.throttled_requests?,
+                (r, w) => r.unwrap_or(0.0) + w.unwrap_or(0.0),
+            };
+            let t = m.minute - setup.start;
+            Some((t, seen, modelled(t)))
+        })
+        .collect();
+    let observed_total: f64 = rows.iter().map(|r| r.1).sum();
+    let modelled_total: f64 = o
+        .minutes
+        .iter()
+        .map(|m| m.read_throttle_events + m.write_throttle_events)
+        .sum();
+    rows.sort_by(|a, b| (b.1 - b.2).abs().total_cmp(&(a.1 - a.2).abs()));
+    json!({
+        "observed_throttle_events": observed_total,
+        "modelled_throttle_events": modelled_total,
+        "minutes_compared": rows.len(),
+        "differ_most": rows.iter().take(5).map(|&(t, seen, model)| json!({
+            "t": t, "observed": seen, "modelled": model,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The what-if line: the same trace sharded (×`shards`, or ×10), on-demand, and at twice the capacity.
+pub fn print_what_if(
+    out: &mut dyn Write,
+    setup: &Setup,
+    o: &Outcome,
+    shards: u32,
+    hot_share: Option<f64>,
+    separator: &str,
+) -> std::io::Result<()> {
+    let throttled = |o: &Outcome| {
+        let s = &o.series;
+        (s.read_throttled_units.iter().sum::<f64>() + s.write_throttled_units.iter().sum::<f64>())
+            * f64::from(o.step_seconds)
+    };
+    let n = if shards > 1 { shards } else { 10 };
+    let mut sharded = setup.clone();
+    shard_trace(&mut sharded, n, hot_share, separator);
+    shard_keys(&mut sharded, n, hot_share, separator);
+    let mut on_demand = setup.clone();
+    on_demand.table.billing = Billing::on_demand();
+    on_demand.table.autoscaling = None;
+    let mut doubled = setup.clone();
+    doubled.table.billing = match &setup.table.billing {
+        Billing::Provisioned { units } => Billing::Provisioned {
+            units: [units[0] * 2.0, units[1] * 2.0],
+        },
+        Billing::OnDemand {
+            previous_peak,
+            quota,
+            max,
+        } => Billing::OnDemand {
+            previous_peak: [previous_peak[0] * 2.0, previous_peak[1] * 2.0],
+            quota: *quota,
+            max: *max,
+        },
+    };
+    if let Some(p) = doubled.table.partitions {
+        doubled.table.partitions = Some(p * 2);
+    }
+    let said = |x: f64| format!("{} units throttled", grouped(x.round() as u64));
+    writeln!(out)?;
+    writeln!(
+        out,
+        "what if: as replayed {}; sharded ×{n}{} {}; on-demand {}; twice the capacity {}",
+        said(throttled(o)),
+        if hot_share.is_some() {
+            " (hot keys)"
+        } else {
+            ""
+        },
+        said(throttled(&run(&sharded))),
+        said(throttled(&run(&on_demand))),
+        said(throttled(&run(&doubled))),
+    )
+}
+
+/// The story's lines about the files: per file its format, records, keys, time span and assumptions.
+pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "trace: t = 0 is {} (UTC); {} per {}",
+        iso(setup.start),
+        if setup.step == 60 {
+            "longer than a day, reported"
+        } else {
+            "reported"
+        },
+        if setup.step == 60 { "minute" } else { "second" }
+    )?;
+    for f in &replay.files {
+        writeln!(
+            out,
+            "  {}: {} ({}), {} records, {} keys{}",
+            f.path.display(),
+            f.format.map_or("?", TraceFormat::describe),
+            f.chosen,
+            grouped(f.records),
+            grouped(f.keys),
+            if f.skipped > 0 {
+                format!(", {} bad records skipped", grouped(f.skipped))
+            } else {
+                String::new()
+            }
+        )?;
+        for a in &f.assumed {
+            writeln!(out, "    assumed: {a}")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,490 @@
+//! Records of a table's real traffic, read into a [`Trace`] (DYNAMODB-TRAFFIC.md has the shapes): DynamoDB
+//! Streams records (`get-records` pages, JSON lines, Lambda events, Kinesis Data Streams for DynamoDB
+//! records, base64-wrapped or not) and incremental export data files (`streams.rs`), request logs (CSV or
+//! JSON lines, `logs.rs`), CloudWatch metrics (`metrics.rs`) and Contributor Insights reports
+//! (`insights.rs`).
+//!
+//! Each file's format is detected from its content ([`detect`]) unless [`TraceOptions::format`] names it; a
+//! folder is read file by file (an export's manifests and checksums are skipped). Every file says what it
+//! held and what was assumed ([`TraceFile`]); CloudWatch's per-minute figures are the **observed** side a
+//! replay is compared with ([`ObservedMinute`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+
+use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
+
+use super::{At, OnBad, SourceError};
+
+mod size;
+mod streams;
+
+pub use size::{item_size, number_size};
+
+/// The formats a trace is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// DynamoDB Streams records: `get-records` pages, JSON lines of records, Lambda events, Kinesis Data
+    /// Streams for DynamoDB records.
+    Streams,
+    /// Incremental export data files (`WriteTimestampMicros`).
+    Incremental,
+    /// Contributor Insights reports (`get-insight-rule-report`).
+    Insights,
+    /// CloudWatch `get-metric-data` / `get-metric-statistics` output.
+    Metrics,
+    /// Request logs: CSV with a header, or JSON lines.
+    Log,
+}
+
+impl TraceFormat {
+    pub const ALL: [Self; 5] = [
+        Self::Streams,
+        Self::Incremental,
+        Self::Insights,
+        Self::Metrics,
+        Self::Log,
+    ];
+
+    /// The command line's spelling (`--trace-format`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Streams => "streams",
+            Self::Incremental => "incremental",
+            Self::Insights => "insights",
+            Self::Metrics => "metrics",
+            Self::Log => "log",
+        }
+    }
+
+    /// What it is, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Streams => "DynamoDB Streams records",
+            Self::Incremental => "an incremental export",
+            Self::Insights => "a Contributor Insights report",
+            Self::Metrics => "CloudWatch metrics",
+            Self::Log => "a request log",
+        }
+    }
+}
+
+/// How to read traces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceOptions {
+    /// The format of every file; `None` detects it per file.
+    pub format: Option<TraceFormat>,
+    /// The partition key attribute (records whose `Keys` hold two attributes) or a log's key column.
+    pub key: Option<String>,
+    /// The bytes of one request's item when the records carry no image (default 1 KB).
+    pub item_size: u64,
+    /// What a Contributor Insights rule counts when its name does not say.
+    pub counts_are: Option<Dim>,
+    /// A log's time column (else `time`, `timestamp`, `ts`, `@timestamp`).
+    pub time_column: Option<String>,
+    pub on_bad: OnBad,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        Self {
+            format: None,
+            key: None,
+            item_size: 1024,
+            counts_are: None,
+            time_column: None,
+            on_bad: OnBad::Stop,
+        }
+    }
+}
+
+/// What one file held.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TraceFile {
+    pub path: PathBuf,
+    pub format: Option<TraceFormat>,
+    /// How the format was chosen: "detected" or "--trace-format".
+    pub chosen: &'static str,
+    /// Records read (requests, or per-period counts for Insights and metrics).
+    pub records: u64,
+    /// Distinct partition keys of its records.
+    pub keys: u64,
+    /// First and last record time, Unix µs.
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+    /// Records skipped as bad (`--skip-bad`).
+    pub skipped: u64,
+    /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle).
+    pub assumed: Vec<String>,
+}
+
+impl TraceFile {
+    fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            ..Self::default()
+        }
+    }
+
+    fn saw(&mut self, micros: i64) {
+        self.records += 1;
+        self.first = Some(self.first.map_or(micros, |f| f.min(micros)));
+        self.last = Some(self.last.map_or(micros, |l| l.max(micros)));
+    }
+
+    fn assume(&mut self, what: impl Into<String>) {
+        let what = what.into();
+        if !self.assumed.contains(&what) {
+            self.assumed.push(what);
+        }
+    }
+}
+
+/// One CloudWatch minute as observed: whichever figures the files held (sums over the minute).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ObservedMinute {
+    /// Unix seconds of the minute's start.
+    pub minute: i64,
+    pub consumed_read_units: Option<f64>,
+    pub consumed_write_units: Option<f64>,
+    pub read_throttle_events: Option<f64>,
+    pub write_throttle_events: Option<f64>,
+    pub throttled_requests: Option<f64>,
+}
+
+/// Traces read: the replayable trace, the files, and the observed minutes (sorted, one per minute).
+#[derive(Debug, Clone)]
+pub struct TraceLoad {
+    pub trace: Trace,
+    pub files: Vec<TraceFile>,
+    pub observed: Vec<ObservedMinute>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TraceLoadError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error("{error} (in {})", paths.join(", "))]
+    Trace {
+        error: TraceError,
+        paths: Vec<String>,
+    },
+}
+
+impl TraceLoadError {
+    /// The error as a message with its hints.
+    pub fn message(&self) -> super::Message {
+        match self {
+            Self::Source(e) => e.message(),
+            other => super::Message::new(other.to_string()),
+        }
+    }
+}
+
+/// What each reader is given: the file, the options, and where its records go.
+pub(crate) struct TraceCx<'a> {
+    pub path: &'a Path,
+    pub opts: &'a TraceOptions,
+    pub builder: &'a mut TraceBuilder,
+    pub file: &'a mut TraceFile,
+    #[allow(dead_code, reason = "the CloudWatch reader (metrics.rs) writes it")]
+    pub observed: &'a mut Vec<ObservedMinute>,
+    /// The keys this file's records named (by the builder's index).
+    pub seen: Vec<bool>,
+}
+
+impl TraceCx<'_> {
+    /// A bad record: an error, or skipped and counted with `--skip-bad`.
+    pub fn bad(&mut self, at: At, what: impl Into<super::Message>) -> Result<(), SourceError> {
+        match self.opts.on_bad {
+            OnBad::Stop => Err(SourceError::record(self.path, at, what)),
+            OnBad::Skip => {
+                self.file.skipped += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// A request of `units` at `micros`.
+    pub fn add(
+        &mut self,
+        micros: i64,
+        key: &[u8],
+        sort_key: Option<crate::model::trace::SortValue>,
+        dim: Dim,
+        units: f64,
+    ) -> Result<(), TraceError> {
+        self.file.saw(micros);
+        let k = self.builder.add(micros, key, sort_key, dim, units)?;
+        self.saw_key(k);
+        Ok(())
+    }
+
+    /// `requests` requests of `units` in total to `key` over `[from, from + seconds)` (per-period sources).
+    #[allow(
+        dead_code,
+        reason = "the Contributor Insights reader (insights.rs) calls it"
+    )]
+    pub fn spread(
+        &mut self,
+        from: i64,
+        seconds: u32,
+        key: &[u8],
+        dim: Dim,
+        units: f64,
+        requests: f64,
+    ) -> Result<(), TraceError> {
+        self.file.saw(from * 1_000_000);
+        let k = self
+            .builder
+            .spread(from, seconds, key, dim, units, requests)?;
+        self.saw_key(k);
+        Ok(())
+    }
+
+    fn saw_key(&mut self, k: u32) {
+        let k = k as usize;
+        if self.seen.len() <= k {
+            self.seen.resize(k + 1, false);
+        }
+        self.seen[k] = true;
+    }
+}
+
+/// Reads every path (files or folders) into one trace.
+pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
+    let mut builder = TraceBuilder::new();
+    let mut files = Vec::new();
+    let mut observed = Vec::new();
+    for path in paths {
+        for file in files_of(path)? {
+            let mut info = TraceFile::new(&file);
+            let bytes = read_all(&file)?;
+            let format = match opts.format {
+                Some(f) => {
+                    info.chosen = "--trace-format";
+                    f
+                }
+                None => {
+                    info.chosen = "detected";
+                    detect(&bytes).ok_or_else(|| {
+                        SourceError::record(
+                            &file,
+                            At::File,
+                            format!(
+                                "not a traffic record shardlens knows (expected {}); name the format with \
+                                 --trace-format {}",
+                                TraceFormat::ALL.map(TraceFormat::describe).join(", "),
+                                TraceFormat::ALL.map(TraceFormat::as_str).join("|")
+                            ),
+                        )
+                    })?
+                }
+            };
+            info.format = Some(format);
+            let mut cx = TraceCx {
+                path: &file,
+                opts,
+                builder: &mut builder,
+                file: &mut info,
+                observed: &mut observed,
+                seen: Vec::new(),
+            };
+            let read = match format {
+                TraceFormat::Streams => streams::read_streams(&mut cx, &bytes),
+                TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
+                other => Err(SourceError::record(
+                    &file,
+                    At::File,
+                    format!("reading {} is not built yet", other.describe()),
+                )
+                .into()),
+            };
+            let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
+            read.map_err(|e| match e {
+                ReadError::Source(e) => TraceLoadError::Source(e),
+                ReadError::Trace(error) => TraceLoadError::Trace {
+                    error,
+                    paths: vec![file.display().to_string()],
+                },
+            })?;
+            info.keys = keys;
+            files.push(info);
+        }
+    }
+    let paths_said = || {
+        files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    let trace = builder.build().map_err(|error| TraceLoadError::Trace {
+        error,
+        paths: paths_said(),
+    })?;
+    observed.sort_by_key(|m| m.minute);
+    Ok(TraceLoad {
+        trace,
+        files,
+        observed,
+    })
+}
+
+/// A reader's error: a bad record or file, or a trace the builder refuses.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    Source(SourceError),
+    Trace(TraceError),
+}
+
+impl From<SourceError> for ReadError {
+    fn from(e: SourceError) -> Self {
+        Self::Source(e)
+    }
+}
+
+impl From<TraceError> for ReadError {
+    fn from(e: TraceError) -> Self {
+        Self::Trace(e)
+    }
+}
+
+/// The files of a path: itself, or a folder's files in name order (recursively), without an export's
+/// manifests and checksums.
+fn files_of(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
+    let io = |source| SourceError::Io {
+        name: path.to_path_buf(),
+        source,
+    };
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut dirs = vec![path.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let p = entry.map_err(io)?.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if !skipped_in_folder(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn skipped_in_folder(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.starts_with("manifest")
+        || name.starts_with('.')
+        || name.ends_with(".md5")
+        || name.ends_with(".checksum")
+        || name == "_started"
+}
+
+/// The whole file, decompressed (gzip and zstd by their magic bytes).
+fn read_all(path: &Path) -> Result<Vec<u8>, SourceError> {
+    let count = AtomicU64::new(0);
+    let mut input = super::read::open(path, &count)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut input.reader, &mut bytes).map_err(|e| {
+        match input.compression {
+            super::read::Compression::None => SourceError::Io {
+                name: path.to_path_buf(),
+                source: e,
+            },
+            c => c.corrupt(path, None, &e),
+        }
+    })?;
+    Ok(bytes)
+}
+
+/// The format of a file from its first 64 KB: the field names each format is made of.
+pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
+    let head = &bytes[..bytes.len().min(64 << 10)];
+    let has = |s: &str| memchr::memmem::find(head, s.as_bytes()).is_some();
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if has("\"WriteTimestampMicros\"") {
+        Some(TraceFormat::Incremental)
+    } else if has("\"MetricDataResults\"") || (has("\"Datapoints\"") && has("\"Label\"")) {
+        Some(TraceFormat::Metrics)
+    } else if has("\"Contributors\"") && has("\"KeyLabels\"") {
+        Some(TraceFormat::Insights)
+    } else if has("\"dynamodb\"")
+        || has("\"eventName\"")
+        || (has("\"Records\"") && has("\"kinesis\""))
+    {
+        Some(TraceFormat::Streams)
+    } else if first.is_some() {
+        Some(TraceFormat::Log)
+    } else {
+        None
+    }
+}
+
+/// Unix µs of a time given as a number: seconds, milliseconds or microseconds by magnitude (a number above
+/// 10^11 is not seconds before the year 5138, above 10^14 not milliseconds).
+pub fn micros_of_epoch(v: f64) -> Option<i64> {
+    if !v.is_finite() || v < 0.0 {
+        return None;
+    }
+    let micros = if v >= 1e14 {
+        v
+    } else if v >= 1e11 {
+        v * 1e3
+    } else {
+        v * 1e6
+    };
+    (micros < 9.2e18).then(|| micros.round() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_by_their_fields() {
+        let d = |s: &str| detect(s.as_bytes());
+        assert_eq!(
+            d(r#"{"Metadata":{"WriteTimestampMicros":{"N":"1"}},"Keys":{}}"#),
+            Some(TraceFormat::Incremental)
+        );
+        assert_eq!(
+            d(r#"{"Records":[{"eventName":"INSERT"}]}"#),
+            Some(TraceFormat::Streams)
+        );
+        assert_eq!(
+            d(r#"{"Records":[{"kinesis":{"data":"e30="}}]}"#),
+            Some(TraceFormat::Streams)
+        );
+        assert_eq!(d(r#"{"MetricDataResults":[]}"#), Some(TraceFormat::Metrics));
+        assert_eq!(
+            d(r#"{"KeyLabels":["pk"],"Contributors":[]}"#),
+            Some(TraceFormat::Insights)
+        );
+        assert_eq!(d("time,key\n1,a\n"), Some(TraceFormat::Log));
+        assert_eq!(d("  \n"), None);
+    }
+
+    #[test]
+    fn epoch_numbers_by_magnitude() {
+        assert_eq!(
+            micros_of_epoch(1_685_154_852.0),
+            Some(1_685_154_852_000_000)
+        );
+        assert_eq!(
+            micros_of_epoch(1_731_924_555_370.0),
+            Some(1_731_924_555_370_000)
+        );
+        assert_eq!(
+            micros_of_epoch(1_731_924_555_370_123.0),
+            Some(1_731_924_555_370_123)
+        );
+        assert_eq!(micros_of_epoch(-1.0), None);
+    }
+}

@@ -1,0 +1,414 @@
+//! DynamoDB Streams records and incremental export lines as a trace (DYNAMODB-TRAFFIC "DynamoDB Streams",
+//! "Incremental exports" \[AWS\]).
+//!
+//! A Streams file holds JSON values one after another (pretty or not): `get-records` pages and Lambda events
+//! (`{"Records": […]}`), single records (JSON lines), arrays of records, and Kinesis Data Streams for
+//! DynamoDB records, decoded (`tableName`, `dynamodb`) or base64-wrapped in a Lambda Kinesis event
+//! (`Records[].kinesis.data`). A record's time is `dynamodb.ApproximateCreationDateTime`: seconds (integer,
+//! float or E-notation), or milliseconds in Kinesis records (`ApproximateCreationDateTimePrecision`, else
+//! told by magnitude). Each record is one write of the larger of its images' write units
+//! (⌈size / 1 KB⌉, DynamoDB's size of the item); without images, of `--item-size`. A TTL delete
+//! (`REMOVE` by the service principal `dynamodb.amazonaws.com`) costs no write units \[AWS: TTL deletes do
+//! not consume write capacity\] and is counted as a record.
+//!
+//! An incremental export line is one changed item at its last write (`WriteTimestampMicros`): the trace
+//! counts changed items, a lower bound on writes, and says so.
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::model::KeyType;
+use crate::model::key::canonical_partition_key;
+use crate::model::trace::{Dim, SortValue};
+
+use super::{ReadError, TraceCx, item_size, micros_of_epoch};
+use crate::source::json::item::{PK_NAMES, SK_NAMES};
+use crate::source::{At, Hint, Message};
+
+const TIME_FIELD: &str = "ApproximateCreationDateTime";
+
+/// Reads a Streams file (see the module docs).
+pub(super) fn read_streams(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
+    let mut n = 0u64;
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    loop {
+        let value = match values.next() {
+            None => break,
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                let at = At::Line(e.line() as u64);
+                cx.bad(
+                    at,
+                    format!("not JSON: {}", crate::source::read::json_reason(&e)),
+                )?;
+                // Nothing after a syntax error can be trusted to start a value.
+                break;
+            }
+        };
+        match &value {
+            Value::Object(o) if o.contains_key("Records") => {
+                let Some(records) = o.get("Records").and_then(Value::as_array) else {
+                    n += 1;
+                    cx.bad(record_at(n), "Records is not a list of records")?;
+                    continue;
+                };
+                for r in records {
+                    n += 1;
+                    record(cx, r, n)?;
+                }
+            }
+            Value::Array(records) => {
+                for r in records {
+                    n += 1;
+                    record(cx, r, n)?;
+                }
+            }
+            other => {
+                n += 1;
+                record(cx, other, n)?;
+            }
+        }
+    }
+    if n == 0 {
+        cx.bad(At::File, "holds no Streams records")?;
+    }
+    Ok(())
+}
+
+fn record_at(n: u64) -> At {
+    At::Item {
+        item: n,
+        line: None,
+    }
+}
+
+/// One Streams record (or a Kinesis record wrapping one).
+fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64) -> Result<(), ReadError> {
+    if let Some(data) = r.pointer("/kinesis/data").and_then(Value::as_str) {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        return match decoded {
+            Some(inner) => record(cx, &inner, n),
+            None => Ok(cx.bad(record_at(n), "kinesis.data is not base64 of a JSON record")?),
+        };
+    }
+    let Some(d) = r.get("dynamodb").filter(|d| d.is_object()) else {
+        return Ok(cx.bad(
+            record_at(n),
+            "not a Streams record: it has no dynamodb (expected eventName, dynamodb: {Keys, \
+             ApproximateCreationDateTime, …})",
+        )?);
+    };
+    let precision = d
+        .get("ApproximateCreationDateTimePrecision")
+        .and_then(Value::as_str);
+    let micros = d
+        .get(TIME_FIELD)
+        .and_then(number)
+        .and_then(|v| match precision {
+            Some("MILLISECOND") => micros_of_epoch(v).filter(|_| v >= 1e11),
+            Some("MICROSECOND") => micros_of_epoch(v).filter(|_| v >= 1e14),
+            _ => micros_of_epoch(v),
+        });
+    let Some(micros) = micros else {
+        let what = if d.get(TIME_FIELD).is_some() {
+            "is not a time in epoch seconds or milliseconds"
+        } else {
+            "is missing"
+        };
+        return Ok(cx.bad(
+            record_at(n),
+            format!(
+                "dynamodb.{TIME_FIELD} (the record's time) {what}: a trace needs each record's time"
+            ),
+        )?);
+    };
+    let Some((pk, sk)) = keys_of(cx, d.get("Keys"), n)? else {
+        return Ok(());
+    };
+    let ttl_delete = r.get("eventName").and_then(Value::as_str) == Some("REMOVE")
+        && r.pointer("/userIdentity/principalId")
+            .and_then(Value::as_str)
+            == Some("dynamodb.amazonaws.com");
+    let units = if ttl_delete {
+        cx.file
+            .assume("TTL deletes (REMOVE by dynamodb.amazonaws.com) cost no write units [AWS]");
+        0.0
+    } else {
+        write_units_of(cx, d)
+    };
+    cx.add(micros, &pk, sk, Dim::Write, units)?;
+    Ok(())
+}
+
+/// Reads incremental export lines (see the module docs).
+pub(super) fn read_incremental(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
+    cx.file.assume(
+        "an incremental export holds each changed item once, at its last write: the writes are a lower \
+         bound (exact when every write makes a new item)",
+    );
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let at = At::Line(i as u64 + 1);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let v: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(e) => {
+                cx.bad(
+                    at,
+                    format!("not JSON: {}", crate::source::read::json_reason(&e)),
+                )?;
+                continue;
+            }
+        };
+        let micros = v
+            .pointer("/Metadata/WriteTimestampMicros/N")
+            .and_then(Value::as_str)
+            .and_then(|s| s.trim().parse::<i64>().ok());
+        let Some(micros) = micros else {
+            cx.bad(
+                at,
+                "Metadata.WriteTimestampMicros (the write's time) is missing or not a number",
+            )?;
+            continue;
+        };
+        let Some((pk, sk)) = keys_of(cx, v.get("Keys"), i as u64 + 1)? else {
+            continue;
+        };
+        let units = write_units_of(cx, &v);
+        cx.add(micros, &pk, sk, Dim::Write, units)?;
+    }
+    Ok(())
+}
+
+/// A JSON number, or a string holding one.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Write units of one record: the larger image's size, or `--item-size` without images.
+fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
+    let size = ["NewImage", "OldImage"]
+        .iter()
+        .filter_map(|f| holder.get(*f).and_then(item_size))
+        .max();
+    let bytes = match size {
+        Some(b) => b,
+        None => {
+            let b = cx.opts.item_size;
+            cx.file.assume(format!(
+                "records without images: {} write units each (--item-size {} bytes)",
+                b.div_ceil(1024).max(1),
+                crate::model::fmt::grouped(b)
+            ));
+            b
+        }
+    };
+    bytes.div_ceil(1024).max(1) as f64
+}
+
+/// A record's partition key (canonical bytes) and sort key.
+type ItemKey = (Vec<u8>, Option<SortValue>);
+
+/// The partition key's canonical bytes and the sort key of a record's `Keys`, or `None` when the record is
+/// skipped as bad.
+fn keys_of(
+    cx: &mut TraceCx<'_>,
+    keys: Option<&Value>,
+    n: u64,
+) -> Result<Option<ItemKey>, ReadError> {
+    let Some(keys) = keys.and_then(Value::as_object).filter(|k| !k.is_empty()) else {
+        cx.bad(record_at(n), "Keys (the item's key attributes) is missing")?;
+        return Ok(None);
+    };
+    let names: Vec<&str> = keys.keys().map(String::as_str).collect();
+    let pk_name = match pick_partition_key(&names, cx.opts.key.as_deref()) {
+        Ok(name) => name,
+        Err(what) => {
+            cx.bad(record_at(n), what)?;
+            return Ok(None);
+        }
+    };
+    if names.len() > 1 && cx.opts.key.is_none() {
+        cx.file.assume(format!(
+            "partition key {pk_name} (guessed from Keys {}; --key names it)",
+            names.join(", ")
+        ));
+    }
+    let typed = |v: &Value| -> Option<(KeyType, String)> {
+        let (tag, inner) = v.as_object()?.iter().next()?;
+        let ty = match tag.as_str() {
+            "S" => KeyType::S,
+            "N" => KeyType::N,
+            "B" => KeyType::B,
+            _ => return None,
+        };
+        Some((ty, inner.as_str()?.to_owned()))
+    };
+    let Some((ty, raw)) = keys.get(pk_name).and_then(typed) else {
+        cx.bad(
+            record_at(n),
+            format!("Keys.{pk_name} is not a key value ({{\"S\"|\"N\"|\"B\": \"…\"}})"),
+        )?;
+        return Ok(None);
+    };
+    let pk = match canonical_partition_key(raw.as_bytes(), ty) {
+        Ok(k) => k,
+        Err(e) => {
+            cx.bad(record_at(n), format!("Keys.{pk_name}: {e}"))?;
+            return Ok(None);
+        }
+    };
+    let sk = names
+        .iter()
+        .find(|&&name| name != pk_name)
+        .and_then(|name| keys.get(*name))
+        .and_then(typed)
+        .map(|(ty, raw)| match ty {
+            KeyType::N => raw.trim().parse().map_or_else(
+                |_| SortValue::Bytes(raw.clone().into_bytes().into()),
+                SortValue::Number,
+            ),
+            KeyType::S => SortValue::Bytes(raw.into_bytes().into()),
+            KeyType::B => SortValue::Bytes(
+                base64::engine::general_purpose::STANDARD
+                    .decode(&raw)
+                    .unwrap_or_else(|_| raw.into_bytes())
+                    .into(),
+            ),
+        });
+    Ok(Some((pk, sk)))
+}
+
+/// Which of a record's key attributes is the partition key: the one `--key` names, the only one, or of two
+/// the one named like a partition key (or not like a sort key).
+fn pick_partition_key<'n>(names: &[&'n str], given: Option<&str>) -> Result<&'n str, Message> {
+    if let Some(want) = given {
+        return names.iter().copied().find(|n| *n == want).ok_or_else(|| {
+            Message::hinted(
+                format!("Keys has {}, not {want}: ", names.join(", ")),
+                Hint::ChooseKey,
+                "",
+            )
+        });
+    }
+    if let [only] = names {
+        return Ok(only);
+    }
+    let like = |list: &[&str], n: &str| list.iter().any(|w| n.eq_ignore_ascii_case(w));
+    if let Some(pk) = names.iter().find(|n| like(&PK_NAMES, n)) {
+        return Ok(pk);
+    }
+    let not_sk: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !like(&SK_NAMES, n))
+        .collect();
+    if let [pk] = not_sk.as_slice() {
+        return Ok(pk);
+    }
+    Err(Message::hinted(
+        format!(
+            "Keys has {}: which is the partition key? ",
+            names.join(", ")
+        ),
+        Hint::ChooseKey,
+        "",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::trace::{TraceOptions, load_traces};
+
+    fn load(text: &str, opts: &TraceOptions) -> Result<super::super::TraceLoad, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "shardlens-streams-{}-{}",
+            std::process::id(),
+            crate::model::partition::key_hash(text.as_bytes())
+        ));
+        std::fs::write(&dir, text).unwrap();
+        let out = load_traces(std::slice::from_ref(&dir), opts).map_err(|e| e.to_string());
+        let _ = std::fs::remove_file(&dir);
+        out
+    }
+
+    const PAGE: &str = r#"{"Records":[
+ {"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"A"},"sk":{"N":"1"}},
+  "NewImage":{"pk":{"S":"A"},"sk":{"N":"1"},"blob":{"S":"x"}}}},
+ {"eventName":"MODIFY","dynamodb":{"ApproximateCreationDateTime":1782208801.0,"Keys":{"pk":{"S":"A"},"sk":{"N":"2"}}}}
+],"NextShardIterator":"abc"}
+{"Records":[{"eventName":"REMOVE","dynamodb":{"ApproximateCreationDateTime":1.7822088015E9,"Keys":{"pk":{"S":"B"},"sk":{"N":"1"}}}}]}"#;
+
+    #[test]
+    fn pages_one_after_another_are_one_trace() {
+        let t = load(PAGE, &TraceOptions::default()).unwrap();
+        assert_eq!(t.files[0].records, 3);
+        assert_eq!(t.files[0].keys, 2);
+        assert_eq!(t.trace.start, 1_782_208_800);
+        assert_eq!(t.trace.duration, 2);
+        assert_eq!(t.trace.requests(), [0.0, 3.0]);
+        assert!(t.files[0].assumed.iter().any(|a| a.contains("--item-size")));
+    }
+
+    #[test]
+    fn a_record_without_its_time_is_named() {
+        let text = r#"{"Records":[{"eventName":"INSERT","dynamodb":{"Keys":{"id":{"N":"1"}}}}]}"#;
+        let e = load(text, &TraceOptions::default()).unwrap_err();
+        assert!(
+            e.contains("item 1: dynamodb.ApproximateCreationDateTime"),
+            "{e}"
+        );
+        let skip = TraceOptions {
+            on_bad: crate::source::OnBad::Skip,
+            ..TraceOptions::default()
+        };
+        let e = load(text, &skip).unwrap_err();
+        assert!(e.contains("no records with a time"), "{e}");
+    }
+
+    #[test]
+    fn kinesis_records_in_base64_with_milliseconds() {
+        let inner = r#"{"awsRegion":"eu-west-1","eventName":"INSERT","tableName":"t","recordFormat":"application/json","userIdentity":null,"dynamodb":{"ApproximateCreationDateTime":1731924555370,"Keys":{"id":{"S":"k1"}},"NewImage":{"id":{"S":"k1"}},"SizeBytes":20}}"#;
+        let data = base64::engine::general_purpose::STANDARD.encode(inner);
+        let text = format!(
+            r#"{{"Records":[{{"kinesis":{{"data":"{data}"}}}},{{"kinesis":{{"data":"{data}"}}}}]}}"#
+        );
+        let t = load(&text, &TraceOptions::default()).unwrap();
+        assert_eq!(t.files[0].records, 2);
+        assert_eq!(t.trace.start, 1_731_924_555);
+        assert_eq!(t.trace.keys[0].name, "k1");
+    }
+
+    #[test]
+    fn two_key_attributes_need_a_name_unless_one_looks_like_a_sort_key() {
+        assert_eq!(pick_partition_key(&["sk", "pk"], None).ok(), Some("pk"));
+        assert_eq!(
+            pick_partition_key(&["timestamp", "name"], Some("name")).ok(),
+            Some("name")
+        );
+        let e = pick_partition_key(&["timestamp", "name"], None).unwrap_err();
+        assert!(e.in_words(Hint::flag).contains("--key"), "{e:?}");
+    }
+
+    #[test]
+    fn incremental_lines_carry_microseconds_and_say_they_are_a_lower_bound() {
+        let text = "{\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1782208800500000\"}},\"Keys\":{\"id\":{\"N\":\"7\"}},\"NewImage\":{\"id\":{\"N\":\"7\"}}}\n\
+                    {\"Metadata\":{\"WriteTimestampMicros\":{\"N\":\"1782208802000000\"}},\"Keys\":{\"id\":{\"N\":\"7.0\"}},\"OldImage\":{\"id\":{\"N\":\"7\"}}}\n";
+        let t = load(text, &TraceOptions::default()).unwrap();
+        assert_eq!(
+            t.files[0].format,
+            Some(super::super::TraceFormat::Incremental)
+        );
+        assert_eq!((t.trace.keys.len(), t.trace.duration), (1, 3));
+        assert!(t.files[0].assumed[0].contains("lower bound"));
+    }
+}
