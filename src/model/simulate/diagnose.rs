@@ -5,7 +5,7 @@
 use super::super::capacity::ThrottleCause;
 use super::super::fmt::grouped;
 pub use super::episodes::span_words;
-use super::episodes::{Episode, burst_ran_out, clock, episodes, index_at};
+use super::episodes::{Episode, burst_binds, burst_ran_out, clock, episodes, index_at};
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
 
 /// At most this many hot-partition findings.
@@ -393,10 +393,11 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
 
 fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
     let mut out = Vec::new();
+    // R2 under R1: a bank that ran dry while its partition served R1 limited nothing.
     let spent = o
         .events
         .iter()
-        .find(|e| e.kind == EventKind::BurstExhausted);
+        .find(|e| e.kind == EventKind::BurstExhausted && burst_binds(setup, tl, e));
     if spent.is_none()
         && let Some((t, p)) = burst_ran_out(setup, tl)
     {
@@ -599,6 +600,16 @@ mod tests {
             .find(|f| f.kind == FindingKind::Episode)
             .unwrap();
         assert!(episode.text.contains("single hot item"), "{}", episode.text);
+        // Its empty bank is no finding either: the findings are the warm run's.
+        assert!(
+            !cold
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::BurstSpent),
+            "{:?}",
+            cold.findings
+        );
+        assert_eq!(cold.findings, warm.findings);
     }
 
     // R2 under R1: where the share plus burst is below R1, a spent bank stays the reason.
