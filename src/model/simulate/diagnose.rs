@@ -5,7 +5,7 @@
 use super::super::capacity::ThrottleCause;
 use super::super::fmt::grouped;
 pub use super::episodes::span_words;
-use super::episodes::{Episode, burst_ran_out, clock, episodes, index_at};
+use super::episodes::{Episode, burst_binds, burst_ran_out, clock, episodes, index_at};
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
 
 /// At most this many hot-partition findings.
@@ -393,10 +393,11 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
 
 fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
     let mut out = Vec::new();
+    // R2 under R1: a bank that ran dry while its partition served R1 limited nothing.
     let spent = o
         .events
         .iter()
-        .find(|e| e.kind == EventKind::BurstExhausted);
+        .find(|e| e.kind == EventKind::BurstExhausted && burst_binds(setup, tl, e));
     if spent.is_none()
         && let Some((t, p)) = burst_ran_out(setup, tl)
     {
@@ -525,5 +526,172 @@ pub fn time_evidence(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> T
                 last.why.as_str()
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::episodes::capped_by_r1;
+    use super::super::{
+        Keys, Limits, Params, Schedule, SortKey, Stream, Table, key_in_partition, run_streaming,
+    };
+    use super::*;
+
+    fn setup(table: Table, traffic: Vec<Stream>, duration: u32) -> Setup {
+        Setup {
+            table,
+            traffic,
+            duration,
+            step: 1,
+            start: 1_782_172_800, // 2026-06-23T00:00:00Z
+            seed: 1,
+            params: Params::default(),
+        }
+    }
+
+    fn writes(key: &str, rate: f64, sort_key: SortKey) -> Stream {
+        Stream {
+            keys: Keys::One(key.to_owned()),
+            writes_per_sec: Schedule::constant(rate),
+            sort_key,
+            ..Stream::default()
+        }
+    }
+
+    fn provisioned(rcu: f64, wcu: f64, partitions: usize, idle_before: u32) -> Table {
+        Table {
+            billing: Billing::Provisioned { units: [rcu, wcu] },
+            partitions: Some(partitions),
+            idle_before,
+            ..Table::default()
+        }
+    }
+
+    fn diagnosed(s: &Setup) -> (Diagnosis, TimeEvidence) {
+        let (o, tl) = run_streaming(s, &mut |_| true).unwrap();
+        (diagnose(s, &o, &tl), time_evidence(s, &o, &tl))
+    }
+
+    // R1 over R2, R3 (issue 23, item 8): 3,000 RCU / 4,000 WCU over 5 partitions (800 WCU each), one item at
+    // 1,800 writes/s of 1 KB. Adaptive capacity lifts its partition to R1's 1,000 WCU, 800 throttle; with no
+    // idle time its bank is empty, yet R1 binds: the headline names the item, whatever was banked before.
+    #[test]
+    fn a_single_item_at_r1_is_named_not_burst() {
+        let item = vec![writes("HOT#1", 1_800.0, SortKey::SingleItem)];
+        let (cold, cold_evidence) = diagnosed(&setup(
+            provisioned(3_000.0, 4_000.0, 5, 0),
+            item.clone(),
+            300,
+        ));
+        let (warm, warm_evidence) =
+            diagnosed(&setup(provisioned(3_000.0, 4_000.0, 5, 300), item, 300));
+        assert!(
+            cold.headline
+                .starts_with("Never stopped: HOT#1 is a single hot item"),
+            "{}",
+            cold.headline
+        );
+        assert_eq!(cold.headline, warm.headline);
+        assert_eq!(cold_evidence.why, Why::SingleItem);
+        assert_eq!(cold_evidence, warm_evidence);
+        let episode = cold
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::Episode)
+            .unwrap();
+        assert!(episode.text.contains("single hot item"), "{}", episode.text);
+        // Its empty bank is no finding either: the findings are the warm run's.
+        assert!(
+            !cold
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::BurstSpent),
+            "{:?}",
+            cold.findings
+        );
+        assert_eq!(cold.findings, warm.findings);
+    }
+
+    // R2 under R1: where the share plus burst is below R1, a spent bank stays the reason.
+    #[test]
+    fn burst_stays_the_reason_below_r1() {
+        // R3 [doc: burst-adaptive-capacity] before adaptive capacity: 400 WCU over 4 partitions, one at
+        // 150 WCU/s: its share (100) plus 300 s × 100 banked lasts 600 s, then 50 WCU/s throttle.
+        let mut before = provisioned(0.0, 400.0, 4, 300);
+        before.adaptive_capacity = false;
+        let key = key_in_partition(3, 4);
+        let (d, evidence) = diagnosed(&setup(
+            before,
+            vec![writes(&key, 150.0, SortKey::Random)],
+            1_200,
+        ));
+        assert_eq!(
+            d.headline,
+            "Never stopped: burst capacity of partition 3 ran out after 10 min, and its share is below the \
+             demand (17 % of demand throttled)"
+        );
+        assert_eq!(evidence.why, Why::BurstSpent);
+        assert!(d.findings.iter().any(|f| f.kind == FindingKind::BurstSpent));
+        // With adaptive capacity, below R1: one item at 500 WCU/s borrows the whole 400 WCU table, then its
+        // bank (300 s × 100) pays the other 100 for 300 s; then 400 served, 100 throttled, far from 1,000.
+        let (d, evidence) = diagnosed(&setup(
+            provisioned(0.0, 400.0, 4, 300),
+            vec![writes("HOT#1", 500.0, SortKey::SingleItem)],
+            900,
+        ));
+        assert!(
+            d.headline.starts_with("Never stopped: burst capacity of partition ")
+                && d.headline.contains(
+                    " ran out after 5 min, and its share is below the demand (13 % of demand throttled)"
+                ),
+            "{}",
+            d.headline
+        );
+        assert_eq!(evidence.why, Why::BurstSpent);
+    }
+
+    #[test]
+    fn capped_by_r1_within_a_tolerance() {
+        let cell = |served: [f32; 2], throttled: [f32; 2]| Cell {
+            peak_use: [0.0; 2],
+            served,
+            throttled,
+            bank: [0.0; 2],
+            reason: None,
+        };
+        let independent = setup(Table::default(), Vec::new(), 60);
+        let combined = setup(
+            Table {
+                limits: Limits::Combined,
+                ..Table::default()
+            },
+            Vec::new(),
+            60,
+        );
+        // At R1 (within 1 %) in every dimension it throttles; nothing throttled is no cap.
+        assert!(capped_by_r1(
+            &independent,
+            &cell([0.0, 1_000.0], [0.0, 800.0])
+        ));
+        assert!(capped_by_r1(&independent, &cell([0.0, 995.0], [0.0, 5.0])));
+        assert!(!capped_by_r1(
+            &independent,
+            &cell([0.0, 800.0], [0.0, 200.0])
+        ));
+        assert!(!capped_by_r1(&independent, &cell([0.0, 1_000.0], [0.0; 2])));
+        // Reads at R1, writes below it and throttled: the writes' limit is not R1.
+        assert!(!capped_by_r1(
+            &independent,
+            &cell([3_000.0, 500.0], [100.0, 100.0])
+        ));
+        // Combined: 1,500 RCU and 500 WCU are the whole of one partition.
+        assert!(capped_by_r1(
+            &combined,
+            &cell([1_500.0, 500.0], [0.0, 300.0])
+        ));
+        assert!(!capped_by_r1(
+            &combined,
+            &cell([1_500.0, 300.0], [0.0, 300.0])
+        ));
     }
 }

@@ -2,10 +2,16 @@
 //! events, minutes and timeline: what [`super::diagnose`] and [`super::time_evidence`] say.
 
 use super::splits::skip_reason;
-use super::{Billing, Cell, EventKind, Keys, Outcome, Point, Setup, SortKey, Timeline, Why};
+use super::{
+    Billing, Cell, Event, EventKind, Keys, Limits, Outcome, Point, R1, READ, Setup, SortKey,
+    Timeline, WRITE, Why,
+};
 
 /// Gaps shorter than this between throttled points are one episode.
 const EPISODE_GAP: u32 = 60;
+/// [ours] A partition serves its ceiling when it serves at least this share of it (a cell holds an `f32` mean,
+/// and a wide column averages several seconds).
+const AT_CEILING: f64 = 0.99;
 
 /// A stretch of throttling: `[from, until)`, its throttled units and requests, and why it ended.
 #[derive(Debug, Clone)]
@@ -118,8 +124,9 @@ pub(super) fn relief(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
     }
 }
 
-/// The reason of the last split skipped during an episode, or of a bank that ran dry (R2, R4).
-fn skipped_split(o: &Outcome, e: &Episode) -> Option<(Why, String)> {
+/// The reason of the last split skipped during an episode, or of a bank that ran dry while it was binding
+/// (R2 under R1, R4).
+fn skipped_split(setup: &Setup, o: &Outcome, tl: &Timeline, e: &Episode) -> Option<(Why, String)> {
     let in_span = |t: u32| t >= e.from && t < e.until;
     if let Some(skip) = o
         .events
@@ -140,11 +147,9 @@ fn skipped_split(o: &Outcome, e: &Episode) -> Option<(Why, String)> {
         let text = d.strip_prefix("split skipped: ").unwrap_or(d).to_owned();
         return Some((why, text));
     }
-    if let Some(b) = o
-        .events
-        .iter()
-        .find(|x| x.kind == EventKind::BurstExhausted && in_span(x.t + 1))
-    {
+    if let Some(b) = o.events.iter().find(|x| {
+        x.kind == EventKind::BurstExhausted && in_span(x.t + 1) && burst_binds(setup, tl, x)
+    }) {
         let p = b
             .partition
             .map_or(String::new(), |p| format!(" of partition {p}"));
@@ -161,7 +166,7 @@ fn skipped_split(o: &Outcome, e: &Episode) -> Option<(Why, String)> {
 
 /// Why an episode lasts to the end of the run.
 pub(super) fn unrelieved(setup: &Setup, o: &Outcome, tl: &Timeline, e: &Episode) -> (Why, String) {
-    if let Some(found) = skipped_split(o, e) {
+    if let Some(found) = skipped_split(setup, o, tl, e) {
         return found;
     }
     let reason = last_reason(o);
@@ -243,7 +248,8 @@ pub(super) fn thrown(cell: &Cell) -> f32 {
     cell.throttled[0] + cell.throttled[1]
 }
 
-/// A provisioned partition whose bank ran dry while it threw back (R2): when (the column's start), and which.
+/// A provisioned partition whose bank ran dry while it threw back below its ceiling (R2 under R1, see
+/// [`capped_by_r1`]): when (the column's start), and which.
 pub(super) fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)> {
     if !matches!(setup.table.billing, Billing::Provisioned { .. }) {
         return None;
@@ -254,7 +260,7 @@ pub(super) fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)
         for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
             let banked = cell.bank[0] + cell.bank[1] > 1.0;
             match had.iter_mut().find(|h| h.0 == range.start) {
-                Some(h) if h.1 && !banked && thrown(cell) > 1e-6 => {
+                Some(h) if h.1 && !banked && thrown(cell) > 1e-6 && !capped_by_r1(setup, cell) => {
                     // Sustained: still throttling a minute later (not a bank reset by a change of capacity).
                     let later = tl.column_at(col.t + 60).and_then(|(c, l)| {
                         let i = l.iter().position(|r| r.start == range.start)?;
@@ -270,6 +276,35 @@ pub(super) fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)
         }
     }
     None
+}
+
+/// Whether all a cell throws back is over its partition's ceiling: R1 (with `limits = "combined"`, its linear
+/// combination), served within [`AT_CEILING`] in every dimension it throttles. Burst (R2) and adaptive
+/// capacity (R3) never lift R1, so then R1 is the binding limit: a spent bank or the partition's share is a
+/// reason only below it (or, with adaptive capacity off, wherever the share plus burst is below it).
+pub(super) fn capped_by_r1(setup: &Setup, cell: &Cell) -> bool {
+    let used = |dim: usize| f64::from(cell.served[dim]) / R1[dim];
+    let throttles = |dim: usize| cell.throttled[dim] > 1e-6;
+    if !throttles(READ) && !throttles(WRITE) {
+        return false;
+    }
+    match setup.table.limits {
+        Limits::Combined => used(READ) + used(WRITE) >= AT_CEILING,
+        Limits::Independent => [READ, WRITE]
+            .into_iter()
+            .filter(|&dim| throttles(dim))
+            .all(|dim| used(dim) >= AT_CEILING),
+    }
+}
+
+/// Whether a burst-exhausted event names the binding limit: its partition served below its ceiling in the
+/// event's column (R2 under R1, see [`capped_by_r1`]). An event about no partition, or one the timeline does
+/// not hold, is taken at its word.
+pub(super) fn burst_binds(setup: &Setup, tl: &Timeline, e: &Event) -> bool {
+    let cell = e
+        .partition
+        .and_then(|p| tl.column_at(e.t).and_then(|(c, _)| c.cells.get(p)));
+    !cell.is_some_and(|c| capped_by_r1(setup, c))
 }
 
 /// The throttle reason with the most requests in the last throttled minute.
