@@ -95,6 +95,7 @@ pub enum UICommand {
     SaveSession,
     OpenScenario,
     SaveScenario,
+    OpenTrace,
     ExportPng,
     ExportCsv,
     ExportJson,
@@ -109,7 +110,7 @@ pub enum UICommand {
 
 impl UICommand {
     /// Every command, in menu order.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 19] = [
         Self::OpenFile,
         Self::OpenFolder,
         Self::Reload,
@@ -118,6 +119,7 @@ impl UICommand {
         Self::SaveSession,
         Self::OpenScenario,
         Self::SaveScenario,
+        Self::OpenTrace,
         Self::ExportPng,
         Self::ExportCsv,
         Self::ExportJson,
@@ -140,6 +142,7 @@ impl UICommand {
             Self::SaveSession => "Save session…",
             Self::OpenScenario => "Open scenario…",
             Self::SaveScenario => "Save scenario…",
+            Self::OpenTrace => "Open trace…",
             Self::ExportPng => "Export chart as PNG…",
             Self::ExportCsv => "Export buckets as CSV…",
             Self::ExportJson => "Export buckets as JSON…",
@@ -168,6 +171,10 @@ impl UICommand {
             Self::SaveSession => "save the keys and every setting as a session",
             Self::OpenScenario => "simulate a scenario file (TOML) over time in the Timeline",
             Self::SaveScenario => "save the simulated scenario as a TOML file to edit and share",
+            Self::OpenTrace => {
+                "replay a table's real traffic in the Timeline: DynamoDB Streams records, an incremental \
+                 export, Contributor Insights, CloudWatch metrics or a request log"
+            }
             Self::ExportPng => "save the chart as a PNG image",
             Self::ExportCsv => "save each bucket's count and hash range as CSV",
             Self::ExportJson => "save the report and the decision path as JSON",
@@ -222,7 +229,7 @@ impl UICommand {
         match self {
             Self::OpenFile | Self::OpenFolder | Self::Reload | Self::Connect => (Menu::File, 0),
             Self::OpenSession | Self::SaveSession => (Menu::File, 1),
-            Self::OpenScenario | Self::SaveScenario => (Menu::File, 2),
+            Self::OpenScenario | Self::SaveScenario | Self::OpenTrace => (Menu::File, 2),
             Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 3),
             Self::Quit => (Menu::File, 4),
             Self::Undo | Self::Paste => (Menu::Edit, 0),

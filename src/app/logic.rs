@@ -324,6 +324,7 @@ impl App {
             }
             Outcome::Nothing => {}
             Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
+            Outcome::OpenTrace(load) => self.start_replay(*load),
             Outcome::Path(reply) => {
                 // A path that worked ends the "no file dialog" warning: that activity succeeded.
                 if matches!(reply, dialogs::Reply::Done(..)) {
@@ -350,7 +351,12 @@ impl App {
                 .collect()
         });
         if let Some(path) = dropped.into_iter().next() {
-            self.open_path(path);
+            if is_scenario(&path) {
+                self.open_path(path);
+            } else {
+                // A trace opens in the Timeline; anything else comes back as keys to load.
+                self.open_trace(path, dialogs::Action::OpenDropped);
+            }
         }
         // Ctrl+V anywhere but in a text field pastes keys into the editor.
         let focused = ctx.memory(|m| m.focused().is_some());

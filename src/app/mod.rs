@@ -87,6 +87,8 @@ enum Outcome {
     Path(dialogs::Reply),
     /// A scenario file, read and parsed (with its key files), and its text.
     OpenScenario(Box<crate::model::sim_file::Scenario>, String),
+    /// A trace of real traffic, read.
+    OpenTrace(Box<crate::source::trace::TraceLoad>),
 }
 
 /// Everything running off the UI thread.

@@ -88,7 +88,6 @@ pub fn load_scenario(args: &SimulateArgs) -> anyhow::Result<Scenario> {
 fn apply_shards(scenario: &mut Scenario, args: &SimulateArgs) {
     let hot = hot_share(args);
     crate::model::simulate::shard_keys(&mut scenario.setup, args.shards, hot, &args.separator);
-    trace::shard_trace(&mut scenario.setup, args.shards, hot, &args.separator);
 }
 
 fn hot_share(args: &SimulateArgs) -> Option<f64> {

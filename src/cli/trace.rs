@@ -4,7 +4,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -159,15 +158,6 @@ pub fn trace_scenario(args: &TraceArgs) -> anyhow::Result<(Scenario, Replay)> {
     ))
 }
 
-/// Shards the replayed trace's keys as `analyze --shards` does.
-pub fn shard_trace(setup: &mut Setup, n: u32, hot_share: Option<f64>, separator: &str) {
-    if let Some(trace) = &setup.trace
-        && n > 1
-    {
-        setup.trace = Some(Arc::new(trace.sharded(n, hot_share, separator)));
-    }
-}
-
 /// `start`, `source` and, when CloudWatch figures were read, `observed` and `agreement`.
 pub fn add_replay(doc: &mut serde_json::Value, setup: &Setup, replay: &Replay, o: &Outcome) {
     doc["start"] = json!(iso(setup.start));
@@ -266,7 +256,6 @@ pub fn print_what_if(
     };
     let n = if shards > 1 { shards } else { 10 };
     let mut sharded = setup.clone();
-    shard_trace(&mut sharded, n, hot_share, separator);
     shard_keys(&mut sharded, n, hot_share, separator);
     let mut on_demand = setup.clone();
     on_demand.table.billing = Billing::on_demand();

@@ -15,7 +15,7 @@
 //! before a dialog is tried (the portal through zbus, zenity on `PATH`), and [`install_log_capture`] catches
 //! rfd's log on the dialog thread, which is how a dialog that was tried and failed is told from a cancel.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod path_field;
@@ -46,6 +46,11 @@ pub enum Action {
     OpenSession,
     /// A scenario file of the time simulation.
     OpenScenario,
+    /// A trace of a table's real traffic (a file or a folder of them), replayed in the Timeline.
+    OpenTrace,
+    /// A file dropped on the window: a trace when its content is one only traces have (Streams records,
+    /// CloudWatch metrics, a Contributor Insights report), else keys.
+    OpenDropped,
     /// Writes the data to the chosen file.
     Save(Payload),
 }
@@ -99,6 +104,21 @@ impl Request {
             action: Action::OpenScenario,
             filters: vec![
                 ("shardlens scenario", vec!["toml"]),
+                ("All files", vec!["*"]),
+            ],
+            file_name: None,
+        }
+    }
+
+    pub fn open_trace() -> Self {
+        Self {
+            title: "Open trace",
+            action: Action::OpenTrace,
+            filters: vec![
+                (
+                    "Streams records, exports, metrics, logs",
+                    vec!["json", "jsonl", "gz", "zst", "csv", "log"],
+                ),
                 ("All files", vec!["*"]),
             ],
             file_name: None,
@@ -197,6 +217,9 @@ pub enum FileError {
     /// A scenario file that does not parse, or whose key files do not load.
     #[error(transparent)]
     Scenario(#[from] crate::source::scenario::ScenarioFileError),
+    /// A trace whose records cannot be read or replayed.
+    #[error(transparent)]
+    Trace(#[from] crate::source::trace::TraceLoadError),
     /// A folder where a file to save was wanted.
     #[error("a folder: add a file name: {}", .0.display())]
     NoFileName(PathBuf),
@@ -232,6 +255,7 @@ impl FileError {
     pub fn message(&self) -> crate::source::Message {
         match self {
             Self::Scenario(e) => e.message(),
+            Self::Trace(e) => e.message(),
             other => crate::source::Message::new(other.to_string()),
         }
     }
@@ -284,6 +308,17 @@ pub(super) fn open_scenario(
 ) -> Result<Task<Outcome>, TaskError> {
     Task::spawn("scenario", ctx, 1, move |r: &Reporter<Outcome>| {
         r.send(finish(&Action::OpenScenario, path, false).unwrap_or_else(problem_outcome));
+    })
+}
+
+/// Opens a trace (or a dropped file that may be one) without a dialog: read on a task.
+pub(super) fn open_trace(
+    path: PathBuf,
+    action: Action,
+    ctx: &egui::Context,
+) -> Result<Task<Outcome>, TaskError> {
+    Task::spawn("trace", ctx, 1, move |r: &Reporter<Outcome>| {
+        r.send(finish(&action, path, false).unwrap_or_else(problem_outcome));
     })
 }
 
@@ -346,7 +381,11 @@ fn native_dialog(request: &Request) -> Native {
         dialog = dialog.set_file_name(name);
     }
     let (picked, errors) = capture_log(|| match request.action {
-        Action::OpenKeys | Action::OpenSession | Action::OpenScenario => dialog.pick_file(),
+        Action::OpenKeys
+        | Action::OpenSession
+        | Action::OpenScenario
+        | Action::OpenTrace
+        | Action::OpenDropped => dialog.pick_file(),
         Action::OpenFolder => dialog.pick_folder(),
         Action::Save(_) => dialog.save_file(),
     });
@@ -414,8 +453,47 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
             }
             Err(e) => Err(missing(e)),
         },
+        Action::OpenTrace => match meta {
+            Ok(_) => read_trace(&path),
+            Err(e) => Err(missing(e)),
+        },
+        Action::OpenDropped => match meta {
+            Ok(m) if m.is_file() && holds_only_traffic(&path) => read_trace(&path),
+            Ok(_) => Ok(Outcome::OpenKeys(path)),
+            Err(e) => Err(missing(e)),
+        },
         Action::Save(payload) => save(payload, path, meta.ok(), replace),
     }
+}
+
+/// Reads a trace (a file or a folder) into a replay on an on-demand table.
+fn read_trace(path: &Path) -> Result<Outcome, Problem> {
+    use crate::source::trace::{TraceOptions, load_traces};
+    match load_traces(&[path.to_path_buf()], &TraceOptions::default()) {
+        Ok(load) => Ok(Outcome::OpenTrace(Box::new(load))),
+        Err(e) => Err(Problem::Other(FileError::Trace(e))),
+    }
+}
+
+/// Whether a file's first 64 KB hold a format only traces have (not keys): Streams records, CloudWatch
+/// metrics, a Contributor Insights report. Incremental exports and CSV load as keys when dropped; File >
+/// Open trace… replays them.
+pub(super) fn holds_only_traffic(path: &Path) -> bool {
+    use crate::source::trace::{TraceFormat, detect};
+    let count = std::sync::atomic::AtomicU64::new(0);
+    let Ok(input) = crate::source::read::open(path, &count) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(64 << 10);
+    if std::io::Read::read_to_end(&mut std::io::Read::take(input.reader, 64 << 10), &mut head)
+        .is_err()
+    {
+        return false;
+    }
+    matches!(
+        detect(&head),
+        Some(TraceFormat::Streams | TraceFormat::Metrics | TraceFormat::Insights)
+    )
 }
 
 /// Writes a save to `path` (`meta`: what is there now): never over a folder, over a file only when the user

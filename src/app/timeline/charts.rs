@@ -2,13 +2,14 @@
 //! the partitions at the playhead as bars, and one partition in the inspector.
 
 use egui::{Color32, RichText};
-use egui_plot::{Bar, BarChart, HLine, Line, Plot, PlotPoints, VLine};
+use egui_plot::{Bar, BarChart, HLine, Line, LineStyle, Plot, PlotPoints, VLine};
 
 use super::heatmap::{cell_of, use_of};
-use super::{Drawing, Rects, Simulation, TimelineCommand, clock};
+use super::{Clock, Drawing, Rects, Simulation, TimelineCommand};
 use crate::app::theme;
 use crate::model::fmt::{grouped, plural};
 use crate::model::simulate::{Cell, Dim, EventKind, Minute, Range};
+use crate::source::trace::ObservedMinute;
 
 /// At most this many points per line: a 24 h run at 1 s has 86,400 seconds, more than any plot is wide.
 const MAX_POINTS: usize = 1_500;
@@ -90,8 +91,8 @@ pub(super) fn headline_ui(
             ui.spinner();
             ui.label(format!(
                 "simulating: {} of {} done",
-                clock(sim.done_seconds),
-                clock(sim.duration())
+                sim.clock().at(sim.done_seconds),
+                sim.clock().at(sim.duration())
             ));
         });
         return;
@@ -106,7 +107,7 @@ pub(super) fn headline_ui(
         .max_height(row * 4.0 + ui.spacing().item_spacing.y * 3.0)
         .show(ui, |ui| {
             for f in &d.findings {
-                out.extend(finding_ui(ui, f));
+                out.extend(finding_ui(ui, f, sim.clock()));
             }
         });
     if !sim.description.is_empty() {
@@ -135,7 +136,7 @@ pub(super) fn findings_menu_ui(
     ui.menu_button(format!("Findings ({})", d.findings.len()), |ui| {
         ui.set_max_width(560.0);
         for f in &d.findings {
-            if let Some(show) = finding_ui(ui, f) {
+            if let Some(show) = finding_ui(ui, f, sim.clock()) {
                 out.push(show);
                 ui.close();
             }
@@ -144,8 +145,12 @@ pub(super) fn findings_menu_ui(
 }
 
 /// One finding, wrapped; clicked, it asks to show its moment (and partition).
-fn finding_ui(ui: &mut egui::Ui, f: &crate::model::simulate::Finding) -> Option<TimelineCommand> {
-    let text = format!("{}  {}", clock(f.from), f.text);
+fn finding_ui(
+    ui: &mut egui::Ui,
+    f: &crate::model::simulate::Finding,
+    clock: Clock,
+) -> Option<TimelineCommand> {
+    let text = format!("{}  {}", clock.at(f.from), f.text);
     ui.add(egui::Label::new(text).sense(egui::Sense::click()).wrap())
         .on_hover_text("Show this moment")
         .clicked()
@@ -167,6 +172,9 @@ pub(super) fn throughput_legend_ui(ui: &mut egui::Ui, sim: &Simulation) {
                 &format!("consumed {u}/s (the minute's average, as CloudWatch shows it)"),
             );
             swatch(ui, theme::HOT, "throttle events in the minute");
+            if !sim.observed().is_empty() {
+                ui.label("dashed: as CloudWatch observed them");
+            }
         } else {
             swatch(ui, Color32::GRAY, &format!("demand {u}/s"));
             swatch(ui, theme::COOL, "served");
@@ -201,6 +209,9 @@ pub(super) fn throughput_ui(
     let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
     let width = rects.heatmap.map_or(ui.available_width(), |r| r.width());
     let step = super::time_step(span, width, label_px);
+    let time = sim.clock();
+    let observed = sim.observed();
+    let start = sim.setup().start;
     let shown = Plot::new(("timeline-throughput", span.to_bits()))
         .height(height)
         .default_x_bounds(0.0, span)
@@ -218,11 +229,14 @@ pub(super) fn throughput_ui(
         .allow_scroll(false)
         .allow_drag(false)
         .allow_zoom(false)
-        .x_axis_formatter(|mark, _| clock(mark.value.max(0.0) as u32))
+        .x_axis_formatter(move |mark, _| time.axis(mark.value.max(0.0) as u32))
         .y_axis_label(format!("{u}/s"))
         .show(ui, |plot| {
             if per_minute {
                 for line in minute_lines(minutes, d) {
+                    plot.add(line);
+                }
+                for line in observed_lines(observed, start, d) {
                     plot.add(line);
                 }
             } else {
@@ -282,6 +296,50 @@ fn minute_lines(minutes: &[Minute], d: usize) -> [Line<'static>; 2] {
     ]
 }
 
+/// What CloudWatch observed, beside the model's minutes (dashed): the throttle events per minute and the
+/// consumed units as a per-second average, where the files held them.
+fn observed_lines(observed: &[ObservedMinute], start: i64, d: usize) -> Vec<Line<'static>> {
+    let u = unit(d);
+    let at = |m: &ObservedMinute| (m.minute - start) as f64;
+    let events: PlotPoints<'static> = observed
+        .iter()
+        .filter_map(|m| {
+            let n = match (m.read_throttle_events, m.write_throttle_events) {
+                (None, None) => m.throttled_requests?,
+                (r, w) => r.unwrap_or(0.0) + w.unwrap_or(0.0),
+            };
+            Some([at(m), n])
+        })
+        .collect();
+    let consumed: PlotPoints<'static> = observed
+        .iter()
+        .filter_map(|m| {
+            let units = if d == 0 {
+                m.consumed_read_units
+            } else {
+                m.consumed_write_units
+            }?;
+            Some([at(m), units / 60.0])
+        })
+        .collect();
+    let mut lines = Vec::new();
+    if !events.points().is_empty() {
+        lines.push(
+            Line::new("observed throttle events per minute (CloudWatch)", events)
+                .color(theme::HOT)
+                .style(LineStyle::dashed_loose()),
+        );
+    }
+    if !consumed.points().is_empty() {
+        lines.push(
+            Line::new(format!("observed consumed {u}/s (CloudWatch)"), consumed)
+                .color(theme::COOL)
+                .style(LineStyle::dashed_loose()),
+        );
+    }
+    lines
+}
+
 /// The run's events, each a line with its time; a click shows its moment (the playhead there, paused).
 fn events_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
     let count = sim.outcome.events.len();
@@ -300,7 +358,7 @@ fn events_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>
                             .unwrap_or_default();
                         let text = format!(
                             "{}  {}{partition} {}",
-                            clock(e.t),
+                            sim.clock().at(e.t),
                             e.kind.as_str(),
                             e.detail
                         );
@@ -330,7 +388,7 @@ pub(super) fn snapshot_ui(
     out: &mut Vec<TimelineCommand>,
 ) {
     let t = sim.second();
-    let title = RichText::new(format!("The table at {}", clock(t))).strong();
+    let title = RichText::new(format!("The table at {}", sim.clock().at(t))).strong();
     let Some((column, layout)) = sim.timeline.column_at(t) else {
         ui.label(title);
         ui.weak("not simulated yet");
@@ -387,7 +445,7 @@ pub(super) fn snapshot_ui(
     rects.snapshot = Some(egui::Rect::from_x_y_ranges(r.x_range(), top..=r.bottom()));
     let (hovered, clicked) = response.inner;
     if let Some(i) = hovered {
-        let text = partition_text(layout, i, &column.cells[i], None);
+        let text = partition_text(layout, i, &column.cells[i], None, sim.clock());
         response.response.clone().on_hover_text_at_pointer(text);
         if clicked {
             out.push(TimelineCommand::Pick(layout.get(i).map(|r| r.start)));
@@ -421,6 +479,7 @@ pub(super) fn partition_text(
     i: usize,
     cell: &Cell,
     span: Option<(u32, u32)>,
+    clock: Clock,
 ) -> String {
     let range = &layout[i];
     let end = layout.get(i + 1).map(|r| r.start);
@@ -451,7 +510,7 @@ pub(super) fn partition_text(
         }
     }
     if let Some((from, until)) = span {
-        text.push_str(&format!("\n{} – {}", clock(from), clock(until)));
+        text.push_str(&format!("\n{} – {}", clock.at(from), clock.at(until)));
     }
     for (d, name) in [(0, "reads"), (1, "writes")] {
         if cell.peak_use[d] <= 0.0 && cell.served[d] <= 0.0 {
@@ -492,9 +551,15 @@ pub fn inspector_ui(ui: &mut egui::Ui, sim: &Simulation) {
         ui.label("No partitions.");
         return;
     };
-    ui.label(RichText::new(format!("At {}", clock(t))).strong());
+    ui.label(RichText::new(format!("At {}", sim.clock().at(t))).strong());
     if picked.is_none() {
         ui.weak("The hottest partition (click one on the heatmap or the bars to pick it):");
     }
-    ui.label(partition_text(layout, i, &column.cells[i], None));
+    ui.label(partition_text(
+        layout,
+        i,
+        &column.cells[i],
+        None,
+        sim.clock(),
+    ));
 }

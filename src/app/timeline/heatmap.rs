@@ -392,5 +392,6 @@ fn cell_tooltip(sim: &Simulation, heat: &Heat, col: usize, row: usize) -> Option
         i,
         cell,
         Some((from, until)),
+        sim.clock(),
     ))
 }

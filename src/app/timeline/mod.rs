@@ -25,6 +25,7 @@ use crate::model::simulate::{
     Chunk, Diagnosis, Outcome, Point, Setup, TimeEvidence, Timeline, diagnose, key_set,
     run_streaming, time_evidence,
 };
+use crate::source::trace::ObservedMinute;
 
 pub use charts::inspector_ui;
 
@@ -75,6 +76,79 @@ pub struct Simulation {
     selected: Option<Point>,
     /// What drawing keeps between frames (not the simulation's state; see [`Drawing`]).
     drawing: RefCell<Drawing>,
+    /// A replayed trace's recorded run and observed minutes.
+    replay: Option<Replay>,
+}
+
+/// What a replay keeps besides its run.
+pub struct Replay {
+    /// The trace on the table it was opened on: every what-if starts from it.
+    pub recorded: Arc<Setup>,
+    /// CloudWatch's minutes read with the trace.
+    pub observed: Arc<[ObservedMinute]>,
+    pub what_if: WhatIf,
+}
+
+/// What a replay's run changes of the recorded one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhatIf {
+    /// The trace as recorded, on the table it was opened on.
+    AsRecorded,
+    /// Hot keys (at least the default hot share of the trace) write-sharded over N suffixes.
+    Sharded(u32),
+    /// The table on-demand.
+    OnDemand,
+    /// Twice the provisioned capacity (or, on-demand, twice the previous peak) and partitions.
+    TwiceCapacity,
+}
+
+impl WhatIf {
+    /// The button's label.
+    pub fn label(self) -> String {
+        match self {
+            Self::AsRecorded => "As recorded".to_owned(),
+            Self::Sharded(n) => format!("Shard hot keys ×{n}"),
+            Self::OnDemand => "On-demand".to_owned(),
+            Self::TwiceCapacity => "Twice the capacity".to_owned(),
+        }
+    }
+
+    /// The recorded run changed as this what-if says.
+    pub fn apply(self, recorded: &Setup) -> Setup {
+        use crate::model::simulate::Billing;
+        let mut setup = recorded.clone();
+        match self {
+            Self::AsRecorded => {}
+            Self::Sharded(n) => crate::model::simulate::shard_keys(
+                &mut setup,
+                n,
+                Some(crate::model::shard::DEFAULT_HOT_SHARE),
+                "#",
+            ),
+            Self::OnDemand => {
+                setup.table.billing = Billing::on_demand();
+                setup.table.autoscaling = None;
+            }
+            Self::TwiceCapacity => {
+                setup.table.billing = match &setup.table.billing {
+                    Billing::Provisioned { units } => Billing::Provisioned {
+                        units: [units[0] * 2.0, units[1] * 2.0],
+                    },
+                    Billing::OnDemand {
+                        previous_peak,
+                        quota,
+                        max,
+                    } => Billing::OnDemand {
+                        previous_peak: [previous_peak[0] * 2.0, previous_peak[1] * 2.0],
+                        quota: *quota,
+                        max: *max,
+                    },
+                };
+                setup.table.partitions = setup.table.partitions.map(|p| p * 2);
+            }
+        }
+        setup
+    }
 }
 
 /// What the Timeline's controls ask of the simulation. The view returns them (as
@@ -96,6 +170,8 @@ pub enum TimelineCommand {
     PerMinute(bool),
     /// Pick a partition range (by its start) for the inspector; `None`: the hottest at the playhead.
     Pick(Option<Point>),
+    /// Replay the trace again, changed as this says (the app starts the new run).
+    WhatIf(WhatIf),
 }
 
 /// What drawing the Timeline keeps between frames, beside the simulation and not part of its state: caches
@@ -205,6 +281,7 @@ impl Simulation {
             per_minute: false,
             selected: None,
             drawing: RefCell::default(),
+            replay: None,
         })
     }
 
@@ -254,11 +331,47 @@ impl Simulation {
             TimelineCommand::Relative(relative) => self.relative = relative,
             TimelineCommand::PerMinute(per_minute) => self.per_minute = per_minute,
             TimelineCommand::Pick(partition) => self.selected = partition,
+            // A new run: the app starts it (`App::what_if`).
+            TimelineCommand::WhatIf(_) => {}
         }
     }
 
     pub fn setup(&self) -> &Setup {
         &self.setup
+    }
+
+    /// How this run says its seconds: real UTC times for a replayed trace.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            real_start: self.setup.trace.is_some().then_some(self.setup.start),
+            spans_days: self.setup.duration > 86_400,
+        }
+    }
+
+    /// Makes this run a replay: the trace's run as recorded (what the What if buttons start from), what
+    /// CloudWatch observed (drawn beside the modelled minutes; the per-minute view starts on), and the what-if
+    /// this run is.
+    pub fn set_replay(
+        &mut self,
+        recorded: Arc<Setup>,
+        observed: Arc<[ObservedMinute]>,
+        what_if: WhatIf,
+    ) {
+        self.per_minute = self.per_minute || !observed.is_empty();
+        self.replay = Some(Replay {
+            recorded,
+            observed,
+            what_if,
+        });
+    }
+
+    /// The replay's parts, when this run replays a trace.
+    pub fn replay(&self) -> Option<&Replay> {
+        self.replay.as_ref()
+    }
+
+    pub fn observed(&self) -> &[ObservedMinute] {
+        self.replay.as_ref().map_or(&[], |r| &r.observed)
     }
 
     pub fn duration(&self) -> u32 {
@@ -365,6 +478,40 @@ impl Drop for Simulation {
     }
 }
 
+/// How the Timeline says a second: from the start of a scenario (`00:08:12`), or for a replayed trace the
+/// real time in UTC (`10:08:12 UTC`, with the date for traces over a day).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    /// Unix seconds of t = 0 for a replay; `None` for a scenario.
+    real_start: Option<i64>,
+    spans_days: bool,
+}
+
+impl Clock {
+    /// A second in words, with " UTC" for a replay.
+    pub fn at(self, t: u32) -> String {
+        match self.real_start {
+            None => clock(t),
+            Some(_) => format!("{} UTC", self.axis(t)),
+        }
+    }
+
+    /// A second as an axis label: the clock, without the zone (the axis says it once).
+    pub fn axis(self, t: u32) -> String {
+        let Some(start) = self.real_start else {
+            return clock(t);
+        };
+        let iso = crate::model::trace::iso(start + i64::from(t));
+        // 2026-06-23T10:08:12Z: the time, and the month and day when the trace spans days.
+        let time = iso.get(11..19).unwrap_or_default();
+        if self.spans_days {
+            format!("{} {time}", iso.get(5..10).unwrap_or_default())
+        } else {
+            time.to_owned()
+        }
+    }
+}
+
 /// `hh:mm:ss` of a simulated second (with days for runs over a day).
 pub fn clock(t: u32) -> String {
     let (d, h, m, s) = (t / 86_400, t / 3_600 % 24, t / 60 % 60, t % 60);
@@ -418,6 +565,7 @@ pub fn timeline_ui(
             ui.scope(|ui| {
                 let top = ui.cursor().top();
                 charts::headline_ui(ui, sim, &mut d.rects, compact, &mut out);
+                what_if_ui(ui, sim, &mut out);
                 playback_ui(ui, sim, compact, &mut out);
                 d.rects.charts_top = ui.cursor().top();
                 // On a projector the legends are in the "Legend" menu: their two
@@ -451,6 +599,31 @@ pub fn timeline_ui(
         .inner;
     commands.extend(out.into_iter().map(super::Command::Timeline));
     rect
+}
+
+/// A replay's What if row: the same trace sharded, on-demand, with twice the capacity, or as recorded; the
+/// run shown is selected.
+fn what_if_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
+    let Some(replay) = sim.replay() else {
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label("What if:");
+        for w in [
+            WhatIf::AsRecorded,
+            WhatIf::Sharded(10),
+            WhatIf::OnDemand,
+            WhatIf::TwiceCapacity,
+        ] {
+            if ui
+                .selectable_label(replay.what_if == w, w.label())
+                .clicked()
+                && replay.what_if != w
+            {
+                out.push(TimelineCommand::WhatIf(w));
+            }
+        }
+    });
 }
 
 /// Presentation mode's charts: the heatmap over the line chart (one time axis) on the left; the headline,
@@ -548,8 +721,8 @@ fn playback_ui(ui: &mut egui::Ui, sim: &Simulation, compact: bool, out: &mut Vec
         }
         ui.monospace(format!(
             "{} / {}",
-            clock(sim.second()),
-            clock(sim.duration())
+            sim.clock().at(sim.second()),
+            sim.clock().at(sim.duration())
         ));
         if compact {
             charts::findings_menu_ui(ui, sim, out);

@@ -470,6 +470,12 @@ fn headline(setup: &Setup, o: &Outcome, list: &[Episode], spikes: usize) -> Stri
             "Never stopped: {} ({share:.0} % of demand throttled){again}",
             last.detail
         )
+    } else if last.why == Why::DemandFell {
+        // Nothing relieved it: the traffic went away.
+        format!(
+            "Throttling stopped after {} when demand fell back ({share:.1} % of demand throttled){again}",
+            span_words(last.until - last.from),
+        )
     } else {
         format!(
             "Throttling stopped after {}: {} relieved it ({share:.1} % of demand throttled){again}",
@@ -546,6 +552,7 @@ mod tests {
             start: 1_782_172_800, // 2026-06-23T00:00:00Z
             seed: 1,
             params: Params::default(),
+            trace: None,
         }
     }
 

@@ -136,7 +136,8 @@ pub fn key_set(setup: &super::Setup) -> super::super::KeySet {
 
 /// Write-shards the run's keys as `analyze --shards` does: each key with at least `hot_share` of its stream
 /// (every key when `None`) becomes `n` keys `KEY{separator}0 … KEY{separator}{n-1}` with equal parts of its
-/// share. Uniform and in-partition keys stay as they are.
+/// share. Uniform and in-partition keys stay as they are. A replayed trace's keys are sharded by their share
+/// of the trace ([`crate::model::trace::Trace::sharded`]).
 pub fn shard_keys(setup: &mut super::Setup, n: u32, hot_share: Option<f64>, separator: &str) {
     if n <= 1 {
         return;
@@ -164,6 +165,10 @@ pub fn shard_keys(setup: &mut super::Setup, n: u32, hot_share: Option<f64>, sepa
             }
             other => other,
         };
+    }
+    if let Some(trace) = &setup.trace {
+        // A replayed trace's keys, by their share of the trace's units.
+        setup.trace = Some(std::sync::Arc::new(trace.sharded(n, hot_share, separator)));
     }
 }
 

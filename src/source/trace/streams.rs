@@ -204,8 +204,8 @@ fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
         None => {
             let b = cx.opts.item_size;
             cx.file.assume(format!(
-                "records without images: {} write units each (--item-size {} bytes)",
-                b.div_ceil(1024).max(1),
+                "records without images: {} each (--item-size {} bytes)",
+                crate::model::fmt::plural(b.div_ceil(1024).max(1), "write unit"),
                 crate::model::fmt::grouped(b)
             ));
             b
