@@ -200,3 +200,78 @@ fn a_heatmap_click_the_scale_and_the_speed_reach_the_simulation_as_commands() {
     h.settle();
     assert_eq!(h.state().simulation().unwrap().speed(), 600.0);
 }
+
+/// Streams records of one hot key (1,500 writes a second for a minute, then 100) among quieter keys, as
+/// `get-records` pages: t = 0 is 2026-06-23T10:00:00Z.
+fn streams_trace(path: &std::path::Path) {
+    use std::fmt::Write as _;
+    let start = 1_782_208_800_u64;
+    let mut pages = String::new();
+    for s in 0..120_u64 {
+        let hot = if s < 60 { 1_500 } else { 100 };
+        let mut records = Vec::new();
+        for i in 0..hot {
+            records.push(format!(
+                r#"{{"eventName":"INSERT","dynamodb":{{"ApproximateCreationDateTime":{}.{i:04},"Keys":{{"pk":{{"S":"HOT"}}}}}}}}"#,
+                start + s
+            ));
+        }
+        for k in 0..20 {
+            records.push(format!(
+                r#"{{"eventName":"MODIFY","dynamodb":{{"ApproximateCreationDateTime":{},"Keys":{{"pk":{{"S":"user#{k}"}}}}}}}}"#,
+                start + s
+            ));
+        }
+        writeln!(
+            pages,
+            r#"{{"Records":[{}],"NextShardIterator":"i"}}"#,
+            records.join(",")
+        )
+        .unwrap();
+    }
+    std::fs::write(path, pages).unwrap();
+}
+
+#[test]
+fn a_trace_replays_in_utc_and_what_if_reruns_it() {
+    let path = std::env::temp_dir().join(format!("shardlens-trace-{}.json", std::process::id()));
+    streams_trace(&path);
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().open_at_start(path.clone());
+    h.wait_for("the replay to be simulated", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    assert_eq!(h.state().chart_mode(), ChartMode::Timeline);
+    let sim = h.state().simulation().unwrap();
+    assert_eq!(sim.duration(), 120);
+    assert_eq!(sim.setup().start, 1_782_208_800);
+    // One item at 1,500 writes a second, and its partition's share of the 20 others: R1 serves 1,000 of
+    // them, the other 500 and more throttle.
+    let throttled = &sim.outcome.series.write_throttled_units;
+    assert!(
+        (500.0..=520.0).contains(&throttled[10]),
+        "{}",
+        throttled[10]
+    );
+    assert!(throttled[70..].iter().all(|&u| u == 0.0));
+    // Real times, in UTC: the playback's clock and the table's.
+    h.get_by_label_contains("10:00:00 UTC / 10:02:00 UTC");
+    h.get_by_label("The table at 10:00:00 UTC");
+    h.get_by_label_contains("replay of shardlens-trace-");
+    h.get_by_label("As recorded");
+    h.get_by_label("Shard hot keys ×10").click();
+    h.wait_for("the sharded replay", |app| {
+        app.simulation()
+            .is_some_and(|s| s.diagnosis.is_some() && s.name.contains("what if"))
+    });
+    let sim = h.state().simulation().unwrap();
+    assert!(
+        sim.outcome
+            .series
+            .write_throttled_units
+            .iter()
+            .all(|&u| u == 0.0)
+    );
+    h.get_by_label_contains("No throttling");
+    std::fs::remove_file(path).ok();
+}
