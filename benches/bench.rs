@@ -226,7 +226,6 @@ fn analyze_vs_sort() -> std::io::Result<()> {
 }
 
 /// The process's peak resident memory (Linux `VmHWM`), in MB; 0 where it cannot be read.
-#[cfg(feature = "gui")]
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -416,6 +415,66 @@ fn day_setup() -> shardlens::model::simulate::Setup {
     }
 }
 
+/// A trace replay at scale (issue 23): 10,000,000 writes over 24 hours and 1,000,000 keys (a Zipf-like
+/// spread: key `i` drawn with weight 1/(i+1)^0.8, in no time order, as an export's files are), built into a
+/// trace and replayed on an on-demand table. Run it alone: the peak RSS is the process's.
+fn trace_replay() {
+    use shardlens::model::simulate::{Table, run};
+    use shardlens::model::trace::{Dim, TraceBuilder, replay_setup};
+    const WRITES: u64 = 10_000_000;
+    const KEYS: u64 = 1_000_000;
+    println!("trace replay: {WRITES} writes over 24 h and {KEYS} keys, on-demand:");
+    // Inverse-CDF sampling of a power law over the keys (deterministic, no allocation per write).
+    let exponent = 0.8_f64;
+    let total = |n: f64| (n.powf(1.0 - exponent) - 1.0) / (1.0 - exponent);
+    let all = total(KEYS as f64 + 1.0);
+    let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let started = Instant::now();
+    let mut b = TraceBuilder::new();
+    let mut key = String::with_capacity(16);
+    let t0 = 1_782_172_800_i64 * 1_000_000;
+    for _ in 0..WRITES {
+        let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+        let i = ((u * all * (1.0 - exponent) + 1.0).powf(1.0 / (1.0 - exponent)) - 1.0) as u64;
+        let micros = t0 + (next() % 86_400_000_000) as i64;
+        key.clear();
+        use std::fmt::Write as _;
+        let _ = write!(key, "user#{}", i.min(KEYS - 1));
+        if let Err(e) = b.add(micros, key.as_bytes(), None, Dim::Write, 1.0) {
+            eprintln!("  trace: {e}");
+            return;
+        }
+    }
+    let trace = match b.build() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("  trace: {e}");
+            return;
+        }
+    };
+    let built = started.elapsed();
+    let keys = trace.keys.len();
+    let setup = replay_setup(trace, Table::default());
+    let started = Instant::now();
+    let out = run(&setup);
+    let replayed = started.elapsed();
+    println!(
+        "  built in {:.2} s ({keys} keys), replayed in {:.2} s (target ≤ 10 s); peak RSS {:.0} MB (target ≤ 500 \
+         MB); {} partitions at the end, {:.0} units throttled",
+        built.as_secs_f64(),
+        replayed.as_secs_f64(),
+        peak_rss_mb(),
+        out.final_partitions.len(),
+        out.series.write_throttled_units.iter().sum::<f64>()
+    );
+}
+
 /// 3. The time simulation: 24 hours at 1 s over 1,000 partitions and 100,000 keys (target ≤ 1 s, release).
 fn simulation() {
     use shardlens::model::simulate::{run, run_streaming};
@@ -484,6 +543,9 @@ fn main() {
     }
     if want("simulate") {
         simulation();
+    }
+    if want("trace") {
+        trace_replay();
     }
     if want("extract")
         && let Err(e) = extract::extract()
