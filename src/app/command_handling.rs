@@ -30,7 +30,7 @@ impl App {
         }
         // Before the first frame: a look at the file's first 64 KB says whether it is a trace.
         if path.is_file() && dialogs::holds_only_traffic(&path) {
-            self.open_trace(path, dialogs::Action::OpenTrace);
+            self.open_trace(path, dialogs::Action::OpenTrace(self.trace_options()));
             return;
         }
         let empty = Arc::new(KeySet::new(self.data.key_type()));
@@ -211,7 +211,9 @@ impl App {
             UICommand::OpenSession => self.file_dialog(dialogs::Request::open_session()),
             UICommand::SaveSession => self.save_session(),
             UICommand::OpenScenario => self.file_dialog(dialogs::Request::open_scenario()),
-            UICommand::OpenTrace => self.file_dialog(dialogs::Request::open_trace()),
+            UICommand::OpenTrace => {
+                self.file_dialog(dialogs::Request::open_trace(self.trace_options()));
+            }
             UICommand::SaveScenario => match &self.data.simulation {
                 Some(sim) => {
                     let bytes = sim.toml.clone().into_bytes();
@@ -278,6 +280,15 @@ impl App {
         }
     }
 
+    /// How traces are read: with the Load options' key attribute and bad-record choice.
+    pub(super) fn trace_options(&self) -> crate::source::trace::TraceOptions {
+        crate::source::trace::TraceOptions {
+            key: self.data.load_options.key.clone(),
+            on_bad: self.data.load_options.on_bad,
+            ..crate::source::trace::TraceOptions::default()
+        }
+    }
+
     /// A trace read: replayed on an on-demand table in the Timeline, with what CloudWatch observed.
     pub(super) fn start_replay(&mut self, load: crate::source::trace::TraceLoad) {
         use crate::model::fmt::grouped;
@@ -306,7 +317,10 @@ impl App {
         if let Some(sim) = &mut self.data.simulation {
             sim.set_replay(recorded, observed.into(), WhatIf::AsRecorded);
         }
-        let assumed: Vec<String> = files.iter().flat_map(|f| f.assumed.clone()).collect();
+        let assumed: Vec<String> = files
+            .iter()
+            .flat_map(|f| f.assumed.iter().map(super::notices::said))
+            .collect();
         let text = format!(
             "replaying {}: {} writes and {} reads over {} keys from {start} (an on-demand table; What if \
              changes it)",

@@ -355,7 +355,7 @@ impl App {
                 self.open_path(path);
             } else {
                 // A trace opens in the Timeline; anything else comes back as keys to load.
-                self.open_trace(path, dialogs::Action::OpenDropped);
+                self.open_trace(path, dialogs::Action::OpenDropped(self.trace_options()));
             }
         }
         // Ctrl+V anywhere but in a text field pastes keys into the editor.

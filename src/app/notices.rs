@@ -235,6 +235,11 @@ pub fn control(hint: Hint) -> &'static str {
         Hint::KeyTypeSays => "as the Key type (S, N, B) says",
         Hint::KeyTypeMustBeS => "the Key type must be S",
         Hint::Region => "fill in Region",
+        Hint::TraceFormat => {
+            "open a file of Streams records, an incremental export, a Contributor Insights report, CloudWatch \
+             metrics or a request log"
+        }
+        Hint::ItemSize => "the default item size of",
     }
 }
 

@@ -43,6 +43,13 @@ pub struct SqlArgs {
     /// The Athena table the query creates over the export.
     #[arg(long, value_name = "NAME", default_value = "shardlens_export")]
     pub athena_table: String,
+    /// An incremental export's writes per minute and key instead: the CSV trace `simulate --trace` replays
+    /// (written to `--output`, `trace.csv` unless given).
+    #[arg(long)]
+    pub trace: bool,
+    /// With --trace: the busiest keys that keep their own rows; the others are one row per minute.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "trace")]
+    pub top: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

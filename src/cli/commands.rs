@@ -16,6 +16,35 @@ use crate::source::dynamo::{DynamoClient, ScanEvent, ScanOptions, ScanStatus, Sc
 use crate::source::{self, LoadOptions, OnBad};
 
 pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if args.trace {
+        let query = super::sql_trace::TraceQuery {
+            export_path: args.export_path.trim_end_matches('/').to_owned(),
+            key: args.key.clone(),
+            top: args.top,
+            // keys.csv is the key-count query's default; a trace gets its own.
+            output: if args.output == "keys.csv" {
+                "trace.csv".to_owned()
+            } else {
+                args.output.clone()
+            },
+            athena_table: if args.athena_table == "shardlens_export" {
+                "shardlens_trace".to_owned()
+            } else {
+                args.athena_table.clone()
+            },
+        };
+        if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
+            out.write_all(query.duckdb().as_bytes())?;
+        }
+        if args.engine == SqlEngine::Both {
+            writeln!(out)?;
+        }
+        if matches!(args.engine, SqlEngine::Athena | SqlEngine::Both) {
+            out.write_all(query.athena().as_bytes())?;
+        }
+        return Ok(());
+    }
     let query = crate::source::sql::ExportQuery {
         export_path: args.export_path.trim_end_matches('/').to_owned(),
         key: args.key.clone(),
@@ -24,7 +53,6 @@ pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
         by_file_output: args.by_file_output.clone(),
         athena_table: args.athena_table.clone(),
     };
-    let mut out = std::io::stdout().lock();
     if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
         out.write_all(query.duckdb().as_bytes())?;
     }

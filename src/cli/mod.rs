@@ -12,6 +12,7 @@ mod design;
 mod json;
 mod output;
 mod simulate;
+mod sql_trace;
 mod table;
 mod trace;
 mod values;

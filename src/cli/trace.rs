@@ -184,7 +184,7 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
         "first": f.first.map(|m| iso(m.div_euclid(1_000_000))),
         "last": f.last.map(|m| iso(m.div_euclid(1_000_000))),
         "skipped": f.skipped,
-        "assumed": f.assumed,
+        "assumed": f.assumed.iter().map(crate::source::Message::as_str).collect::<Vec<_>>(),
     })
 }
 
@@ -324,7 +324,7 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
             }
         )?;
         for a in &f.assumed {
-            writeln!(out, "    assumed: {a}")?;
+            writeln!(out, "    assumed: {}", a.as_str())?;
         }
     }
     Ok(())

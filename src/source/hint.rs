@@ -38,11 +38,15 @@ pub enum Hint {
     KeyTypeMustBeS,
     /// Give the AWS region.
     Region,
+    /// Name a trace file's format (its content did not say).
+    TraceFormat,
+    /// The bytes of one request's item, for records that carry no image.
+    ItemSize,
 }
 
 impl Hint {
     /// Every hint, for tests that check each one's words.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 15] = [
         Self::ChooseKey,
         Self::ChooseKeyColumn,
         Self::ChooseSortKey,
@@ -56,6 +60,8 @@ impl Hint {
         Self::KeyTypeSays,
         Self::KeyTypeMustBeS,
         Self::Region,
+        Self::TraceFormat,
+        Self::ItemSize,
     ];
 
     /// The command line's words: the flag that does it.
@@ -75,6 +81,10 @@ impl Hint {
             Self::KeyTypeSays => "as --key-type says",
             Self::KeyTypeMustBeS => "--key-type must be S",
             Self::Region => "pass --region",
+            Self::TraceFormat => {
+                "name the format with --trace-format streams|incremental|insights|metrics|log"
+            }
+            Self::ItemSize => "--item-size",
         }
     }
 }

@@ -136,17 +136,17 @@ impl ExportQuery {
 }
 
 /// A SQL string literal.
-fn sql_str(text: &str) -> String {
+pub(crate) fn sql_str(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 
 /// An attribute name as a JSON path step: quoted, with `"` and `\` escaped.
-fn json_path_name(attr: &str) -> String {
+pub(crate) fn json_path_name(attr: &str) -> String {
     format!("\"{}\"", attr.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// An Athena (Hive DDL / Trino) identifier: plain when it is one, else in backquotes.
-fn athena_ident(name: &str) -> String {
+pub(crate) fn athena_ident(name: &str) -> String {
     let plain = name
         .chars()
         .next()

@@ -27,6 +27,7 @@ pub use probe::{Unavailable, availability, install_log_capture};
 
 use super::Outcome;
 use super::tasks::{Reporter, Task, TaskError};
+use crate::source::trace::TraceOptions;
 
 /// What to install when no file dialog can open.
 pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such as xdg-desktop-portal-gtk \
@@ -46,11 +47,12 @@ pub enum Action {
     OpenSession,
     /// A scenario file of the time simulation.
     OpenScenario,
-    /// A trace of a table's real traffic (a file or a folder of them), replayed in the Timeline.
-    OpenTrace,
+    /// A trace of a table's real traffic (a file or a folder of them), replayed in the Timeline, read with
+    /// these options (the Load options' key attribute and bad-record choice).
+    OpenTrace(TraceOptions),
     /// A file dropped on the window: a trace when its content is one only traces have (Streams records,
     /// CloudWatch metrics, a Contributor Insights report), else keys.
-    OpenDropped,
+    OpenDropped(TraceOptions),
     /// Writes the data to the chosen file.
     Save(Payload),
 }
@@ -110,10 +112,10 @@ impl Request {
         }
     }
 
-    pub fn open_trace() -> Self {
+    pub fn open_trace(options: TraceOptions) -> Self {
         Self {
             title: "Open trace",
-            action: Action::OpenTrace,
+            action: Action::OpenTrace(options),
             filters: vec![
                 (
                     "Streams records, exports, metrics, logs",
@@ -384,8 +386,8 @@ fn native_dialog(request: &Request) -> Native {
         Action::OpenKeys
         | Action::OpenSession
         | Action::OpenScenario
-        | Action::OpenTrace
-        | Action::OpenDropped => dialog.pick_file(),
+        | Action::OpenTrace(_)
+        | Action::OpenDropped(_) => dialog.pick_file(),
         Action::OpenFolder => dialog.pick_folder(),
         Action::Save(_) => dialog.save_file(),
     });
@@ -453,12 +455,12 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
             }
             Err(e) => Err(missing(e)),
         },
-        Action::OpenTrace => match meta {
-            Ok(_) => read_trace(&path),
+        Action::OpenTrace(options) => match meta {
+            Ok(_) => read_trace(&path, options),
             Err(e) => Err(missing(e)),
         },
-        Action::OpenDropped => match meta {
-            Ok(m) if m.is_file() && holds_only_traffic(&path) => read_trace(&path),
+        Action::OpenDropped(options) => match meta {
+            Ok(m) if m.is_file() && holds_only_traffic(&path) => read_trace(&path, options),
             Ok(_) => Ok(Outcome::OpenKeys(path)),
             Err(e) => Err(missing(e)),
         },
@@ -467,9 +469,8 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
 }
 
 /// Reads a trace (a file or a folder) into a replay on an on-demand table.
-fn read_trace(path: &Path) -> Result<Outcome, Problem> {
-    use crate::source::trace::{TraceOptions, load_traces};
-    match load_traces(&[path.to_path_buf()], &TraceOptions::default()) {
+fn read_trace(path: &Path, options: &TraceOptions) -> Result<Outcome, Problem> {
+    match crate::source::trace::load_traces(&[path.to_path_buf()], options) {
         Ok(load) => Ok(Outcome::OpenTrace(Box::new(load))),
         Err(e) => Err(Problem::Other(FileError::Trace(e))),
     }

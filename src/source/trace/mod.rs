@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicU64;
 
 use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
 
-use super::{At, OnBad, SourceError};
+use super::{At, Hint, Message, OnBad, SourceError};
 
 mod size;
 mod streams;
@@ -103,7 +103,7 @@ impl Default for TraceOptions {
 pub struct TraceFile {
     pub path: PathBuf,
     pub format: Option<TraceFormat>,
-    /// How the format was chosen: "detected" or "--trace-format".
+    /// How the format was chosen: "detected" or "given".
     pub chosen: &'static str,
     /// Records read (requests, or per-period counts for Insights and metrics).
     pub records: u64,
@@ -114,8 +114,9 @@ pub struct TraceFile {
     pub last: Option<i64>,
     /// Records skipped as bad (`--skip-bad`).
     pub skipped: u64,
-    /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle).
-    pub assumed: Vec<String>,
+    /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle), with
+    /// the options that change it as hints.
+    pub assumed: Vec<Message>,
 }
 
 impl TraceFile {
@@ -132,7 +133,7 @@ impl TraceFile {
         self.last = Some(self.last.map_or(micros, |l| l.max(micros)));
     }
 
-    fn assume(&mut self, what: impl Into<String>) {
+    pub(crate) fn assume(&mut self, what: impl Into<Message>) {
         let what = what.into();
         if !self.assumed.contains(&what) {
             self.assumed.push(what);
@@ -262,7 +263,7 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
             let bytes = read_all(&file)?;
             let format = match opts.format {
                 Some(f) => {
-                    info.chosen = "--trace-format";
+                    info.chosen = "given";
                     f
                 }
                 None => {
@@ -271,11 +272,13 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
                         SourceError::record(
                             &file,
                             At::File,
-                            format!(
-                                "not a traffic record shardlens knows (expected {}); name the format with \
-                                 --trace-format {}",
-                                TraceFormat::ALL.map(TraceFormat::describe).join(", "),
-                                TraceFormat::ALL.map(TraceFormat::as_str).join("|")
+                            Message::hinted(
+                                format!(
+                                    "not a traffic record shardlens knows (expected {}): ",
+                                    TraceFormat::ALL.map(TraceFormat::describe).join(", ")
+                                ),
+                                Hint::TraceFormat,
+                                "",
                             ),
                         )
                     })?

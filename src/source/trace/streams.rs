@@ -203,10 +203,13 @@ fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
         Some(b) => b,
         None => {
             let b = cx.opts.item_size;
-            cx.file.assume(format!(
-                "records without images: {} each (--item-size {} bytes)",
-                crate::model::fmt::plural(b.div_ceil(1024).max(1), "write unit"),
-                crate::model::fmt::grouped(b)
+            cx.file.assume(Message::hinted(
+                format!(
+                    "records without images: {} each (",
+                    crate::model::fmt::plural(b.div_ceil(1024).max(1), "write unit")
+                ),
+                Hint::ItemSize,
+                &format!(" {} bytes)", crate::model::fmt::grouped(b)),
             ));
             b
         }
@@ -237,9 +240,13 @@ fn keys_of(
         }
     };
     if names.len() > 1 && cx.opts.key.is_none() {
-        cx.file.assume(format!(
-            "partition key {pk_name} (guessed from Keys {}; --key names it)",
-            names.join(", ")
+        cx.file.assume(Message::hinted(
+            format!(
+                "partition key {pk_name} (guessed from Keys {}; to name it: ",
+                names.join(", ")
+            ),
+            Hint::ChooseKey,
+            ")",
         ));
     }
     let typed = |v: &Value| -> Option<(KeyType, String)> {
@@ -356,7 +363,12 @@ mod tests {
         assert_eq!(t.trace.start, 1_782_208_800);
         assert_eq!(t.trace.duration, 2);
         assert_eq!(t.trace.requests(), [0.0, 3.0]);
-        assert!(t.files[0].assumed.iter().any(|a| a.contains("--item-size")));
+        assert!(
+            t.files[0]
+                .assumed
+                .iter()
+                .any(|a| a.as_str().contains("--item-size"))
+        );
     }
 
     #[test]
@@ -409,6 +421,6 @@ mod tests {
             Some(super::super::TraceFormat::Incremental)
         );
         assert_eq!((t.trace.keys.len(), t.trace.duration), (1, 3));
-        assert!(t.files[0].assumed[0].contains("lower bound"));
+        assert!(t.files[0].assumed[0].as_str().contains("lower bound"));
     }
 }
