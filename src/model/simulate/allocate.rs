@@ -139,7 +139,8 @@ impl Sim<'_> {
         cause
     }
 
-    /// Burst banks that ran dry (R2), said once per emptying.
+    /// Burst banks that ran dry (R2), said once per emptying, per dimension (a read bank refilling does not
+    /// say the write bank's emptying again).
     fn note_exhausted(&mut self, t: u32) {
         let provisioned = matches!(self.setup.table.billing, Billing::Provisioned { .. });
         let adaptive = self.setup.table.adaptive_capacity;
@@ -148,10 +149,11 @@ impl Sim<'_> {
             for dim in [READ, WRITE] {
                 let (demand, served) = (self.sec.demand[p][dim], self.sec.served[p][dim]);
                 let part = &self.parts[p];
-                let dry = part.bank[dim] <= 1e-9 && demand > served + 1e-9 && !part.exhausted;
-                let drawing = served > self.allocation(dim, n) + 1e-9;
+                let dry = part.bank[dim] <= 1e-9 && demand > served + 1e-9 && !part.exhausted[dim];
+                // R1, R3: a partition adaptive capacity lifted to its ceiling is held by R1, not by its bank.
+                let drawing = served > self.allocation(dim, n) + 1e-9 && served < R1[dim] - 1e-6;
                 if provisioned && !adaptive && dry && t > 0 {
-                    self.parts[p].exhausted = true;
+                    self.parts[p].exhausted[dim] = true;
                     let detail = format!(
                         "partition {p}'s burst capacity is spent: it serves its share of {:.0} {} units/s and \
                          throttles the rest",
@@ -160,11 +162,11 @@ impl Sim<'_> {
                     );
                     self.event(t, EventKind::BurstExhausted, Some(p), detail);
                 } else if provisioned && adaptive && dry && drawing {
-                    self.parts[p].exhausted = true;
+                    self.parts[p].exhausted[dim] = true;
                     let detail = format!("partition {p}'s burst capacity is spent");
                     self.event(t, EventKind::BurstExhausted, Some(p), detail);
-                } else if part.bank[dim] > 1e-9 && part.exhausted && demand <= served {
-                    self.parts[p].exhausted = false;
+                } else if part.bank[dim] > 1e-9 && part.exhausted[dim] && demand <= served {
+                    self.parts[p].exhausted[dim] = false;
                 }
             }
         }

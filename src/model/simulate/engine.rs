@@ -22,8 +22,8 @@ pub(super) struct Part {
     pub(super) jitter: u32,
     /// Why its last split was skipped (said once, until it cools down).
     pub(super) skipped: bool,
-    /// Its bank ran dry while it was drawing (said once, until it refills).
-    pub(super) exhausted: bool,
+    /// Its read and write banks ran dry while it was drawing (said once, until they refill).
+    pub(super) exhausted: [bool; 2],
 }
 
 pub(super) struct StreamState {
@@ -107,7 +107,7 @@ impl<'a> Sim<'a> {
                 hot_since: None,
                 jitter: rng.random_range(0..=setup.params.split_jitter_seconds),
                 skipped: false,
-                exhausted: false,
+                exhausted: [false; 2],
             });
         }
         let day0 = setup.start.div_euclid(86_400);

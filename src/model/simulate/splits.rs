@@ -212,7 +212,7 @@ impl Sim<'_> {
                 hot_since: None,
                 jitter,
                 skipped: false,
-                exhausted: false,
+                exhausted: [false; 2],
             },
         );
         if let Some(log) = &mut self.inserted {
