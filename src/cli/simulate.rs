@@ -133,6 +133,9 @@ pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
             add_diagnosis(&mut doc, &diagnosis);
             if let Some((replay, _)) = &replay {
                 trace::add_replay(&mut doc, &scenario.setup, replay, &outcome);
+            } else if scenario.setup.trace.is_some() {
+                // A scenario file's trace: t = 0 is a real time.
+                doc["start"] = serde_json::json!(crate::model::trace::iso(scenario.setup.start));
             }
             serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;

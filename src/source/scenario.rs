@@ -23,6 +23,13 @@ pub enum ScenarioFileError {
         label: String,
         source: crate::model::sim_file::ScenarioError,
     },
+    /// A stream's trace could not be read or replayed.
+    #[error("{label}: trace of stream {stream}: {message}")]
+    Trace {
+        label: String,
+        stream: usize,
+        message: super::Message,
+    },
     /// A stream's key file could not be read: the load's message, with its hints.
     #[error("{label}: keys of stream {stream}: {message}")]
     Keys {
@@ -43,6 +50,13 @@ impl ScenarioFileError {
             } => message
                 .clone()
                 .after(&format!("{label}: keys of stream {stream}: ")),
+            Self::Trace {
+                label,
+                stream,
+                message,
+            } => message
+                .clone()
+                .after(&format!("{label}: trace of stream {stream}: ")),
             other => super::Message::new(other.to_string()),
         }
     }
@@ -110,5 +124,54 @@ pub fn parse_scenario(
         }
         scenario.setup.traffic[i].keys = Keys::Weighted(weighted);
     }
+    replay_traces(&mut scenario, text, base, label)?;
     Ok(scenario)
+}
+
+/// Streams with `trace = "PATH"`: their traces, read together, replace them as the run's trace; the run starts
+/// at the trace's first second and lasts as long as the trace unless the file gives `duration`.
+fn replay_traces(
+    scenario: &mut Scenario,
+    text: &str,
+    base: Option<&Path>,
+    label: &str,
+) -> Result<(), ScenarioFileError> {
+    let streams: Vec<(usize, String)> = scenario
+        .keys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| match k {
+            KeySource::Trace(p) => Some((i, p.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some(&(first, _)) = streams.first() else {
+        return Ok(());
+    };
+    let error = |message: super::Message| ScenarioFileError::Trace {
+        label: label.to_owned(),
+        stream: first + 1,
+        message,
+    };
+    let Some(dir) = base else {
+        return Err(error("a built-in scenario has no trace files".into()));
+    };
+    let paths: Vec<std::path::PathBuf> = streams.iter().map(|(_, p)| dir.join(p)).collect();
+    let load = super::trace::load_traces(&paths, &super::trace::TraceOptions::default())
+        .map_err(|e| error(e.message()))?;
+    for &(i, _) in streams.iter().rev() {
+        scenario.setup.traffic.remove(i);
+        scenario.keys.remove(i);
+    }
+    let trace = load.trace;
+    let setup = &mut scenario.setup;
+    setup.start = trace.start;
+    let duration_given =
+        toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("duration"));
+    if !duration_given {
+        setup.duration = trace.duration;
+        setup.step = setup.step.max(trace.step());
+    }
+    setup.trace = Some(std::sync::Arc::new(trace));
+    Ok(())
 }

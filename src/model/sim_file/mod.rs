@@ -39,6 +39,9 @@ pub enum KeySource {
     Keys(Keys),
     /// A key file, relative to the scenario file; its counts give the shares.
     File(String),
+    /// A trace of real traffic (a file or folder, relative to the scenario file) replayed instead of rates:
+    /// the run starts at the trace's first second.
+    Trace(String),
 }
 
 /// A parsed scenario: its name and text, the setup, and per stream where its keys come from.
@@ -102,6 +105,8 @@ struct ScalingDoc {
 struct StreamDoc {
     key: Option<Spanned<String>>,
     keys: Option<Spanned<String>>,
+    /// A trace of real traffic replayed as this stream (a file or folder, relative to the scenario).
+    trace: Option<Spanned<String>>,
     writes_per_sec: Option<Spanned<Rate>>,
     reads_per_sec: Option<Spanned<Rate>>,
     item_size: Option<Spanned<f64>>,
@@ -450,6 +455,14 @@ writes_per_sec = 100
         assert!(e.message.contains("random, monotonic, single-item"), "{e}");
         let e = error("name = \"no traffic\"\n");
         assert!(e.message.contains("[[traffic]]"), "{e}");
+    }
+
+    #[test]
+    fn a_stream_may_be_a_trace_but_not_with_keys() {
+        let s = parse("[[traffic]]\ntrace = \"night.json\"\n", 0).unwrap();
+        assert_eq!(s.keys, vec![KeySource::Trace("night.json".to_owned())]);
+        let e = parse("[[traffic]]\ntrace = \"a\"\nkey = \"b\"\n", 0).unwrap_err();
+        assert!(e.message.contains("a trace or keys, not both"), "{e}");
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub(super) fn stream_of(c: &Ctx<'_>, s: &StreamDoc) -> Result<(Stream, KeySource
     }
     let keys = match &source {
         KeySource::Keys(k) => k.clone(),
-        KeySource::File(_) => Keys::Weighted(Vec::new()),
+        KeySource::File(_) | KeySource::Trace(_) => Keys::Weighted(Vec::new()),
     };
     Ok((
         Stream {
@@ -76,6 +76,15 @@ pub(super) fn stream_of(c: &Ctx<'_>, s: &StreamDoc) -> Result<(Stream, KeySource
 
 /// Where a stream's keys come from: `key` (one key), or `keys` (a file, `uniform:N` or `partition:P`).
 fn key_source(c: &Ctx<'_>, s: &StreamDoc) -> Result<KeySource, ScenarioError> {
+    if let Some(t) = &s.trace {
+        if s.key.is_some() || s.keys.is_some() {
+            return c.err(
+                t.span(),
+                "a stream has a trace or keys, not both: the trace names its keys",
+            );
+        }
+        return Ok(KeySource::Trace(t.get_ref().clone()));
+    }
     Ok(match (&s.key, &s.keys) {
         (Some(k), None) => KeySource::Keys(Keys::One(k.get_ref().clone())),
         (None, Some(k)) => {
@@ -112,7 +121,7 @@ fn key_source(c: &Ctx<'_>, s: &StreamDoc) -> Result<KeySource, ScenarioError> {
             return Err(ScenarioError {
                 line,
                 message:
-                    "a [[traffic]] stream needs key = \"…\" or keys = \"file\" / \"uniform:N\""
+                    "a [[traffic]] stream needs key = \"…\", keys = \"file\" / \"uniform:N\", or trace = \"file\""
                         .to_owned(),
             });
         }
