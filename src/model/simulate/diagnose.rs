@@ -546,6 +546,7 @@ mod tests {
             start: 1_782_172_800, // 2026-06-23T00:00:00Z
             seed: 1,
             params: Params::default(),
+            trace: None,
         }
     }
 
