@@ -38,11 +38,19 @@ pub enum Hint {
     KeyTypeMustBeS,
     /// Give the AWS region.
     Region,
+    /// The option that names a trace file's format (`simulate --trace`).
+    TraceFormat,
+    /// The option that gives the bytes of one request's item when a trace's records do not.
+    ItemSize,
+    /// Name a request log's time column.
+    TimeColumn,
+    /// Say whether a Contributor Insights rule's counts are reads or writes (its name does not say).
+    CountsAre,
 }
 
 impl Hint {
     /// Every hint, for tests that check each one's words.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 17] = [
         Self::ChooseKey,
         Self::ChooseKeyColumn,
         Self::ChooseSortKey,
@@ -56,6 +64,10 @@ impl Hint {
         Self::KeyTypeSays,
         Self::KeyTypeMustBeS,
         Self::Region,
+        Self::TraceFormat,
+        Self::ItemSize,
+        Self::TimeColumn,
+        Self::CountsAre,
     ];
 
     /// The command line's words: the flag that does it.
@@ -75,6 +87,10 @@ impl Hint {
             Self::KeyTypeSays => "as --key-type says",
             Self::KeyTypeMustBeS => "--key-type must be S",
             Self::Region => "pass --region",
+            Self::TraceFormat => "--trace-format",
+            Self::ItemSize => "--item-size",
+            Self::TimeColumn => "pass --time-column COLUMN",
+            Self::CountsAre => "pass --counts-are reads|writes",
         }
     }
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicU64;
 
 use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
 
-use super::{At, OnBad, SourceError};
+use super::{At, Hint, Message, OnBad, SourceError};
 
 mod size;
 mod streams;
@@ -103,7 +103,7 @@ impl Default for TraceOptions {
 pub struct TraceFile {
     pub path: PathBuf,
     pub format: Option<TraceFormat>,
-    /// How the format was chosen: "detected" or "--trace-format".
+    /// How the format was chosen: "detected", or the option that names it ([`Hint::TraceFormat`]).
     pub chosen: &'static str,
     /// Records read (requests, or per-period counts for Insights and metrics).
     pub records: u64,
@@ -115,7 +115,7 @@ pub struct TraceFile {
     /// Records skipped as bad (`--skip-bad`).
     pub skipped: u64,
     /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle).
-    pub assumed: Vec<String>,
+    pub assumed: Vec<Message>,
 }
 
 impl TraceFile {
@@ -132,7 +132,7 @@ impl TraceFile {
         self.last = Some(self.last.map_or(micros, |l| l.max(micros)));
     }
 
-    fn assume(&mut self, what: impl Into<String>) {
+    fn assume(&mut self, what: impl Into<Message>) {
         let what = what.into();
         if !self.assumed.contains(&what) {
             self.assumed.push(what);
@@ -195,7 +195,7 @@ pub(crate) struct TraceCx<'a> {
 
 impl TraceCx<'_> {
     /// A bad record: an error, or skipped and counted with `--skip-bad`.
-    pub fn bad(&mut self, at: At, what: impl Into<super::Message>) -> Result<(), SourceError> {
+    pub fn bad(&mut self, at: At, what: impl Into<Message>) -> Result<(), SourceError> {
         match self.opts.on_bad {
             OnBad::Stop => Err(SourceError::record(self.path, at, what)),
             OnBad::Skip => {
@@ -262,22 +262,22 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
             let bytes = read_all(&file)?;
             let format = match opts.format {
                 Some(f) => {
-                    info.chosen = "--trace-format";
+                    info.chosen = Hint::TraceFormat.flag();
                     f
                 }
                 None => {
                     info.chosen = "detected";
                     detect(&bytes).ok_or_else(|| {
-                        SourceError::record(
-                            &file,
-                            At::File,
-                            format!(
-                                "not a traffic record shardlens knows (expected {}); name the format with \
-                                 --trace-format {}",
-                                TraceFormat::ALL.map(TraceFormat::describe).join(", "),
-                                TraceFormat::ALL.map(TraceFormat::as_str).join("|")
-                            ),
-                        )
+                        let mut m = Message::new(format!(
+                            "not a traffic record shardlens knows (expected {}); name the format with ",
+                            TraceFormat::ALL.map(TraceFormat::describe).join(", "),
+                        ));
+                        m.push_hint(Hint::TraceFormat);
+                        m.push_str(&format!(
+                            " {}",
+                            TraceFormat::ALL.map(TraceFormat::as_str).join("|")
+                        ));
+                        SourceError::record(&file, At::File, m)
                     })?
                 }
             };

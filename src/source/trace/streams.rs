@@ -203,11 +203,13 @@ fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
         Some(b) => b,
         None => {
             let b = cx.opts.item_size;
-            cx.file.assume(format!(
-                "records without images: {} write units each (--item-size {} bytes)",
-                b.div_ceil(1024).max(1),
-                crate::model::fmt::grouped(b)
+            let mut m = Message::new(format!(
+                "records without images: {} write units each (",
+                b.div_ceil(1024).max(1)
             ));
+            m.push_hint(Hint::ItemSize);
+            m.push_str(&format!(" {} bytes)", crate::model::fmt::grouped(b)));
+            cx.file.assume(m);
             b
         }
     };
@@ -237,9 +239,13 @@ fn keys_of(
         }
     };
     if names.len() > 1 && cx.opts.key.is_none() {
-        cx.file.assume(format!(
-            "partition key {pk_name} (guessed from Keys {}; --key names it)",
-            names.join(", ")
+        cx.file.assume(Message::hinted(
+            format!(
+                "partition key {pk_name} (guessed from Keys {}; ",
+                names.join(", ")
+            ),
+            Hint::ChooseKey,
+            " to choose)",
         ));
     }
     let typed = |v: &Value| -> Option<(KeyType, String)> {
