@@ -16,6 +16,7 @@ use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
 
 use super::{At, Hint, Message, OnBad, SourceError};
 
+mod logs;
 mod size;
 mod streams;
 
@@ -205,6 +206,11 @@ impl TraceCx<'_> {
         }
     }
 
+    /// A whole-file error, whatever `--skip-bad` says.
+    pub fn fail(&self, what: impl Into<Message>) -> ReadError {
+        ReadError::Source(SourceError::record(self.path, At::File, what))
+    }
+
     /// A request of `units` at `micros`.
     pub fn add(
         &mut self,
@@ -293,6 +299,7 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
             let read = match format {
                 TraceFormat::Streams => streams::read_streams(&mut cx, &bytes),
                 TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
+                TraceFormat::Log => logs::read_log(&mut cx, &bytes),
                 other => Err(SourceError::record(
                     &file,
                     At::File,
@@ -443,6 +450,97 @@ pub fn micros_of_epoch(v: f64) -> Option<i64> {
     (micros < 9.2e18).then(|| micros.round() as i64)
 }
 
+/// A time's Unix µs and whether it named its zone: ISO 8601 (`2026-06-23T10:00:00Z`,
+/// `2026-06-23T10:00:00.123+02:00`, a space instead of `T`, an offset `+0200` or `+02`) or a number of epoch
+/// seconds, milliseconds or microseconds ([`micros_of_epoch`]; a number is UTC). A time without a zone is
+/// taken as UTC (the caller says so, **\[ours\]**).
+pub fn micros_of_time(text: &str) -> Option<(i64, bool)> {
+    let text = text.trim();
+    if let Ok(v) = text.parse::<f64>() {
+        return micros_of_epoch(v).map(|m| (m, true));
+    }
+    micros_of_iso(text)
+}
+
+/// Unix µs of an ISO 8601 date-time, and whether it named its zone (see [`micros_of_time`]).
+fn micros_of_iso(text: &str) -> Option<(i64, bool)> {
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<u32> {
+        let digits = b.get(from..from + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let year = i64::from(year);
+    if !(1..=12).contains(&month)
+        || day == 0
+        || day > crate::model::calendar::days_in_month(year, month)
+    {
+        return None;
+    }
+    let mut micros = crate::model::calendar::days_from_civil(year, month, day) * 86_400_000_000;
+    if b.len() == 10 {
+        return Some((micros, false));
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) || b.get(13) != Some(&b':') {
+        return None;
+    }
+    let (hour, minute) = (num(11, 2)?, num(14, 2)?);
+    let mut i = 16;
+    let mut second = 0;
+    if b.get(i) == Some(&b':') {
+        second = num(17, 2)?;
+        i = 19;
+        if matches!(b.get(i), Some(b'.' | b',')) {
+            i += 1;
+            let start = i;
+            let mut frac = 0i64;
+            while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+                if i - start < 6 {
+                    frac = frac * 10 + i64::from(d - b'0');
+                }
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            frac *= 10_i64.pow(6_u32.saturating_sub((i - start) as u32));
+            micros += frac;
+        }
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    micros += i64::from(hour * 3_600 + minute * 60 + second) * 1_000_000;
+    let zone = &b[i..];
+    let offset = match zone {
+        [] => return Some((micros, false)),
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), rest @ ..] => {
+            let rest = std::str::from_utf8(rest).ok()?;
+            let (h, m) = match rest.len() {
+                2 => (rest, "00"),
+                4 => rest.split_at(2),
+                5 if rest.as_bytes()[2] == b':' => (&rest[..2], &rest[3..]),
+                _ => return None,
+            };
+            let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let sign = if *sign == b'-' { -1 } else { 1 };
+            sign * (h * 3_600 + m * 60) * 1_000_000
+        }
+        _ => return None,
+    };
+    Some((micros - offset, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,5 +584,33 @@ mod tests {
             Some(1_731_924_555_370_123)
         );
         assert_eq!(micros_of_epoch(-1.0), None);
+    }
+
+    #[test]
+    fn iso_times_with_zones_fractions_and_spaces() {
+        let t = |s: &str| micros_of_time(s);
+        let ten = 1_782_208_800_000_000;
+        assert_eq!(t("2026-06-23T10:00:00Z"), Some((ten, true)));
+        assert_eq!(t("2026-06-23 10:00:00"), Some((ten, false)));
+        assert_eq!(
+            t("2026-06-23T12:00:00.123+02:00"),
+            Some((ten + 123_000, true))
+        );
+        assert_eq!(
+            t("2026-06-23T10:00:00.1234567Z"),
+            Some((ten + 123_456, true))
+        );
+        assert_eq!(t("2026-06-23T09:30:00-0030"), Some((ten, true)));
+        assert_eq!(t("2026-06-23T10:00Z"), Some((ten, true)));
+        assert_eq!(t("1782208800"), Some((ten, true)));
+        assert_eq!(t("1782208800123"), Some((ten + 123_000, true)));
+        for bad in [
+            "2026-02-30T10:00:00Z",
+            "2026-06-23T25:00:00Z",
+            "yesterday",
+            "2026-06-23T10:00:00+2",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
     }
 }
