@@ -195,6 +195,9 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
         "last": f.last.map(|m| iso(m.div_euclid(1_000_000))),
         "skipped": f.skipped,
         "assumed": f.assumed,
+        "throttled_keys": f.throttled_keys.iter().map(|(key, n)| json!({
+            "key": key, "throttled_requests": n,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -336,6 +339,24 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
         )?;
         for a in &f.assumed {
             writeln!(out, "    assumed: {a}")?;
+        }
+        if !f.throttled_keys.is_empty() {
+            let top: Vec<String> = f
+                .throttled_keys
+                .iter()
+                .take(5)
+                .map(|(k, n)| format!("{k} ({})", grouped(n.round() as u64)))
+                .collect();
+            writeln!(
+                out,
+                "    most throttled keys (observed): {}{}",
+                top.join(", "),
+                if f.throttled_keys.len() > 5 {
+                    ", …"
+                } else {
+                    ""
+                }
+            )?;
         }
     }
     Ok(())

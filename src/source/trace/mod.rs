@@ -20,6 +20,7 @@ use crate::model::trace::{Dim, SortValue, Trace, TraceBuilder, TraceError};
 
 use super::{At, Hint, Message, OnBad, SourceError};
 
+mod insights;
 mod logs;
 mod metrics;
 mod size;
@@ -122,6 +123,9 @@ pub struct TraceFile {
     pub skipped: u64,
     /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle).
     pub assumed: Vec<Message>,
+    /// Throttled requests per key over the file, most first: Contributor Insights' most throttled keys
+    /// (observed throttling, not traffic).
+    pub throttled_keys: Vec<(String, f64)>,
 }
 
 impl TraceFile {
@@ -280,10 +284,6 @@ impl TraceCx<'_> {
     }
 
     /// `requests` requests of `units` in total to `key` over `[from, from + seconds)` (per-period sources).
-    #[allow(
-        dead_code,
-        reason = "the Contributor Insights reader (insights.rs) calls it"
-    )]
     pub fn spread(
         &mut self,
         from: i64,
@@ -415,12 +415,7 @@ fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), T
         TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
         TraceFormat::Log => logs::read_log(&mut cx, &bytes),
         TraceFormat::Metrics => metrics::read_metrics(&mut cx, &bytes),
-        TraceFormat::Insights => Err(SourceError::record(
-            file,
-            At::File,
-            format!("reading {} is not built yet", format.describe()),
-        )
-        .into()),
+        TraceFormat::Insights => insights::read_insights(&mut cx, &bytes),
     };
     let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
     read.map_err(|e| match e {
