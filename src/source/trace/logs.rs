@@ -312,7 +312,12 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     let header = match reader.byte_headers() {
         Ok(h) => h
             .iter()
-            .map(|n| String::from_utf8_lossy(n).trim().to_owned())
+            .map(|n| {
+                String::from_utf8_lossy(n)
+                    .trim_start_matches('\u{feff}')
+                    .trim()
+                    .to_owned()
+            })
             .collect(),
         Err(e) => return Err(cx.fail(format!("the header is not CSV: {e}"))),
     };
@@ -502,6 +507,13 @@ mod tests {
 
     #[test]
     fn a_log_without_a_time_column_names_the_file_and_the_names_looked_for() {
+        // A byte-order mark before the header is not part of its first name.
+        let bom = load(
+            "bom.csv",
+            "\u{feff}time,pk\n1782208800,a\n",
+            &TraceOptions::default(),
+        );
+        assert_eq!(bom.unwrap().files[0].records, 1);
         let e = load("notime.csv", "when,pk\n1,a\n", &TraceOptions::default()).unwrap_err();
         assert!(
             e.contains("no time column: looked for time, timestamp, ts, @timestamp"),
