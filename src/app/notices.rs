@@ -235,11 +235,10 @@ pub fn control(hint: Hint) -> &'static str {
         Hint::KeyTypeSays => "as the Key type (S, N, B) says",
         Hint::KeyTypeMustBeS => "the Key type must be S",
         Hint::Region => "fill in Region",
-        Hint::TraceFormat => {
-            "open a file of Streams records, an incremental export, a Contributor Insights report, CloudWatch \
-             metrics or a request log"
-        }
-        Hint::ItemSize => "the default item size of",
+        Hint::TraceFormat => "the trace's format",
+        Hint::ItemSize => "the item size",
+        Hint::TimeColumn => "name the log's time column",
+        Hint::CountsAre => "say whether the counts are reads or writes",
     }
 }
 

@@ -184,7 +184,10 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
         "first": f.first.map(|m| iso(m.div_euclid(1_000_000))),
         "last": f.last.map(|m| iso(m.div_euclid(1_000_000))),
         "skipped": f.skipped,
-        "assumed": f.assumed.iter().map(crate::source::Message::as_str).collect::<Vec<_>>(),
+        "assumed": f.assumed,
+        "throttled_keys": f.throttled_keys.iter().map(|(key, n)| json!({
+            "key": key, "throttled_requests": n,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -325,6 +328,24 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
         )?;
         for a in &f.assumed {
             writeln!(out, "    assumed: {}", a.as_str())?;
+        }
+        if !f.throttled_keys.is_empty() {
+            let top: Vec<String> = f
+                .throttled_keys
+                .iter()
+                .take(5)
+                .map(|(k, n)| format!("{k} ({})", grouped(n.round() as u64)))
+                .collect();
+            writeln!(
+                out,
+                "    most throttled keys (observed): {}{}",
+                top.join(", "),
+                if f.throttled_keys.len() > 5 {
+                    ", …"
+                } else {
+                    ""
+                }
+            )?;
         }
     }
     Ok(())

@@ -38,15 +38,19 @@ pub enum Hint {
     KeyTypeMustBeS,
     /// Give the AWS region.
     Region,
-    /// Name a trace file's format (its content did not say).
+    /// The option that names a trace file's format (`simulate --trace`).
     TraceFormat,
-    /// The bytes of one request's item, for records that carry no image.
+    /// The option that gives the bytes of one request's item when a trace's records do not.
     ItemSize,
+    /// Name a request log's time column.
+    TimeColumn,
+    /// Say whether a Contributor Insights rule's counts are reads or writes (its name does not say).
+    CountsAre,
 }
 
 impl Hint {
     /// Every hint, for tests that check each one's words.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 17] = [
         Self::ChooseKey,
         Self::ChooseKeyColumn,
         Self::ChooseSortKey,
@@ -62,6 +66,8 @@ impl Hint {
         Self::Region,
         Self::TraceFormat,
         Self::ItemSize,
+        Self::TimeColumn,
+        Self::CountsAre,
     ];
 
     /// The command line's words: the flag that does it.
@@ -81,10 +87,10 @@ impl Hint {
             Self::KeyTypeSays => "as --key-type says",
             Self::KeyTypeMustBeS => "--key-type must be S",
             Self::Region => "pass --region",
-            Self::TraceFormat => {
-                "name the format with --trace-format streams|incremental|insights|metrics|log"
-            }
+            Self::TraceFormat => "--trace-format",
             Self::ItemSize => "--item-size",
+            Self::TimeColumn => "pass --time-column COLUMN",
+            Self::CountsAre => "pass --counts-are reads|writes",
         }
     }
 }

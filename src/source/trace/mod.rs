@@ -8,14 +8,21 @@
 //! folder is read file by file (an export's manifests and checksums are skipped). Every file says what it
 //! held and what was assumed ([`TraceFile`]); CloudWatch's per-minute figures are the **observed** side a
 //! replay is compared with ([`ObservedMinute`]).
+//!
+//! CloudWatch's consumed units are also the table's whole demand: after every file is read, the units of each
+//! minute that no per-key record covers are replayed on synthetic keys ([`OTHER_KEYS`], **\[ours\]**).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
-use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
+use crate::model::trace::{Dim, SortValue, Trace, TraceBuilder, TraceError};
 
 use super::{At, Hint, Message, OnBad, SourceError};
 
+mod insights;
+mod logs;
+mod metrics;
 mod size;
 mod streams;
 
@@ -103,7 +110,7 @@ impl Default for TraceOptions {
 pub struct TraceFile {
     pub path: PathBuf,
     pub format: Option<TraceFormat>,
-    /// How the format was chosen: "detected" or "given".
+    /// How the format was chosen: "detected", or the option that names it ([`Hint::TraceFormat`]).
     pub chosen: &'static str,
     /// Records read (requests, or per-period counts for Insights and metrics).
     pub records: u64,
@@ -114,9 +121,11 @@ pub struct TraceFile {
     pub last: Option<i64>,
     /// Records skipped as bad (`--skip-bad`).
     pub skipped: u64,
-    /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle), with
-    /// the options that change it as hints.
+    /// What was assumed, in words (each an **\[ours\]** choice or a default the records did not settle).
     pub assumed: Vec<Message>,
+    /// Throttled requests per key over the file, most first: Contributor Insights' most throttled keys
+    /// (observed throttling, not traffic).
+    pub throttled_keys: Vec<(String, f64)>,
 }
 
 impl TraceFile {
@@ -133,7 +142,7 @@ impl TraceFile {
         self.last = Some(self.last.map_or(micros, |l| l.max(micros)));
     }
 
-    pub(crate) fn assume(&mut self, what: impl Into<Message>) {
+    fn assume(&mut self, what: impl Into<Message>) {
         let what = what.into();
         if !self.assumed.contains(&what) {
             self.assumed.push(what);
@@ -151,6 +160,50 @@ pub struct ObservedMinute {
     pub read_throttle_events: Option<f64>,
     pub write_throttle_events: Option<f64>,
     pub throttled_requests: Option<f64>,
+}
+
+impl ObservedMinute {
+    /// The figure of `metric` (a CloudWatch metric's name).
+    fn field(&mut self, metric: Metric) -> &mut Option<f64> {
+        match metric {
+            Metric::ConsumedRead => &mut self.consumed_read_units,
+            Metric::ConsumedWrite => &mut self.consumed_write_units,
+            Metric::ReadThrottles => &mut self.read_throttle_events,
+            Metric::WriteThrottles => &mut self.write_throttle_events,
+            Metric::ThrottledRequests => &mut self.throttled_requests,
+        }
+    }
+}
+
+/// The CloudWatch metrics an [`ObservedMinute`] holds (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Metric {
+    ConsumedRead,
+    ConsumedWrite,
+    ReadThrottles,
+    WriteThrottles,
+    ThrottledRequests,
+}
+
+impl Metric {
+    pub(crate) const ALL: [Self; 5] = [
+        Self::ConsumedRead,
+        Self::ConsumedWrite,
+        Self::ReadThrottles,
+        Self::WriteThrottles,
+        Self::ThrottledRequests,
+    ];
+
+    /// CloudWatch's name of the metric.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::ConsumedRead => "ConsumedReadCapacityUnits",
+            Self::ConsumedWrite => "ConsumedWriteCapacityUnits",
+            Self::ReadThrottles => "ReadThrottleEvents",
+            Self::WriteThrottles => "WriteThrottleEvents",
+            Self::ThrottledRequests => "ThrottledRequests",
+        }
+    }
 }
 
 /// Traces read: the replayable trace, the files, and the observed minutes (sorted, one per minute).
@@ -188,15 +241,17 @@ pub(crate) struct TraceCx<'a> {
     pub opts: &'a TraceOptions,
     pub builder: &'a mut TraceBuilder,
     pub file: &'a mut TraceFile,
-    #[allow(dead_code, reason = "the CloudWatch reader (metrics.rs) writes it")]
-    pub observed: &'a mut Vec<ObservedMinute>,
+    /// CloudWatch's minutes, by the minute's Unix second.
+    pub observed: &'a mut BTreeMap<i64, ObservedMinute>,
+    /// Read and write units of the per-key records, per minute (its Unix second).
+    pub covered: &'a mut BTreeMap<i64, [f64; 2]>,
     /// The keys this file's records named (by the builder's index).
     pub seen: Vec<bool>,
 }
 
 impl TraceCx<'_> {
     /// A bad record: an error, or skipped and counted with `--skip-bad`.
-    pub fn bad(&mut self, at: At, what: impl Into<super::Message>) -> Result<(), SourceError> {
+    pub fn bad(&mut self, at: At, what: impl Into<Message>) -> Result<(), SourceError> {
         match self.opts.on_bad {
             OnBad::Stop => Err(SourceError::record(self.path, at, what)),
             OnBad::Skip => {
@@ -206,26 +261,29 @@ impl TraceCx<'_> {
         }
     }
 
+    /// A whole-file error, whatever `--skip-bad` says.
+    pub fn fail(&self, what: impl Into<Message>) -> ReadError {
+        ReadError::Source(SourceError::record(self.path, At::File, what))
+    }
+
     /// A request of `units` at `micros`.
     pub fn add(
         &mut self,
         micros: i64,
         key: &[u8],
-        sort_key: Option<crate::model::trace::SortValue>,
+        sort_key: Option<SortValue>,
         dim: Dim,
         units: f64,
     ) -> Result<(), TraceError> {
         self.file.saw(micros);
         let k = self.builder.add(micros, key, sort_key, dim, units)?;
         self.saw_key(k);
+        let minute = micros.div_euclid(60_000_000) * 60;
+        self.covered.entry(minute).or_default()[dim_index(dim)] += units;
         Ok(())
     }
 
     /// `requests` requests of `units` in total to `key` over `[from, from + seconds)` (per-period sources).
-    #[allow(
-        dead_code,
-        reason = "the Contributor Insights reader (insights.rs) calls it"
-    )]
     pub fn spread(
         &mut self,
         from: i64,
@@ -240,6 +298,9 @@ impl TraceCx<'_> {
             .builder
             .spread(from, seconds, key, dim, units, requests)?;
         self.saw_key(k);
+        for (minute, share) in minutes_of(from, seconds) {
+            self.covered.entry(minute).or_default()[dim_index(dim)] += units * share;
+        }
         Ok(())
     }
 
@@ -252,85 +313,215 @@ impl TraceCx<'_> {
     }
 }
 
-/// Reads every path (files or folders) into one trace.
+fn dim_index(dim: Dim) -> usize {
+    usize::from(dim == Dim::Write)
+}
+
+/// The minutes (Unix seconds of their start) that `[from, from + seconds)` overlaps, each with its share of
+/// the period.
+pub(crate) fn minutes_of(from: i64, seconds: u32) -> Vec<(i64, f64)> {
+    let seconds = i64::from(seconds.max(1));
+    let end = from + seconds;
+    let mut out = Vec::new();
+    let mut minute = from.div_euclid(60) * 60;
+    while minute < end {
+        let overlap = (minute + 60).min(end) - minute.max(from);
+        out.push((minute, overlap as f64 / seconds as f64));
+        minute += 60;
+    }
+    out
+}
+
+/// Everything read so far, across files.
+struct Loading {
+    builder: TraceBuilder,
+    files: Vec<TraceFile>,
+    observed: BTreeMap<i64, ObservedMinute>,
+    covered: BTreeMap<i64, [f64; 2]>,
+}
+
+/// Reads every path (files or folders) into one trace: every file, then CloudWatch's uncovered units
+/// ([`add_other_traffic`]), then the trace.
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
-    let mut builder = TraceBuilder::new();
-    let mut files = Vec::new();
-    let mut observed = Vec::new();
+    let mut st = Loading {
+        builder: TraceBuilder::new(),
+        files: Vec::new(),
+        observed: BTreeMap::new(),
+        covered: BTreeMap::new(),
+    };
     for path in paths {
         for file in files_of(path)? {
-            let mut info = TraceFile::new(&file);
-            let bytes = read_all(&file)?;
-            let format = match opts.format {
-                Some(f) => {
-                    info.chosen = "given";
-                    f
-                }
-                None => {
-                    info.chosen = "detected";
-                    detect(&bytes).ok_or_else(|| {
-                        SourceError::record(
-                            &file,
-                            At::File,
-                            Message::hinted(
-                                format!(
-                                    "not a traffic record shardlens knows (expected {}): ",
-                                    TraceFormat::ALL.map(TraceFormat::describe).join(", ")
-                                ),
-                                Hint::TraceFormat,
-                                "",
-                            ),
-                        )
-                    })?
-                }
-            };
-            info.format = Some(format);
-            let mut cx = TraceCx {
-                path: &file,
-                opts,
-                builder: &mut builder,
-                file: &mut info,
-                observed: &mut observed,
-                seen: Vec::new(),
-            };
-            let read = match format {
-                TraceFormat::Streams => streams::read_streams(&mut cx, &bytes),
-                TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
-                other => Err(SourceError::record(
-                    &file,
-                    At::File,
-                    format!("reading {} is not built yet", other.describe()),
-                )
-                .into()),
-            };
-            let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
-            read.map_err(|e| match e {
-                ReadError::Source(e) => TraceLoadError::Source(e),
-                ReadError::Trace(error) => TraceLoadError::Trace {
-                    error,
-                    paths: vec![file.display().to_string()],
-                },
-            })?;
-            info.keys = keys;
-            files.push(info);
+            read_file(&mut st, &file, opts)?;
         }
     }
-    let paths_said = || {
+    let paths_said = |files: &[TraceFile]| {
         files
             .iter()
             .map(|f| f.path.display().to_string())
             .collect::<Vec<_>>()
     };
-    let trace = builder.build().map_err(|error| TraceLoadError::Trace {
+    add_other_traffic(&mut st, opts).map_err(|error| TraceLoadError::Trace {
         error,
-        paths: paths_said(),
+        paths: paths_said(&st.files),
     })?;
-    observed.sort_by_key(|m| m.minute);
+    let trace = st.builder.build().map_err(|error| TraceLoadError::Trace {
+        error,
+        paths: paths_said(&st.files),
+    })?;
     Ok(TraceLoad {
         trace,
-        files,
-        observed,
+        files: st.files,
+        observed: st.observed.into_values().collect(),
     })
+}
+
+/// Reads one file by its format (given or detected).
+fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), TraceLoadError> {
+    let mut info = TraceFile::new(file);
+    let bytes = read_all(file)?;
+    let format = match opts.format {
+        Some(f) => {
+            info.chosen = Hint::TraceFormat.flag();
+            f
+        }
+        None => {
+            info.chosen = "detected";
+            detect(&bytes).ok_or_else(|| {
+                let mut m = Message::new(format!(
+                    "not a traffic record shardlens knows (expected {}); name the format with ",
+                    TraceFormat::ALL.map(TraceFormat::describe).join(", "),
+                ));
+                m.push_hint(Hint::TraceFormat);
+                m.push_str(&format!(
+                    " {}",
+                    TraceFormat::ALL.map(TraceFormat::as_str).join("|")
+                ));
+                SourceError::record(file, At::File, m)
+            })?
+        }
+    };
+    info.format = Some(format);
+    let mut cx = TraceCx {
+        path: file,
+        opts,
+        builder: &mut st.builder,
+        file: &mut info,
+        observed: &mut st.observed,
+        covered: &mut st.covered,
+        seen: Vec::new(),
+    };
+    let read = match format {
+        TraceFormat::Streams => streams::read_streams(&mut cx, &bytes),
+        TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
+        TraceFormat::Log => logs::read_log(&mut cx, &bytes),
+        TraceFormat::Metrics => metrics::read_metrics(&mut cx, &bytes),
+        TraceFormat::Insights => insights::read_insights(&mut cx, &bytes),
+    };
+    let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
+    read.map_err(|e| match e {
+        ReadError::Source(e) => TraceLoadError::Source(e),
+        ReadError::Trace(error) => TraceLoadError::Trace {
+            error,
+            paths: vec![file.display().to_string()],
+        },
+    })?;
+    info.keys = keys;
+    st.files.push(info);
+    Ok(())
+}
+
+/// How many synthetic keys carry the traffic CloudWatch saw beyond the per-key records: `other#0` …
+/// `other#999` (**\[ours\]**: enough keys that none is hot, few enough to stay cheap).
+pub const OTHER_KEYS: usize = 1_000;
+
+/// The most entries the synthetic traffic may add to the trace (16 bytes each): 16 M, 256 MB.
+const OTHER_ENTRIES: usize = 16 << 20;
+
+/// CloudWatch's consumed units that no per-key record covers, per minute, replayed on [`OTHER_KEYS`] keys
+/// spread evenly over the minute (**\[ours\]**: a per-minute sum says nothing of the keys or the seconds).
+/// Each key takes an equal part of every second; when that would take more than [`OTHER_ENTRIES`] entries,
+/// each second carries every `g`-th key in hash order (a divisor `g` of 60, the keys taking turns), so that
+/// every partition's range still holds its part of each second's traffic.
+fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result<(), TraceError> {
+    use crate::model::fmt::grouped;
+    let mut extra: Vec<(i64, Dim, f64)> = Vec::new();
+    for (&minute, m) in &st.observed {
+        let covered = st.covered.get(&minute).copied().unwrap_or_default();
+        for (dim, consumed) in [
+            (Dim::Read, m.consumed_read_units),
+            (Dim::Write, m.consumed_write_units),
+        ] {
+            let left = consumed.unwrap_or(0.0) - covered[dim_index(dim)];
+            if left > 1e-9 {
+                extra.push((minute, dim, left));
+            }
+        }
+    }
+    if extra.is_empty() {
+        return Ok(());
+    }
+    let needed = extra.len() * OTHER_KEYS * 60;
+    let turns = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]
+        .into_iter()
+        .find(|g| needed / g <= OTHER_ENTRIES)
+        .unwrap_or(60);
+    let mut keys: Vec<(u64, String)> = (0..OTHER_KEYS)
+        .map(|i| {
+            let name = format!("other#{i}");
+            (crate::model::partition::key_hash(name.as_bytes()), name)
+        })
+        .collect();
+    keys.sort();
+    let groups: Vec<Vec<&str>> = (0..turns)
+        .map(|g| {
+            keys.iter()
+                .skip(g)
+                .step_by(turns)
+                .map(|(_, n)| n.as_str())
+                .collect()
+        })
+        .collect();
+    let per_request = [
+        opts.item_size.div_ceil(4096).max(1) as f64,
+        opts.item_size.div_ceil(1024).max(1) as f64,
+    ];
+    for &(minute, dim, units) in &extra {
+        for s in 0..60 {
+            let group = &groups[s as usize % turns];
+            let each = units / 60.0 / group.len() as f64;
+            let requests = each / per_request[dim_index(dim)];
+            for name in group {
+                st.builder
+                    .spread(minute + s, 1, name.as_bytes(), dim, each, requests)?;
+            }
+        }
+    }
+    let total: f64 = extra.iter().map(|e| e.2).sum();
+    let minutes: std::collections::BTreeSet<i64> = extra.iter().map(|e| e.0).collect();
+    let mut said = Message::new(format!(
+        "CloudWatch's consumed units beyond the per-key records' ({} units in {} minutes) are replayed on \
+         {} keys other#0 … other#{}, spread evenly over each minute{} [ours]; their requests are units ÷ \
+         the units of one ",
+        grouped(total.round() as u64),
+        grouped(minutes.len() as u64),
+        grouped(OTHER_KEYS as u64),
+        OTHER_KEYS - 1,
+        if turns > 1 {
+            format!(
+                " (each second carries one key in {turns}, taking turns in hash order, to bound memory)"
+            )
+        } else {
+            String::new()
+        },
+    ));
+    said.push_hint(Hint::ItemSize);
+    said.push_str(" request");
+    for f in &mut st.files {
+        if f.format == Some(TraceFormat::Metrics) {
+            f.assume(said.clone());
+        }
+    }
+    Ok(())
 }
 
 /// A reader's error: a bad record or file, or a trace the builder refuses.
@@ -446,6 +637,107 @@ pub fn micros_of_epoch(v: f64) -> Option<i64> {
     (micros < 9.2e18).then(|| micros.round() as i64)
 }
 
+/// A time's Unix µs and whether it named its zone: ISO 8601 (`2026-06-23T10:00:00Z`,
+/// `2026-06-23T10:00:00.123+02:00`, a space instead of `T`, an offset `+0200` or `+02`) or a number of epoch
+/// seconds, milliseconds or microseconds ([`micros_of_epoch`]; a number is UTC). A time without a zone is
+/// taken as UTC (the caller says so, **\[ours\]**).
+pub fn micros_of_time(text: &str) -> Option<(i64, bool)> {
+    let text = text.trim();
+    if let Ok(v) = text.parse::<f64>() {
+        return micros_of_epoch(v).map(|m| (m, true));
+    }
+    micros_of_iso(text)
+}
+
+/// A JSON time: a number of epoch seconds, milliseconds or microseconds, or a string [`micros_of_time`]
+/// reads.
+pub fn micros_of_json_time(v: &serde_json::Value) -> Option<(i64, bool)> {
+    match v {
+        serde_json::Value::Number(n) => micros_of_epoch(n.as_f64()?).map(|m| (m, true)),
+        serde_json::Value::String(s) => micros_of_time(s),
+        _ => None,
+    }
+}
+
+/// Unix µs of an ISO 8601 date-time, and whether it named its zone (see [`micros_of_time`]).
+fn micros_of_iso(text: &str) -> Option<(i64, bool)> {
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<u32> {
+        let digits = b.get(from..from + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let year = i64::from(year);
+    if !(1..=12).contains(&month)
+        || day == 0
+        || day > crate::model::calendar::days_in_month(year, month)
+    {
+        return None;
+    }
+    let mut micros = crate::model::calendar::days_from_civil(year, month, day) * 86_400_000_000;
+    if b.len() == 10 {
+        return Some((micros, false));
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) || b.get(13) != Some(&b':') {
+        return None;
+    }
+    let (hour, minute) = (num(11, 2)?, num(14, 2)?);
+    let mut i = 16;
+    let mut second = 0;
+    if b.get(i) == Some(&b':') {
+        second = num(17, 2)?;
+        i = 19;
+        if matches!(b.get(i), Some(b'.' | b',')) {
+            i += 1;
+            let start = i;
+            let mut frac = 0i64;
+            while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+                if i - start < 6 {
+                    frac = frac * 10 + i64::from(d - b'0');
+                }
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            frac *= 10_i64.pow(6_u32.saturating_sub((i - start) as u32));
+            micros += frac;
+        }
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    micros += i64::from(hour * 3_600 + minute * 60 + second) * 1_000_000;
+    let zone = &b[i..];
+    let offset = match zone {
+        [] => return Some((micros, false)),
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), rest @ ..] => {
+            let rest = std::str::from_utf8(rest).ok()?;
+            let (h, m) = match rest.len() {
+                2 => (rest, "00"),
+                4 => rest.split_at(2),
+                5 if rest.as_bytes()[2] == b':' => (&rest[..2], &rest[3..]),
+                _ => return None,
+            };
+            let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let sign = if *sign == b'-' { -1 } else { 1 };
+            sign * (h * 3_600 + m * 60) * 1_000_000
+        }
+        _ => return None,
+    };
+    Some((micros - offset, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,5 +781,39 @@ mod tests {
             Some(1_731_924_555_370_123)
         );
         assert_eq!(micros_of_epoch(-1.0), None);
+    }
+
+    #[test]
+    fn iso_times_with_zones_fractions_and_spaces() {
+        let t = |s: &str| micros_of_time(s);
+        let ten = 1_782_208_800_000_000;
+        assert_eq!(t("2026-06-23T10:00:00Z"), Some((ten, true)));
+        assert_eq!(t("2026-06-23 10:00:00"), Some((ten, false)));
+        assert_eq!(
+            t("2026-06-23T12:00:00.123+02:00"),
+            Some((ten + 123_000, true))
+        );
+        assert_eq!(
+            t("2026-06-23T10:00:00.1234567Z"),
+            Some((ten + 123_456, true))
+        );
+        assert_eq!(t("2026-06-23T09:30:00-0030"), Some((ten, true)));
+        assert_eq!(t("2026-06-23T10:00Z"), Some((ten, true)));
+        assert_eq!(t("1782208800"), Some((ten, true)));
+        assert_eq!(t("1782208800123"), Some((ten + 123_000, true)));
+        for bad in [
+            "2026-02-30T10:00:00Z",
+            "2026-06-23T25:00:00Z",
+            "yesterday",
+            "2026-06-23T10:00:00+2",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_period_is_shared_among_the_minutes_it_overlaps() {
+        assert_eq!(minutes_of(600, 300).len(), 5);
+        assert_eq!(minutes_of(630, 60), vec![(600, 0.5), (660, 0.5)]);
     }
 }

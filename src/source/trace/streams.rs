@@ -203,14 +203,13 @@ fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
         Some(b) => b,
         None => {
             let b = cx.opts.item_size;
-            cx.file.assume(Message::hinted(
-                format!(
-                    "records without images: {} each (",
-                    crate::model::fmt::plural(b.div_ceil(1024).max(1), "write unit")
-                ),
-                Hint::ItemSize,
-                &format!(" {} bytes)", crate::model::fmt::grouped(b)),
+            let mut m = Message::new(format!(
+                "records without images: {} each (",
+                crate::model::fmt::plural(b.div_ceil(1024).max(1), "write unit")
             ));
+            m.push_hint(Hint::ItemSize);
+            m.push_str(&format!(" {} bytes)", crate::model::fmt::grouped(b)));
+            cx.file.assume(m);
             b
         }
     };
@@ -242,11 +241,11 @@ fn keys_of(
     if names.len() > 1 && cx.opts.key.is_none() {
         cx.file.assume(Message::hinted(
             format!(
-                "partition key {pk_name} (guessed from Keys {}; to name it: ",
+                "partition key {pk_name} (guessed from Keys {}; ",
                 names.join(", ")
             ),
             Hint::ChooseKey,
-            ")",
+            " to choose)",
         ));
     }
     let typed = |v: &Value| -> Option<(KeyType, String)> {

@@ -1,0 +1,389 @@
+//! CloudWatch metrics as the observed side of a replay (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]):
+//! `aws cloudwatch get-metric-data` output (`MetricDataResults` [{`Id`, `Label`, `Timestamps`, `Values`}],
+//! pages one after another, a result's `Id` going on from page to page) and `get-metric-statistics` output
+//! (`Label`, `Datapoints` [{`Timestamp`, `Sum`, …}], in no order).
+//!
+//! A series is told by its `Label` (else its `Id`), ignoring case and anything but letters and digits:
+//! `ConsumedReadCapacityUnits`, `ConsumedWriteCapacityUnits`, `ReadThrottleEvents`, `WriteThrottleEvents`,
+//! `ThrottledRequests` (a label that holds one of them, like `orders ConsumedWriteCapacityUnits`, counts);
+//! other metrics are not used. A series' period is the spacing of its timestamps (60 s when it has one); a
+//! datapoint is the sum over its period, spread evenly over the minutes it covers (**\[ours\]**: a sum says
+//! nothing of how it was spread inside the period). The minutes go to [`ObservedMinute`]s, merged across
+//! metrics and files; the consumed units are also replayed as the table's demand where no per-key record
+//! covers them (`add_other_traffic` in `mod.rs`).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Metric, ObservedMinute, ReadError, TraceCx, micros_of_json_time, minutes_of};
+use crate::source::At;
+
+/// Reads a CloudWatch file (see the module docs).
+pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
+    // Each series by its metric and its Id (or Label): its datapoints, Unix µs and value.
+    let mut series: BTreeMap<(usize, String), Vec<(i64, f64)>> = BTreeMap::new();
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    let mut n = 0u64;
+    loop {
+        let value = match values.next() {
+            None => break,
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                cx.bad(
+                    At::Line(e.line() as u64),
+                    format!("not JSON: {}", crate::source::read::json_reason(&e)),
+                )?;
+                break;
+            }
+        };
+        n += 1;
+        let at = At::Item {
+            item: n,
+            line: None,
+        };
+        if let Some(results) = value.get("MetricDataResults") {
+            let Some(results) = results.as_array() else {
+                cx.bad(at, "MetricDataResults is not a list")?;
+                continue;
+            };
+            cx.file.assume(
+                "get-metric-data values are taken as each period's Sum (the output does not name the \
+                 statistic)",
+            );
+            for r in results {
+                metric_data(cx, r, at, &mut series)?;
+            }
+        } else if value.get("Datapoints").is_some() {
+            statistics(cx, &value, at, &mut series)?;
+        } else {
+            cx.bad(
+                at,
+                "not CloudWatch output: expected MetricDataResults (get-metric-data) or Label and Datapoints \
+                 (get-metric-statistics)",
+            )?;
+        }
+    }
+    let period = period_of(cx, &mut series);
+    for ((metric, _), points) in series {
+        observe(cx, Metric::ALL[metric], points, period);
+    }
+    Ok(())
+}
+
+/// The file's period: the greatest common divisor of the spacings of every series' timestamps (sorted here),
+/// in seconds; 60 when no series has two (**\[ours\]**: CloudWatch leaves out periods without data, as
+/// DynamoDB's throttle metrics often are, so the smallest spacing may be several periods).
+fn period_of(cx: &mut TraceCx<'_>, series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>) -> u32 {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut period = 0;
+    for points in series.values_mut() {
+        points.sort_by_key(|p| p.0);
+        for w in points.windows(2) {
+            let d = (w[1].0 - w[0].0) / 1_000_000;
+            if d > 0 {
+                period = gcd(period, d);
+            }
+        }
+    }
+    if period == 0 {
+        if !series.is_empty() {
+            cx.file
+                .assume("one datapoint per series: taken as one minute's");
+        }
+        return 60;
+    }
+    let period = u32::try_from(period).unwrap_or(u32::MAX);
+    if period != 60 {
+        cx.file.assume(format!(
+            "{period}-second periods (the spacing of the timestamps), spread evenly over their minutes [ours]"
+        ));
+    }
+    period
+}
+
+/// The metric a label (or an id) names.
+fn metric_of(name: &str) -> Option<Metric> {
+    let plain: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    Metric::ALL
+        .into_iter()
+        .find(|m| plain.contains(&m.name().to_ascii_lowercase()))
+}
+
+/// The metric of a series by its `Label`, else its `Id`; an unknown one is noted and `None`.
+fn series_metric(cx: &mut TraceCx<'_>, label: Option<&str>, id: Option<&str>) -> Option<Metric> {
+    let metric = label.and_then(metric_of).or_else(|| id.and_then(metric_of));
+    if metric.is_none() {
+        let name = label.or(id).unwrap_or("a series without a label");
+        cx.file.assume(format!(
+            "{name}: not used (shardlens compares {})",
+            Metric::ALL.map(Metric::name).join(", ")
+        ));
+    }
+    metric
+}
+
+/// One `MetricDataResults` entry.
+fn metric_data(
+    cx: &mut TraceCx<'_>,
+    r: &Value,
+    at: At,
+    series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>,
+) -> Result<(), ReadError> {
+    let label = r.get("Label").and_then(Value::as_str);
+    let id = r.get("Id").and_then(Value::as_str);
+    let Some(metric) = series_metric(cx, label, id) else {
+        return Ok(());
+    };
+    let name = id.or(label).unwrap_or_default().to_owned();
+    let (Some(times), Some(values)) = (
+        r.get("Timestamps").and_then(Value::as_array),
+        r.get("Values").and_then(Value::as_array),
+    ) else {
+        return Ok(cx.bad(at, format!("{name}: Timestamps and Values are not lists"))?);
+    };
+    if times.len() != values.len() {
+        return Ok(cx.bad(
+            at,
+            format!(
+                "{name}: {} Timestamps but {} Values",
+                times.len(),
+                values.len()
+            ),
+        )?);
+    }
+    let out = series.entry((metric as usize, name.clone())).or_default();
+    for (t, v) in times.iter().zip(values) {
+        match (micros_of_json_time(t), v.as_f64()) {
+            (Some((micros, _)), Some(v)) => {
+                cx.file.saw(micros);
+                out.push((micros, v));
+            }
+            (None, _) => cx.bad(at, format!("{name}: {t} is not a time"))?,
+            (_, None) => cx.bad(at, format!("{name}: {v} is not a number"))?,
+        }
+    }
+    Ok(())
+}
+
+/// One `get-metric-statistics` output: its `Datapoints`' `Sum`s.
+fn statistics(
+    cx: &mut TraceCx<'_>,
+    value: &Value,
+    at: At,
+    series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>,
+) -> Result<(), ReadError> {
+    let label = value.get("Label").and_then(Value::as_str);
+    let Some(metric) = series_metric(cx, label, None) else {
+        return Ok(());
+    };
+    let Some(points) = value.get("Datapoints").and_then(Value::as_array) else {
+        return Ok(cx.bad(at, "Datapoints is not a list")?);
+    };
+    let out = series
+        .entry((metric as usize, label.unwrap_or_default().to_owned()))
+        .or_default();
+    for p in points {
+        let time = p.get("Timestamp").and_then(micros_of_json_time);
+        match (time, p.get("Sum").and_then(Value::as_f64)) {
+            (Some((micros, _)), Some(sum)) => {
+                cx.file.saw(micros);
+                out.push((micros, sum));
+            }
+            (None, _) => cx.bad(at, "a datapoint's Timestamp is missing or not a time")?,
+            (_, None) => cx.bad(
+                at,
+                "a datapoint has no Sum: ask CloudWatch for the Sum statistic (the units or events of each \
+                 period)",
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// A series' datapoints as minutes of `cx.observed`: each spread over the minutes its period covers.
+fn observe(cx: &mut TraceCx<'_>, metric: Metric, points: Vec<(i64, f64)>, period: u32) {
+    let mut minutes: BTreeMap<i64, f64> = BTreeMap::new();
+    for (micros, v) in points {
+        for (minute, share) in minutes_of(micros.div_euclid(1_000_000), period) {
+            *minutes.entry(minute).or_default() += v * share;
+        }
+    }
+    if matches!(metric, Metric::ConsumedRead | Metric::ConsumedWrite) {
+        cx.file.assume(
+            "consumed units are what was served: the demand was higher by the throttled requests, which the \
+             replay does not add",
+        );
+    }
+    let mut twice = false;
+    for (minute, v) in minutes {
+        let m = cx.observed.entry(minute).or_insert_with(|| ObservedMinute {
+            minute,
+            ..ObservedMinute::default()
+        });
+        let field = m.field(metric);
+        twice |= field.is_some();
+        *field = Some(v);
+    }
+    if twice {
+        cx.file.assume(format!(
+            "{}: given more than once for some minutes, the last read kept",
+            metric.name()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::OnBad;
+    use crate::source::trace::{TraceFormat, TraceLoad, TraceOptions, load_traces};
+
+    fn load(files: &[(&str, &str)], opts: &TraceOptions) -> Result<TraceLoad, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "shardlens-metrics-{}-{}",
+            std::process::id(),
+            crate::model::partition::key_hash(files[0].1.as_bytes())
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let paths: Vec<_> = files
+            .iter()
+            .map(|(name, text)| {
+                let p = dir.join(name);
+                std::fs::write(&p, text).unwrap();
+                p
+            })
+            .collect();
+        let out = load_traces(&paths, opts).map_err(|e| e.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    }
+
+    // Two pages of get-metric-data (newest first), 10:00–10:02, and a get-metric-statistics file.
+    const DATA: &str = r#"{"MetricDataResults":[
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","Timestamps":["2026-06-23T10:02:00+00:00","2026-06-23T10:01:00+00:00"],"Values":[600.0,1200.0],"StatusCode":"PartialData"},
+  {"Id":"wte","Label":"WriteThrottleEvents","Timestamps":["2026-06-23T10:01:00+00:00"],"Values":[4.0],"StatusCode":"PartialData"}
+ ],"Messages":[],"NextToken":"t"}
+{"MetricDataResults":[
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","Timestamps":["2026-06-23T10:00:00+00:00"],"Values":[60.0],"StatusCode":"Complete"},
+  {"Id":"pwcu","Label":"ProvisionedWriteCapacityUnits","Timestamps":["2026-06-23T10:00:00+00:00"],"Values":[10.0],"StatusCode":"Complete"}
+ ],"Messages":[]}"#;
+    const STATS: &str = r#"{"Label":"ReadThrottleEvents","Datapoints":[
+  {"Timestamp":"2026-06-23T10:02:00Z","Sum":2.0,"Unit":"Count"},
+  {"Timestamp":"2026-06-23T10:00:00Z","Sum":1.0,"Unit":"Count"}]}
+{"Label":"WriteThrottleEvents","Datapoints":[{"Timestamp":"2026-06-23T10:02:00Z","Sum":3.0},
+  {"Timestamp":"2026-06-23T10:01:00Z","Sum":4.0}]}"#;
+
+    #[test]
+    fn pages_and_statistics_merge_into_minutes_and_consumed_units_are_replayed() {
+        let t = load(
+            &[("data.json", DATA), ("stats.json", STATS)],
+            &TraceOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.files[0].format, Some(TraceFormat::Metrics));
+        assert_eq!(t.files[0].records, 4);
+        let minutes: Vec<i64> = t
+            .observed
+            .iter()
+            .map(|m| m.minute - 1_782_208_800)
+            .collect();
+        assert_eq!(minutes, [0, 60, 120]);
+        let w: Vec<_> = t.observed.iter().map(|m| m.consumed_write_units).collect();
+        assert_eq!(w, [Some(60.0), Some(1200.0), Some(600.0)]);
+        assert_eq!(t.observed[1].write_throttle_events, Some(4.0));
+        assert_eq!(t.observed[2].read_throttle_events, Some(2.0));
+        // Throttle events only in the minutes that had some: the period is the spacings' divisor.
+        assert_eq!(t.observed[1].read_throttle_events, None);
+        assert_eq!(t.observed[2].write_throttle_events, Some(3.0));
+        assert!(
+            t.files[1]
+                .assumed
+                .iter()
+                .any(|a| a.contains("given more than once"))
+        );
+        // No per-key records: the consumed units are the other keys' traffic, evenly over each minute.
+        assert_eq!(t.trace.start, 1_782_208_800);
+        assert_eq!(t.trace.duration, 180);
+        assert!((t.trace.units()[1] - 1860.0).abs() < 1e-6);
+        assert_eq!(t.trace.keys.len(), 1000);
+        let second_90: f32 = t.trace.at(90).iter().map(|e| e.units).sum();
+        assert!((second_90 - 20.0).abs() < 1e-3, "{second_90}");
+        let said: Vec<String> = t.files[0].assumed.iter().map(ToString::to_string).collect();
+        assert!(
+            said.iter()
+                .any(|a| a.contains("ProvisionedWriteCapacityUnits: not used")),
+            "{said:?}"
+        );
+        assert!(
+            said.iter().any(|a| a.contains("other#0 … other#999")),
+            "{said:?}"
+        );
+        assert!(
+            said.iter()
+                .any(|a| a.contains("higher by the throttled requests")),
+            "{said:?}"
+        );
+    }
+
+    #[test]
+    fn five_minute_periods_are_spread_per_minute() {
+        let text = r#"{"Label":"ConsumedReadCapacityUnits","Datapoints":[
+  {"Timestamp":"2026-06-23T10:05:00Z","Sum":3000.0},{"Timestamp":"2026-06-23T10:00:00Z","Sum":1500.0}]}"#;
+        let t = load(&[("five.json", text)], &TraceOptions::default()).unwrap();
+        assert_eq!(t.observed.len(), 10);
+        assert!(
+            t.observed[..5]
+                .iter()
+                .all(|m| m.consumed_read_units == Some(300.0))
+        );
+        assert!(
+            t.observed[5..]
+                .iter()
+                .all(|m| m.consumed_read_units == Some(600.0))
+        );
+        assert!((t.trace.units()[0] - 4500.0).abs() < 1e-6);
+        assert!(
+            t.files[0]
+                .assumed
+                .iter()
+                .any(|a| a.contains("300-second periods"))
+        );
+    }
+
+    #[test]
+    fn per_key_records_cover_their_part_of_the_consumed_units() {
+        // 30 writes of 1 unit in minute 10:00; CloudWatch saw 90: 60 go to the other keys.
+        let mut log = String::from("time,pk\n");
+        for i in 0..30 {
+            log.push_str(&format!("{},hot\n", 1_782_208_800 + i));
+        }
+        let cw = r#"{"Label":"ConsumedWriteCapacityUnits","Datapoints":[{"Timestamp":"2026-06-23T10:00:00Z","Sum":90.0}]}"#;
+        let t = load(
+            &[("log.csv", &log), ("cw.json", cw)],
+            &TraceOptions::default(),
+        )
+        .unwrap();
+        assert!((t.trace.units()[1] - 90.0).abs() < 1e-6);
+        let hot = t.trace.keys.iter().find(|k| k.name == "hot").unwrap();
+        assert_eq!(hot.units[1], 30.0);
+    }
+
+    #[test]
+    fn a_datapoint_without_a_sum_is_bad() {
+        let text = r#"{"Label":"WriteThrottleEvents","Datapoints":[{"Timestamp":"2026-06-23T10:00:00Z","Average":1.0}]}"#;
+        let e = load(&[("avg.json", text)], &TraceOptions::default()).unwrap_err();
+        assert!(e.contains("item 1: a datapoint has no Sum"), "{e}");
+        let skip = TraceOptions {
+            on_bad: OnBad::Skip,
+            ..TraceOptions::default()
+        };
+        let e = load(&[("avg.json", text)], &skip).unwrap_err();
+        assert!(e.contains("no records with a time"), "{e}");
+    }
+}

@@ -1,0 +1,319 @@
+//! `shardlens simulate --trace`, run as a user runs it: the same traffic from every per-key source gives the
+//! same replay, CloudWatch minutes come out as `observed` and `agreement`, a Contributor Insights report
+//! replays, and bad records are named or skipped.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+#[path = "support/cli.rs"]
+mod support;
+
+use support::{json, run};
+
+/// 2026-06-23T10:00:00Z.
+const T0: i64 = 1_782_208_800;
+const WRITES: usize = 3_000;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn simulate(paths: &[&Path], extra: &[&str]) -> Output {
+    let mut args = vec!["simulate".to_owned()];
+    for p in paths {
+        args.push("--trace".into());
+        args.push(p.to_str().unwrap().into());
+    }
+    args.extend(["--format", "json"].map(String::from));
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+}
+
+fn stderr(out: &Output) -> String {
+    assert!(!out.status.success(), "expected a failure");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn series(doc: &Value, name: &str) -> Vec<f64> {
+    doc["series"][name]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+/// The writes: Unix µs, key, sort key. 3,000 writes over 20 keys and 5 minutes, 10 a second, each key's
+/// sort keys increasing with time.
+fn writes() -> Vec<(i64, String, usize)> {
+    (0..WRITES)
+        .map(|i| {
+            let micros = T0 * 1_000_000 + (i as i64 / 10) * 1_000_000 + (i as i64 % 10) * 100_000;
+            (micros, format!("k{}", (i * 7) % 20), i)
+        })
+        .collect()
+}
+
+/// An item image under 1 KB: one write unit, like `--item-size`'s default.
+fn image(key: &str, sk: usize) -> String {
+    format!(
+        r#"{{"pk":{{"S":"{key}"}},"sk":{{"N":"{sk}"}},"data":{{"S":"{}"}}}}"#,
+        "x".repeat(200)
+    )
+}
+
+fn export_file(w: &[(i64, String, usize)]) -> String {
+    // Data files of an export are not in time order: every 7th record first.
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by_key(|&i| (i % 7, i));
+    order
+        .iter()
+        .map(|&i| {
+            let (micros, key, sk) = &w[i];
+            format!(
+                r#"{{"Metadata":{{"WriteTimestampMicros":{{"N":"{micros}"}}}},"Keys":{{"pk":{{"S":"{key}"}},"sk":{{"N":"{sk}"}}}},"NewImage":{}}}"#,
+                image(key, *sk)
+            ) + "\n"
+        })
+        .collect()
+}
+
+fn streams_pages(w: &[(i64, String, usize)]) -> String {
+    w.chunks(1_000)
+        .enumerate()
+        .map(|(page, records)| {
+            let records: Vec<String> = records
+                .iter()
+                .map(|(micros, key, sk)| {
+                    format!(
+                        r#"{{"eventID":"e{sk}","eventName":"INSERT","eventSource":"aws:dynamodb","dynamodb":{{"ApproximateCreationDateTime":{},"Keys":{{"pk":{{"S":"{key}"}},"sk":{{"N":"{sk}"}}}},"NewImage":{},"SequenceNumber":"{sk}","StreamViewType":"NEW_IMAGE"}}}}"#,
+                        micros / 1_000_000,
+                        image(key, *sk)
+                    )
+                })
+                .collect();
+            format!(
+                "{{\"Records\":[{}],\"NextShardIterator\":\"it{page}\"}}\n",
+                records.join(",\n")
+            )
+        })
+        .collect()
+}
+
+fn csv_log(w: &[(i64, String, usize)]) -> String {
+    let mut out = String::from("time,pk,sk,op\n");
+    for (micros, key, sk) in w {
+        let s = micros / 1_000_000 - T0;
+        let ms = micros % 1_000_000 / 1_000;
+        out.push_str(&format!(
+            "2026-06-23T10:{:02}:{:02}.{ms:03}Z,{key},{sk},PutItem\n",
+            s / 60,
+            s % 60
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_same_writes_replay_alike_from_an_export_streams_and_a_log() {
+    let dir = support::temp_dir("trace", "same");
+    let w = writes();
+    let files = [
+        write(&dir, "export.json", &export_file(&w)),
+        write(&dir, "pages.json", &streams_pages(&w)),
+        write(&dir, "requests.csv", &csv_log(&w)),
+    ];
+    // A table that throttles them (2 WCU against 10 a second, beyond its burst), so that served and throttled
+    // units compare too.
+    let table = ["--wcu", "2", "--rcu", "1"];
+    let docs: Vec<Value> = files
+        .iter()
+        .map(|f| json(&simulate(&[f], &table)))
+        .collect();
+    let formats: Vec<&str> = docs
+        .iter()
+        .map(|d| d["source"][0]["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(formats, ["incremental", "streams", "log"]);
+    for d in &docs {
+        assert_eq!(d["start"], "2026-06-23T10:00:00Z");
+        assert_eq!(d["source"][0]["records"], 3_000);
+        assert_eq!(d["source"][0]["keys"], 20);
+    }
+    let demand: Vec<Vec<f64>> = docs
+        .iter()
+        .map(|d| series(d, "write_demand_units"))
+        .collect();
+    assert_eq!(demand[0].len(), 300);
+    assert!(
+        demand[0].iter().all(|&x| (x - 10.0).abs() < 1e-9),
+        "{:?}",
+        &demand[0][..5]
+    );
+    assert_eq!(demand[0], demand[1]);
+    assert_eq!(demand[0], demand[2]);
+    for name in ["write_served_units", "write_throttled_units"] {
+        let s: Vec<Vec<f64>> = docs.iter().map(|d| series(d, name)).collect();
+        assert_eq!(s[0], s[1], "{name}");
+        assert_eq!(s[0], s[2], "{name}");
+    }
+    assert!(
+        series(&docs[0], "write_throttled_units")
+            .iter()
+            .sum::<f64>()
+            > 0.0
+    );
+}
+
+/// get-metric-data output (newest first) for the 5 minutes of [`writes`].
+fn cloudwatch(consumed: f64, throttles_at_minute_2: f64) -> String {
+    let stamps: Vec<String> = (0..5)
+        .rev()
+        .map(|m| format!("\"2026-06-23T10:{m:02}:00+00:00\""))
+        .collect();
+    let values = vec![consumed.to_string(); 5];
+    format!(
+        r#"{{"MetricDataResults":[
+ {{"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","Timestamps":[{}],"Values":[{}],"StatusCode":"Complete"}},
+ {{"Id":"wte","Label":"WriteThrottleEvents","Timestamps":["2026-06-23T10:02:00+00:00"],"Values":[{throttles_at_minute_2}],"StatusCode":"Complete"}}
+],"Messages":[]}}"#,
+        stamps.join(","),
+        values.join(",")
+    )
+}
+
+#[test]
+fn cloudwatch_minutes_are_observed_beside_the_replay() {
+    let dir = support::temp_dir("trace", "cloudwatch");
+    let w = writes();
+    let log = write(&dir, "requests.csv", &csv_log(&w));
+    // CloudWatch saw what the log holds (600 units a minute): no other traffic.
+    let cw = write(&dir, "metrics.json", &cloudwatch(600.0, 5.0));
+    let doc = json(&simulate(&[&log, &cw], &[]));
+    assert_eq!(doc["source"][1]["format"], "metrics");
+    let observed = doc["observed"].as_array().unwrap();
+    let t: Vec<i64> = observed.iter().map(|m| m["t"].as_i64().unwrap()).collect();
+    assert_eq!(t, [0, 60, 120, 180, 240]);
+    assert!(observed.iter().all(|m| m["consumed_write_units"] == 600.0));
+    assert_eq!(observed[2]["write_throttle_events"], 5.0);
+    assert!(observed[1].get("write_throttle_events").is_none());
+    let agreement = &doc["agreement"];
+    assert_eq!(agreement["observed_throttle_events"], 5.0);
+    assert_eq!(agreement["minutes_compared"], 1);
+    assert_eq!(agreement["differ_most"][0]["t"], 120);
+    let demand: f64 = series(&doc, "write_demand_units").iter().sum();
+    assert!((demand - 3_000.0).abs() < 1e-6, "{demand}");
+    // CloudWatch saw 900 a minute: the other 300 are replayed on the other keys.
+    let cw = write(&dir, "metrics.json", &cloudwatch(900.0, 0.0));
+    let doc = json(&simulate(&[&log, &cw], &[]));
+    let demand = series(&doc, "write_demand_units");
+    assert!(
+        demand.iter().all(|&x| (x - 15.0).abs() < 1e-6),
+        "{:?}",
+        &demand[..5]
+    );
+    let assumed = doc["source"][1]["assumed"].to_string();
+    assert!(assumed.contains("other#0"), "{assumed}");
+}
+
+const REPORT: &str = r#"{
+ "RuleName": "DynamoDBContributorInsights-PKC-orders-1750000000000",
+ "KeyLabels": ["pk"],
+ "AggregationStatistic": "Sum",
+ "AggregateValue": 9000.0,
+ "ApproximateUniqueCount": 2,
+ "Contributors": [
+  {"Keys": ["hot"], "ApproximateAggregateValue": 7200.0,
+   "Datapoints": [{"Timestamp": "2026-06-23T10:00:00+00:00", "ApproximateValue": 3600.0},
+                  {"Timestamp": "2026-06-23T10:01:00+00:00", "ApproximateValue": 3600.0}]},
+  {"Keys": ["warm"], "ApproximateAggregateValue": 1800.0,
+   "Datapoints": [{"Timestamp": "2026-06-23T10:01:00+00:00", "ApproximateValue": 1800.0}]}
+ ],
+ "MetricDatapoints": [{"Timestamp": "2026-06-23T10:00:00+00:00", "UniqueContributors": 1, "Sum": 3600.0},
+                      {"Timestamp": "2026-06-23T10:01:00+00:00", "UniqueContributors": 2, "Sum": 5400.0}]
+}
+{
+ "RuleName": "DynamoDBContributorInsights-PKT-orders-1750000000000",
+ "KeyLabels": ["pk"],
+ "Contributors": [
+  {"Keys": ["hot"], "ApproximateAggregateValue": 40.0,
+   "Datapoints": [{"Timestamp": "2026-06-23T10:01:00+00:00", "ApproximateValue": 40.0}]}
+ ]
+}"#;
+
+#[test]
+fn a_contributor_insights_report_replays_its_top_keys() {
+    let dir = support::temp_dir("trace", "insights");
+    let report = write(&dir, "report.json", REPORT);
+    let e = stderr(&simulate(&[&report], &[]));
+    assert!(e.contains("pass --counts-are reads|writes"), "{e}");
+    let doc = json(&simulate(
+        &[&report],
+        &["--counts-are", "writes", "--item-size", "1500"],
+    ));
+    let source = &doc["source"][0];
+    assert_eq!(source["format"], "insights");
+    assert_eq!(source["keys"], 2);
+    assert_eq!(source["throttled_keys"][0]["key"], "hot");
+    assert_eq!(source["throttled_keys"][0]["throttled_requests"], 40.0);
+    // 60 writes a second of 2 units (1,500 bytes) in the first minute, 90 in the second.
+    let demand = series(&doc, "write_demand_units");
+    assert_eq!(demand.len(), 120);
+    assert!((demand[0] - 120.0).abs() < 1e-6, "{}", demand[0]);
+    assert!((demand[119] - 180.0).abs() < 1e-6, "{}", demand[119]);
+    assert!(series(&doc, "read_demand_units").iter().all(|&x| x == 0.0));
+    assert!(
+        source["assumed"]
+            .to_string()
+            .contains("only the top contributors")
+    );
+}
+
+#[test]
+fn bad_records_are_named_or_skipped_and_counted() {
+    let dir = support::temp_dir("trace", "bad");
+    let log = write(
+        &dir,
+        "requests.csv",
+        "time,pk\n2026-06-23T10:00:00Z,a\n2026-06-23T10:00:01Z,b\nnot a time,c\n",
+    );
+    let e = stderr(&simulate(&[&log], &[]));
+    assert!(
+        e.contains("line 4: column time: \"not a time\" is not a time"),
+        "{e}"
+    );
+    assert!(e.contains("requests.csv"), "{e}");
+    let doc = json(&simulate(&[&log], &["--skip-bad"]));
+    assert_eq!(doc["source"][0]["records"], 2);
+    assert_eq!(doc["source"][0]["skipped"], 1);
+
+    let page = write(
+        &dir,
+        "page.json",
+        r#"{"Records":[{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"a"}}}},
+{"eventName":"INSERT","dynamodb":{"Keys":{"pk":{"S":"b"}}}}]}"#,
+    );
+    let e = stderr(&simulate(&[&page], &[]));
+    assert!(
+        e.contains("item 2: dynamodb.ApproximateCreationDateTime"),
+        "{e}"
+    );
+    let doc = json(&simulate(&[&page], &["--skip-bad"]));
+    assert_eq!(doc["source"][0]["records"], 1);
+    assert_eq!(doc["source"][0]["skipped"], 1);
+
+    let untimed = write(&dir, "untimed.csv", "when,pk\n1,a\n");
+    let e = stderr(&simulate(&[&untimed], &[]));
+    assert!(
+        e.contains("no time column: looked for time, timestamp, ts, @timestamp"),
+        "{e}"
+    );
+    assert!(e.contains("untimed.csv"), "{e}");
+}
