@@ -489,3 +489,107 @@ fn an_export_counts_items_and_lines_count_writes() {
     assert!(text.contains(" writes, "), "{text}");
     assert!(text.contains("% of writes, "), "{text}");
 }
+
+/// `sql --trace`: DuckDB counts an incremental export's writes per minute and key into a CSV trace, and its
+/// replay has the writes and the hot key of replaying the export's records directly.
+#[test]
+fn sql_trace_duckdb_query_replays_like_the_export_itself() {
+    let Some(py) = python_with_duckdb() else {
+        let msg = "THE DUCKDB TRACE TEST DID NOT RUN: no python3 with the duckdb package (tests/duckdb.sh installs it; tests/run.sh runs it)";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        return;
+    };
+    let dir = temp_dir("sql-trace");
+    let export = dir.join("AWSDynamoDB/01700000000010-incr0001");
+    std::fs::create_dir_all(export.join("data")).unwrap();
+    // 3,000 writes over five minutes: HOT takes a third, the rest 60 keys.
+    let t0 = 1_782_208_800_000_000_u64;
+    let mut lines = Vec::new();
+    for i in 0..3_000_u64 {
+        let key = if i % 3 == 0 {
+            "HOT".to_owned()
+        } else {
+            format!("k{}", i * 7 % 60)
+        };
+        let ts = t0 + (i * 100_003) % 300_000_000;
+        writeln!(
+            lines,
+            "{{\"Metadata\":{{\"WriteTimestampMicros\":{{\"N\":\"{ts}\"}}}},\"Keys\":{{\"pk\":{{\"S\":\"{key}\"}},\"sk\":{{\"N\":\"{i}\"}}}},\"NewImage\":{{\"pk\":{{\"S\":\"{key}\"}},\"sk\":{{\"N\":\"{i}\"}}}}}}"
+        )
+        .unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(export.join("data/part-0.json.gz")).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(&lines).unwrap();
+    gz.finish().unwrap();
+    let trace_csv = dir.join("trace.csv");
+    let script = run(&[
+        "sql",
+        "--trace",
+        "--top",
+        "10",
+        "--engine",
+        "duckdb",
+        "--export-path",
+        export.to_str().unwrap(),
+        "--key",
+        "pk",
+        "--output",
+        trace_csv.to_str().unwrap(),
+    ]);
+    assert!(script.status.success(), "{script:?}");
+    let out = run_with(
+        &py,
+        &[
+            "-c",
+            "import duckdb, sys; duckdb.connect().execute(sys.stdin.read())",
+        ],
+        &script.stdout,
+    );
+    assert!(
+        out.status.success(),
+        "duckdb: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&script.stdout)
+    );
+    let replay = |p: &Path| {
+        json(&run(&[
+            "simulate",
+            "--trace",
+            p.to_str().unwrap(),
+            "--format",
+            "json",
+        ]))
+    };
+    let direct = replay(&export.join("data/part-0.json.gz"));
+    let via = replay(&trace_csv);
+    let total = |j: &serde_json::Value| -> f64 {
+        j["series"]["write_demand_units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .sum()
+    };
+    assert!(
+        (total(&direct) - 3_000.0).abs() < 1e-6,
+        "{}",
+        total(&direct)
+    );
+    assert!((total(&via) - 3_000.0).abs() < 1e-3, "{}", total(&via));
+    assert_eq!(direct["start"], via["start"]);
+    assert_eq!(via["source"][0]["format"], "log");
+    // The hot key keeps its row; the other keys of each minute stand as one row spread over its keys.
+    let text = std::fs::read_to_string(&trace_csv).unwrap();
+    assert!(
+        text.starts_with("time,key,op,requests,seconds,keys"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.contains(",HOT,write,200,60,1")),
+        "{text}"
+    );
+}

@@ -14,7 +14,11 @@
 //!   `--item-size`: a read costs ⌈size / 4 KB⌉ units (strongly consistent), a write ⌈size / 1 KB⌉, and a
 //!   transaction twice as much \[AWS: "Read/write capacity mode", transactional requests\];
 //! - optionally the sort key (`sk`, `sort_key`, …): numbers compare by value, other text by bytes. Without
-//!   it, each key is one item.
+//!   it, each key is one item;
+//! - optionally counts, for logs already aggregated (such as `shardlens sql --trace`'s CSV): `requests` (or
+//!   `count`), the requests the row stands for (its units are per request); `seconds`, the period from `time`
+//!   they spread over evenly **\[ours\]**; `keys`, the distinct keys the row stands for, its requests spread
+//!   evenly over `KEY#0 … KEY#{n-1}` (at most [`MAX_ROW_KEYS`] of them) **\[ours\]**.
 
 use serde_json::Value;
 
@@ -31,6 +35,12 @@ const TIME_NAMES: [&str; 4] = ["time", "timestamp", "ts", "@timestamp"];
 const OP_NAMES: [&str; 2] = ["op", "operation"];
 const UNITS_NAMES: [&str; 1] = ["units"];
 const SIZE_NAMES: [&str; 2] = ["size", "item_size"];
+const REQUESTS_NAMES: [&str; 2] = ["requests", "count"];
+const SECONDS_NAMES: [&str; 1] = ["seconds"];
+const KEYS_NAMES: [&str; 1] = ["keys"];
+/// The most keys one aggregated row is spread over (its `keys` may count more): a day of per-minute rows
+/// then stays within about 9 million trace entries.
+pub const MAX_ROW_KEYS: u32 = 100;
 
 /// Reads a log: JSON lines when it starts with `{`, else CSV.
 pub(super) fn read_log(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
@@ -51,6 +61,8 @@ struct Columns {
     units: Option<usize>,
     size: Option<usize>,
     sort_key: Option<usize>,
+    /// Aggregated rows: requests, the seconds they spread over, the keys they stand for.
+    counts: [Option<usize>; 3],
 }
 
 /// The position of `want` in `names`: the same name, else ignoring case, else a dotted path whose last part
@@ -130,6 +142,11 @@ fn columns(cx: &mut TraceCx<'_>, names: Vec<String>) -> Result<Columns, ReadErro
     let units = find_any(&names, &UNITS_NAMES).filter(other);
     let size = find_any(&names, &SIZE_NAMES).filter(other);
     let sort_key = find_any(&names, &SK_NAMES).filter(other);
+    let counts = [
+        find_any(&names, &REQUESTS_NAMES).filter(other),
+        find_any(&names, &SECONDS_NAMES).filter(other),
+        find_any(&names, &KEYS_NAMES).filter(other),
+    ];
     if op.is_none() {
         cx.file
             .assume("no op column: every request is a write [ours]");
@@ -146,6 +163,7 @@ fn columns(cx: &mut TraceCx<'_>, names: Vec<String>) -> Result<Columns, ReadErro
         units,
         size,
         sort_key,
+        counts,
     })
 }
 
@@ -158,6 +176,8 @@ struct Fields<'a> {
     units: Option<&'a str>,
     size: Option<&'a str>,
     sort_key: Option<Sort<'a>>,
+    /// `requests`, `seconds`, `keys` of an aggregated row.
+    counts: [Option<&'a str>; 3],
 }
 
 /// A sort key as the log holds it.
@@ -206,7 +226,56 @@ fn request(cx: &mut TraceCx<'_>, c: &Columns, f: &Fields<'_>, at: At) -> Result<
             _ => SortValue::Bytes(t.as_bytes().into()),
         },
     });
+    if f.counts.iter().any(Option::is_some) {
+        return aggregated(cx, c, f, (micros, &key), dim, units, at);
+    }
     cx.add(micros, &key, sort_key, dim, units)?;
+    Ok(())
+}
+
+/// An aggregated row: `requests` requests of `units` each, spread over `seconds` from the row's time and
+/// over the `keys` it stands for.
+fn aggregated(
+    cx: &mut TraceCx<'_>,
+    c: &Columns,
+    f: &Fields<'_>,
+    (micros, key): (i64, &[u8]),
+    dim: Dim,
+    units: f64,
+    at: At,
+) -> Result<(), ReadError> {
+    let mut got = [1.0_f64; 3];
+    for (i, text) in f.counts.iter().enumerate() {
+        let Some(text) = text else { continue };
+        match text.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 && (i == 0 || v >= 1.0) => got[i] = v,
+            _ => {
+                let name = c.counts[i].map_or("", |j| c.names[j].as_str());
+                cx.bad(at, format!("column {name}: {text:?} is not a count"))?;
+                return Ok(());
+            }
+        }
+    }
+    let [requests, seconds, keys] = got;
+    let spread_over = (keys.round() as u32).clamp(1, MAX_ROW_KEYS);
+    if keys.round() as u32 > MAX_ROW_KEYS {
+        cx.file.assume(format!(
+            "a row standing for more than {MAX_ROW_KEYS} keys is spread over {MAX_ROW_KEYS} [ours]"
+        ));
+    }
+    let from = micros.div_euclid(1_000_000);
+    let seconds = (seconds.round() as u32).max(1);
+    let n = f64::from(spread_over);
+    for i in 0..spread_over {
+        let name;
+        let k: &[u8] = if spread_over == 1 {
+            key
+        } else {
+            name = [key, format!("#{i}").as_bytes()].concat();
+            &name
+        };
+        cx.spread(from, seconds, k, dim, units * requests / n, requests / n)?;
+    }
     Ok(())
 }
 
@@ -352,6 +421,7 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
             units: cell(c.units),
             size: cell(c.size),
             sort_key: cell(c.sort_key).map(Sort::Text),
+            counts: c.counts.map(cell),
         };
         request(cx, &c, &f, At::Line(line))?;
     }
@@ -435,6 +505,7 @@ fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> 
             Some(Value::String(s)) => Some(Sort::Text(s)),
             _ => None,
         };
+        let counts = c.counts.map(|i| text(get(i)));
         let f = Fields {
             time: time.as_deref(),
             key: key.as_deref(),
@@ -442,6 +513,7 @@ fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> 
             units: units.as_deref(),
             size: size.as_deref(),
             sort_key,
+            counts: [0, 1, 2].map(|i| counts[i].as_deref()),
         };
         request(cx, &c, &f, at)?;
         columns_of = Some(c);
@@ -587,5 +659,20 @@ mod tests {
             e.contains("line 2: column op: \"DescribeTable\" is not a read or a write"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn aggregated_rows_spread_their_requests_over_seconds_and_keys() {
+        let text = "time,key,op,requests,seconds,keys\n1782208800,HOT,write,600,60,1\n1782208800,other,write,120,60,4\n";
+        let t = load("agg.csv", text, &TraceOptions::default()).unwrap();
+        assert_eq!(t.trace.requests(), [0.0, 720.0]);
+        assert_eq!(t.trace.duration, 60);
+        assert_eq!(t.trace.keys.len(), 5);
+        let hot = t.trace.keys.iter().find(|k| k.name == "HOT").unwrap();
+        assert_eq!(hot.requests[1], 600.0);
+        let other = t.trace.keys.iter().find(|k| k.name == "other#3").unwrap();
+        assert_eq!(other.requests[1], 30.0);
+        // 10 writes a second for HOT, half a write a second for each other key.
+        assert_eq!(t.trace.at(59).len(), 5);
     }
 }
