@@ -275,3 +275,38 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
     h.get_by_label_contains("No throttling");
     std::fs::remove_file(path).ok();
 }
+
+#[test]
+fn a_trace_folder_with_cloudwatch_minutes_draws_them_beside_the_model() {
+    let dir = std::env::temp_dir().join(format!("shardlens-trace-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    streams_trace(&dir.join("pages.json"));
+    // What CloudWatch said of the same two minutes (get-metric-data, newest first as it prints them).
+    std::fs::write(
+        dir.join("metrics.json"),
+        r#"{"MetricDataResults":[
+  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
+   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[0.0,29000.0]},
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
+   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[7200.0,61200.0]}
+],"Messages":[]}"#,
+    )
+    .unwrap();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().apply(Command::OpenTrace(dir.clone()));
+    h.wait_for("the replay with CloudWatch's minutes", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    let observed = sim.observed();
+    assert_eq!(observed.len(), 2);
+    assert_eq!(observed[0].write_throttle_events, Some(29_000.0));
+    // The modelled minutes and the observed ones, on the per-minute view it opens with.
+    assert!(sim.per_minute());
+    let modelled = sim.outcome.minutes[0].write_throttle_events;
+    assert!(modelled > 29_000.0 && modelled < 32_000.0, "{modelled}");
+    h.get_by_label("dashed: as CloudWatch observed them");
+    h.get_by_label("throttle events in the minute");
+    h.get_by_label_contains("10:00:00 UTC / 10:02:00 UTC");
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -23,6 +23,8 @@ pub enum Command {
     LoadExample(KeyExample),
     /// A time simulation from Examples > Over time.
     LoadSimulation(crate::model::examples::time::Example),
+    /// Replay a trace (a file or a folder of them) in the Timeline (File > Open trace…'s path).
+    OpenTrace(std::path::PathBuf),
     /// An answer to the tree about the simulated scenario.
     SimulationAnswer(Question, Option<bool>),
     /// The tree's fix for the simulated scenario: run it again with its hot keys write-sharded.

@@ -100,6 +100,10 @@ impl App {
             Command::Ui(c) => self.apply_ui(c),
             Command::LoadExample(s) => self.load_example(s),
             Command::LoadSimulation(e) => self.load_simulation(e),
+            Command::OpenTrace(path) => {
+                let options = self.trace_options();
+                self.open_trace(path, dialogs::Action::OpenTrace(options));
+            }
             Command::SimulationAnswer(q, a) => {
                 if let Some(sim) = &mut self.data.simulation {
                     sim.answer(Some((q, a)));
