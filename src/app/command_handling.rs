@@ -28,8 +28,9 @@ impl App {
             self.open_path(path);
             return;
         }
-        // Before the first frame: a look at the file's first 64 KB says whether it is a trace.
-        if path.is_file() && dialogs::holds_only_traffic(&path) {
+        // Before the first frame: a look at the file's first 64 KB (a folder's first files) says whether it
+        // is a trace.
+        if dialogs::holds_only_traffic(&path) {
             self.open_trace(path, dialogs::Action::OpenTrace(self.trace_options()));
             return;
         }

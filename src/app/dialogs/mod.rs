@@ -460,7 +460,7 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
             Err(e) => Err(missing(e)),
         },
         Action::OpenDropped(options) => match meta {
-            Ok(m) if m.is_file() && holds_only_traffic(&path) => read_trace(&path, options),
+            Ok(_) if holds_only_traffic(&path) => read_trace(&path, options),
             Ok(_) => Ok(Outcome::OpenKeys(path)),
             Err(e) => Err(missing(e)),
         },
@@ -476,10 +476,26 @@ fn read_trace(path: &Path, options: &TraceOptions) -> Result<Outcome, Problem> {
     }
 }
 
-/// Whether a file's first 64 KB hold a format only traces have (not keys): Streams records, CloudWatch
-/// metrics, a Contributor Insights report. Incremental exports and CSV load as keys when dropped; File >
-/// Open trace… replays them.
+/// Whether a file's first 64 KB (or one of a folder's first 20 files') hold a format only traces have (not
+/// keys): Streams records, CloudWatch metrics, a Contributor Insights report. Incremental exports and CSV load
+/// as keys when dropped; File > Open trace… replays them.
 pub(super) fn holds_only_traffic(path: &Path) -> bool {
+    if path.is_dir() {
+        // A folder of traces: its first files (by name; an S3 export's manifests hold no traffic).
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return false;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        return files.iter().take(20).any(|f| file_holds_only_traffic(f));
+    }
+    file_holds_only_traffic(path)
+}
+
+fn file_holds_only_traffic(path: &Path) -> bool {
     use crate::source::trace::{TraceFormat, detect};
     let count = std::sync::atomic::AtomicU64::new(0);
     let Ok(input) = crate::source::read::open(path, &count) else {
