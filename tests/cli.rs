@@ -490,17 +490,9 @@ fn an_export_counts_items_and_lines_count_writes() {
     assert!(text.contains("% of writes, "), "{text}");
 }
 
-/// `sql --trace`: DuckDB counts an incremental export's writes per minute and key into a CSV trace, and its
-/// replay has the writes and the hot key of replaying the export's records directly.
-#[test]
-fn sql_trace_duckdb_query_replays_like_the_export_itself() {
-    let Some(py) = python_with_duckdb() else {
-        let msg = "THE DUCKDB TRACE TEST DID NOT RUN: no python3 with the duckdb package (tests/duckdb.sh installs it; tests/run.sh runs it)";
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
-        return;
-    };
-    let dir = temp_dir("sql-trace");
+/// An incremental export of 3,000 writes over five minutes from 2026-06-23T10:00:00Z (HOT takes a third, 60
+/// other keys the rest) in one data file; returns its folder.
+fn incremental_export(dir: &Path) -> PathBuf {
     let export = dir.join("AWSDynamoDB/01700000000010-incr0001");
     std::fs::create_dir_all(export.join("data")).unwrap();
     // 3,000 writes over five minutes: HOT takes a third, the rest 60 keys.
@@ -525,6 +517,21 @@ fn sql_trace_duckdb_query_replays_like_the_export_itself() {
     );
     gz.write_all(&lines).unwrap();
     gz.finish().unwrap();
+    export
+}
+
+/// `sql --trace`: DuckDB counts an incremental export's writes per minute and key into a CSV trace, and its
+/// replay has the writes and the hot key of replaying the export's records directly.
+#[test]
+fn sql_trace_duckdb_query_replays_like_the_export_itself() {
+    let Some(py) = python_with_duckdb() else {
+        let msg = "THE DUCKDB TRACE TEST DID NOT RUN: no python3 with the duckdb package (tests/duckdb.sh installs it; tests/run.sh runs it)";
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        return;
+    };
+    let dir = temp_dir("sql-trace");
+    let export = incremental_export(&dir);
     let trace_csv = dir.join("trace.csv");
     let script = run(&[
         "sql",

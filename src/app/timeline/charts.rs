@@ -562,4 +562,56 @@ pub fn inspector_ui(ui: &mut egui::Ui, sim: &Simulation) {
         None,
         sim.clock(),
     ));
+    if let Some(trace) = sim.setup().trace.as_deref() {
+        let start = layout[i].start.0;
+        let end = layout.get(i + 1).map_or(u64::MAX, |r| r.start.0);
+        rates_ui(ui, trace, t, start, end);
+    }
+}
+
+/// A replay's keys in a partition's hash range at second `t`, busiest first, with the units the trace sends
+/// them in that second.
+fn rates_ui(ui: &mut egui::Ui, trace: &crate::model::trace::Trace, t: u32, start: u64, end: u64) {
+    use crate::model::trace::Dim as TraceDim;
+    let mut by_key: std::collections::HashMap<u32, [f64; 2]> = std::collections::HashMap::new();
+    for e in trace.at(t) {
+        let Some(key) = trace.keys.get(e.key() as usize) else {
+            continue;
+        };
+        if key.hash < start || (key.hash >= end && end != u64::MAX) {
+            continue;
+        }
+        let d = usize::from(e.dim() == TraceDim::Write);
+        by_key.entry(e.key()).or_default()[d] += f64::from(e.units);
+    }
+    let mut rates: Vec<(&str, [f64; 2])> = by_key
+        .into_iter()
+        .filter_map(|(k, r)| Some((trace.keys.get(k as usize)?.name.as_str(), r)))
+        .collect();
+    if rates.is_empty() {
+        ui.weak("No traffic to this partition in this second of the trace.");
+        return;
+    }
+    rates.sort_by(|a, b| {
+        (b.1[0] + b.1[1])
+            .total_cmp(&(a.1[0] + a.1[1]))
+            .then(a.0.cmp(b.0))
+    });
+    ui.label(RichText::new("Keys in this second of the trace").strong());
+    for (name, r) in rates.iter().take(8) {
+        let mut text = format!("{name}:");
+        if r[1] > 0.0 {
+            text.push_str(&format!(" {} WCU/s", grouped(r[1].round() as u64)));
+        }
+        if r[0] > 0.0 {
+            text.push_str(&format!(" {} RCU/s", grouped(r[0].round() as u64)));
+        }
+        ui.label(text);
+    }
+    if rates.len() > 8 {
+        ui.weak(format!(
+            "… and {} more keys",
+            grouped(rates.len() as u64 - 8)
+        ));
+    }
 }
