@@ -17,11 +17,12 @@
 //!     the data's `answers`, the `path` walked by [`model::evaluate`], the `advice` text), the chart's colours
 //!     by its rules ([`model::heat`]);
 //!   - the time simulation ([`model::simulate`]: `setup` holds what a run takes and gives, `timeline` what the
-//!     Timeline view draws; its scenario files [`model::sim_file`]);
+//!     Timeline view draws; its scenario files [`model::sim_file`]) and the real traffic it replays
+//!     ([`model::trace`]);
 //!   - the built-in examples ([`model::examples`]: the teaching key sets `keys`, the key-design examples with
 //!     whole items `design`, the scenarios over time `time`);
 //!   - key expressions that build a partition key from an item's attributes ([`model::keyexpr`]: `value`,
-//!     `parser`, `dates`; not yet read by the loaders), on the shared calendar ([`model::calendar`]);
+//!     `parser`, `dates`; the loaders extract what they read), on the shared calendar ([`model::calendar`]);
 //!   - output shared by the app and the CLI: the report as a document and CSV ([`model::export`]) and numbers
 //!     in words ([`model::fmt`]: counts, bytes, percentages, units).
 //! - [`source`] does I/O: [`source::load`] streams files, folders and standard input into a key set
@@ -33,7 +34,8 @@
 //!   reader and a multi-GB file never sits in memory; the JSON readers are together in [`source::json`]. A load
 //!   with a key design ([`model::design`]) also extracts the top-level attributes the design reads into the item
 //!   reader's [`source::json::item::Scratch`] (`source/json/extract.rs` for typed and plain JSON, with the JSON
-//!   fast path; Ion and CSV in their modules). [`source::sql`] writes the Athena and DuckDB queries that aggregate an
+//!   fast path; Ion and CSV in their modules). [`source::trace`] reads records of real traffic (Streams,
+//!   incremental exports, request logs, CloudWatch, Contributor Insights) into a trace. [`source::sql`] writes the Athena and DuckDB queries that aggregate an
 //!   export where it lives; [`source::session`] reads and writes the app's settings and session files (here so the
 //!   headless build and the fuzz targets read them too). What a message tells the user to do is data
 //!   ([`source::hint`]: a [`source::Hint`] in a [`source::Message`]), said as a flag by the CLI and as a
