@@ -492,7 +492,8 @@ pub(super) fn holds_only_traffic(path: &Path) -> bool {
         files.sort();
         return files.iter().take(20).any(|f| file_holds_only_traffic(f));
     }
-    file_holds_only_traffic(path)
+    // Regular files only: a named pipe or a device would wait for its writer (and take what it writes).
+    path.is_file() && file_holds_only_traffic(path)
 }
 
 fn file_holds_only_traffic(path: &Path) -> bool {
