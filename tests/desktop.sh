@@ -237,9 +237,9 @@ say "ok (c): Ctrl+O showed the path field (screenshot $out/fallback-open.png); t
 xdotool mousemove --window "$window" 18 11 click 1
 sleep 0.7
 shot file-menu.png
-xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-259}" click 1
+xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-273}" click 1
 if ! (wait_log 'No file dialog could open for Export chart as PNG' 10) 2>/dev/null; then
-    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-259}) did not ask for a path \
+    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-273}) did not ask for a path \
 (see $out/file-menu.png; if the File menu changed, set DESKTOP_PNG_ITEM_X/Y or fix the defaults here)"
 fi
 sleep 0.5

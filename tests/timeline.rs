@@ -255,7 +255,7 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
     );
     assert!(throttled[70..].iter().all(|&u| u == 0.0));
     // Real times, in UTC: the playback's clock and the table's.
-    h.get_by_label_contains("10:00:00 UTC / 10:02:00 UTC");
+    h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
     h.get_by_label("The table at 10:00:00 UTC");
     h.get_by_label_contains("replay of shardlens-trace-");
     h.get_by_label("As recorded");
@@ -307,6 +307,6 @@ fn a_trace_folder_with_cloudwatch_minutes_draws_them_beside_the_model() {
     assert!(modelled > 29_000.0 && modelled < 32_000.0, "{modelled}");
     h.get_by_label("dashed: as CloudWatch observed them");
     h.get_by_label("throttle events in the minute");
-    h.get_by_label_contains("10:00:00 UTC / 10:02:00 UTC");
+    h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
     std::fs::remove_dir_all(dir).ok();
 }

@@ -565,7 +565,10 @@ pub fn timeline_ui(
             ui.scope(|ui| {
                 let top = ui.cursor().top();
                 charts::headline_ui(ui, sim, &mut d.rects, compact, &mut out);
-                what_if_ui(ui, sim, &mut out);
+                // On a projector the What if row folds into a menu on the playback row.
+                if !compact {
+                    what_if_ui(ui, sim, &mut out);
+                }
                 playback_ui(ui, sim, compact, &mut out);
                 d.rects.charts_top = ui.cursor().top();
                 // On a projector the legends are in the "Legend" menu: their two
@@ -601,6 +604,14 @@ pub fn timeline_ui(
     rect
 }
 
+/// The What if choices, in the order they are offered.
+const WHAT_IFS: [WhatIf; 4] = [
+    WhatIf::AsRecorded,
+    WhatIf::Sharded(10),
+    WhatIf::OnDemand,
+    WhatIf::TwiceCapacity,
+];
+
 /// A replay's What if row: the same trace sharded, on-demand, with twice the capacity, or as recorded; the
 /// run shown is selected.
 fn what_if_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
@@ -609,18 +620,33 @@ fn what_if_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand
     };
     ui.horizontal_wrapped(|ui| {
         ui.label("What if:");
-        for w in [
-            WhatIf::AsRecorded,
-            WhatIf::Sharded(10),
-            WhatIf::OnDemand,
-            WhatIf::TwiceCapacity,
-        ] {
+        for w in WHAT_IFS {
             if ui
                 .selectable_label(replay.what_if == w, w.label())
                 .clicked()
                 && replay.what_if != w
             {
                 out.push(TimelineCommand::WhatIf(w));
+            }
+        }
+    });
+}
+
+/// Presentation mode's What if: the same choices as the row, in a menu named after the run shown.
+fn what_if_menu_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
+    let Some(replay) = sim.replay() else {
+        return;
+    };
+    ui.menu_button(format!("What if: {}", replay.what_if.label()), |ui| {
+        for w in WHAT_IFS {
+            if ui
+                .selectable_label(replay.what_if == w, w.label())
+                .clicked()
+            {
+                if replay.what_if != w {
+                    out.push(TimelineCommand::WhatIf(w));
+                }
+                ui.close();
             }
         }
     });
@@ -719,13 +745,15 @@ fn playback_ui(ui: &mut egui::Ui, sim: &Simulation, compact: bool, out: &mut Vec
         {
             out.push(TimelineCommand::Seek(t));
         }
+        // "00:08:12 / 00:30:00"; a replay's "10:08:12 / 10:30:00 UTC" (the zone once).
         ui.monospace(format!(
             "{} / {}",
-            sim.clock().at(sim.second()),
+            sim.clock().axis(sim.second()),
             sim.clock().at(sim.duration())
         ));
         if compact {
             charts::findings_menu_ui(ui, sim, out);
+            what_if_menu_ui(ui, sim, out);
             ui.menu_button("Legend", |ui| {
                 choices_ui(ui, sim, out);
                 ui.separator();
