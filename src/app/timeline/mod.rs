@@ -637,7 +637,8 @@ fn what_if_menu_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCo
     let Some(replay) = sim.replay() else {
         return;
     };
-    ui.menu_button(format!("What if: {}", replay.what_if.label()), |ui| {
+    // The run shown is the title's (", what if: …") and the menu's selected choice.
+    ui.menu_button("What if", |ui| {
         for w in WHAT_IFS {
             if ui
                 .selectable_label(replay.what_if == w, w.label())
@@ -730,7 +731,13 @@ fn playback_ui(ui: &mut egui::Ui, sim: &Simulation, compact: bool, out: &mut Vec
         let end = sim.duration().saturating_sub(1);
         let mut t = sim.second();
         // On a projector the row's text is larger: a shorter scrubber keeps the row on one line at 1024 px.
-        let slider_max = if compact { 260.0 } else { 420.0 };
+        // On a projector the row also holds Findings, Legend (and a replay's What if): a shorter scrubber
+        // keeps them on the one row at 1024 px.
+        let slider_max = match (compact, sim.replay().is_some()) {
+            (true, true) => 200.0,
+            (true, false) => 260.0,
+            (false, _) => 420.0,
+        };
         let time_label = ui.label("Time");
         let slider = egui::Slider::new(&mut t, 0..=end)
             .show_value(false)
@@ -745,12 +752,17 @@ fn playback_ui(ui: &mut egui::Ui, sim: &Simulation, compact: bool, out: &mut Vec
         {
             out.push(TimelineCommand::Seek(t));
         }
-        // "00:08:12 / 00:30:00"; a replay's "10:08:12 / 10:30:00 UTC" (the zone once).
-        ui.monospace(format!(
-            "{} / {}",
-            sim.clock().axis(sim.second()),
-            sim.clock().at(sim.duration())
-        ));
+        // "00:08:12 / 00:30:00"; a replay's "10:08:12 / 10:30:00 UTC" (the zone once). A replay on a
+        // projector says the playhead's time only (the axis shows the span), so its row fits 1024 px.
+        if compact && sim.replay().is_some() {
+            ui.monospace(sim.clock().at(sim.second()));
+        } else {
+            ui.monospace(format!(
+                "{} / {}",
+                sim.clock().axis(sim.second()),
+                sim.clock().at(sim.duration())
+            ));
+        }
         if compact {
             charts::findings_menu_ui(ui, sim, out);
             what_if_menu_ui(ui, sim, out);
