@@ -273,6 +273,20 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
             .all(|&u| u == 0.0)
     );
     h.get_by_label_contains("No throttling");
+    // The same trace on a provisioned table of 1,000 RCU / 1,000 WCU (the fields' start).
+    h.get_by_label("Replay provisioned").click();
+    h.wait_for("the provisioned replay", |app| {
+        app.simulation()
+            .is_some_and(|s| s.diagnosis.is_some() && s.name.contains("provisioned"))
+    });
+    let sim = h.state().simulation().unwrap();
+    assert_eq!(
+        sim.setup().table.billing,
+        shardlens::model::simulate::Billing::Provisioned {
+            units: [1_000.0, 1_000.0]
+        }
+    );
+    assert!(sim.outcome.series.write_throttled_units[10] > 0.0);
     std::fs::remove_file(path).ok();
 }
 

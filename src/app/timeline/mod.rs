@@ -100,6 +100,8 @@ pub enum WhatIf {
     OnDemand,
     /// Twice the provisioned capacity (or, on-demand, twice the previous peak) and partitions.
     TwiceCapacity,
+    /// A provisioned table of these read and write capacity units (its partitions from the capacity formula).
+    Provisioned { rcu: u32, wcu: u32 },
 }
 
 impl WhatIf {
@@ -110,6 +112,11 @@ impl WhatIf {
             Self::Sharded(n) => format!("Shard hot keys ×{n}"),
             Self::OnDemand => "On-demand".to_owned(),
             Self::TwiceCapacity => "Twice the capacity".to_owned(),
+            Self::Provisioned { rcu, wcu } => format!(
+                "Provisioned {} RCU / {} WCU",
+                crate::model::fmt::grouped(u64::from(rcu)),
+                crate::model::fmt::grouped(u64::from(wcu))
+            ),
         }
     }
 
@@ -128,6 +135,13 @@ impl WhatIf {
             Self::OnDemand => {
                 setup.table.billing = Billing::on_demand();
                 setup.table.autoscaling = None;
+            }
+            Self::Provisioned { rcu, wcu } => {
+                setup.table.billing = Billing::Provisioned {
+                    units: [f64::from(rcu), f64::from(wcu)],
+                };
+                setup.table.autoscaling = None;
+                setup.table.partitions = None;
             }
             Self::TwiceCapacity => {
                 setup.table.billing = match &setup.table.billing {
@@ -629,7 +643,56 @@ fn what_if_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand
                 out.push(TimelineCommand::WhatIf(w));
             }
         }
+        ui.separator();
+        provisioned_ui(ui, sim, replay, out);
     });
+}
+
+/// The replay on a provisioned table of the capacity typed here (kept between frames in egui's memory,
+/// starting from the run's own provisioned units, else 1,000 each).
+fn provisioned_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    replay: &Replay,
+    out: &mut Vec<TimelineCommand>,
+) {
+    let id = egui::Id::unique("timeline-what-if-capacity");
+    let start = match &sim.setup.table.billing {
+        crate::model::simulate::Billing::Provisioned { units } => {
+            [units[0].round() as u32, units[1].round() as u32]
+        }
+        crate::model::simulate::Billing::OnDemand { .. } => [1_000, 1_000],
+    };
+    let mut units = ui.data_mut(|d| *d.get_temp_mut_or(id, start));
+    ui.label("Provisioned");
+    ui.add(
+        egui::DragValue::new(&mut units[0])
+            .range(1..=40_000_000)
+            .speed(50.0),
+    )
+    .on_hover_text("read capacity units");
+    ui.label("RCU");
+    ui.add(
+        egui::DragValue::new(&mut units[1])
+            .range(1..=40_000_000)
+            .speed(50.0),
+    )
+    .on_hover_text("write capacity units");
+    ui.label("WCU");
+    ui.data_mut(|d| d.insert_temp(id, units));
+    let w = WhatIf::Provisioned {
+        rcu: units[0],
+        wcu: units[1],
+    };
+    let shown = matches!(replay.what_if, WhatIf::Provisioned { .. });
+    if ui
+        .selectable_label(shown && replay.what_if == w, "Replay provisioned")
+        .on_hover_text("replay the trace on a provisioned table of this capacity")
+        .clicked()
+        && replay.what_if != w
+    {
+        out.push(TimelineCommand::WhatIf(w));
+    }
 }
 
 /// Presentation mode's What if: the same choices as the row, in a menu named after the run shown.
