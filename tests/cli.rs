@@ -315,6 +315,24 @@ fn python_with_duckdb() -> Option<String> {
     ok.then_some(py)
 }
 
+/// Runs a DuckDB script with `py`'s duckdb package; a failure shows DuckDB's error and the script.
+fn run_duckdb(py: &str, script: &[u8]) {
+    let out = run_with(
+        py,
+        &[
+            "-c",
+            "import duckdb, sys; duckdb.connect().execute(sys.stdin.read())",
+        ],
+        script,
+    );
+    assert!(
+        out.status.success(),
+        "duckdb: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(script)
+    );
+}
+
 /// An S3 export of Zipf keys (some with commas and quotes, which the CSV must carry) over `files` data files;
 /// returns its folder.
 fn duck_export(dir: &Path, files: usize) -> PathBuf {
@@ -394,20 +412,7 @@ fn sql_duckdb_query_gives_the_counts_of_a_direct_load() {
         by_file_csv.to_str().unwrap(),
     ]);
     assert!(script.status.success(), "{script:?}");
-    let out = run_with(
-        &py,
-        &[
-            "-c",
-            "import duckdb, sys; duckdb.connect().execute(sys.stdin.read())",
-        ],
-        &script.stdout,
-    );
-    assert!(
-        out.status.success(),
-        "duckdb: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&script.stdout)
-    );
+    run_duckdb(&py, &script.stdout);
     let args = |p: &Path| {
         json(&run(&[
             "analyze",
@@ -548,20 +553,7 @@ fn sql_trace_duckdb_query_replays_like_the_export_itself() {
         trace_csv.to_str().unwrap(),
     ]);
     assert!(script.status.success(), "{script:?}");
-    let out = run_with(
-        &py,
-        &[
-            "-c",
-            "import duckdb, sys; duckdb.connect().execute(sys.stdin.read())",
-        ],
-        &script.stdout,
-    );
-    assert!(
-        out.status.success(),
-        "duckdb: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&script.stdout)
-    );
+    run_duckdb(&py, &script.stdout);
     let replay = |p: &Path| {
         json(&run(&[
             "simulate",

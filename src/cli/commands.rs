@@ -34,16 +34,7 @@ pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
                 args.athena_table.clone()
             },
         };
-        if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
-            out.write_all(query.duckdb().as_bytes())?;
-        }
-        if args.engine == SqlEngine::Both {
-            writeln!(out)?;
-        }
-        if matches!(args.engine, SqlEngine::Athena | SqlEngine::Both) {
-            out.write_all(query.athena().as_bytes())?;
-        }
-        return Ok(());
+        return print_queries(&mut out, args.engine, &query.duckdb(), &query.athena());
     }
     let query = crate::source::sql::ExportQuery {
         export_path: args.export_path.trim_end_matches('/').to_owned(),
@@ -53,14 +44,24 @@ pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
         by_file_output: args.by_file_output.clone(),
         athena_table: args.athena_table.clone(),
     };
-    if matches!(args.engine, SqlEngine::Duckdb | SqlEngine::Both) {
-        out.write_all(query.duckdb().as_bytes())?;
+    print_queries(&mut out, args.engine, &query.duckdb(), &query.athena())
+}
+
+/// The query of each engine `engine` asks for, DuckDB's first.
+fn print_queries(
+    out: &mut dyn Write,
+    engine: SqlEngine,
+    duckdb: &str,
+    athena: &str,
+) -> anyhow::Result<()> {
+    if matches!(engine, SqlEngine::Duckdb | SqlEngine::Both) {
+        out.write_all(duckdb.as_bytes())?;
     }
-    if args.engine == SqlEngine::Both {
+    if engine == SqlEngine::Both {
         writeln!(out)?;
     }
-    if matches!(args.engine, SqlEngine::Athena | SqlEngine::Both) {
-        out.write_all(query.athena().as_bytes())?;
+    if matches!(engine, SqlEngine::Athena | SqlEngine::Both) {
+        out.write_all(athena.as_bytes())?;
     }
     Ok(())
 }

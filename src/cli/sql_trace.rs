@@ -8,7 +8,7 @@
 //!
 //! Pure text: nothing here runs a query. `tests/cli.rs` runs the DuckDB one on a generated export.
 
-use crate::source::sql::{athena_ident, json_path_name, sql_str};
+use crate::source::sql::{athena_ident, duckdb_s3_preamble, json_path_name, sql_str};
 
 /// What to aggregate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,13 +39,7 @@ impl TraceQuery {
             path("N"),
             path("B")
         );
-        let s3 = if self.export_path.starts_with("s3://") {
-            "-- s3:// paths need DuckDB's httpfs extension and AWS credentials:\n\
-             INSTALL httpfs; LOAD httpfs;\n\
-             CREATE SECRET IF NOT EXISTS (TYPE s3, PROVIDER credential_chain);\n"
-        } else {
-            ""
-        };
+        let s3 = duckdb_s3_preamble(&self.export_path);
         format!(
             "-- shardlens: an incremental export's writes per minute and key, aggregated by DuckDB.\n\
              -- Replay the result with: shardlens simulate --trace {out}\n\

@@ -261,26 +261,9 @@ pub fn print_what_if(
     let mut sharded = setup.clone();
     shard_keys(&mut sharded, n, hot_share, separator);
     let mut on_demand = setup.clone();
-    on_demand.table.billing = Billing::on_demand();
-    on_demand.table.autoscaling = None;
+    on_demand.table = setup.table.on_demand();
     let mut doubled = setup.clone();
-    doubled.table.billing = match &setup.table.billing {
-        Billing::Provisioned { units } => Billing::Provisioned {
-            units: [units[0] * 2.0, units[1] * 2.0],
-        },
-        Billing::OnDemand {
-            previous_peak,
-            quota,
-            max,
-        } => Billing::OnDemand {
-            previous_peak: [previous_peak[0] * 2.0, previous_peak[1] * 2.0],
-            quota: *quota,
-            max: *max,
-        },
-    };
-    if let Some(p) = doubled.table.partitions {
-        doubled.table.partitions = Some(p * 2);
-    }
+    doubled.table = setup.table.twice_the_capacity();
     let said = |x: f64| format!("{} units throttled", grouped(x.round() as u64));
     writeln!(out)?;
     writeln!(

@@ -54,13 +54,7 @@ impl ExportQuery {
             "read_json({}, format = 'newline_delimited', columns = {{Item: 'JSON'}}, filename = true)",
             sql_str(&self.data_glob())
         );
-        let s3 = if self.export_path.starts_with("s3://") {
-            "-- s3:// paths need DuckDB's httpfs extension and AWS credentials:\n\
-             INSTALL httpfs; LOAD httpfs;\n\
-             CREATE SECRET IF NOT EXISTS (TYPE s3, PROVIDER credential_chain);\n"
-        } else {
-            ""
-        };
+        let s3 = duckdb_s3_preamble(&self.export_path);
         format!(
             "-- shardlens: writes per partition key of an S3 export (DYNAMODB_JSON), aggregated by DuckDB.\n\
              -- Load the result with: shardlens analyze {out}\n\
@@ -132,6 +126,18 @@ impl ExportQuery {
             fields = fields.join(", "),
             location = sql_str(&location),
         )
+    }
+}
+
+/// What a DuckDB script needs first to read `path`: for `s3://` paths the httpfs extension and the AWS
+/// credential chain; nothing for local paths.
+pub(crate) fn duckdb_s3_preamble(path: &str) -> &'static str {
+    if path.starts_with("s3://") {
+        "-- s3:// paths need DuckDB's httpfs extension and AWS credentials:\n\
+         INSTALL httpfs; LOAD httpfs;\n\
+         CREATE SECRET IF NOT EXISTS (TYPE s3, PROVIDER credential_chain);\n"
+    } else {
+        ""
     }
 }
 

@@ -132,10 +132,7 @@ impl WhatIf {
                 Some(crate::model::shard::DEFAULT_HOT_SHARE),
                 "#",
             ),
-            Self::OnDemand => {
-                setup.table.billing = Billing::on_demand();
-                setup.table.autoscaling = None;
-            }
+            Self::OnDemand => setup.table = setup.table.on_demand(),
             Self::Provisioned { rcu, wcu } => {
                 setup.table.billing = Billing::Provisioned {
                     units: [f64::from(rcu), f64::from(wcu)],
@@ -143,23 +140,7 @@ impl WhatIf {
                 setup.table.autoscaling = None;
                 setup.table.partitions = None;
             }
-            Self::TwiceCapacity => {
-                setup.table.billing = match &setup.table.billing {
-                    Billing::Provisioned { units } => Billing::Provisioned {
-                        units: [units[0] * 2.0, units[1] * 2.0],
-                    },
-                    Billing::OnDemand {
-                        previous_peak,
-                        quota,
-                        max,
-                    } => Billing::OnDemand {
-                        previous_peak: [previous_peak[0] * 2.0, previous_peak[1] * 2.0],
-                        quota: *quota,
-                        max: *max,
-                    },
-                };
-                setup.table.partitions = setup.table.partitions.map(|p| p * 2);
-            }
+            Self::TwiceCapacity => setup.table = setup.table.twice_the_capacity(),
         }
         setup
     }

@@ -98,6 +98,45 @@ pub struct Table {
     pub autoscaling: Option<AutoScaling>,
 }
 
+impl Table {
+    /// The same table on-demand (a what-if of a replay): a new on-demand table's warm throughput, no auto
+    /// scaling.
+    #[must_use]
+    pub fn on_demand(&self) -> Self {
+        Self {
+            billing: Billing::on_demand(),
+            autoscaling: None,
+            ..self.clone()
+        }
+    }
+
+    /// The same table with twice its capacity (a what-if of a replay): twice the provisioned units, or
+    /// on-demand twice the previous peak, and twice the partitions when they are given.
+    #[must_use]
+    pub fn twice_the_capacity(&self) -> Self {
+        let double = |x: [f64; 2]| [x[0] * 2.0, x[1] * 2.0];
+        let billing = match &self.billing {
+            Billing::Provisioned { units } => Billing::Provisioned {
+                units: double(*units),
+            },
+            Billing::OnDemand {
+                previous_peak,
+                quota,
+                max,
+            } => Billing::OnDemand {
+                previous_peak: double(*previous_peak),
+                quota: *quota,
+                max: *max,
+            },
+        };
+        Self {
+            billing,
+            partitions: self.partitions.map(|p| p * 2),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for Table {
     fn default() -> Self {
         Self {
