@@ -19,7 +19,7 @@ use crate::model::KeyType;
 use crate::model::key::canonical_partition_key;
 use crate::model::trace::Dim;
 
-use super::{ReadError, TraceCx, micros_of_json_time};
+use super::{ReadError, TraceCx, for_each_json_value, micros_of_json_time};
 use crate::source::{At, Hint, Message};
 
 /// What a rule counts.
@@ -43,32 +43,14 @@ fn counts_of(rule: &str) -> Option<Counts> {
 
 /// Reads a Contributor Insights file (see the module docs).
 pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
-    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    let mut n = 0u64;
     let mut throttled: BTreeMap<String, f64> = BTreeMap::new();
-    loop {
-        let report = match values.next() {
-            None => break,
-            Some(Ok(v)) => v,
-            Some(Err(e)) => {
-                cx.bad(
-                    At::Line(e.line() as u64),
-                    format!("not JSON: {}", crate::source::read::json_reason(&e)),
-                )?;
-                break;
-            }
-        };
-        n += 1;
-        let at = At::Item {
-            item: n,
-            line: None,
-        };
+    let n = for_each_json_value(cx, bytes, |cx, report, at| {
         let Some(contributors) = report.get("Contributors").and_then(Value::as_array) else {
             cx.bad(
                 at,
                 "not a get-insight-rule-report output: it has no Contributors list",
             )?;
-            continue;
+            return Ok(());
         };
         let counts = counts_of_report(cx, &report);
         let period = period_of(cx, &report);
@@ -96,7 +78,8 @@ pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Re
                 aggregation.unwrap_or_default()
             ));
         }
-    }
+        Ok(())
+    })?;
     if n > 0 {
         cx.file.assume(
             "a report lists only the top contributors: the rest of the table's traffic is not in it (give \

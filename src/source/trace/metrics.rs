@@ -16,36 +16,21 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Metric, ObservedMinute, ReadError, TraceCx, micros_of_json_time, minutes_of};
+use super::{
+    Metric, ObservedMinute, ReadError, TraceCx, for_each_json_value, micros_of_json_time,
+    minutes_of,
+};
 use crate::source::At;
 
 /// Reads a CloudWatch file (see the module docs).
 pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     // Each series by its metric and its Id (or Label): its datapoints, Unix µs and value.
     let mut series: BTreeMap<(usize, String), Vec<(i64, f64)>> = BTreeMap::new();
-    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    let mut n = 0u64;
-    loop {
-        let value = match values.next() {
-            None => break,
-            Some(Ok(v)) => v,
-            Some(Err(e)) => {
-                cx.bad(
-                    At::Line(e.line() as u64),
-                    format!("not JSON: {}", crate::source::read::json_reason(&e)),
-                )?;
-                break;
-            }
-        };
-        n += 1;
-        let at = At::Item {
-            item: n,
-            line: None,
-        };
+    for_each_json_value(cx, bytes, |cx, value, at| {
         if let Some(results) = value.get("MetricDataResults") {
             let Some(results) = results.as_array() else {
                 cx.bad(at, "MetricDataResults is not a list")?;
-                continue;
+                return Ok(());
             };
             cx.file.assume(
                 "get-metric-data values are taken as each period's Sum (the output does not name the \
@@ -63,7 +48,8 @@ pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
                  (get-metric-statistics)",
             )?;
         }
-    }
+        Ok(())
+    })?;
     let period = period_of(cx, &mut series);
     for ((metric, _), points) in series {
         observe(cx, Metric::ALL[metric], points, period);

@@ -340,6 +340,40 @@ struct Loading {
     covered: BTreeMap<i64, [f64; 2]>,
 }
 
+/// The JSON values of a file one after another (pretty or not; `get-metric-data` pages, reports), each
+/// handed to `each` with where it is (`item N`, 1-based). A syntax error is a bad record at its line, and ends
+/// the file: nothing after it can be trusted to start a value. Returns how many values there were.
+pub(crate) fn for_each_json_value<'a>(
+    cx: &mut TraceCx<'a>,
+    bytes: &[u8],
+    mut each: impl FnMut(&mut TraceCx<'a>, serde_json::Value, At) -> Result<(), ReadError>,
+) -> Result<u64, ReadError> {
+    let mut n = 0u64;
+    for value in serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>() {
+        match value {
+            Ok(v) => {
+                n += 1;
+                each(
+                    cx,
+                    v,
+                    At::Item {
+                        item: n,
+                        line: None,
+                    },
+                )?;
+            }
+            Err(e) => {
+                cx.bad(
+                    At::Line(e.line() as u64),
+                    format!("not JSON: {}", super::read::json_reason(&e)),
+                )?;
+                break;
+            }
+        }
+    }
+    Ok(n)
+}
+
 /// Reads every path (files or folders) into one trace: every file, then CloudWatch's uncovered units
 /// ([`add_other_traffic`]), then the trace.
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
