@@ -538,32 +538,9 @@ pub fn time_evidence(setup: &Setup, outcome: &Outcome, timeline: &Timeline) -> T
 #[cfg(test)]
 mod tests {
     use super::super::episodes::capped_by_r1;
-    use super::super::{
-        Keys, Limits, Params, Schedule, SortKey, Stream, Table, key_in_partition, run_streaming,
-    };
+    use super::super::tests::{setup, writes};
+    use super::super::{Limits, SortKey, Table, key_in_partition, run_streaming};
     use super::*;
-
-    fn setup(table: Table, traffic: Vec<Stream>, duration: u32) -> Setup {
-        Setup {
-            table,
-            traffic,
-            duration,
-            step: 1,
-            start: 1_782_172_800, // 2026-06-23T00:00:00Z
-            seed: 1,
-            params: Params::default(),
-            trace: None,
-        }
-    }
-
-    fn writes(key: &str, rate: f64, sort_key: SortKey) -> Stream {
-        Stream {
-            keys: Keys::One(key.to_owned()),
-            writes_per_sec: Schedule::constant(rate),
-            sort_key,
-            ..Stream::default()
-        }
-    }
 
     fn provisioned(rcu: f64, wcu: f64, partitions: usize, idle_before: u32) -> Table {
         Table {

@@ -67,7 +67,9 @@ mod tests {
     use super::*;
     use crate::model::capacity::Consistency;
 
-    fn setup(table: Table, traffic: Vec<Stream>, duration: u32) -> Setup {
+    /// A run of `traffic` on `table` from 2026-06-23T00:00:00Z, reported every second (the module's tests and
+    /// the diagnosis's).
+    pub(super) fn setup(table: Table, traffic: Vec<Stream>, duration: u32) -> Setup {
         Setup {
             table,
             traffic,
@@ -80,7 +82,8 @@ mod tests {
         }
     }
 
-    fn writes(key: &str, rate: f64, sort_key: SortKey) -> Stream {
+    /// One key written `rate` times a second.
+    pub(super) fn writes(key: &str, rate: f64, sort_key: SortKey) -> Stream {
         Stream {
             keys: Keys::One(key.to_owned()),
             writes_per_sec: Schedule::constant(rate),
