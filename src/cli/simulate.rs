@@ -12,7 +12,7 @@ use crate::model::examples::time::{EXAMPLES, example};
 use crate::model::fmt::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_file::Scenario;
-use crate::model::simulate::{Billing, Diagnosis, Outcome, diagnose, run_streaming};
+use crate::model::simulate::{Billing, Diagnosis, Outcome, Setup, diagnose, run_streaming};
 
 use super::args::{OutputFormat, ScopeArg};
 use super::trace::{self, TraceArgs};
@@ -143,6 +143,21 @@ pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         OutputFormat::Csv => print_csv(&mut out, &outcome)?,
     }
     Ok(())
+}
+
+/// A second of the run as the story says it: `hh:mm:ss` from the start, or for a replayed trace its real time
+/// of day in UTC (with the month and day for traces over a day).
+fn at(setup: &Setup, t: u32) -> String {
+    if setup.trace.is_none() {
+        return clock(t);
+    }
+    let iso = crate::model::trace::iso(setup.start + i64::from(t));
+    let time = iso.get(11..19).unwrap_or_default();
+    if setup.duration > 86_400 {
+        format!("{} {time}", iso.get(5..10).unwrap_or_default())
+    } else {
+        time.to_owned()
+    }
 }
 
 /// `hh:mm:ss` of a second from the start.
@@ -323,12 +338,13 @@ fn print_story(
     writeln!(out)?;
     writeln!(out, "in short: {}", d.headline)?;
     for f in &d.findings {
-        writeln!(out, "  {}–{}  {}", clock(f.from), clock(f.until), f.text)?;
+        let (from, until) = (at(&sc.setup, f.from), at(&sc.setup, f.until));
+        writeln!(out, "  {from}–{until}  {}", f.text)?;
     }
     print_phases(out, sc, o)?;
-    print_events(out, o)?;
+    print_events(out, &sc.setup, o)?;
     print_totals(out, o)?;
-    print_minutes(out, o)?;
+    print_minutes(out, &sc.setup, o)?;
     writeln!(out)?;
     writeln!(
         out,
@@ -356,8 +372,8 @@ fn print_phases(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Res
         writeln!(
             out,
             "  {}–{}  served {:>9}  throttled {:>9}  partitions {}",
-            clock(s.t[a]),
-            clock(end),
+            at(setup, s.t[a]),
+            at(setup, end),
             grouped(served.round() as u64),
             grouped(throttled.round() as u64),
             s.partitions[b - 1]
@@ -373,7 +389,7 @@ fn print_phases(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Res
     Ok(())
 }
 
-fn print_events(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
+fn print_events(out: &mut dyn Write, setup: &Setup, o: &Outcome) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "events:")?;
     if o.events.is_empty() {
@@ -383,7 +399,7 @@ fn print_events(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
         writeln!(
             out,
             "  {}  {:<16} {}",
-            clock(e.t),
+            at(setup, e.t),
             e.kind.as_str(),
             e.detail
         )?;
@@ -417,7 +433,7 @@ fn print_totals(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
 }
 
 /// The per-minute view, as CloudWatch shows it.
-fn print_minutes(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
+fn print_minutes(out: &mut dyn Write, setup: &Setup, o: &Outcome) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "per minute, as CloudWatch shows it (Sum):")?;
     writeln!(
@@ -426,10 +442,14 @@ fn print_minutes(out: &mut dyn Write, o: &Outcome) -> std::io::Result<()> {
     )?;
     let every = o.minutes.len().div_ceil(30).max(1);
     for m in o.minutes.iter().step_by(every) {
+        // hh:mm (a replay's time of day, with its date over a day): the stamp without its seconds.
+        let stamp = at(setup, m.t);
         writeln!(
             out,
             "  {}  {:>13}  {:>13}  {:>21}  {:>22}",
-            &clock(m.t)[..5],
+            stamp
+                .get(..stamp.len().saturating_sub(3))
+                .unwrap_or_default(),
             grouped(m.consumed_read_units.round() as u64),
             grouped(m.consumed_write_units.round() as u64),
             grouped(m.read_throttle_events.round() as u64),
