@@ -123,6 +123,12 @@ for dest in usr/bin/shardlens "usr/share/applications/$app_id.desktop" "usr/shar
     [[ " $installed " == *" $dest "* ]] || bad "Cargo.toml deb assets do not install $dest"
 done
 
+# The README's relative links (docs, pictures, licences) resolve where the .deb installs it.
+doc="$stage/usr/share/doc/shardlens"
+for link in $(grep -oE '\]\([^)#]+' README.md | sed 's/^](//' | grep -v '^[a-z]*://' | sort -u); do
+    [ -f "$doc/$link" ] || bad "README.md links to $link, which the .deb does not install under /usr/share/doc/shardlens"
+done
+
 # ---- the installed tree as a whole ---------------------------------------------------------------------------
 say "appstreamcli validate-tree --no-net (files staged as the .deb installs them)"
 if out=$(appstreamcli validate-tree --no-net "$stage" 2>&1); then rc=0; else rc=$?; fi
