@@ -36,6 +36,7 @@ mod key_changes;
 mod logic;
 mod pipeline;
 mod queries;
+mod replay;
 mod ui;
 mod views;
 

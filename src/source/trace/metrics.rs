@@ -10,17 +10,18 @@
 //! datapoint is the sum over its period, spread evenly over the minutes it covers (**\[ours\]**: a sum says
 //! nothing of how it was spread inside the period). The minutes go to [`ObservedMinute`]s, merged across
 //! metrics and files; the consumed units are also replayed as the table's demand where no per-key record
-//! covers them (`add_other_traffic` in `mod.rs`).
+//! covers them ([`add_other_traffic`]).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::{
-    Metric, ObservedMinute, ReadError, TraceCx, for_each_json_value, micros_of_json_time,
-    minutes_of,
+    Loading, Metric, ObservedMinute, ReadError, TraceCx, TraceFormat, TraceOptions, dim_index,
+    for_each_json_value, micros_of_json_time, minutes_of,
 };
-use crate::source::At;
+use crate::model::trace::{Dim, TraceError};
+use crate::source::{At, Hint, Message};
 
 /// Reads a CloudWatch file (see the module docs).
 pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
@@ -223,6 +224,100 @@ fn observe(cx: &mut TraceCx<'_>, metric: Metric, points: Vec<(i64, f64)>, period
             metric.name()
         ));
     }
+}
+
+/// How many synthetic keys carry the traffic CloudWatch saw beyond the per-key records: `other#0` …
+/// `other#999` (**\[ours\]**: enough keys that none is hot, few enough to stay cheap).
+pub const OTHER_KEYS: usize = 1_000;
+
+/// The most entries the synthetic traffic may add to the trace (16 bytes each): 16 M, 256 MB.
+const OTHER_ENTRIES: usize = 16 << 20;
+
+/// CloudWatch's consumed units that no per-key record covers, per minute, replayed on [`OTHER_KEYS`] keys
+/// spread evenly over the minute (**\[ours\]**: a per-minute sum says nothing of the keys or the seconds).
+/// Each key takes an equal part of every second; when that would take more than [`OTHER_ENTRIES`] entries,
+/// each second carries every `g`-th key in hash order (a divisor `g` of 60, the keys taking turns), so that
+/// every partition's range still holds its part of each second's traffic.
+pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result<(), TraceError> {
+    use crate::model::fmt::grouped;
+    let mut extra: Vec<(i64, Dim, f64)> = Vec::new();
+    for (&minute, m) in &st.observed {
+        let covered = st.covered.get(&minute).copied().unwrap_or_default();
+        for (dim, consumed) in [
+            (Dim::Read, m.consumed_read_units),
+            (Dim::Write, m.consumed_write_units),
+        ] {
+            let left = consumed.unwrap_or(0.0) - covered[dim_index(dim)];
+            if left > 1e-9 {
+                extra.push((minute, dim, left));
+            }
+        }
+    }
+    if extra.is_empty() {
+        return Ok(());
+    }
+    let needed = extra.len() * OTHER_KEYS * 60;
+    let turns = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]
+        .into_iter()
+        .find(|g| needed / g <= OTHER_ENTRIES)
+        .unwrap_or(60);
+    let mut keys: Vec<(u64, String)> = (0..OTHER_KEYS)
+        .map(|i| {
+            let name = format!("other#{i}");
+            (crate::model::partition::key_hash(name.as_bytes()), name)
+        })
+        .collect();
+    keys.sort();
+    let groups: Vec<Vec<&str>> = (0..turns)
+        .map(|g| {
+            keys.iter()
+                .skip(g)
+                .step_by(turns)
+                .map(|(_, n)| n.as_str())
+                .collect()
+        })
+        .collect();
+    let per_request = [
+        opts.item_size.div_ceil(4096).max(1) as f64,
+        opts.item_size.div_ceil(1024).max(1) as f64,
+    ];
+    for &(minute, dim, units) in &extra {
+        for s in 0..60 {
+            let group = &groups[s as usize % turns];
+            let each = units / 60.0 / group.len() as f64;
+            let requests = each / per_request[dim_index(dim)];
+            for name in group {
+                st.builder
+                    .spread(minute + s, 1, name.as_bytes(), dim, each, requests)?;
+            }
+        }
+    }
+    let total: f64 = extra.iter().map(|e| e.2).sum();
+    let minutes: std::collections::BTreeSet<i64> = extra.iter().map(|e| e.0).collect();
+    let mut said = Message::new(format!(
+        "CloudWatch's consumed units beyond the per-key records' ({} units in {} minutes) are replayed on \
+         {} keys other#0 … other#{}, spread evenly over each minute{} [ours]; their requests are units ÷ \
+         the units of one ",
+        grouped(total.round() as u64),
+        grouped(minutes.len() as u64),
+        grouped(OTHER_KEYS as u64),
+        OTHER_KEYS - 1,
+        if turns > 1 {
+            format!(
+                " (each second carries one key in {turns}, taking turns in hash order, to bound memory)"
+            )
+        } else {
+            String::new()
+        },
+    ));
+    said.push_hint(Hint::ItemSize);
+    said.push_str(" request");
+    for f in &mut st.files {
+        if f.format == Some(TraceFormat::Metrics) {
+            f.assume(said.clone());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! replay is compared with ([`ObservedMinute`]).
 //!
 //! CloudWatch's consumed units are also the table's whole demand: after every file is read, the units of each
-//! minute that no per-key record covers are replayed on synthetic keys ([`OTHER_KEYS`], **\[ours\]**).
+//! minute that no per-key record covers are replayed on synthetic keys ([`metrics::OTHER_KEYS`], **\[ours\]**).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,8 +25,10 @@ mod logs;
 mod metrics;
 mod size;
 mod streams;
+mod time;
 
 pub use size::{item_size, number_size};
+pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
 
 /// The formats a trace is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,7 +377,7 @@ pub(crate) fn for_each_json_value<'a>(
 }
 
 /// Reads every path (files or folders) into one trace: every file, then CloudWatch's uncovered units
-/// ([`add_other_traffic`]), then the trace.
+/// ([`metrics::add_other_traffic`]), then the trace.
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
     let mut st = Loading {
         builder: TraceBuilder::new(),
@@ -394,7 +396,7 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
             .map(|f| f.path.display().to_string())
             .collect::<Vec<_>>()
     };
-    add_other_traffic(&mut st, opts).map_err(|error| TraceLoadError::Trace {
+    metrics::add_other_traffic(&mut st, opts).map_err(|error| TraceLoadError::Trace {
         error,
         paths: paths_said(&st.files),
     })?;
@@ -461,100 +463,6 @@ fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), T
     })?;
     info.keys = keys;
     st.files.push(info);
-    Ok(())
-}
-
-/// How many synthetic keys carry the traffic CloudWatch saw beyond the per-key records: `other#0` …
-/// `other#999` (**\[ours\]**: enough keys that none is hot, few enough to stay cheap).
-pub const OTHER_KEYS: usize = 1_000;
-
-/// The most entries the synthetic traffic may add to the trace (16 bytes each): 16 M, 256 MB.
-const OTHER_ENTRIES: usize = 16 << 20;
-
-/// CloudWatch's consumed units that no per-key record covers, per minute, replayed on [`OTHER_KEYS`] keys
-/// spread evenly over the minute (**\[ours\]**: a per-minute sum says nothing of the keys or the seconds).
-/// Each key takes an equal part of every second; when that would take more than [`OTHER_ENTRIES`] entries,
-/// each second carries every `g`-th key in hash order (a divisor `g` of 60, the keys taking turns), so that
-/// every partition's range still holds its part of each second's traffic.
-fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result<(), TraceError> {
-    use crate::model::fmt::grouped;
-    let mut extra: Vec<(i64, Dim, f64)> = Vec::new();
-    for (&minute, m) in &st.observed {
-        let covered = st.covered.get(&minute).copied().unwrap_or_default();
-        for (dim, consumed) in [
-            (Dim::Read, m.consumed_read_units),
-            (Dim::Write, m.consumed_write_units),
-        ] {
-            let left = consumed.unwrap_or(0.0) - covered[dim_index(dim)];
-            if left > 1e-9 {
-                extra.push((minute, dim, left));
-            }
-        }
-    }
-    if extra.is_empty() {
-        return Ok(());
-    }
-    let needed = extra.len() * OTHER_KEYS * 60;
-    let turns = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60]
-        .into_iter()
-        .find(|g| needed / g <= OTHER_ENTRIES)
-        .unwrap_or(60);
-    let mut keys: Vec<(u64, String)> = (0..OTHER_KEYS)
-        .map(|i| {
-            let name = format!("other#{i}");
-            (crate::model::partition::key_hash(name.as_bytes()), name)
-        })
-        .collect();
-    keys.sort();
-    let groups: Vec<Vec<&str>> = (0..turns)
-        .map(|g| {
-            keys.iter()
-                .skip(g)
-                .step_by(turns)
-                .map(|(_, n)| n.as_str())
-                .collect()
-        })
-        .collect();
-    let per_request = [
-        opts.item_size.div_ceil(4096).max(1) as f64,
-        opts.item_size.div_ceil(1024).max(1) as f64,
-    ];
-    for &(minute, dim, units) in &extra {
-        for s in 0..60 {
-            let group = &groups[s as usize % turns];
-            let each = units / 60.0 / group.len() as f64;
-            let requests = each / per_request[dim_index(dim)];
-            for name in group {
-                st.builder
-                    .spread(minute + s, 1, name.as_bytes(), dim, each, requests)?;
-            }
-        }
-    }
-    let total: f64 = extra.iter().map(|e| e.2).sum();
-    let minutes: std::collections::BTreeSet<i64> = extra.iter().map(|e| e.0).collect();
-    let mut said = Message::new(format!(
-        "CloudWatch's consumed units beyond the per-key records' ({} units in {} minutes) are replayed on \
-         {} keys other#0 … other#{}, spread evenly over each minute{} [ours]; their requests are units ÷ \
-         the units of one ",
-        grouped(total.round() as u64),
-        grouped(minutes.len() as u64),
-        grouped(OTHER_KEYS as u64),
-        OTHER_KEYS - 1,
-        if turns > 1 {
-            format!(
-                " (each second carries one key in {turns}, taking turns in hash order, to bound memory)"
-            )
-        } else {
-            String::new()
-        },
-    ));
-    said.push_hint(Hint::ItemSize);
-    said.push_str(" request");
-    for f in &mut st.files {
-        if f.format == Some(TraceFormat::Metrics) {
-            f.assume(said.clone());
-        }
-    }
     Ok(())
 }
 
@@ -653,123 +561,6 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     } else {
         None
     }
-}
-
-/// Unix µs of a time given as a number: seconds, milliseconds or microseconds by magnitude (a number above
-/// 10^11 is not seconds before the year 5138, above 10^14 not milliseconds).
-pub fn micros_of_epoch(v: f64) -> Option<i64> {
-    if !v.is_finite() || v < 0.0 {
-        return None;
-    }
-    let micros = if v >= 1e14 {
-        v
-    } else if v >= 1e11 {
-        v * 1e3
-    } else {
-        v * 1e6
-    };
-    (micros < 9.2e18).then(|| micros.round() as i64)
-}
-
-/// A time's Unix µs and whether it named its zone: ISO 8601 (`2026-06-23T10:00:00Z`,
-/// `2026-06-23T10:00:00.123+02:00`, a space instead of `T`, an offset `+0200` or `+02`) or a number of epoch
-/// seconds, milliseconds or microseconds ([`micros_of_epoch`]; a number is UTC). A time without a zone is
-/// taken as UTC (the caller says so, **\[ours\]**).
-pub fn micros_of_time(text: &str) -> Option<(i64, bool)> {
-    let text = text.trim();
-    if let Ok(v) = text.parse::<f64>() {
-        return micros_of_epoch(v).map(|m| (m, true));
-    }
-    micros_of_iso(text)
-}
-
-/// A JSON time: a number of epoch seconds, milliseconds or microseconds, or a string [`micros_of_time`]
-/// reads.
-pub fn micros_of_json_time(v: &serde_json::Value) -> Option<(i64, bool)> {
-    match v {
-        serde_json::Value::Number(n) => micros_of_epoch(n.as_f64()?).map(|m| (m, true)),
-        serde_json::Value::String(s) => micros_of_time(s),
-        _ => None,
-    }
-}
-
-/// Unix µs of an ISO 8601 date-time, and whether it named its zone (see [`micros_of_time`]).
-fn micros_of_iso(text: &str) -> Option<(i64, bool)> {
-    let b = text.as_bytes();
-    let num = |from: usize, len: usize| -> Option<u32> {
-        let digits = b.get(from..from + len)?;
-        digits
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
-    }
-    let year = i64::from(year);
-    if !(1..=12).contains(&month)
-        || day == 0
-        || day > crate::model::calendar::days_in_month(year, month)
-    {
-        return None;
-    }
-    let mut micros = crate::model::calendar::days_from_civil(year, month, day) * 86_400_000_000;
-    if b.len() == 10 {
-        return Some((micros, false));
-    }
-    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) || b.get(13) != Some(&b':') {
-        return None;
-    }
-    let (hour, minute) = (num(11, 2)?, num(14, 2)?);
-    let mut i = 16;
-    let mut second = 0;
-    if b.get(i) == Some(&b':') {
-        second = num(17, 2)?;
-        i = 19;
-        if matches!(b.get(i), Some(b'.' | b',')) {
-            i += 1;
-            let start = i;
-            let mut frac = 0i64;
-            while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-                if i - start < 6 {
-                    frac = frac * 10 + i64::from(d - b'0');
-                }
-                i += 1;
-            }
-            if i == start {
-                return None;
-            }
-            frac *= 10_i64.pow(6_u32.saturating_sub((i - start) as u32));
-            micros += frac;
-        }
-    }
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    micros += i64::from(hour * 3_600 + minute * 60 + second) * 1_000_000;
-    let zone = &b[i..];
-    let offset = match zone {
-        [] => return Some((micros, false)),
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), rest @ ..] => {
-            let rest = std::str::from_utf8(rest).ok()?;
-            let (h, m) = match rest.len() {
-                2 => (rest, "00"),
-                4 => rest.split_at(2),
-                5 if rest.as_bytes()[2] == b':' => (&rest[..2], &rest[3..]),
-                _ => return None,
-            };
-            let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
-            if h > 23 || m > 59 {
-                return None;
-            }
-            let sign = if *sign == b'-' { -1 } else { 1 };
-            sign * (h * 3_600 + m * 60) * 1_000_000
-        }
-        _ => return None,
-    };
-    Some((micros - offset, true))
 }
 
 #[cfg(test)]

@@ -1,0 +1,215 @@
+//! A replayed trace in the Timeline: what a replay keeps besides its run ([`Replay`]), the what-ifs that re-run
+//! it ([`WhatIf`]: the row, the provisioned capacity fields, presentation mode's menu), and how its seconds
+//! read as real UTC times ([`Clock`]).
+
+use std::sync::Arc;
+
+use super::{Simulation, TimelineCommand, clock};
+use crate::model::simulate::Setup;
+use crate::source::trace::ObservedMinute;
+
+/// What a replay keeps besides its run.
+pub struct Replay {
+    /// The trace on the table it was opened on: every what-if starts from it.
+    pub recorded: Arc<Setup>,
+    /// CloudWatch's minutes read with the trace.
+    pub observed: Arc<[ObservedMinute]>,
+    pub what_if: WhatIf,
+}
+
+/// What a replay's run changes of the recorded one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhatIf {
+    /// The trace as recorded, on the table it was opened on.
+    AsRecorded,
+    /// Hot keys (at least the default hot share of the trace) write-sharded over N suffixes.
+    Sharded(u32),
+    /// The table on-demand.
+    OnDemand,
+    /// Twice the provisioned capacity (or, on-demand, twice the previous peak) and partitions.
+    TwiceCapacity,
+    /// A provisioned table of these read and write capacity units (its partitions from the capacity formula).
+    Provisioned { rcu: u32, wcu: u32 },
+}
+
+impl WhatIf {
+    /// The button's label.
+    pub fn label(self) -> String {
+        match self {
+            Self::AsRecorded => "As recorded".to_owned(),
+            Self::Sharded(n) => format!("Shard hot keys ×{n}"),
+            Self::OnDemand => "On-demand".to_owned(),
+            Self::TwiceCapacity => "Twice the capacity".to_owned(),
+            Self::Provisioned { rcu, wcu } => format!(
+                "Provisioned {} RCU / {} WCU",
+                crate::model::fmt::grouped(u64::from(rcu)),
+                crate::model::fmt::grouped(u64::from(wcu))
+            ),
+        }
+    }
+
+    /// The recorded run changed as this what-if says.
+    pub fn apply(self, recorded: &Setup) -> Setup {
+        use crate::model::simulate::Billing;
+        let mut setup = recorded.clone();
+        match self {
+            Self::AsRecorded => {}
+            Self::Sharded(n) => crate::model::simulate::shard_keys(
+                &mut setup,
+                n,
+                Some(crate::model::shard::DEFAULT_HOT_SHARE),
+                "#",
+            ),
+            Self::OnDemand => setup.table = setup.table.on_demand(),
+            Self::Provisioned { rcu, wcu } => {
+                setup.table.billing = Billing::Provisioned {
+                    units: [f64::from(rcu), f64::from(wcu)],
+                };
+                setup.table.autoscaling = None;
+                setup.table.partitions = None;
+            }
+            Self::TwiceCapacity => setup.table = setup.table.twice_the_capacity(),
+        }
+        setup
+    }
+}
+
+/// How the Timeline says a second: from the start of a scenario (`00:08:12`), or for a replayed trace the
+/// real time in UTC (`10:08:12 UTC`, with the date for traces over a day).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    /// Unix seconds of t = 0 for a replay; `None` for a scenario.
+    real_start: Option<i64>,
+    spans_days: bool,
+}
+
+impl Clock {
+    /// How `setup`'s run says its seconds: real UTC times when it replays a trace.
+    pub(super) fn of(setup: &Setup) -> Self {
+        Self {
+            real_start: setup.trace.is_some().then_some(setup.start),
+            spans_days: setup.duration > 86_400,
+        }
+    }
+
+    /// A second in words, with " UTC" for a replay.
+    pub fn at(self, t: u32) -> String {
+        match self.real_start {
+            None => clock(t),
+            Some(_) => format!("{} UTC", self.axis(t)),
+        }
+    }
+
+    /// A second as an axis label: the clock, without the zone (the axis says it once).
+    pub fn axis(self, t: u32) -> String {
+        let Some(start) = self.real_start else {
+            return clock(t);
+        };
+        let iso = crate::model::trace::iso(start + i64::from(t));
+        // 2026-06-23T10:08:12Z: the time, and the month and day when the trace spans days.
+        let time = iso.get(11..19).unwrap_or_default();
+        if self.spans_days {
+            format!("{} {time}", iso.get(5..10).unwrap_or_default())
+        } else {
+            time.to_owned()
+        }
+    }
+}
+
+/// The What if choices, in the order they are offered.
+const WHAT_IFS: [WhatIf; 4] = [
+    WhatIf::AsRecorded,
+    WhatIf::Sharded(10),
+    WhatIf::OnDemand,
+    WhatIf::TwiceCapacity,
+];
+
+/// A replay's What if row: the same trace sharded, on-demand, with twice the capacity, or as recorded; the
+/// run shown is selected.
+pub(super) fn what_if_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
+    let Some(replay) = sim.replay() else {
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label("What if:");
+        for w in WHAT_IFS {
+            if ui
+                .selectable_label(replay.what_if == w, w.label())
+                .clicked()
+                && replay.what_if != w
+            {
+                out.push(TimelineCommand::WhatIf(w));
+            }
+        }
+        ui.separator();
+        provisioned_ui(ui, sim, replay, out);
+    });
+}
+
+/// The replay on a provisioned table of the capacity typed here (kept between frames in egui's memory,
+/// starting from the run's own provisioned units, else 1,000 each).
+fn provisioned_ui(
+    ui: &mut egui::Ui,
+    sim: &Simulation,
+    replay: &Replay,
+    out: &mut Vec<TimelineCommand>,
+) {
+    let id = egui::Id::unique("timeline-what-if-capacity");
+    let start = match &sim.setup.table.billing {
+        crate::model::simulate::Billing::Provisioned { units } => {
+            [units[0].round() as u32, units[1].round() as u32]
+        }
+        crate::model::simulate::Billing::OnDemand { .. } => [1_000, 1_000],
+    };
+    let mut units = ui.data_mut(|d| *d.get_temp_mut_or(id, start));
+    ui.label("Provisioned");
+    ui.add(
+        egui::DragValue::new(&mut units[0])
+            .range(1..=40_000_000)
+            .speed(50.0),
+    )
+    .on_hover_text("read capacity units");
+    ui.label("RCU");
+    ui.add(
+        egui::DragValue::new(&mut units[1])
+            .range(1..=40_000_000)
+            .speed(50.0),
+    )
+    .on_hover_text("write capacity units");
+    ui.label("WCU");
+    ui.data_mut(|d| d.insert_temp(id, units));
+    let w = WhatIf::Provisioned {
+        rcu: units[0],
+        wcu: units[1],
+    };
+    let shown = matches!(replay.what_if, WhatIf::Provisioned { .. });
+    if ui
+        .selectable_label(shown && replay.what_if == w, "Replay provisioned")
+        .on_hover_text("replay the trace on a provisioned table of this capacity")
+        .clicked()
+        && replay.what_if != w
+    {
+        out.push(TimelineCommand::WhatIf(w));
+    }
+}
+
+/// Presentation mode's What if: the same choices as the row, in a menu named after the run shown.
+pub(super) fn what_if_menu_ui(ui: &mut egui::Ui, sim: &Simulation, out: &mut Vec<TimelineCommand>) {
+    let Some(replay) = sim.replay() else {
+        return;
+    };
+    // The run shown is the title's (", what if: …") and the menu's selected choice.
+    ui.menu_button("What if", |ui| {
+        for w in WHAT_IFS {
+            if ui
+                .selectable_label(replay.what_if == w, w.label())
+                .clicked()
+            {
+                if replay.what_if != w {
+                    out.push(TimelineCommand::WhatIf(w));
+                }
+                ui.close();
+            }
+        }
+    });
+}
