@@ -1111,7 +1111,10 @@ fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
     assert_eq!(doc["source"], format!("{name} (sample: first 100 items)"));
 }
 
-/// Read-only by construction: the only DynamoDB operations in `src/` are ListTables, DescribeTable and Scan.
+/// Read-only by construction: the only operations in `src/` are DynamoDB's ListTables, DescribeTable, Scan and
+/// DescribeContributorInsights, DynamoDB Streams' DescribeStream, GetShardIterator and GetRecords, and
+/// CloudWatch's GetMetricData and GetInsightRuleReport: no call of a writing operation of the three services
+/// appears anywhere (`tests/live.rs` checks the requests sent, too).
 #[test]
 fn source_code_calls_no_writing_operation() {
     let writes = [
@@ -1133,6 +1136,25 @@ fn source_code_calls_no_writing_operation() {
         ".update_time_to_live(",
         ".create_backup(",
         ".put_resource_policy(",
+        ".untag_resource(",
+        ".update_contributor_insights(",
+        ".enable_kinesis_streaming_destination(",
+        ".update_continuous_backups(",
+        // CloudWatch
+        ".put_metric_data(",
+        ".put_insight_rule(",
+        ".put_managed_insight_rules(",
+        ".delete_insight_rules(",
+        ".enable_insight_rules(",
+        ".disable_insight_rules(",
+        ".put_metric_alarm(",
+        ".put_composite_alarm(",
+        ".delete_alarms(",
+        ".set_alarm_state(",
+        ".put_dashboard(",
+        ".delete_dashboards(",
+        ".put_metric_stream(",
+        ".put_anomaly_detector(",
     ];
     let mut dirs = vec![std::path::PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),

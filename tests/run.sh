@@ -13,6 +13,8 @@ trap 'rm -f "$log"' EXIT
 eval "$(tests/dynalite.sh)"
 # The DuckDB test (tests/cli.rs) runs `shardlens sql`'s query with DuckDB's Python package.
 eval "$(tests/duckdb.sh)"
+# The live-table tests (tests/live.rs) start their own moto server (DynamoDB Streams and CloudWatch) on 127.0.0.1.
+eval "$(tests/moto.sh)"
 
 cargo test --locked --all-features "$@" 2>&1 | tee "$log"
 

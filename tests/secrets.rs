@@ -211,6 +211,8 @@ fn no_credential_reaches_the_cli_output_on_any_error_path() {
         for (command, op) in [
             (&["tables"][..], "ListTables"),
             (&["scan", "--table", "t"][..], "DescribeTable"),
+            (&["stream", "--table", "t"][..], "DescribeTable"),
+            (&["metrics", "--table", "t"][..], "GetMetricData"),
         ] {
             for env_keys in [true, false] {
                 let mut args: Vec<&str> = command.to_vec();

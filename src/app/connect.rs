@@ -495,6 +495,7 @@ mod tests {
             size_bytes: None,
             local_indexes: Vec::new(),
             global_indexes: vec![index("byStatus", "status"), index("byDay", "day")],
+            stream_arn: None,
         };
         let mut state = ConnectState {
             gsis: vec![false, true],

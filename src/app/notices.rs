@@ -29,6 +29,8 @@ pub enum Activity {
     Load,
     /// Scanning a live table.
     Scan,
+    /// A table's live traffic: watching its writes, reading its last hours of metrics.
+    Live,
     /// The keys in the editor (types, examples, undo).
     Keys,
     /// Sessions and exports.
@@ -239,6 +241,12 @@ pub fn control(hint: Hint) -> &'static str {
         Hint::ItemSize => "the item size",
         Hint::TimeColumn => "name the log's time column",
         Hint::CountsAre => "say whether the counts are reads or writes",
+        Hint::EnableStream => {
+            "turn the stream on in the DynamoDB console (the table's Exports and streams tab)"
+        }
+        Hint::EnableInsights => {
+            "turn Contributor Insights on in the DynamoDB console (the table's Monitor tab)"
+        }
     }
 }
 

@@ -282,7 +282,7 @@ fn scanned_keys(designs: &mut Vec<DesignKeys>, keys: &mut KeySet, by_expr: bool)
 
 /// A flag that the first Ctrl+C sets (the scan stops and prints what it read so far, labelled partial); a
 /// second Ctrl+C ends the process at once.
-fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
+pub(super) fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     for register in [
         |flag: &Arc<AtomicBool>| {

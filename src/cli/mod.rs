@@ -1,4 +1,4 @@
-//! The headless commands (`analyze`, `scan`, `tables`, `sql`, `simulate`). They print the same model results
+//! The headless commands (`analyze`, `scan`, `tables`, `sql`, `simulate`, `stream`, `metrics`). They print the same model results
 //! the app shows.
 //!
 //! By concept: the arguments and how they become the model's settings (`args.rs`; clap parses straight into
@@ -10,6 +10,7 @@ mod args;
 mod commands;
 mod design;
 mod json;
+mod live;
 mod output;
 mod simulate;
 mod sql_trace;
@@ -25,6 +26,7 @@ pub use args::{
     AnalyzeArgs, BillingArg, ConnectArgs, OutputFormat, ScanArgs, ScopeArg, SqlArgs, SqlEngine,
     TablesArgs, TablesFormat, ViewArgs,
 };
+pub use live::{MetricsArgs, StreamArgs};
 pub use output::{Designs, print_analysis, print_loaded};
 pub use simulate::SimulateArgs;
 
@@ -50,6 +52,12 @@ pub enum Command {
     Tables(TablesArgs),
     /// Simulate a table over time from a scenario file (burst, adaptive capacity, split-for-heat, on-demand).
     Simulate(SimulateArgs),
+    /// Watch a table's writes from its DynamoDB Stream (read-only), then analyse them per key, with the
+    /// write units per second; --save-trace keeps them as a trace to replay.
+    Stream(StreamArgs),
+    /// Read a table's CloudWatch minutes (consumed units, throttling) and Contributor Insights top keys
+    /// (read-only); --save-trace keeps them as a trace to replay.
+    Metrics(MetricsArgs),
     /// Print the SQL (Athena, DuckDB) that turns an S3 export too big for one machine into the `key,count`
     /// CSV shardlens loads exactly, aggregated where the export lives.
     Sql(SqlArgs),
@@ -62,6 +70,8 @@ pub fn run(command: Command) -> i32 {
         Command::Scan(args) => commands::scan(&args),
         Command::Tables(args) => commands::tables(&args),
         Command::Simulate(args) => simulate::simulate(&args),
+        Command::Stream(args) => live::stream(&args),
+        Command::Metrics(args) => live::metrics(&args),
         Command::Sql(args) => commands::sql(&args),
     };
     match result {

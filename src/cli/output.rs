@@ -145,6 +145,34 @@ pub fn print_analysis(
     .context("cannot write the output")
 }
 
+/// [`print_analysis`] with more: `extra` fields in the JSON document, `lines` after the table.
+pub(super) fn print_analysis_and(
+    out: &mut dyn Write,
+    name: &str,
+    keys: &KeySet,
+    view_args: &ViewArgs,
+    designs: Designs<'_>,
+    extra: serde_json::Map<String, serde_json::Value>,
+    lines: &[String],
+) -> anyhow::Result<()> {
+    let shown = Shown::compute(name, keys, view_args, designs)?;
+    let has_workload = shown.view.workload.is_some();
+    match view_args.format {
+        OutputFormat::Json => {
+            let mut doc = serde_json::to_value(json::with_designs(&shown))?;
+            if let Some(obj) = doc.as_object_mut() {
+                obj.extend(extra);
+            }
+            json::write(out, &doc)
+        }
+        OutputFormat::Csv => write_csv(out, &shown),
+        OutputFormat::Table => table::print(out, &shown)
+            .and_then(|()| design::print(out, &shown.designs, has_workload))
+            .and_then(|()| lines.iter().try_for_each(|l| writeln!(out, "{l}"))),
+    }
+    .context("cannot write the output")
+}
+
 fn write_csv(out: &mut dyn Write, shown: &Shown<'_>) -> std::io::Result<()> {
     out.write_all(buckets_csv(&shown.report, shown.view.bucket_count()).as_bytes())
 }

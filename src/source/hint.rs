@@ -46,11 +46,15 @@ pub enum Hint {
     TimeColumn,
     /// Say whether a Contributor Insights rule's counts are reads or writes (its name does not say).
     CountsAre,
+    /// How a table's owner turns its stream on (shardlens never changes a table).
+    EnableStream,
+    /// How a table's owner turns Contributor Insights on (billed; shardlens never changes a table).
+    EnableInsights,
 }
 
 impl Hint {
     /// Every hint, for tests that check each one's words.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 19] = [
         Self::ChooseKey,
         Self::ChooseKeyColumn,
         Self::ChooseSortKey,
@@ -68,6 +72,8 @@ impl Hint {
         Self::ItemSize,
         Self::TimeColumn,
         Self::CountsAre,
+        Self::EnableStream,
+        Self::EnableInsights,
     ];
 
     /// The command line's words: the flag that does it.
@@ -91,6 +97,14 @@ impl Hint {
             Self::ItemSize => "--item-size",
             Self::TimeColumn => "pass --time-column COLUMN",
             Self::CountsAre => "pass --counts-are reads|writes",
+            Self::EnableStream => {
+                "`aws dynamodb update-table --table-name TABLE --stream-specification \
+                 StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES` (or the console's Exports and streams tab)"
+            }
+            Self::EnableInsights => {
+                "`aws dynamodb update-contributor-insights --table-name TABLE --contributor-insights-action \
+                 ENABLE` (or the console's Monitor tab)"
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
-//! A fault-injecting HTTP proxy on 127.0.0.1 in front of a local DynamoDB server (dynalite): request by
-//! request, a schedule decides whether a `Scan` is forwarded or answered with a fault — DynamoDB's throttling
+//! A fault-injecting HTTP proxy on 127.0.0.1 in front of a local DynamoDB server (dynalite, moto): request by
+//! request, a schedule decides whether a `Scan` (or another operation: [`FaultProxy::start_on`]) is forwarded
+//! or answered with a fault — DynamoDB's throttling
 //! errors (HTTP 400 with the service's JSON error shape), HTTP 500 and 503, an answer slower than the client's
 //! timeout, or a connection dropped in the middle of the response. Everything else is forwarded as it is.
 
@@ -27,6 +28,10 @@ pub enum Fault {
     Slow(Duration),
     /// Forwarded, then half the response is sent and the connection closed.
     Drop,
+    /// 400 `LimitExceededException` (DynamoDB Streams' throttling of GetRecords).
+    LimitExceeded,
+    /// 400 `ExpiredIteratorException` (a shard iterator older than 15 minutes).
+    ExpiredIterator,
 }
 
 /// One `Scan` request as the schedule sees it.
@@ -77,6 +82,15 @@ impl FaultProxy {
         upstream: u16,
         schedule: impl Fn(ScanRequest) -> Option<Fault> + Send + Sync + 'static,
     ) -> Self {
+        Self::start_on(upstream, "Scan", schedule)
+    }
+
+    /// Like [`Self::start`] for the requests of `operation` (`GetRecords`); their `segment` is 0.
+    pub fn start_on(
+        upstream: u16,
+        operation: &'static str,
+        schedule: impl Fn(ScanRequest) -> Option<Fault> + Send + Sync + 'static,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("no free port on 127.0.0.1");
         let port = listener.local_addr().expect("a bound address").port();
         let scans = Arc::new(Mutex::new(Seen::default()));
@@ -87,7 +101,7 @@ impl FaultProxy {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
                 let (schedule, s, f) = (schedule.clone(), s.clone(), f.clone());
-                std::thread::spawn(move || serve(client, upstream, &*schedule, &s, &f));
+                std::thread::spawn(move || serve(client, upstream, operation, &*schedule, &s, &f));
             }
         });
         Self {
@@ -187,6 +201,7 @@ fn error_answer(status: &str, kind: &str, message: &str) -> Vec<u8> {
 fn serve(
     client: TcpStream,
     upstream: u16,
+    operation: &str,
     schedule: &Schedule,
     scans: &Mutex<Seen>,
     faults: &AtomicU64,
@@ -203,7 +218,7 @@ fn serve(
     while let Some(request) = read_message(&mut from_client) {
         let is_scan = request
             .header("x-amz-target")
-            .is_some_and(|t| t.ends_with(".Scan"));
+            .is_some_and(|t| t.rsplit('.').next() == Some(operation));
         let fault = if is_scan {
             let segment = serde_json::from_slice::<serde_json::Value>(&request.body)
                 .ok()
@@ -220,29 +235,7 @@ fn serve(
         if fault.is_some() {
             faults.fetch_add(1, Ordering::SeqCst);
         }
-        let canned = match fault {
-            Some(Fault::ProvisionedThroughput) => Some(error_answer(
-                "400 Bad Request",
-                "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-                "The level of configured provisioned throughput for the table was exceeded.",
-            )),
-            Some(Fault::Throttling) => Some(error_answer(
-                "400 Bad Request",
-                "com.amazon.coral.availability#ThrottlingException",
-                "Rate of requests exceeds the allowed throughput.",
-            )),
-            Some(Fault::Internal) => Some(error_answer(
-                "500 Internal Server Error",
-                "com.amazonaws.dynamodb.v20120810#InternalServerError",
-                "Internal server error",
-            )),
-            Some(Fault::Unavailable) => Some(error_answer(
-                "503 Service Unavailable",
-                "com.amazonaws.dynamodb.v20120810#ServiceUnavailable",
-                "Service unavailable",
-            )),
-            _ => None,
-        };
+        let canned = fault.and_then(canned);
         if let Some(answer) = canned {
             if to_client.write_all(&answer).is_err() {
                 return;
@@ -267,5 +260,42 @@ fn serve(
         if to_client.write_all(&bytes).is_err() {
             return;
         }
+    }
+}
+
+/// The answer a fault sends instead of the server's, if it is an error answer.
+fn canned(fault: Fault) -> Option<Vec<u8>> {
+    match fault {
+        Fault::ProvisionedThroughput => Some(error_answer(
+            "400 Bad Request",
+            "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+            "The level of configured provisioned throughput for the table was exceeded.",
+        )),
+        Fault::Throttling => Some(error_answer(
+            "400 Bad Request",
+            "com.amazon.coral.availability#ThrottlingException",
+            "Rate of requests exceeds the allowed throughput.",
+        )),
+        Fault::Internal => Some(error_answer(
+            "500 Internal Server Error",
+            "com.amazonaws.dynamodb.v20120810#InternalServerError",
+            "Internal server error",
+        )),
+        Fault::LimitExceeded => Some(error_answer(
+            "400 Bad Request",
+            "com.amazonaws.dynamodb.v20120810#LimitExceededException",
+            "Too many requests for this shard.",
+        )),
+        Fault::ExpiredIterator => Some(error_answer(
+            "400 Bad Request",
+            "com.amazonaws.dynamodb.v20120810#ExpiredIteratorException",
+            "Iterator expired",
+        )),
+        Fault::Unavailable => Some(error_answer(
+            "503 Service Unavailable",
+            "com.amazonaws.dynamodb.v20120810#ServiceUnavailable",
+            "Service unavailable",
+        )),
+        Fault::Slow(_) | Fault::Drop => None,
     }
 }

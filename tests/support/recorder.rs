@@ -104,10 +104,18 @@ fn parse(mut bytes: &[u8]) -> Vec<Request> {
     out
 }
 
+/// The operation of a request: `X-Amz-Target`'s after the dot (DynamoDB, DynamoDB Streams), else the path's
+/// after `/operation/` (CloudWatch's RPC v2 CBOR protocol).
 fn body_operation(head: &[u8]) -> Option<String> {
     let head = String::from_utf8_lossy(head);
-    head.lines()
+    let target = head
+        .lines()
         .find(|l| l.to_ascii_lowercase().starts_with("x-amz-target:"))
         .and_then(|l| l.rsplit('.').next())
-        .map(|op| op.trim().to_owned())
+        .map(|op| op.trim().to_owned());
+    target.or_else(|| {
+        let path = head.lines().next()?.split_whitespace().nth(1)?;
+        path.split_once("/operation/")
+            .map(|(_, op)| op.trim_end_matches('/').to_owned())
+    })
 }

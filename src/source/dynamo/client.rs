@@ -22,6 +22,8 @@ use serde::Serialize;
 use super::error::{DynamoError, NoteSentCredentials, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_pages::SdkPages;
+use super::stream::{StreamApi, StreamEvent, StreamOptions, StreamRead, run_stream};
+use super::stream_sdk::SdkStream;
 use crate::model::KeyType;
 use crate::source::{Hint, Message};
 
@@ -193,6 +195,9 @@ pub struct TableInfo {
     pub size_bytes: Option<i64>,
     pub local_indexes: Vec<IndexInfo>,
     pub global_indexes: Vec<IndexInfo>,
+    /// The table's stream (`LatestStreamArn`), when streams are on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_arn: Option<String>,
 }
 
 impl TableInfo {
@@ -213,6 +218,10 @@ impl TableInfo {
 /// a background thread in a UI). `Debug` shows region, endpoint and profile, never credentials.
 pub struct DynamoClient {
     client: Client,
+    /// DynamoDB Streams (DescribeStream, GetShardIterator, GetRecords).
+    streams: aws_sdk_dynamodbstreams::Client,
+    /// CloudWatch (GetMetricData, GetInsightRuleReport).
+    pub(super) cloudwatch: aws_sdk_cloudwatch::Client,
     runtime: tokio::runtime::Runtime,
     region: String,
     endpoint: Option<String>,
@@ -231,6 +240,38 @@ impl fmt::Debug for DynamoClient {
             .field("attempt_timeout", &self.attempt_timeout)
             .finish_non_exhaustive()
     }
+}
+
+/// The stream's and CloudWatch's clients: the DynamoDB client's configuration, region and credentials'
+/// scrubbing.
+fn other_clients(
+    sdk_config: &aws_config::SdkConfig,
+    region: &str,
+    sent: &SentCredentials,
+) -> (aws_sdk_dynamodbstreams::Client, aws_sdk_cloudwatch::Client) {
+    let region = Region::new(region.to_owned());
+    let streams = aws_sdk_dynamodbstreams::config::Builder::from(sdk_config)
+        .region(region.clone())
+        .interceptor(NoteSentCredentials(sent.clone()))
+        .build();
+    let cloudwatch = aws_sdk_cloudwatch::config::Builder::from(sdk_config)
+        .region(region)
+        .interceptor(NoteSentCredentials(sent.clone()))
+        .build();
+    (
+        aws_sdk_dynamodbstreams::Client::from_conf(streams),
+        aws_sdk_cloudwatch::Client::from_conf(cloudwatch),
+    )
+}
+
+/// The table's stream: `LatestStreamArn`, unless its stream specification says streams are off.
+fn stream_arn(t: &aws_sdk_dynamodb::types::TableDescription) -> Option<String> {
+    t.latest_stream_arn()
+        .filter(|_| {
+            t.stream_specification()
+                .is_none_or(aws_sdk_dynamodb::types::StreamSpecification::stream_enabled)
+        })
+        .map(str::to_owned)
 }
 
 fn env_endpoint() -> Option<String> {
@@ -305,8 +346,11 @@ impl DynamoClient {
         };
         let sent = SentCredentials::default();
         builder = builder.interceptor(NoteSentCredentials(sent.clone()));
+        let (streams, cloudwatch) = other_clients(&sdk_config, &region, &sent);
         Ok(Self {
             client: Client::from_conf(builder.build()),
+            streams,
+            cloudwatch,
             runtime,
             region,
             endpoint,
@@ -455,6 +499,7 @@ impl DynamoClient {
                 .iter()
                 .map(|i| index(i.index_name(), i.key_schema()))
                 .collect(),
+            stream_arn: stream_arn(t),
         })
     }
 
@@ -521,6 +566,60 @@ impl DynamoClient {
         if !gone.load(std::sync::atomic::Ordering::Relaxed) {
             let _ = tx.send(ScanEvent::Done(result.map(Box::new)));
         }
+    }
+}
+
+impl DynamoClient {
+    /// The per-attempt timeout, the credentials sent and the target, for the other services' errors.
+    pub(super) fn err_context(&self) -> (Duration, SentCredentials, String) {
+        (
+            self.attempt_timeout,
+            self.sent.clone(),
+            self.describe_target(),
+        )
+    }
+
+    /// The DynamoDB client, for the calls of the sibling modules (DescribeContributorInsights).
+    pub(super) fn dynamodb(&self) -> &Client {
+        &self.client
+    }
+
+    /// Runs `f` on the client's runtime, blocking this thread.
+    pub(super) fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+
+    /// Reads the table's stream (see [`StreamOptions`]): DescribeTable for its `LatestStreamArn`, then every
+    /// shard, calling `on_event` with the records as they arrive. `Err` only when nothing could be read (no
+    /// such table, no stream, no connection at the start); later failures end the read with
+    /// [`super::StreamStatus::Failed`] and the records read so far.
+    pub fn stream(
+        &self,
+        opts: &StreamOptions,
+        cancel: &AtomicBool,
+        on_event: &mut dyn FnMut(StreamEvent),
+    ) -> Result<(TableInfo, StreamRead), DynamoError> {
+        self.runtime.block_on(async {
+            let info = self.describe_async(&opts.table).await?;
+            let arn = info
+                .stream_arn
+                .clone()
+                .ok_or_else(|| DynamoError::NoStream {
+                    table: opts.table.clone(),
+                })?;
+            let (timeout, sent, target) = self.err_context();
+            let api = Arc::new(SdkStream {
+                client: self.streams.clone(),
+                arn,
+                timeout,
+                sent,
+                target,
+            });
+            // The first DescribeStream decides whether anything can be read at all.
+            api.shards().await?;
+            let read = run_stream(api, opts, cancel, on_event).await;
+            Ok((info, read))
+        })
     }
 }
 

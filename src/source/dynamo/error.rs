@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
-use crate::source::Message;
+use crate::source::{Hint, Message};
 
 /// A DynamoDB failure, as a short message. URLs and table names go last.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,6 +20,9 @@ pub enum DynamoError {
     /// The table does not exist (or is not visible to these credentials in this region).
     #[error("table not found (check the name, the region and the account): {table}")]
     TableNotFound { table: String },
+    /// The table has no stream (DescribeTable has no `LatestStreamArn`): only its owner can turn one on.
+    #[error("{}", no_stream(.table))]
+    NoStream { table: String },
     /// No answer within the timeout.
     #[error("{operation}: no answer from the server (timed out after {:.1} s per attempt){}", .after.as_secs_f64(), at(.endpoint))]
     Timeout {
@@ -54,9 +57,22 @@ impl DynamoError {
     pub fn message(&self) -> Message {
         match self {
             Self::Config(m) => m.clone(),
+            Self::NoStream { table } => no_stream(table),
             other => Message::new(other.to_string()),
         }
     }
+}
+
+/// What a table without a stream needs: its owner's change (shardlens never makes one).
+fn no_stream(table: &str) -> Message {
+    Message::hinted(
+        format!(
+            "{table} has no stream, so its writes cannot be watched: its owner can turn one on (a change \
+             shardlens never makes): "
+        ),
+        Hint::EnableStream,
+        "",
+    )
 }
 
 fn at(endpoint: &Option<String>) -> String {
@@ -136,8 +152,10 @@ impl aws_sdk_dynamodb::config::Intercept for NoteSentCredentials {
 }
 
 /// Error codes DynamoDB uses for throttling: back off and try again.
-pub(crate) const THROTTLING_CODES: [&str; 3] = [
+pub(crate) const THROTTLING_CODES: [&str; 4] = [
     "ProvisionedThroughputExceededException",
+    // DynamoDB Streams' answer to too many GetRecords calls on a shard.
+    "LimitExceededException",
     "ThrottlingException",
     "RequestLimitExceeded",
 ];
@@ -241,6 +259,7 @@ impl DynamoError {
             other @ (Self::InvalidEndpoint { .. }
             | Self::Config(_)
             | Self::TableNotFound { .. }
+            | Self::NoStream { .. }
             | Self::Timeout { .. }) => other,
         }
     }

@@ -106,6 +106,7 @@ mod tests {
                     sort_key: sk.map(Into::into),
                 })
                 .collect(),
+            stream_arn: None,
         }
     }
 

@@ -55,10 +55,13 @@
 mod client;
 mod error;
 mod gsi;
+mod metrics;
 mod pace;
 mod scan;
 mod sdk_pages;
 mod segment;
+mod stream;
+mod stream_sdk;
 
 pub use client::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,
@@ -66,8 +69,13 @@ pub use client::{
 };
 pub use error::DynamoError;
 pub use gsi::{describe_index, gsi_designs};
+pub use metrics::{Insights, METRICS, MetricsOptions, MetricsRead};
 pub use scan::{
     Backoff, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS, Page, PageRequest, PageSource,
     RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,
     SegmentState, run_scan,
+};
+pub use stream::{
+    DEFAULT_MAX_RPS, IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamEvent, StreamOptions,
+    StreamProgress, StreamRead, StreamRecord, StreamStart, StreamStatus, run_stream,
 };

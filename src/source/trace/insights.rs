@@ -45,6 +45,20 @@ fn counts_of(rule: &str) -> Option<Counts> {
 pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     let mut throttled: BTreeMap<String, f64> = BTreeMap::new();
     let n = for_each_json_value(cx, bytes, |cx, report, at| {
+        read_report(cx, &report, at, &mut throttled)
+    })?;
+    finish(cx, n, throttled);
+    Ok(())
+}
+
+/// One report (a `get-insight-rule-report` output); its throttled keys are added to `throttled`.
+pub(super) fn read_report(
+    cx: &mut TraceCx<'_>,
+    report: &Value,
+    at: At,
+    throttled: &mut BTreeMap<String, f64>,
+) -> Result<(), ReadError> {
+    {
         let Some(contributors) = report.get("Contributors").and_then(Value::as_array) else {
             cx.bad(
                 at,
@@ -52,11 +66,14 @@ pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Re
             )?;
             return Ok(());
         };
-        let counts = counts_of_report(cx, &report);
-        let period = period_of(cx, &report);
+        let counts = counts_of_report(cx, report);
+        let period = period_of(cx, report);
         let dim = match counts {
             Counts::Throttles => None,
-            Counts::Accesses => Some(dim_of(cx)?),
+            Counts::Accesses => Some(match saved_counts_are(cx, report) {
+                Some(dim) => dim,
+                None => dim_of(cx)?,
+            }),
         };
         if report
             .get("KeyLabels")
@@ -69,7 +86,7 @@ pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Re
             );
         }
         for (i, c) in contributors.iter().enumerate() {
-            contributor(cx, c, dim, period, at, i, &mut throttled)?;
+            contributor(cx, c, dim, period, at, i, throttled)?;
         }
         let aggregation = report.get("AggregationStatistic").and_then(Value::as_str);
         if aggregation.is_some_and(|a| !a.eq_ignore_ascii_case("sum")) {
@@ -79,7 +96,11 @@ pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Re
             ));
         }
         Ok(())
-    })?;
+    }
+}
+
+/// After the reports: the note on what they leave out, and the throttled keys, most first.
+pub(super) fn finish(cx: &mut TraceCx<'_>, n: u64, throttled: BTreeMap<String, f64>) {
     if n > 0 {
         cx.file.assume(
             "a report lists only the top contributors: the rest of the table's traffic is not in it (give \
@@ -89,7 +110,6 @@ pub(super) fn read_insights(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Re
     let mut list: Vec<(String, f64)> = throttled.into_iter().collect();
     list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     cx.file.throttled_keys.extend(list);
-    Ok(())
 }
 
 /// What a report's rule counts, by its `RuleName` (accesses when the file lacks it or it says neither).
@@ -112,6 +132,28 @@ fn counts_of_report(cx: &mut TraceCx<'_>, report: &Value) -> Counts {
             Counts::Accesses
         }
     }
+}
+
+/// What the counts are as `shardlens metrics` saved them (`CountsAre`: `reads` or `writes`, its own field beside
+/// the report's), unless the option names them.
+fn saved_counts_are(cx: &mut TraceCx<'_>, report: &Value) -> Option<Dim> {
+    if cx.opts.counts_are.is_some() {
+        return None;
+    }
+    let dim = match report.get("CountsAre").and_then(Value::as_str)? {
+        "reads" => Dim::Read,
+        "writes" => Dim::Write,
+        _ => return None,
+    };
+    cx.file.assume(Message::hinted(
+        format!(
+            "the counts are taken as {}, as shardlens saved the report (the larger side of the consumed units; ",
+            if dim == Dim::Read { "reads" } else { "writes" }
+        ),
+        Hint::CountsAre,
+        " to choose)",
+    ));
+    Some(dim)
 }
 
 /// Reads or writes, as `--counts-are` says: the rule counts both together, so without it, the file's error.

@@ -27,8 +27,14 @@ use crate::source::{At, Hint, Message};
 pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     // Each series by its metric and its Id (or Label): its datapoints, Unix µs and value.
     let mut series: BTreeMap<(usize, String), Vec<(i64, f64)>> = BTreeMap::new();
+    // Contributor Insights reports saved after the minutes (`shardlens metrics` saves both in one file).
+    let mut reports = 0u64;
+    let mut throttled = BTreeMap::new();
     for_each_json_value(cx, bytes, |cx, value, at| {
-        if let Some(results) = value.get("MetricDataResults") {
+        if value.get("Contributors").is_some() && value.get("KeyLabels").is_some() {
+            reports += 1;
+            super::insights::read_report(cx, &value, at, &mut throttled)?;
+        } else if let Some(results) = value.get("MetricDataResults") {
             let Some(results) = results.as_array() else {
                 cx.bad(at, "MetricDataResults is not a list")?;
                 return Ok(());
@@ -51,6 +57,7 @@ pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
         }
         Ok(())
     })?;
+    super::insights::finish(cx, reports, throttled);
     let period = period_of(cx, &mut series);
     for ((metric, _), points) in series {
         observe(cx, Metric::ALL[metric], points, period);

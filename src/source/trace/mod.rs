@@ -379,17 +379,42 @@ pub(crate) fn for_each_json_value<'a>(
 /// Reads every path (files or folders) into one trace: every file, then CloudWatch's uncovered units
 /// ([`metrics::add_other_traffic`]), then the trace.
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
-    let mut st = Loading {
-        builder: TraceBuilder::new(),
-        files: Vec::new(),
-        observed: BTreeMap::new(),
-        covered: BTreeMap::new(),
-    };
+    let mut st = Loading::new();
     for path in paths {
         for file in files_of(path)? {
-            read_file(&mut st, &file, opts)?;
+            let bytes = read_all(&file)?;
+            read_file(&mut st, &file, &bytes, opts)?;
         }
     }
+    finish(st, opts)
+}
+
+/// [`load_traces`] over what is already in memory: each input's name (said in messages and
+/// [`TraceFile::path`]) and its bytes, as a file would hold them (records read from a live table).
+pub fn load_trace_bytes(
+    inputs: &[(PathBuf, &[u8])],
+    opts: &TraceOptions,
+) -> Result<TraceLoad, TraceLoadError> {
+    let mut st = Loading::new();
+    for (name, bytes) in inputs {
+        read_file(&mut st, name, bytes, opts)?;
+    }
+    finish(st, opts)
+}
+
+impl Loading {
+    fn new() -> Self {
+        Self {
+            builder: TraceBuilder::new(),
+            files: Vec::new(),
+            observed: BTreeMap::new(),
+            covered: BTreeMap::new(),
+        }
+    }
+}
+
+/// After every file: CloudWatch's uncovered units, then the trace.
+fn finish(mut st: Loading, opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
     let paths_said = |files: &[TraceFile]| {
         files
             .iter()
@@ -412,9 +437,13 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
 }
 
 /// Reads one file by its format (given or detected).
-fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), TraceLoadError> {
+fn read_file(
+    st: &mut Loading,
+    file: &Path,
+    bytes: &[u8],
+    opts: &TraceOptions,
+) -> Result<(), TraceLoadError> {
     let mut info = TraceFile::new(file);
-    let bytes = read_all(file)?;
     let format = match opts.format {
         Some(f) => {
             info.chosen = Hint::TraceFormat.flag();
@@ -422,7 +451,7 @@ fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), T
         }
         None => {
             info.chosen = "detected";
-            detect(&bytes).ok_or_else(|| {
+            detect(bytes).ok_or_else(|| {
                 let mut m = Message::new(format!(
                     "not a traffic record shardlens knows (expected {}); name the format with ",
                     TraceFormat::ALL.map(TraceFormat::describe).join(", "),
@@ -447,11 +476,11 @@ fn read_file(st: &mut Loading, file: &Path, opts: &TraceOptions) -> Result<(), T
         seen: Vec::new(),
     };
     let read = match format {
-        TraceFormat::Streams => streams::read_streams(&mut cx, &bytes),
-        TraceFormat::Incremental => streams::read_incremental(&mut cx, &bytes),
-        TraceFormat::Log => logs::read_log(&mut cx, &bytes),
-        TraceFormat::Metrics => metrics::read_metrics(&mut cx, &bytes),
-        TraceFormat::Insights => insights::read_insights(&mut cx, &bytes),
+        TraceFormat::Streams => streams::read_streams(&mut cx, bytes),
+        TraceFormat::Incremental => streams::read_incremental(&mut cx, bytes),
+        TraceFormat::Log => logs::read_log(&mut cx, bytes),
+        TraceFormat::Metrics => metrics::read_metrics(&mut cx, bytes),
+        TraceFormat::Insights => insights::read_insights(&mut cx, bytes),
     };
     let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
     read.map_err(|e| match e {

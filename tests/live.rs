@@ -1,0 +1,453 @@
+//! `shardlens stream` and `shardlens metrics` against a real local server: moto (DynamoDB with Streams,
+//! CloudWatch), started per test on 127.0.0.1 (`tests/moto.sh` installs it). Each test writes a known pattern
+//! with boto3 and checks exact counts: per key from the stream, per minute from CloudWatch; the saved traces
+//! replay; faults through the proxy (throttled GetRecords, an expired iterator) lose and repeat nothing; Ctrl+C
+//! prints what was read; a table without a stream and a server without Contributor Insights are said plainly.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
+
+#[path = "support/cbor_shim.rs"]
+mod cbor_shim;
+#[path = "support/faults.rs"]
+mod faults;
+#[path = "support/moto.rs"]
+mod moto;
+#[path = "support/recorder.rs"]
+mod recorder;
+#[path = "support/cli.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use faults::{Fault, FaultProxy};
+use moto::Moto;
+use support::{bin, json, temp_dir};
+
+/// A table `name` with a stream of new and old images (or none).
+fn table(moto: &Moto, name: &str, stream: bool) {
+    let spec = if stream {
+        "StreamSpecification={'StreamEnabled': True, 'StreamViewType': 'NEW_AND_OLD_IMAGES'},"
+    } else {
+        ""
+    };
+    moto.boto(&format!(
+        "ddb.create_table(TableName='{name}', BillingMode='PAY_PER_REQUEST', {spec}
+    KeySchema=[{{'AttributeName': 'pk', 'KeyType': 'HASH'}}, {{'AttributeName': 'sk', 'KeyType': 'RANGE'}}],
+    AttributeDefinitions=[{{'AttributeName': 'pk', 'AttributeType': 'S'}}, {{'AttributeName': 'sk', 'AttributeType': 'N'}}])"
+    ));
+}
+
+/// Writes `n` items to each `(key, n)`, interleaved, each with a small payload (one write unit).
+fn write(moto: &Moto, name: &str, pattern: &[(&str, u32)], first_sk: u32) {
+    let pattern: Vec<String> = pattern
+        .iter()
+        .map(|(k, n)| format!("('{k}', {n})"))
+        .collect();
+    moto.boto(&format!(
+        "todo = [[k, n] for k, n in [{}]]
+sk = {first_sk}
+while any(n for _, n in todo):
+    for t in todo:
+        if t[1] > 0:
+            ddb.put_item(TableName='{name}', Item={{'pk': {{'S': t[0]}}, 'sk': {{'N': str(sk)}}, 'v': {{'S': 'x' * 100}}}})
+            t[1] -= 1
+            sk += 1",
+        pattern.join(", ")
+    ));
+}
+
+fn connect(endpoint: &str) -> Vec<String> {
+    [
+        "--endpoint-url",
+        endpoint,
+        "--region",
+        "us-east-1",
+        "--timeout",
+        "10",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn shardlens(args: &[String]) -> std::process::Command {
+    let mut cmd = bin();
+    cmd.args(args)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB");
+    cmd
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// 60 writes to the hot key, 2 to each of 20 others: 100 writes over 21 keys.
+fn pattern() -> Vec<(String, u32)> {
+    let mut p = vec![("BOARD#global".to_owned(), 60)];
+    p.extend((0..20).map(|i| (format!("USER#{i:02}"), 2)));
+    p
+}
+
+fn write_pattern(moto: &Moto, name: &str) {
+    let p = pattern();
+    let refs: Vec<(&str, u32)> = p.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    write(moto, name, &refs, 0);
+}
+
+fn top_key(doc: &Value) -> (&str, u64) {
+    let top = &doc["top_keys"][0];
+    (top["key"].as_str().unwrap(), top["count"].as_u64().unwrap())
+}
+
+#[test]
+fn stream_counts_every_write_per_key_and_its_saved_trace_replays() {
+    let moto = Moto::start();
+    table(&moto, "orders", true);
+    write_pattern(&moto, "orders");
+    let dir = temp_dir("live", "stream");
+    let saved = dir.join("orders-writes.jsonl");
+    let mut args = vec![
+        "stream",
+        "--table",
+        "orders",
+        "--from",
+        "trim-horizon",
+        "--for",
+        "3s",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect::<Vec<_>>();
+    args.extend(connect(&moto.endpoint()));
+    args.extend(["--format", "json", "--save-trace"].map(str::to_owned));
+    args.push(saved.display().to_string());
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(doc["total"], 100, "{doc}");
+    assert_eq!(doc["distinct"], 21);
+    assert_eq!(top_key(&doc), ("BOARD#global", 60));
+    let series: Vec<f64> = doc["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(series.iter().sum::<f64>(), 100.0, "one write unit each");
+    assert!(doc["start"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        doc["decision"].is_object() || doc["decision"].is_array(),
+        "{doc}"
+    );
+    assert!(stderr(&out).contains("100 records"), "{}", stderr(&out));
+
+    // The saved records are a trace: the replay has the same writes over the same keys.
+    let replay = shardlens(&[
+        "simulate".to_owned(),
+        "--trace".to_owned(),
+        saved.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ])
+    .output()
+    .unwrap();
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let replay = json(&replay);
+    assert_eq!(replay["source"][0]["format"], "streams");
+    assert_eq!(replay["source"][0]["records"], 100);
+    assert_eq!(replay["source"][0]["keys"], 21);
+    assert_eq!(replay["start"], doc["start"]);
+}
+
+/// Reads a child's standard error line by line on a thread.
+fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (up to 60 s) for a line of `rx` that `pred` accepts; all lines seen so far on failure.
+fn wait_line(rx: &mpsc::Receiver<String>, seen: &mut Vec<String>, pred: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            let hit = pred(&line);
+            seen.push(line);
+            if hit {
+                return;
+            }
+        }
+    }
+    panic!("no such line within 60 s; seen: {seen:#?}");
+}
+
+#[test]
+fn from_latest_reads_only_new_writes_and_ctrl_c_prints_what_was_read() {
+    let moto = Moto::start();
+    table(&moto, "live", true);
+    // History: from latest, not read.
+    write(&moto, "live", &[("OLD", 5)], 0);
+    let mut args = ["stream", "--table", "live", "--format", "json"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(connect(&moto.endpoint()));
+    let mut child = shardlens(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    wait_line(&rx, &mut seen, |l| l.contains("reading the stream"));
+    write(&moto, "live", &[("NEW#hot", 8), ("NEW#cold", 2)], 100);
+    wait_line(&rx, &mut seen, |l| l.contains("10 records"));
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    seen.extend(rx.try_iter());
+    assert!(out.status.success(), "{:?} {seen:#?}", out.status);
+    let doc = json(&out);
+    assert_eq!(doc["total"], 10, "{doc}");
+    assert_eq!(doc["distinct"], 2);
+    assert_eq!(top_key(&doc), ("NEW#hot", 8));
+    assert!(doc["source"].as_str().unwrap().contains("stopped"), "{doc}");
+    assert!(
+        seen.iter().any(|l| l.contains("stopped: 10 records")),
+        "{seen:#?}"
+    );
+}
+
+#[test]
+fn a_table_without_a_stream_says_how_its_owner_turns_one_on() {
+    let moto = Moto::start();
+    table(&moto, "plain", false);
+    let mut args = ["stream", "--table", "plain", "--for", "2s"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(connect(&moto.endpoint()));
+    let out = shardlens(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("plain has no stream"), "{err}");
+    assert!(err.contains("never makes"), "{err}");
+    assert!(err.contains("aws dynamodb update-table"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn throttled_get_records_and_an_expired_iterator_lose_nothing_and_count_nothing_twice() {
+    let moto = Moto::start();
+    table(&moto, "faulty", true);
+    write_pattern(&moto, "faulty");
+    // The first GetRecords reads every record; then throttling, an expired iterator, throttling again.
+    let proxy = FaultProxy::start_on(moto.port, "GetRecords", |r| match r.nth {
+        1 | 3 => Some(Fault::LimitExceeded),
+        2 => Some(Fault::ExpiredIterator),
+        _ => None,
+    });
+    let mut args = [
+        "stream",
+        "--table",
+        "faulty",
+        "--from",
+        "trim-horizon",
+        "--for",
+        "6s",
+        "--format",
+        "json",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.extend(connect(&proxy.endpoint()));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(proxy.faults(), 3, "every fault was sent");
+    let doc = json(&out);
+    assert_eq!(doc["total"], 100, "{doc}");
+    assert_eq!(doc["distinct"], 21);
+    assert_eq!(top_key(&doc), ("BOARD#global", 60));
+    // Throttling is retried by the SDK's own retries (or, past them, by the stream's backoff); the expired
+    // iterator is renewed after the last record read.
+    assert!(
+        stderr(&out).contains("1 iterator renewed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Puts CloudWatch datapoints for `table`: (minutes ago, metric, value).
+fn put_metrics(moto: &Moto, table: &str, points: &[(i64, &str, f64)]) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let base = now.div_euclid(60) * 60;
+    let data: Vec<String> = points
+        .iter()
+        .map(|(ago, metric, v)| {
+            format!(
+                "{{'MetricName': '{metric}', 'Dimensions': [{{'Name': 'TableName', 'Value': '{table}'}}], \
+                 'Timestamp': datetime.datetime.fromtimestamp({}, datetime.timezone.utc), 'Value': {v}, 'Unit': 'Count'}}",
+                base - ago * 60
+            )
+        })
+        .collect();
+    moto.boto(&format!(
+        "import datetime\ncw.put_metric_data(Namespace='AWS/DynamoDB', MetricData=[{}])",
+        data.join(", ")
+    ));
+    base
+}
+
+#[test]
+fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_trace() {
+    let moto = Moto::start();
+    table(&moto, "orders", true);
+    let base = put_metrics(
+        &moto,
+        "orders",
+        &[
+            (10, "ConsumedWriteCapacityUnits", 6_000.0),
+            (9, "ConsumedWriteCapacityUnits", 60_000.0),
+            (9, "WriteThrottleEvents", 12.0),
+            (8, "ConsumedWriteCapacityUnits", 30_000.0),
+            (8, "ConsumedReadCapacityUnits", 600.0),
+        ],
+    );
+    let dir = temp_dir("live", "metrics");
+    let saved = dir.join("orders-metrics.json");
+    let mut args = [
+        "metrics",
+        "--table",
+        "orders",
+        "--since",
+        "30m",
+        "--format",
+        "json",
+        "--save-trace",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(saved.display().to_string());
+    args.extend(connect(&moto.endpoint()));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    let start = doc["start"].as_str().unwrap().to_owned();
+    let minutes = doc["minutes"].as_array().unwrap();
+    assert_eq!(minutes.len(), 3, "{doc}");
+    let t0 = minutes[0]["t"].as_i64().unwrap();
+    let t: Vec<i64> = minutes
+        .iter()
+        .map(|m| m["t"].as_i64().unwrap() - t0)
+        .collect();
+    assert_eq!(t, [0, 60, 120]);
+    assert_eq!(minutes[0]["consumed_write_units"], 6_000.0);
+    assert_eq!(minutes[1]["consumed_write_units"], 60_000.0);
+    assert_eq!(minutes[1]["write_throttle_events"], 12.0);
+    assert_eq!(minutes[2]["consumed_read_units"], 600.0);
+    assert!(minutes[0].get("write_throttle_events").is_none());
+    assert_eq!(doc["contributor_insights"]["status"], "not available");
+    assert!(doc.get("contributors").is_none());
+    let err = stderr(&out);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("Contributor Insights is not available"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("billed"), "{err}");
+    let first_minute = base - 10 * 60;
+    let start_unix = first_minute - t0;
+    assert!(start_unix <= first_minute, "{start} {t0}");
+
+    // The saved minutes replay with the observed throttling beside the model.
+    let replay = shardlens(&[
+        "simulate".to_owned(),
+        "--trace".to_owned(),
+        saved.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ])
+    .output()
+    .unwrap();
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let replay = json(&replay);
+    assert_eq!(replay["source"][0]["format"], "metrics");
+    let observed = replay["observed"].as_array().unwrap();
+    assert_eq!(observed.len(), 3);
+    assert_eq!(observed[1]["write_throttle_events"], 12.0);
+    assert_eq!(replay["agreement"]["observed_throttle_events"], 12.0);
+}
+
+#[test]
+fn stream_and_metrics_send_only_read_only_requests() {
+    let moto = Moto::start();
+    table(&moto, "audit", true);
+    write(&moto, "audit", &[("A", 3)], 0);
+    put_metrics(&moto, "audit", &[(5, "ConsumedWriteCapacityUnits", 60.0)]);
+    let proxy = recorder::Recorder::start(moto.port);
+    for command in [
+        &[
+            "stream",
+            "--table",
+            "audit",
+            "--from",
+            "trim-horizon",
+            "--for",
+            "2s",
+            "--format",
+            "json",
+        ][..],
+        &[
+            "metrics", "--table", "audit", "--since", "1h", "--format", "json",
+        ][..],
+    ] {
+        let mut args: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
+        args.extend(connect(&proxy.endpoint()));
+        let out = shardlens(&args).output().unwrap();
+        assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+    }
+    let allowed = [
+        "DescribeTable",
+        "DescribeStream",
+        "GetShardIterator",
+        "GetRecords",
+        "DescribeContributorInsights",
+        "GetMetricData",
+        "GetInsightRuleReport",
+    ];
+    let requests = proxy.requests();
+    let ops: std::collections::BTreeSet<&str> =
+        requests.iter().map(|r| r.operation.as_str()).collect();
+    for op in &ops {
+        assert!(allowed.contains(op), "{op} is not read-only: {ops:?}");
+    }
+    for must in [
+        "DescribeTable",
+        "DescribeStream",
+        "GetShardIterator",
+        "GetRecords",
+        "GetMetricData",
+    ] {
+        assert!(ops.contains(must), "{must} not seen: {ops:?}");
+    }
+}
