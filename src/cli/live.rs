@@ -226,7 +226,7 @@ pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{}", e.message()))?;
         Some(load)
     };
-    print_stream(args, &name, info.partition_key.key_type, trace.as_ref())?;
+    print_stream(args, &name, &info, trace.as_ref())?;
     say_the_end(args, &read)
 }
 
@@ -273,17 +273,24 @@ fn write_series(trace: &Trace) -> Vec<f64> {
 fn print_stream(
     args: &StreamArgs,
     name: &str,
-    key_type: crate::model::KeyType,
+    info: &crate::source::dynamo::TableInfo,
     load: Option<&TraceLoad>,
 ) -> anyhow::Result<()> {
-    let mut keys = KeySet::new(key_type);
+    let mut keys = KeySet::new(info.partition_key.key_type);
+    // Counted in the order they were written: the analysis says "writes".
+    keys.set_write_ordered(true);
+    // Without a sort key, each partition key is one item: its writes all go to it (the decision tree's "is one
+    // item hot?" is answered from that).
+    let one_item = info.sort_key.is_none();
     let mut extra = serde_json::Map::new();
     let mut lines = Vec::new();
     match load {
         Some(load) => {
             for k in &load.trace.keys {
                 let n = k.requests[1].round().max(1.0) as u64;
-                keys.add(k.name.as_bytes(), n);
+                let key = k.name.as_bytes();
+                let item = one_item.then_some((key, info.partition_key.key_type));
+                keys.add_item(key, item, n);
             }
             let series = write_series(&load.trace);
             let peak = series.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1));
@@ -325,8 +332,8 @@ fn print_stream(
     }
     let target = crate::model::query::Target {
         table: Some(args.table.clone()),
-        partition_key: None,
-        sort_key: None,
+        partition_key: Some(info.partition_key.name.clone()),
+        sort_key: info.sort_key.as_ref().map(|k| k.name.clone()),
     };
     let designs = super::Designs {
         list: &[],
