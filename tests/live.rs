@@ -78,6 +78,10 @@ fn shardlens(args: &[String]) -> std::process::Command {
     cmd.args(args)
         .env("AWS_ACCESS_KEY_ID", "testing")
         .env("AWS_SECRET_ACCESS_KEY", "testing")
+        // Nothing of the machine's own AWS set-up reaches the test.
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", "/nonexistent/shardlens-test")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/shardlens-test")
         .env_remove("AWS_PROFILE")
         .env_remove("AWS_ENDPOINT_URL")
         .env_remove("AWS_ENDPOINT_URL_DYNAMODB");
@@ -86,6 +90,21 @@ fn shardlens(args: &[String]) -> std::process::Command {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `simulate --trace saved --format json`, which must succeed.
+fn replay(saved: &std::path::Path) -> Value {
+    let out = shardlens(&[
+        "simulate".to_owned(),
+        "--trace".to_owned(),
+        saved.display().to_string(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ])
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    json(&out)
 }
 
 /// 60 writes to the hot key, 2 to each of 20 others: 100 writes over 21 keys.
@@ -149,17 +168,7 @@ fn stream_counts_every_write_per_key_and_its_saved_trace_replays() {
     assert!(stderr(&out).contains("100 records"), "{}", stderr(&out));
 
     // The saved records are a trace: the replay has the same writes over the same keys.
-    let replay = shardlens(&[
-        "simulate".to_owned(),
-        "--trace".to_owned(),
-        saved.display().to_string(),
-        "--format".to_owned(),
-        "json".to_owned(),
-    ])
-    .output()
-    .unwrap();
-    assert!(replay.status.success(), "{}", stderr(&replay));
-    let replay = json(&replay);
+    let replay = replay(&saved);
     assert_eq!(replay["source"][0]["format"], "streams");
     assert_eq!(replay["source"][0]["records"], 100);
     assert_eq!(replay["source"][0]["keys"], 21);
@@ -380,17 +389,7 @@ fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_
     assert!(start_unix <= first_minute, "{start} {t0}");
 
     // The saved minutes replay with the observed throttling beside the model.
-    let replay = shardlens(&[
-        "simulate".to_owned(),
-        "--trace".to_owned(),
-        saved.display().to_string(),
-        "--format".to_owned(),
-        "json".to_owned(),
-    ])
-    .output()
-    .unwrap();
-    assert!(replay.status.success(), "{}", stderr(&replay));
-    let replay = json(&replay);
+    let replay = replay(&saved);
     assert_eq!(replay["source"][0]["format"], "metrics");
     let observed = replay["observed"].as_array().unwrap();
     assert_eq!(observed.len(), 3);
