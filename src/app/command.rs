@@ -55,6 +55,12 @@ pub enum Command {
     Connect,
     Scan(Box<(ConnectOptions, ScanOptions)>),
     CancelScan,
+    /// The Connect dialog's "Watch writes": the table's stream, live.
+    Watch(Box<super::live::WatchRequest>),
+    /// Stop the watch under way; what was read stays.
+    StopWatch,
+    /// The Connect dialog's "Last hours of metrics": CloudWatch's minutes replayed in the Timeline.
+    Metrics(Box<super::live::MetricsRequest>),
     CancelLoad,
     /// Reload a file that holds several tables with one of them.
     OpenTable(std::path::PathBuf, String),

@@ -159,6 +159,9 @@ impl App {
                     job.cancel();
                 }
             }
+            Command::Watch(request) => self.start_watch(*request),
+            Command::StopWatch => self.stop_watch(),
+            Command::Metrics(request) => self.start_metrics(*request),
             Command::CancelLoad => self.cancel_load(),
             Command::OpenTable(path, table) => self.open_table(path, table),
             Command::CloseTablePicker => self.panels.table_picker = None,

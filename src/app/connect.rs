@@ -1,20 +1,24 @@
 //! "Connect to DynamoDB": profile, region and endpoint; the table list with key schemas; a keys-only scan
 //! whose pages grow the histogram live, optionally reading the key attributes of the table's global secondary
-//! indexes too (each GSI's keys reach [`Scanned::designs`]). Every SDK call runs on a background thread; the
-//! app only drains messages. Read-only: the source layer calls ListTables, DescribeTable and Scan, nothing else.
+//! indexes too (each GSI's keys reach [`Scanned::designs`]); and the described table's live traffic: **Watch
+//! writes** (its DynamoDB Stream) and **Last hours of metrics** (CloudWatch), run by [`super::live`]. Every SDK
+//! call runs on a background thread; the app only drains messages. Read-only: the source layer's calls
+//! (ListTables, DescribeTable, Scan; the stream's and CloudWatch's reads), nothing else.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Command;
 use super::error::AppError;
+use super::live::{MetricsRequest, WatchRequest};
 use super::tasks::{Reporter, Task, TaskError};
 
 use crate::model::KeySet;
 use crate::model::design::DesignKeys;
 use crate::source::dynamo::{
     ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, DynamoError, MAX_SEGMENTS,
-    ScanEvent, ScanOptions, ScanProgress, Scanned, TableInfo, describe_index, gsi_designs,
+    ScanEvent, ScanOptions, ScanProgress, Scanned, StreamOptions, StreamStart, TableInfo,
+    describe_index, gsi_designs,
 };
 
 pub use crate::source::session::ConnectSettings;
@@ -34,6 +38,9 @@ impl Reply {
 /// How often a live scan's merged keys are shown (each snapshot is a copy of the growing set, made on the
 /// scan's thread).
 const SNAPSHOT_EVERY: Duration = Duration::from_millis(400);
+/// "Last hours of metrics": the hours offered, and the default.
+const METRICS_HOURS: std::ops::RangeInclusive<u32> = 1..=72;
+const DEFAULT_METRICS_HOURS: u32 = 3;
 
 pub struct ConnectState {
     pub open: bool,
@@ -47,6 +54,10 @@ pub struct ConnectState {
     consistent: bool,
     /// Per global secondary index of the described table (in its order): whether the scan includes it.
     gsis: Vec<bool>,
+    /// Watch writes: from new writes on, or the last 24 hours the stream holds.
+    watch_from: StreamStart,
+    /// Last hours of metrics: how many.
+    hours: u32,
     busy: Option<&'static str>,
     /// What went wrong, in the window's words.
     error: Option<String>,
@@ -66,6 +77,8 @@ impl Default for ConnectState {
             with_sort_key: false,
             consistent: false,
             gsis: Vec::new(),
+            watch_from: StreamStart::Latest,
+            hours: DEFAULT_METRICS_HOURS,
             busy: None,
             error: None,
             replies: None,
@@ -168,15 +181,27 @@ pub fn connect_ui(
     let mut open = state.open;
     egui::Window::new("Connect to DynamoDB")
         .open(&mut open)
-        .resizable(true)
+        // Wider at will; as tall as its parts up to the screen, then they scroll (a described table's
+        // options and its live traffic are taller than a 768-px screen leaves).
+        .resizable([true, false])
         .default_width(460.0)
         .show(ctx, |ui| {
-            connection_ui(ui, &mut edited);
-            commands.extend(tables_ui(ui, state, &edited));
-            if let Some(info) = state.info.clone() {
-                ui.separator();
-                command = scan_ui(ui, state, &info, &edited);
-            }
+            let room = (ctx.content_rect().height() - 120.0).max(240.0);
+            egui::ScrollArea::vertical()
+                .id_salt("connect-dialog")
+                .max_height(room)
+                // Taller than the window was: the window grows (up to `room`) rather than scrolling.
+                .min_scrolled_height(room)
+                .show(ui, |ui| {
+                    connection_ui(ui, &mut edited);
+                    commands.extend(tables_ui(ui, state, &edited));
+                    if let Some(info) = state.info.clone() {
+                        ui.separator();
+                        let scan = scan_ui(ui, state, &info, &edited);
+                        ui.separator();
+                        command = scan.or(live_ui(ui, state, &info, &edited));
+                    }
+                });
         });
     state.open = open && command.is_none();
     if command.is_none() && edited != *settings {
@@ -294,6 +319,75 @@ fn scan_ui(
     ui.weak(
         "Reads only the key attributes (and the included GSIs' keys); never writes. Cancel keeps \
          what was read.",
+    );
+    command
+}
+
+/// The described table's live traffic: "Watch writes" (its stream; disabled, with how its owner turns one
+/// on, when it has none) and "Last hours of metrics" (CloudWatch). Each returns its command.
+fn live_ui(
+    ui: &mut egui::Ui,
+    state: &mut ConnectState,
+    info: &TableInfo,
+    settings: &ConnectSettings,
+) -> Option<Command> {
+    let mut command = None;
+    ui.label(egui::RichText::new("Live traffic").strong());
+    let stream = info.stream_arn.is_some();
+    ui.horizontal_wrapped(|ui| {
+        ui.label("From");
+        ui.radio_value(&mut state.watch_from, StreamStart::Latest, "New writes")
+            .on_hover_text("Only what is written from now on");
+        ui.radio_value(
+            &mut state.watch_from,
+            StreamStart::TrimHorizon,
+            "Last 24 hours",
+        )
+        .on_hover_text("Every record the stream still holds, then what is written from now on");
+        let watch = ui
+            .add_enabled(stream, egui::Button::new("Watch writes"))
+            .on_hover_text(
+                "Read the table's stream: the keys and the Timeline fill in as writes arrive",
+            );
+        if watch.clicked() {
+            let mut stream = StreamOptions::new(info.name.clone());
+            stream.from = state.watch_from;
+            command = Some(Command::Watch(Box::new(WatchRequest {
+                connect: settings.options(),
+                stream,
+                info: info.clone(),
+            })));
+        }
+    });
+    if !stream {
+        let said = AppError::from(DynamoError::NoStream {
+            table: info.name.clone(),
+        })
+        .said();
+        ui.colored_label(super::theme::UNKNOWN, said);
+    }
+    ui.horizontal(|ui| {
+        let label = ui.label("Hours");
+        ui.add(egui::DragValue::new(&mut state.hours).range(METRICS_HOURS))
+            .labelled_by(label.id);
+        if ui
+            .button("Last hours of metrics")
+            .on_hover_text(
+                "CloudWatch's minutes (consumed capacity, throttling) replayed in the Timeline on the \
+                 table's capacity, with Contributor Insights' top keys when it is on",
+            )
+            .clicked()
+        {
+            command = Some(Command::Metrics(Box::new(MetricsRequest {
+                connect: settings.options(),
+                info: info.clone(),
+                hours: state.hours.clamp(*METRICS_HOURS.start(), *METRICS_HOURS.end()),
+            })));
+        }
+    });
+    ui.weak(
+        "Reads the table's stream or CloudWatch; never writes. Stop keeps what was read; the inspector \
+         shows a watched key's live rate.",
     );
     command
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::design::{self, DesignKeying, DesignState};
 use super::editor;
+use super::live::LiveRates;
 use super::timeline;
 use crate::model::design::Items;
 use crate::model::query::Target;
@@ -37,6 +38,7 @@ struct Replaced {
     key_type: KeyType,
     groups: Option<Vec<Group>>,
     design: DesignKeying,
+    live: Option<Arc<LiveRates>>,
 }
 
 /// A key set that replaces the one on screen, with what comes with it.
@@ -47,6 +49,7 @@ pub(crate) struct NewKeys {
     groups: Option<Vec<Group>>,
     keying: Keying,
     target: Option<Target>,
+    live: Option<Arc<LiveRates>>,
 }
 
 /// What the Key design view says new keys are keyed by.
@@ -79,6 +82,7 @@ impl NewKeys {
             groups: None,
             keying: Keying::Source(None),
             target: None,
+            live: None,
         }
     }
 
@@ -96,6 +100,12 @@ impl NewKeys {
     /// What the load or scan said about its table (for the key conditions Copy gives).
     pub(crate) fn target(mut self, target: Target) -> Self {
         self.target = Some(target);
+        self
+    }
+
+    /// Each key's live rate (a watch of the table's writes), which the inspector shows.
+    pub(crate) fn live(mut self, rates: Arc<LiveRates>) -> Self {
+        self.live = Some(rates);
         self
     }
 }
@@ -118,6 +128,8 @@ pub(crate) struct Data {
     key_type: KeyType,
     /// Items per data file of a loaded S3 export: the real grouping by partition.
     groups: Option<Vec<Group>>,
+    /// Each key's live rate, when the keys are a watch's writes ([`super::live`]).
+    live: Option<Arc<LiveRates>>,
     /// Large pasted text being parsed on the worker, and where it came from.
     pending_text: Option<(Arc<String>, Source)>,
     /// The last change of the keys was typing in the editor: more typing joins its undo step.
@@ -154,6 +166,7 @@ impl Data {
             source,
             key_type,
             groups: None,
+            live: None,
             pending_text: None,
             typing: false,
             undo: Vec::new(),
@@ -182,6 +195,11 @@ impl Data {
 
     pub(crate) fn groups(&self) -> Option<&[Group]> {
         self.groups.as_deref()
+    }
+
+    /// Each key's live rate, when the keys are a watch's writes.
+    pub(crate) fn live(&self) -> Option<&LiveRates> {
+        self.live.as_deref()
     }
 
     /// Large pasted text still being read.
@@ -235,6 +253,7 @@ impl Data {
         self.source = new.source;
         self.key_type = new.key_type;
         self.groups = new.groups;
+        self.live = new.live;
         Change::Replaced { same_table }
     }
 
@@ -286,6 +305,7 @@ impl Data {
         self.keys = Keys::Text(text);
         self.source = Source::Paste;
         self.groups = None;
+        self.live = None;
         self.empty_reason = None;
         self.typing = true;
         dropped
@@ -325,6 +345,7 @@ impl Data {
         self.source = r.source;
         self.key_type = r.key_type;
         self.groups = r.groups;
+        self.live = r.live;
         self.design.restore(r.design);
         self.empty_reason = None;
         Some(&self.source)
@@ -344,6 +365,7 @@ impl Data {
             key_type: self.key_type,
             groups: self.groups.clone(),
             design: self.design.keying(),
+            live: self.live.clone(),
         });
         if self.undo.len() > UNDO_STEPS {
             self.undo.remove(0);

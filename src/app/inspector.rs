@@ -193,7 +193,15 @@ impl InspectorState {
 }
 
 /// Draws the inspector; `noun` is what the counts are ("writes", or "items" for exports and scans).
-pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, noun: &str) {
+/// `live`: each key's live rate, when the keys are a watch's writes (the selected key's is said under its
+/// facts).
+pub fn inspector_ui(
+    ui: &mut egui::Ui,
+    state: &mut InspectorState,
+    shown: &Shown,
+    noun: &str,
+    live: Option<&super::live::LiveRates>,
+) {
     let a = &shown.report.analysis;
     if a.total == 0 || a.buckets.is_empty() {
         ui.label("No keys to inspect.");
@@ -242,6 +250,9 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown
         .map(|_| state.collection.value(&(shown.generation, k.id.key)));
     let time = collection.as_ref().and_then(|c| c.as_ref()?.time.clone());
     ui.label(key_facts(shown, k, bucket_total, time.as_ref(), noun));
+    if let Some(said) = live.and_then(|l| l.describe(&shown.keys.display(k.id.key))) {
+        ui.label(said);
+    }
     match collection {
         Some(Some(c)) => collection_ui(ui, state, shown, &c),
         Some(None) => {

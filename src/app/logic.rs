@@ -152,6 +152,7 @@ impl App {
         if let Some(job) = self.background.scan.take() {
             job.cancel();
         }
+        self.stop_watch_for_scan();
         self.notices.clear(Activity::Scan);
         match connect::ScanJob::start(&self.ctx, connect, scan) {
             Ok(job) => {
@@ -342,6 +343,8 @@ impl App {
         self.fit_to_screen(ctx);
         self.drain_background();
         self.drain_scan();
+        self.drain_watch();
+        self.drain_metrics();
         self.panels.connect.drain();
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw

@@ -22,6 +22,7 @@ pub mod error;
 pub mod histogram;
 pub mod inspector;
 pub mod jobs;
+pub mod live;
 pub mod notices;
 pub mod settings;
 pub mod table_picker;
@@ -33,6 +34,7 @@ mod assets;
 mod command_handling;
 mod data;
 mod key_changes;
+mod live_logic;
 mod logic;
 mod pipeline;
 mod queries;
@@ -97,6 +99,8 @@ pub(crate) struct Background {
     jobs: Jobs,
     scan: Option<connect::ScanJob>,
     scan_heard_at: Option<std::time::Instant>,
+    /// A table's live traffic: a watch of its writes, a read of its last hours of metrics.
+    live: live_logic::LiveJobs,
     load_progress: Option<crate::source::Progress>,
     /// File dialogs and what they do with the chosen file.
     dialogs: TaskSet<Outcome>,
@@ -169,6 +173,7 @@ impl App {
                 jobs,
                 scan: None,
                 scan_heard_at: None,
+                live: live_logic::LiveJobs::default(),
                 load_progress: None,
                 dialogs: TaskSet::default(),
                 screenshots: TaskSet::default(),
@@ -217,12 +222,13 @@ impl App {
     }
 
     /// Whether any work is still under way off the UI thread (or due at the end of this frame): the
-    /// compute worker, a load, a scan, an SDK call, the key design, an inspector list, a simulation, a file
+    /// compute worker, a load, a scan, a watch or a metrics read, an SDK call, the key design, an inspector list, a simulation, a file
     /// dialog or a screenshot. Tests step until it is false (and nothing asks for a repaint).
     pub fn busy(&self) -> bool {
         self.computing()
             || self.background.jobs.loading().is_some()
             || self.background.scan.is_some()
+            || self.background.live.busy()
             || !self.background.dialogs.is_empty()
             || !self.background.screenshots.is_empty()
             || self.panels.connect.waiting()

@@ -267,6 +267,8 @@ impl App {
             }
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs(1));
+        } else if self.live_activity_ui(ui, commands) {
+            // A watch or a metrics read: drawn.
         } else if let Some((fraction, text)) = self.load_progress_text(now) {
             let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0))
                 .desired_width(360.0)
@@ -283,6 +285,44 @@ impl App {
             ui.spinner();
             ui.label("computing…");
         }
+    }
+
+    /// A watch of a table's writes (its figures, and Stop) or a metrics read under way; whether one is.
+    fn live_activity_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) -> bool {
+        let live = &self.background.live;
+        if let Some(job) = &live.watch {
+            ui.spinner();
+            ui.label(match (&job.progress, job.stopping) {
+                (_, true) => format!("stopping the watch of {}…", job.table),
+                (None, false) => format!("watching the writes of {}: connecting…", job.table),
+                (Some(p), false) if p.iterators == 0 => {
+                    format!("watching the writes of {}: opening the stream…", job.table)
+                }
+                (Some(p), false) => {
+                    format!("watching the writes of {}: {}", job.table, p.summary())
+                }
+            });
+            if ui
+                .add_enabled(!job.stopping, egui::Button::new("Stop"))
+                .on_hover_text("Stop reading the stream; what was read stays")
+                .clicked()
+            {
+                commands.push(Command::StopWatch);
+            }
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs(1));
+            return true;
+        }
+        if let Some(job) = &live.metrics {
+            ui.spinner();
+            ui.label(format!(
+                "reading the last {} of metrics of {} from CloudWatch…",
+                crate::model::fmt::plural(u64::from(job.hours), "hour"),
+                job.table
+            ));
+            return true;
+        }
+        false
     }
 
     /// The left panel: the key count, the source, the key type, and the keys (text or list).

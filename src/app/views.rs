@@ -111,7 +111,8 @@ impl App {
             (View::Timeline, Some(sim)) => timeline::inspector_ui(ui, sim),
             _ => {
                 if let Some(shown) = &self.pipeline.current {
-                    inspector::inspector_ui(ui, &mut self.panels.inspector, shown, noun);
+                    let live = self.data.live();
+                    inspector::inspector_ui(ui, &mut self.panels.inspector, shown, noun, live);
                 }
             }
         }
@@ -120,6 +121,8 @@ impl App {
     /// The view's work each frame that is not drawing: the inspector's lists while they are on screen, the
     /// Key design's comparison while it is shown (else only its results in).
     pub(super) fn view_tick(&mut self, ctx: &egui::Context) {
+        // A watch's newest trace waits for the Timeline to be shown.
+        self.replay_watch(false);
         let view = self.view();
         if view.inspects_keys()
             && self.side_panels_shown()
