@@ -1,15 +1,15 @@
 //! Live traffic of a described table (the Connect dialog's "Live traffic"), off the UI thread.
 //!
 //! **Watch writes** is a [`WatchJob`]: its thread reads the table's DynamoDB Stream
-//! ([`DynamoClient::stream`]), keeps the records as JSON lines, and about once a second when new ones came
-//! turns them into a trace ([`load_trace_bytes`], as a saved file would be read) and a [`LiveSnapshot`] for
-//! the window: the keys counted by their writes, the trace for the Timeline and each key's live rate
+//! ([`DynamoClient::stream`]), reads each batch of records into a [`TraceFeed`] as it comes (by the reader of
+//! saved files; only the trace is kept, not the records), and about once a second when new ones came sends a
+//! [`LiveSnapshot`] to the window: the keys counted by their writes, the trace for the Timeline and each key's live rate
 //! ([`LiveRates`]). Cancelling it (Stop) keeps what was read. **Last hours of metrics** is a [`MetricsJob`]:
 //! CloudWatch's minutes (and Contributor Insights' top keys, when it is on) read as a trace for the Timeline.
 //! Read-only: only the source layer's calls.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
@@ -27,7 +27,7 @@ use crate::source::dynamo::{
     StreamProgress, StreamRead, TableInfo,
 };
 use crate::source::trace::{
-    TraceFormat, TraceLoad, TraceLoadError, TraceOptions, load_trace_bytes,
+    TraceFeed, TraceFormat, TraceLoad, TraceLoadError, TraceOptions, load_trace_bytes,
 };
 use crate::source::{Message, OnBad};
 
@@ -153,21 +153,24 @@ pub struct LiveSnapshot {
     pub progress: StreamProgress,
 }
 
-/// The records read so far (JSON lines) as a trace, and each key's live rate from it (keyed as a key set of
-/// `key`'s type shows the key).
-pub fn watch_trace(
-    lines: &[u8],
-    name: &str,
-    key: &KeyAttribute,
-) -> Result<(LiveRates, TraceLoad), TraceLoadError> {
+/// The feed a watch reads its records into (batches of JSON lines): only the trace is kept, not the records.
+pub fn watch_feed(name: &str, key: &KeyAttribute) -> TraceFeed {
     let opts = TraceOptions {
-        format: Some(TraceFormat::Streams),
         key: Some(key.name.clone()),
         // One odd record (counted in the file's `skipped`) does not stop a live view.
         on_bad: OnBad::Skip,
         ..TraceOptions::default()
     };
-    let load = load_trace_bytes(&[(PathBuf::from(name), lines)], &opts)?;
+    TraceFeed::new(Path::new(name), TraceFormat::Streams, opts)
+}
+
+/// The records read so far as a trace, and each key's live rate from it (keyed as a key set of `key`'s type
+/// shows the key).
+pub fn watch_trace(
+    feed: &TraceFeed,
+    key: &KeyAttribute,
+) -> Result<(LiveRates, TraceLoad), TraceLoadError> {
+    let load = feed.snapshot()?;
     let names: Vec<String> = load
         .trace
         .keys
@@ -353,9 +356,10 @@ impl WatchJob {
 
 /// The records read so far and when they were last shown.
 struct Records<'a> {
-    name: String,
     key: &'a KeyAttribute,
-    lines: Vec<u8>,
+    feed: TraceFeed,
+    /// The first batch the feed could not read.
+    unreadable: Option<TraceLoadError>,
     keys: LiveKeys,
     /// Records (and the progress) not in a snapshot yet.
     unsent: Option<StreamProgress>,
@@ -368,9 +372,9 @@ struct Records<'a> {
 impl<'a> Records<'a> {
     fn new(info: &'a TableInfo) -> Self {
         Self {
-            name: format!("writes to {}", info.name),
             key: &info.partition_key,
-            lines: Vec::new(),
+            feed: watch_feed(&format!("writes to {}", info.name), &info.partition_key),
+            unreadable: None,
             keys: LiveKeys::new(info),
             unsent: None,
             shown_at: None,
@@ -380,11 +384,15 @@ impl<'a> Records<'a> {
     }
 
     fn add(&mut self, records: &[serde_json::Value], progress: StreamProgress) {
+        let mut batch = Vec::new();
         for record in records {
-            if serde_json::to_writer(&mut self.lines, record).is_ok() {
-                self.lines.push(b'\n');
+            if serde_json::to_writer(&mut batch, record).is_ok() {
+                batch.push(b'\n');
             }
             self.keys.add(record);
+        }
+        if let Err(e) = self.feed.add(&batch) {
+            self.unreadable.get_or_insert(e);
         }
         self.unsent = Some(progress);
     }
@@ -410,11 +418,14 @@ impl<'a> Records<'a> {
         let Some(progress) = self.unsent.take() else {
             return;
         };
-        if self.lines.is_empty() {
+        if self.feed.records() == 0 && self.unreadable.is_none() {
             return;
         }
         let started = Instant::now();
-        let built = watch_trace(&self.lines, &self.name, self.key);
+        let built = match self.unreadable.take() {
+            Some(e) => Err(e),
+            None => watch_trace(&self.feed, self.key),
+        };
         self.build = started.elapsed();
         self.shown_at = Some(Instant::now());
         match built {
@@ -616,13 +627,19 @@ mod tests {
         })
     }
 
-    fn lines(records: &[serde_json::Value]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for r in records {
-            serde_json::to_writer(&mut out, r).unwrap();
-            out.push(b'\n');
+    /// A feed that has read `records`, in two batches.
+    fn fed(records: &[serde_json::Value], info: &TableInfo) -> TraceFeed {
+        let mut feed = watch_feed("writes to T", &info.partition_key);
+        let half = records.len() / 2;
+        for part in [&records[..half], &records[half..]] {
+            let mut out = Vec::new();
+            for r in part {
+                serde_json::to_writer(&mut out, r).unwrap();
+                out.push(b'\n');
+            }
+            feed.add(&out).unwrap();
         }
-        out
+        feed
     }
 
     fn table(pk: (&str, KeyType), sk: Option<(&str, KeyType)>) -> TableInfo {
@@ -662,8 +679,7 @@ mod tests {
         }
         records.push(record("cold", t0, seq + 1));
         let info = table(("pk", KeyType::S), None);
-        let (rates, load) =
-            watch_trace(&lines(&records), "writes to T", &info.partition_key).unwrap();
+        let (rates, load) = watch_trace(&fed(&records, &info), &info.partition_key).unwrap();
         assert_eq!(load.trace.duration, 21);
         let hot = rates.get("hot").unwrap();
         // The last 10 s: 9 seconds of 2 writes and the last second's 6.
@@ -707,7 +723,7 @@ mod tests {
         let facts = set.sort_key_facts(0).unwrap();
         assert_eq!(facts.items, 3);
         assert!(!facts.only_increasing, "written 3, 1, 2");
-        let (rates, _) = watch_trace(&lines(&records), "writes to T", &info.partition_key).unwrap();
+        let (rates, _) = watch_trace(&fed(&records, &info), &info.partition_key).unwrap();
         assert!(
             rates.get("42").is_some(),
             "the trace's key as the key set shows it"

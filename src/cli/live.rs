@@ -20,7 +20,7 @@ use crate::source::dynamo::{
     DEFAULT_MAX_RPS, DynamoClient, METRICS, MetricsOptions, MetricsRead, StreamEvent,
     StreamOptions, StreamStart, StreamStatus,
 };
-use crate::source::trace::{TraceFormat, TraceLoad, TraceOptions, load_trace_bytes};
+use crate::source::trace::{TraceFeed, TraceFormat, TraceLoad, TraceOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FromArg {
@@ -104,9 +104,12 @@ fn parse_rps(text: &str) -> Result<f64, String> {
     }
 }
 
-/// What a watch keeps as records arrive: the records (JSON lines), the saved file, and what it has said.
+/// What a watch keeps as records arrive: their trace, the saved file, and what it has said.
 struct Watching {
-    lines: Vec<u8>,
+    /// The records read into a trace, a batch at a time (the records themselves are not kept).
+    feed: TraceFeed,
+    /// The first batch the feed could not read.
+    unreadable: Option<crate::source::trace::TraceLoadError>,
     saved: Option<std::io::BufWriter<std::fs::File>>,
     write_error: Option<std::io::Error>,
     /// The line said once reading has begun (after DescribeTable and the first iterator, so that an error
@@ -122,16 +125,19 @@ impl Watching {
     fn on_event(&mut self, event: &StreamEvent) {
         let progress = match event {
             StreamEvent::Records { records, progress } => {
+                let mut batch = Vec::new();
                 for r in records {
-                    let start = self.lines.len();
-                    if serde_json::to_writer(&mut self.lines, r).is_ok() {
-                        self.lines.push(b'\n');
+                    if serde_json::to_writer(&mut batch, r).is_ok() {
+                        batch.push(b'\n');
                     }
-                    if let Some(file) = &mut self.saved
-                        && let Err(e) = file.write_all(&self.lines[start..])
-                    {
-                        self.write_error.get_or_insert(e);
-                    }
+                }
+                if let Some(file) = &mut self.saved
+                    && let Err(e) = file.write_all(&batch)
+                {
+                    self.write_error.get_or_insert(e);
+                }
+                if let Err(e) = self.feed.add(&batch) {
+                    self.unreadable.get_or_insert(e);
                 }
                 progress
             }
@@ -186,8 +192,17 @@ pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
         )),
         None => None,
     };
+    let info = client.describe_table(&args.table)?;
     let mut watching = Watching {
-        lines: Vec::new(),
+        feed: TraceFeed::new(
+            Path::new(&format!("writes to {}", args.table)),
+            TraceFormat::Streams,
+            TraceOptions {
+                key: Some(info.partition_key.name.clone()),
+                ..TraceOptions::default()
+            },
+        ),
+        unreadable: None,
         saved,
         write_error: None,
         reading: format!(
@@ -202,7 +217,9 @@ pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
         said_at: None,
     };
     let cancel = cancel_on_ctrl_c();
-    let (info, read) = client.stream(&opts, &cancel, &mut |event| watching.on_event(&event))?;
+    let read = client.stream_of(&info, &opts, &cancel, &mut |event| {
+        watching.on_event(&event);
+    })?;
     if watching.live {
         eprintln!();
     }
@@ -214,15 +231,15 @@ pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
         StreamStatus::Finished | StreamStatus::Closed => format!("writes to {}", args.table),
         _ => format!("writes to {} (stopped: what was read)", args.table),
     };
-    let trace = if watching.lines.is_empty() {
+    if let Some(e) = watching.unreadable {
+        anyhow::bail!("{}", e.message());
+    }
+    let trace = if watching.feed.records() == 0 {
         None
     } else {
-        let opts = TraceOptions {
-            format: Some(TraceFormat::Streams),
-            key: Some(info.partition_key.name.clone()),
-            ..TraceOptions::default()
-        };
-        let load = load_trace_bytes(&[(PathBuf::from(&name), &watching.lines)], &opts)
+        let load = watching
+            .feed
+            .snapshot()
             .map_err(|e| anyhow::anyhow!("{}", e.message()))?;
         Some(load)
     };

@@ -332,7 +332,7 @@ impl Judged {
 }
 
 /// Builds a [`Trace`] from records in any order.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct TraceBuilder {
     keys: KeySet,
     judged: Vec<Judged>,

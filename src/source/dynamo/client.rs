@@ -599,13 +599,25 @@ impl DynamoClient {
         cancel: &AtomicBool,
         on_event: &mut dyn FnMut(StreamEvent),
     ) -> Result<(TableInfo, StreamRead), DynamoError> {
+        let info = self.describe_table(&opts.table)?;
+        let read = self.stream_of(&info, opts, cancel, on_event)?;
+        Ok((info, read))
+    }
+
+    /// [`Self::stream`] of a table already described (`info`, whose name is read).
+    pub fn stream_of(
+        &self,
+        info: &TableInfo,
+        opts: &StreamOptions,
+        cancel: &AtomicBool,
+        on_event: &mut dyn FnMut(StreamEvent),
+    ) -> Result<StreamRead, DynamoError> {
         self.runtime.block_on(async {
-            let info = self.describe_async(&opts.table).await?;
             let arn = info
                 .stream_arn
                 .clone()
                 .ok_or_else(|| DynamoError::NoStream {
-                    table: opts.table.clone(),
+                    table: info.name.clone(),
                 })?;
             let (timeout, sent, target) = self.err_context();
             let api = Arc::new(SdkStream {
@@ -617,8 +629,7 @@ impl DynamoClient {
             });
             // The first DescribeStream decides whether anything can be read at all.
             api.shards().await?;
-            let read = run_stream(api, opts, cancel, on_event).await;
-            Ok((info, read))
+            Ok(run_stream(api, opts, cancel, on_event).await)
         })
     }
 }

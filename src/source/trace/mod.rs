@@ -335,6 +335,7 @@ pub(crate) fn minutes_of(from: i64, seconds: u32) -> Vec<(i64, f64)> {
 }
 
 /// Everything read so far, across files.
+#[derive(Clone)]
 struct Loading {
     builder: TraceBuilder,
     files: Vec<TraceFile>,
@@ -400,6 +401,67 @@ pub fn load_trace_bytes(
         read_file(&mut st, name, bytes, opts)?;
     }
     finish(st, opts)
+}
+
+/// Records that arrive a batch at a time (a live stream) read into one trace: only the trace's entries (16
+/// bytes a key and second) are kept, not the records, so a long watch of a busy table stays small. Each batch
+/// is read as `format` by the same reader as a file; the batches together are one [`TraceFile`].
+pub struct TraceFeed {
+    st: Loading,
+    opts: TraceOptions,
+    file: TraceFile,
+    format: TraceFormat,
+    /// The keys the batches named (by the builder's index).
+    seen: Vec<bool>,
+}
+
+impl TraceFeed {
+    /// A feed named `name` (in messages and [`TraceFile::path`]) of records in `format`.
+    pub fn new(name: &Path, format: TraceFormat, opts: TraceOptions) -> Self {
+        let mut file = TraceFile::new(name);
+        file.format = Some(format);
+        file.chosen = "live";
+        Self {
+            st: Loading::new(),
+            opts,
+            file,
+            format,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads one batch (the bytes a file of `format` would hold); an empty batch is nothing.
+    pub fn add(&mut self, bytes: &[u8]) -> Result<(), TraceLoadError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let path = self.file.path.clone();
+        let mut cx = TraceCx {
+            path: &path,
+            opts: &self.opts,
+            builder: &mut self.st.builder,
+            file: &mut self.file,
+            observed: &mut self.st.observed,
+            covered: &mut self.st.covered,
+            seen: std::mem::take(&mut self.seen),
+        };
+        let read = read_format(&mut cx, self.format, bytes);
+        self.seen = cx.seen;
+        self.file.keys = self.seen.iter().filter(|&&s| s).count() as u64;
+        read.map_err(|e| read_error(e, &path))
+    }
+
+    /// Records read so far.
+    pub fn records(&self) -> u64 {
+        self.file.records
+    }
+
+    /// The trace of every batch so far (a copy: the feed goes on).
+    pub fn snapshot(&self) -> Result<TraceLoad, TraceLoadError> {
+        let mut st = self.st.clone();
+        st.files.push(self.file.clone());
+        finish(st, &self.opts)
+    }
 }
 
 impl Loading {
@@ -475,24 +537,33 @@ fn read_file(
         covered: &mut st.covered,
         seen: Vec::new(),
     };
-    let read = match format {
-        TraceFormat::Streams => streams::read_streams(&mut cx, bytes),
-        TraceFormat::Incremental => streams::read_incremental(&mut cx, bytes),
-        TraceFormat::Log => logs::read_log(&mut cx, bytes),
-        TraceFormat::Metrics => metrics::read_metrics(&mut cx, bytes),
-        TraceFormat::Insights => insights::read_insights(&mut cx, bytes),
-    };
+    let read = read_format(&mut cx, format, bytes);
     let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
-    read.map_err(|e| match e {
+    read.map_err(|e| read_error(e, file))?;
+    info.keys = keys;
+    st.files.push(info);
+    Ok(())
+}
+
+/// Reads `bytes` with the reader of `format`.
+fn read_format(cx: &mut TraceCx<'_>, format: TraceFormat, bytes: &[u8]) -> Result<(), ReadError> {
+    match format {
+        TraceFormat::Streams => streams::read_streams(cx, bytes),
+        TraceFormat::Incremental => streams::read_incremental(cx, bytes),
+        TraceFormat::Log => logs::read_log(cx, bytes),
+        TraceFormat::Metrics => metrics::read_metrics(cx, bytes),
+        TraceFormat::Insights => insights::read_insights(cx, bytes),
+    }
+}
+
+fn read_error(e: ReadError, file: &Path) -> TraceLoadError {
+    match e {
         ReadError::Source(e) => TraceLoadError::Source(e),
         ReadError::Trace(error) => TraceLoadError::Trace {
             error,
             paths: vec![file.display().to_string()],
         },
-    })?;
-    info.keys = keys;
-    st.files.push(info);
-    Ok(())
+    }
 }
 
 /// A reader's error: a bad record or file, or a trace the builder refuses.
@@ -595,6 +666,59 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Streams records of `key` at `second`, one JSON line each.
+    fn records(keys: &[(&str, i64)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, (key, second)) in keys.iter().enumerate() {
+            out.extend_from_slice(
+                format!(
+                    r#"{{"eventName":"INSERT","dynamodb":{{"ApproximateCreationDateTime":{second},"Keys":{{"pk":{{"S":"{key}"}},"sk":{{"N":"{i}"}}}},"NewImage":{{"pk":{{"S":"{key}"}},"sk":{{"N":"{i}"}},"v":{{"S":"{}"}}}}}}}}"#,
+                    "x".repeat(i * 90)
+                )
+                .as_bytes(),
+            );
+            out.push(b'\n');
+        }
+        out
+    }
+
+    #[test]
+    fn a_feed_read_in_batches_is_the_trace_of_the_whole_file() {
+        let all: Vec<(&str, i64)> = (0..40)
+            .map(|i| {
+                (
+                    if i % 3 == 0 { "hot" } else { "cold" },
+                    1_700_000_000 + i / 7,
+                )
+            })
+            .collect();
+        let opts = TraceOptions {
+            key: Some("pk".into()),
+            ..TraceOptions::default()
+        };
+        let name = PathBuf::from("writes to T");
+        let whole = records(&all);
+        let file = load_trace_bytes(&[(name.clone(), &whole)], &opts).unwrap();
+        let mut feed = TraceFeed::new(&name, TraceFormat::Streams, opts);
+        for part in whole
+            .split_inclusive(|&b| b == b'\n')
+            .collect::<Vec<_>>()
+            .chunks(9)
+        {
+            feed.add(&part.concat()).unwrap();
+            // A snapshot in the middle leaves the feed as it was.
+            feed.snapshot().unwrap();
+        }
+        feed.add(b"\n  ").unwrap();
+        assert_eq!(feed.records(), 40);
+        let fed = feed.snapshot().unwrap();
+        assert_eq!(fed.trace, file.trace);
+        assert_eq!(fed.files[0].records, file.files[0].records);
+        assert_eq!(fed.files[0].keys, 2);
+        assert_eq!(fed.files[0].first, file.files[0].first);
+        assert_eq!(fed.files[0].last, file.files[0].last);
+    }
 
     #[test]
     fn formats_are_told_by_their_fields() {
