@@ -243,6 +243,34 @@ fn from_latest_reads_only_new_writes_and_ctrl_c_prints_what_was_read() {
     );
 }
 
+/// A local server named by `AWS_ENDPOINT_URL_DYNAMODB` (no `--endpoint-url`) serves the stream too.
+#[test]
+fn the_dynamodb_endpoint_variable_points_the_stream_there_too() {
+    let moto = Moto::start();
+    table(&moto, "env", true);
+    write(&moto, "env", &[("K", 4)], 0);
+    let out = shardlens(
+        &[
+            "stream",
+            "--table",
+            "env",
+            "--from",
+            "trim-horizon",
+            "--for",
+            "2s",
+            "--format",
+            "json",
+        ]
+        .map(str::to_owned),
+    )
+    .env("AWS_ENDPOINT_URL_DYNAMODB", moto.endpoint())
+    .env("AWS_REGION", "us-east-1")
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["total"], 4);
+}
+
 #[test]
 fn a_table_without_a_stream_says_how_its_owner_turns_one_on() {
     let moto = Moto::start();

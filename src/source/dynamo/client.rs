@@ -248,12 +248,16 @@ fn other_clients(
     sdk_config: &aws_config::SdkConfig,
     region: &str,
     sent: &SentCredentials,
+    endpoint_given: bool,
 ) -> (aws_sdk_dynamodbstreams::Client, aws_sdk_cloudwatch::Client) {
     let region = Region::new(region.to_owned());
-    let streams = aws_sdk_dynamodbstreams::config::Builder::from(sdk_config)
+    let mut streams = aws_sdk_dynamodbstreams::config::Builder::from(sdk_config)
         .region(region.clone())
-        .interceptor(NoteSentCredentials(sent.clone()))
-        .build();
+        .interceptor(NoteSentCredentials(sent.clone()));
+    if let Some(url) = streams_env_endpoint().filter(|_| !endpoint_given) {
+        streams = streams.endpoint_url(url);
+    }
+    let streams = streams.build();
     let cloudwatch = aws_sdk_cloudwatch::config::Builder::from(sdk_config)
         .region(region)
         .interceptor(NoteSentCredentials(sent.clone()))
@@ -272,6 +276,17 @@ fn stream_arn(t: &aws_sdk_dynamodb::types::TableDescription) -> Option<String> {
                 .is_none_or(aws_sdk_dynamodb::types::StreamSpecification::stream_enabled)
         })
         .map(str::to_owned)
+}
+
+/// A local DynamoDB named by `AWS_ENDPOINT_URL_DYNAMODB` serves its streams too: the stream's calls go there
+/// unless `AWS_ENDPOINT_URL_DYNAMODB_STREAMS` (which the SDK reads itself) names another. Only without an
+/// endpoint in the options, which holds for every service.
+fn streams_env_endpoint() -> Option<String> {
+    let set = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    if set("AWS_ENDPOINT_URL_DYNAMODB_STREAMS").is_some() {
+        return None;
+    }
+    set("AWS_ENDPOINT_URL_DYNAMODB")
 }
 
 fn env_endpoint() -> Option<String> {
@@ -346,7 +361,8 @@ impl DynamoClient {
         };
         let sent = SentCredentials::default();
         builder = builder.interceptor(NoteSentCredentials(sent.clone()));
-        let (streams, cloudwatch) = other_clients(&sdk_config, &region, &sent);
+        let (streams, cloudwatch) =
+            other_clients(&sdk_config, &region, &sent, opts.endpoint.is_some());
         Ok(Self {
             client: Client::from_conf(builder.build()),
             streams,
