@@ -329,36 +329,11 @@ fn throttled_get_records_and_an_expired_iterator_lose_nothing_and_count_nothing_
     );
 }
 
-/// Puts CloudWatch datapoints for `table`: (minutes ago, metric, value).
-fn put_metrics(moto: &Moto, table: &str, points: &[(i64, &str, f64)]) -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let base = now.div_euclid(60) * 60;
-    let data: Vec<String> = points
-        .iter()
-        .map(|(ago, metric, v)| {
-            format!(
-                "{{'MetricName': '{metric}', 'Dimensions': [{{'Name': 'TableName', 'Value': '{table}'}}], \
-                 'Timestamp': datetime.datetime.fromtimestamp({}, datetime.timezone.utc), 'Value': {v}, 'Unit': 'Count'}}",
-                base - ago * 60
-            )
-        })
-        .collect();
-    moto.boto(&format!(
-        "import datetime\ncw.put_metric_data(Namespace='AWS/DynamoDB', MetricData=[{}])",
-        data.join(", ")
-    ));
-    base
-}
-
 #[test]
 fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_trace() {
     let moto = Moto::start();
     table(&moto, "orders", true);
-    let base = put_metrics(
-        &moto,
+    let base = moto.put_metrics(
         "orders",
         &[
             (10, "ConsumedWriteCapacityUnits", 6_000.0),
@@ -430,7 +405,7 @@ fn stream_and_metrics_send_only_read_only_requests() {
     let moto = Moto::start();
     table(&moto, "audit", true);
     write(&moto, "audit", &[("A", 3)], 0);
-    put_metrics(&moto, "audit", &[(5, "ConsumedWriteCapacityUnits", 60.0)]);
+    moto.put_metrics("audit", &[(5, "ConsumedWriteCapacityUnits", 60.0)]);
     let proxy = recorder::Recorder::start(moto.port);
     for command in [
         &[

@@ -241,31 +241,16 @@ for i in range(10):
 /// Three minutes of CloudWatch for `table`: 600, 6,000 and 3,000 consumed write units, 12 and 3 write
 /// throttle events in the last two, ten to eight minutes ago.
 fn put_write_metrics(moto: &Moto, table: &str) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64;
-    let base = now.div_euclid(60) * 60;
-    let points: Vec<String> = [
-        (10, "ConsumedWriteCapacityUnits", 600.0),
-        (9, "ConsumedWriteCapacityUnits", 6_000.0),
-        (9, "WriteThrottleEvents", 12.0),
-        (8, "ConsumedWriteCapacityUnits", 3_000.0),
-        (8, "WriteThrottleEvents", 3.0),
-    ]
-    .iter()
-    .map(|(ago, metric, v)| {
-        format!(
-            "{{'MetricName': '{metric}', 'Dimensions': [{{'Name': 'TableName', 'Value': '{table}'}}], \
-             'Timestamp': datetime.datetime.fromtimestamp({}, datetime.timezone.utc), 'Value': {v}, 'Unit': 'Count'}}",
-            base - ago * 60
-        )
-    })
-    .collect();
-    moto.boto(&format!(
-        "import datetime\ncw.put_metric_data(Namespace='AWS/DynamoDB', MetricData=[{}])",
-        points.join(", ")
-    ));
+    moto.put_metrics(
+        table,
+        &[
+            (10, "ConsumedWriteCapacityUnits", 600.0),
+            (9, "ConsumedWriteCapacityUnits", 6_000.0),
+            (9, "WriteThrottleEvents", 12.0),
+            (8, "ConsumedWriteCapacityUnits", 3_000.0),
+            (8, "WriteThrottleEvents", 3.0),
+        ],
+    );
 }
 
 #[test]

@@ -120,6 +120,31 @@ impl Moto {
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
+
+    /// Puts CloudWatch datapoints (namespace `AWS/DynamoDB`) for `table`: (minutes ago, metric, value), each at
+    /// the start of its minute. Returns the Unix second of the current minute.
+    pub fn put_metrics(&self, table: &str, points: &[(i64, &str, f64)]) -> i64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        let base = now.div_euclid(60) * 60;
+        let data: Vec<String> = points
+            .iter()
+            .map(|(ago, metric, v)| {
+                format!(
+                    "{{'MetricName': '{metric}', 'Dimensions': [{{'Name': 'TableName', 'Value': '{table}'}}], \
+                     'Timestamp': datetime.datetime.fromtimestamp({}, datetime.timezone.utc), 'Value': {v}, 'Unit': 'Count'}}",
+                    base - ago * 60
+                )
+            })
+            .collect();
+        self.boto(&format!(
+            "import datetime\ncw.put_metric_data(Namespace='AWS/DynamoDB', MetricData=[{}])",
+            data.join(", ")
+        ));
+        base
+    }
 }
 
 impl Drop for Moto {
