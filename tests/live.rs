@@ -75,16 +75,7 @@ fn connect(endpoint: &str) -> Vec<String> {
 
 fn shardlens(args: &[String]) -> std::process::Command {
     let mut cmd = bin();
-    cmd.args(args)
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        // Nothing of the machine's own AWS set-up reaches the test.
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("AWS_CONFIG_FILE", "/nonexistent/shardlens-test")
-        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/shardlens-test")
-        .env_remove("AWS_PROFILE")
-        .env_remove("AWS_ENDPOINT_URL")
-        .env_remove("AWS_ENDPOINT_URL_DYNAMODB");
+    moto::hermetic(cmd.args(args));
     cmd
 }
 

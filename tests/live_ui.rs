@@ -34,18 +34,11 @@ fn in_child(test: &str) -> bool {
     if std::env::var_os(CHILD).is_some() {
         return true;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    moto::hermetic(&mut cmd);
+    let out = cmd
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("AWS_CONFIG_FILE", "/nonexistent/shardlens-test")
-        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/shardlens-test")
-        .env_remove("AWS_PROFILE")
-        .env_remove("AWS_REGION")
-        .env_remove("AWS_ENDPOINT_URL")
-        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
         .output()
         .unwrap();
     let said = format!(

@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,13 +19,6 @@ pub struct Moto {
 
 fn python() -> String {
     std::env::var("SHARDLENS_MOTO_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("no free port on 127.0.0.1")
 }
 
 /// Whether the server answers HTTP on `port`: any status line will do.
@@ -53,27 +46,49 @@ fn answers(port: u16) -> bool {
 }
 
 impl Moto {
+    /// Starts moto on a port of its own choosing (`-p 0`; the port is read from its "Running on" line, so no
+    /// other server can take it between a probe and moto's bind), waits until it answers, and puts the
+    /// CloudWatch protocol shim in front of it.
     pub fn start() -> Self {
         let python = python();
-        let port = free_port();
         let mut child = Command::new(&python)
-            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", "0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| {
                 panic!("cannot start {python} for moto: {e} (run tests/moto.sh, or set SHARDLENS_MOTO_PYTHON)")
             });
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            // Read to the end, so that moto never blocks on a full pipe.
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(port) = line
+                    .split("Running on http://127.0.0.1:")
+                    .nth(1)
+                    .and_then(|p| p.trim().parse::<u16>().ok())
+                {
+                    let _ = tx.send(port);
+                }
+            }
+        });
         let deadline = Instant::now() + Duration::from_secs(60);
+        let mut port = None;
         loop {
             if let Ok(Some(status)) = child.try_wait() {
                 panic!(
-                    "moto exited with {status} on port {port}: is moto[server] installed for {python}? \
-                     Run tests/moto.sh first, or set SHARDLENS_MOTO_PYTHON"
+                    "moto exited with {status}: is moto[server] installed for {python}? Run tests/moto.sh \
+                     first, or set SHARDLENS_MOTO_PYTHON"
                 );
             }
-            if answers(port) {
+            if port.is_none() {
+                port = rx.try_recv().ok();
+            }
+            if let Some(port) = port
+                && answers(port)
+            {
                 // Tests talk to moto through the CloudWatch protocol shim (the Rust SDK speaks CBOR).
                 let port = crate::cbor_shim::start(port);
                 return Self { port, child };
@@ -81,7 +96,7 @@ impl Moto {
             if Instant::now() > deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("moto did not answer on port {port} within 60 s (see tests/moto.sh)");
+                panic!("moto did not answer within 60 s (port {port:?}; see tests/moto.sh)");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -145,6 +160,20 @@ impl Moto {
         ));
         base
     }
+}
+
+/// `cmd` with moto's access keys and nothing of the machine's own AWS set-up (profiles, config files,
+/// instance metadata, endpoint and region variables).
+pub fn hermetic(cmd: &mut Command) -> &mut Command {
+    cmd.env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", "/nonexistent/shardlens-test")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/shardlens-test")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_REGION")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_ENDPOINT_URL_DYNAMODB")
 }
 
 impl Drop for Moto {

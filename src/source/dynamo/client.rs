@@ -22,8 +22,6 @@ use serde::Serialize;
 use super::error::{DynamoError, NoteSentCredentials, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_pages::SdkPages;
-use super::stream::{StreamApi, StreamEvent, StreamOptions, StreamRead, run_stream};
-use super::stream_sdk::SdkStream;
 use crate::model::KeyType;
 use crate::source::{Hint, Message};
 
@@ -219,7 +217,7 @@ impl TableInfo {
 pub struct DynamoClient {
     client: Client,
     /// DynamoDB Streams (DescribeStream, GetShardIterator, GetRecords).
-    streams: aws_sdk_dynamodbstreams::Client,
+    pub(super) streams: aws_sdk_dynamodbstreams::Client,
     /// CloudWatch (GetMetricData, GetInsightRuleReport).
     pub(super) cloudwatch: aws_sdk_cloudwatch::Client,
     runtime: tokio::runtime::Runtime,
@@ -603,50 +601,6 @@ impl DynamoClient {
     /// Runs `f` on the client's runtime, blocking this thread.
     pub(super) fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
         self.runtime.block_on(f)
-    }
-
-    /// Reads the table's stream (see [`StreamOptions`]): DescribeTable for its `LatestStreamArn`, then every
-    /// shard, calling `on_event` with the records as they arrive. `Err` only when nothing could be read (no
-    /// such table, no stream, no connection at the start); later failures end the read with
-    /// [`super::StreamStatus::Failed`] and the records read so far.
-    pub fn stream(
-        &self,
-        opts: &StreamOptions,
-        cancel: &AtomicBool,
-        on_event: &mut dyn FnMut(StreamEvent),
-    ) -> Result<(TableInfo, StreamRead), DynamoError> {
-        let info = self.describe_table(&opts.table)?;
-        let read = self.stream_of(&info, opts, cancel, on_event)?;
-        Ok((info, read))
-    }
-
-    /// [`Self::stream`] of a table already described (`info`, whose name is read).
-    pub fn stream_of(
-        &self,
-        info: &TableInfo,
-        opts: &StreamOptions,
-        cancel: &AtomicBool,
-        on_event: &mut dyn FnMut(StreamEvent),
-    ) -> Result<StreamRead, DynamoError> {
-        self.runtime.block_on(async {
-            let arn = info
-                .stream_arn
-                .clone()
-                .ok_or_else(|| DynamoError::NoStream {
-                    table: info.name.clone(),
-                })?;
-            let (timeout, sent, target) = self.err_context();
-            let api = Arc::new(SdkStream {
-                client: self.streams.clone(),
-                arn,
-                timeout,
-                sent,
-                target,
-            });
-            // The first DescribeStream decides whether anything can be read at all.
-            api.shards().await?;
-            Ok(run_stream(api, opts, cancel, on_event).await)
-        })
     }
 }
 

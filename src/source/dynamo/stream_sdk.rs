@@ -1,8 +1,11 @@
 //! The stream's API through the SDK (`aws-sdk-dynamodbstreams`): DescribeStream, GetShardIterator and
-//! GetRecords, the only Streams calls shardlens makes. Records become the JSON `aws dynamodbstreams
+//! GetRecords, the only Streams calls shardlens makes, and [`DynamoClient::stream`], which reads a table's
+//! stream with them. Records become the JSON `aws dynamodbstreams
 //! get-records` prints ([`record_json`]), so the trace readers read them as they read a saved file.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use aws_sdk_dynamodbstreams::Client;
@@ -10,8 +13,58 @@ use aws_sdk_dynamodbstreams::types::{AttributeValue, OperationType, Record, Shar
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
+use super::client::{DynamoClient, TableInfo};
 use super::error::{DynamoError, SentCredentials};
-use super::stream::{IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamRecord};
+use super::stream::{
+    IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamEvent, StreamOptions, StreamRead,
+    StreamRecord, run_stream,
+};
+
+impl DynamoClient {
+    /// Reads the table's stream (see [`StreamOptions`]): DescribeTable for its `LatestStreamArn`, then every
+    /// shard, calling `on_event` with the records as they arrive. `Err` only when nothing could be read (no
+    /// such table, no stream, no connection at the start); later failures end the read with
+    /// [`super::StreamStatus::Failed`] and the records read so far.
+    pub fn stream(
+        &self,
+        opts: &StreamOptions,
+        cancel: &AtomicBool,
+        on_event: &mut dyn FnMut(StreamEvent),
+    ) -> Result<(TableInfo, StreamRead), DynamoError> {
+        let info = self.describe_table(&opts.table)?;
+        let read = self.stream_of(&info, opts, cancel, on_event)?;
+        Ok((info, read))
+    }
+
+    /// [`Self::stream`] of a table already described (`info`, whose name is read).
+    pub fn stream_of(
+        &self,
+        info: &TableInfo,
+        opts: &StreamOptions,
+        cancel: &AtomicBool,
+        on_event: &mut dyn FnMut(StreamEvent),
+    ) -> Result<StreamRead, DynamoError> {
+        self.block_on(async {
+            let arn = info
+                .stream_arn
+                .clone()
+                .ok_or_else(|| DynamoError::NoStream {
+                    table: info.name.clone(),
+                })?;
+            let (timeout, sent, target) = self.err_context();
+            let api = Arc::new(SdkStream {
+                client: self.streams.clone(),
+                arn,
+                timeout,
+                sent,
+                target,
+            });
+            // The first DescribeStream decides whether anything can be read at all.
+            api.shards().await?;
+            Ok(run_stream(api, opts, cancel, on_event).await)
+        })
+    }
+}
 
 /// One stream, read through the SDK.
 pub(super) struct SdkStream {

@@ -20,6 +20,7 @@ use crate::model::trace::{Dim, SortValue, Trace, TraceBuilder, TraceError};
 
 use super::{At, Hint, Message, OnBad, SourceError};
 
+mod feed;
 mod insights;
 mod logs;
 mod metrics;
@@ -27,6 +28,7 @@ mod size;
 mod streams;
 mod time;
 
+pub use feed::TraceFeed;
 pub use size::{item_size, number_size};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
 
@@ -401,67 +403,6 @@ pub fn load_trace_bytes(
         read_file(&mut st, name, bytes, opts)?;
     }
     finish(st, opts)
-}
-
-/// Records that arrive a batch at a time (a live stream) read into one trace: only the trace's entries (16
-/// bytes a key and second) are kept, not the records, so a long watch of a busy table stays small. Each batch
-/// is read as `format` by the same reader as a file; the batches together are one [`TraceFile`].
-pub struct TraceFeed {
-    st: Loading,
-    opts: TraceOptions,
-    file: TraceFile,
-    format: TraceFormat,
-    /// The keys the batches named (by the builder's index).
-    seen: Vec<bool>,
-}
-
-impl TraceFeed {
-    /// A feed named `name` (in messages and [`TraceFile::path`]) of records in `format`.
-    pub fn new(name: &Path, format: TraceFormat, opts: TraceOptions) -> Self {
-        let mut file = TraceFile::new(name);
-        file.format = Some(format);
-        file.chosen = "live";
-        Self {
-            st: Loading::new(),
-            opts,
-            file,
-            format,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Reads one batch (the bytes a file of `format` would hold); an empty batch is nothing.
-    pub fn add(&mut self, bytes: &[u8]) -> Result<(), TraceLoadError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let path = self.file.path.clone();
-        let mut cx = TraceCx {
-            path: &path,
-            opts: &self.opts,
-            builder: &mut self.st.builder,
-            file: &mut self.file,
-            observed: &mut self.st.observed,
-            covered: &mut self.st.covered,
-            seen: std::mem::take(&mut self.seen),
-        };
-        let read = read_format(&mut cx, self.format, bytes);
-        self.seen = cx.seen;
-        self.file.keys = self.seen.iter().filter(|&&s| s).count() as u64;
-        read.map_err(|e| read_error(e, &path))
-    }
-
-    /// Records read so far.
-    pub fn records(&self) -> u64 {
-        self.file.records
-    }
-
-    /// The trace of every batch so far (a copy: the feed goes on).
-    pub fn snapshot(&self) -> Result<TraceLoad, TraceLoadError> {
-        let mut st = self.st.clone();
-        st.files.push(self.file.clone());
-        finish(st, &self.opts)
-    }
 }
 
 impl Loading {
