@@ -18,6 +18,8 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+#[path = "support/sizes.rs"]
+mod sizes;
 #[path = "support/cli.rs"]
 mod support;
 
@@ -534,18 +536,18 @@ fn generated_export_is_counted_exactly() {
     assert_eq!(groups, total);
 }
 
-/// Bytes of each item's JSON by key, read off the fixture's lines (`{"Item":` … `}`).
+/// Each key's items, their sizes together and the largest, by DynamoDB's rules ([`sizes`]), read off the
+/// fixture's lines (`{"Item":{…}}`).
 fn item_bytes_by_key(text: &str) -> HashMap<String, (u64, u64, u64)> {
     let mut by: HashMap<String, (u64, u64, u64)> = HashMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(line).unwrap();
         let key = v["Item"]["pk"]["S"].as_str().unwrap().to_owned();
-        let item = &line[line.find(':').unwrap() + 1..line.rfind('}').unwrap()];
-        assert!(item.starts_with('{') && item.ends_with('}'));
+        let size = sizes::typed_item(&v["Item"]);
         let e = by.entry(key).or_default();
         e.0 += 1;
-        e.1 += item.len() as u64;
-        e.2 = e.2.max(item.len() as u64);
+        e.1 += size;
+        e.2 = e.2.max(size);
     }
     by
 }
@@ -616,7 +618,7 @@ fn item_sizes_from_an_export_folder_and_ion() {
     }
     let profile = loaded.keys.size_profile().unwrap();
     assert_eq!((profile.items(), profile.bytes()), (5, want_bytes));
-    // Ion: the item struct's text.
+    // Ion: sized by the same rules (`{'Id':7,Data:{{AQID}}}`: Id 2+2, Data 4+3).
     let loaded = load("items.ion");
     let profile = loaded.keys.size_profile().unwrap();
     assert_eq!(profile.items(), loaded.keys.total());
@@ -624,10 +626,7 @@ fn item_sizes_from_an_export_folder_and_ion() {
         .keys
         .item_bytes(loaded.keys.find(b"7").unwrap())
         .unwrap();
-    assert_eq!(
-        (seven.items, seven.bytes),
-        (1, "{'Id':7,Data:{{AQID}}}".len() as u64)
-    );
+    assert_eq!((seven.items, seven.bytes), (1, 4 + 7));
     // 103., 1.03d2 and 0x67 are one key: three items.
     let hundred_three = loaded
         .keys
@@ -655,13 +654,10 @@ fn json_array_of_typed_items_pretty_printed() {
         Some("JSON array of typed DynamoDB JSON items")
     );
     assert_eq!(loaded.sort_key_attribute.as_deref(), Some("sk"));
-    // Sizes are the items' compact JSON, as for an export line.
+    // Sizes by DynamoDB's rules, as for an export line.
     let text = std::fs::read_to_string(fixture("shapes/array-typed.json")).unwrap();
     let items: Vec<Value> = serde_json::from_str(&text).unwrap();
-    let bytes: u64 = items
-        .iter()
-        .map(|i| serde_json::to_string(i).unwrap().len() as u64)
-        .sum();
+    let bytes: u64 = items.iter().map(sizes::typed_item).sum();
     let profile = loaded.keys.size_profile().unwrap();
     assert_eq!((profile.items(), profile.bytes()), (6, bytes));
 }

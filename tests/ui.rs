@@ -476,7 +476,7 @@ fn item_sizes_from_an_export_drive_the_workload_and_the_inspector() {
     // The inspector: the hot key's items and their bytes.
     h.get_by_label_contains("% of bucket  USER#1").click();
     h.settle();
-    h.get_by_label_contains("(JSON bytes, an estimate)");
+    h.get_by_label_contains("(by DynamoDB's item size rules)");
 }
 
 /// Runs frames until the newest notice is an error.

@@ -304,7 +304,7 @@ pub fn fast_json(data: &[u8]) {
     for extract in [false, true] {
         for field in ["Item", "Keys"] {
             let mut fast = stale(extract);
-            if scan_record(data, field, &names, &mut fast).is_none() {
+            if !scan_record(data, field, &names, &mut fast) {
                 continue;
             }
             let mut slow = stale(extract);

@@ -358,7 +358,7 @@ fn key_facts(
     }
     if let Some(b) = shown.keys.item_bytes(k.id.key) {
         facts.push_str(&format!(
-            "; items {} each on average (largest {}), {} together (JSON bytes, an estimate){}",
+            "; items {} each on average (largest {}), {} together (by DynamoDB's item size rules){}",
             bytes(b.mean() as f64),
             bytes(b.max as f64),
             bytes(b.bytes as f64),

@@ -37,7 +37,7 @@ pub struct ReportDoc<'a> {
     pub item_sizes: Option<ItemSizesDoc>,
 }
 
-/// Item sizes measured while loading: the bytes of each item's JSON, an estimate of DynamoDB's item size.
+/// Item sizes measured while loading, by DynamoDB's rules ([`super::item_size`]).
 #[derive(Debug, Serialize)]
 pub struct ItemSizesDoc {
     pub items: u64,

@@ -13,6 +13,7 @@ pub mod examples;
 pub mod export;
 pub mod fmt;
 pub mod heat;
+pub mod item_size;
 pub mod key;
 pub mod keyexpr;
 pub mod keyset;

@@ -36,6 +36,8 @@ struct Columns {
     count: Option<usize>,
     /// The column of each attribute the design extracts ([`Scratch::extract`]), when the file has it.
     extract: Vec<Option<usize>>,
+    /// Rows are items (columns besides the key columns, and no count column), so they are sized.
+    items: bool,
 }
 
 impl Columns {
@@ -107,12 +109,14 @@ fn columns(
         .iter()
         .map(|root| names.iter().position(|n| n == root))
         .collect();
+    let items = count.is_none() && names.len() > 1 + usize::from(sort_key.is_some());
     Ok(Columns {
         names,
         key,
         sort_key,
         count,
         extract,
+        items,
     })
 }
 
@@ -605,7 +609,18 @@ fn csv_row(
     if !scratch.extract.is_empty() {
         row_values(row, c, scratch)?;
     }
+    scratch.item_bytes = c.items.then(|| row_size(row, &c.names));
     sink.add_text_with(pk, sk, count, scratch)
+}
+
+/// A row's size as DynamoDB would count the item, every cell a string (CSV has no types) and an empty cell
+/// an absent attribute: each column name's bytes plus its cell's.
+fn row_size(row: &csv::ByteRecord, names: &[String]) -> u64 {
+    row.iter()
+        .zip(names)
+        .filter(|(cell, _)| !cell.is_empty())
+        .map(|(cell, name)| (cell.len() + name.len()) as u64)
+        .sum()
 }
 
 #[cfg(test)]

@@ -67,11 +67,8 @@ pub fn json_line(
     opts: &LoadOptions,
 ) -> Result<(), Message> {
     if let Some(names) = sink.names.as_ref()
-        && let Some(item_bytes) = scan_record(line, field, names, scratch)
+        && scan_record(line, field, names, scratch)
     {
-        if field == "Item" {
-            scratch.item_bytes = Some(item_bytes as u64);
-        }
         return sink.add_scratch(scratch, 1);
     }
     // Serde skips unread attributes at any depth: refuse what nests deeper than the fast path takes first.
@@ -100,10 +97,9 @@ pub fn json_line(
         )
         .into());
     }
-    if field == "Item" {
-        // The item object is the line less `{"Item":` and the closing `}` (give or take whitespace).
-        scratch.item_bytes = Some(line.trim_ascii().len().saturating_sub(9) as u64);
-    }
+    // The fast path declined this line: its item is sized in a second walk (which names a bad value).
+    let sized = if field == "Item" { "Item" } else { "NewImage" };
+    scratch.item_bytes = super::json::size::record_size(line, sized)?;
     if sink.names.is_none() {
         sink.resolve_from_first(scratch, opts)?;
     }

@@ -410,25 +410,24 @@ impl Sink {
         pk: &[u8],
         sk: Option<&[u8]>,
         count: u64,
-    ) -> Result<(), crate::model::key::KeyError> {
+    ) -> Result<u32, crate::model::key::KeyError> {
         let ty = self.keys.key_type();
         canonicalize_into(pk, ty, MAX_PARTITION_KEY_BYTES, &mut self.pk_buf)?;
-        match sk.filter(|s| !s.is_empty()) {
+        let idx = match sk.filter(|s| !s.is_empty()) {
             Some(sk) => {
                 canonicalize_into(sk, KeyType::S, MAX_SORT_KEY_BYTES, &mut self.sk_buf)?;
                 self.keys
-                    .add_item(&self.pk_buf, Some((&self.sk_buf, KeyType::S)), count);
+                    .add_item(&self.pk_buf, Some((&self.sk_buf, KeyType::S)), count)
             }
-            None => {
-                self.keys.add(&self.pk_buf, count);
-            }
-        }
+            None => self.keys.add(&self.pk_buf, count),
+        };
         self.items += count;
-        Ok(())
+        Ok(idx)
     }
 
     /// Like [`Self::add_text`], with the row's extracted values in `scratch` for the load's designs (a
-    /// key expression replaces the key column). `Err` is the reason the row is not a valid record.
+    /// key expression replaces the key column), and its size when `scratch.item_bytes` has one. `Err` is the
+    /// reason the row is not a valid record.
     pub fn add_text_with(
         &mut self,
         pk: &[u8],
@@ -437,9 +436,13 @@ impl Sink {
         scratch: &Scratch,
     ) -> Result<(), Message> {
         if self.designer.is_none() {
-            return self
+            let idx = self
                 .add_text(pk, sk, count)
-                .map_err(|e| format!("key column: {e}").into());
+                .map_err(|e| format!("key column: {e}"))?;
+            if let Some(bytes) = scratch.item_bytes {
+                self.keys.note_item_bytes(idx, bytes, count);
+            }
+            return Ok(());
         }
         if self.attribute_names.is_empty() {
             self.attribute_names.clone_from(&scratch.names);
@@ -485,6 +488,9 @@ impl Sink {
         }
         if let Some(kept) = &mut self.kept {
             kept.push(&scratch.values, idx, sk_ref, count, identity);
+        }
+        if let Some(bytes) = scratch.item_bytes {
+            self.keys.note_item_bytes(idx, bytes, count);
         }
         self.items += count;
         Ok(())

@@ -1,11 +1,11 @@
-//! Item sizes per key and over the whole set, when the input carried them (an export's item JSON): the
-//! size of each key's item collection and the items grouped by whole KB, which fixes read and write units.
+//! Item sizes per key and over the whole set, when the input carried whole items (sized by DynamoDB's rules,
+//! [`crate::model::item_size`]): the size of each key's item collection and the items grouped by whole KB,
+//! which fixes read and write units.
 
 use super::KeySet;
 
-/// The measured size of one key's items, when the input carried item sizes (the bytes of each item's JSON:
-/// an estimate of DynamoDB's item size, which counts attribute names and values but no JSON punctuation or
-/// type tags, so the estimate runs high).
+/// The measured size of one key's items, when the input carried whole items: each item's size as DynamoDB
+/// counts it ([`crate::model::item_size`]), without the per-item storage overhead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct KeyBytes {
     /// Items (writes) measured.

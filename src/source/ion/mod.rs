@@ -33,6 +33,7 @@ use super::json::item::{KeyNames, Scratch, Tag};
 use super::read::{Sink, Tick, for_each_line};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
+use crate::model::item_size::{CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, number_size};
 
 mod lexer;
 mod number;
@@ -114,19 +115,20 @@ pub fn ion_line(
                 if !p.eat(b'{') {
                     return Err(p.err("expected the item struct after Item:"));
                 }
-                let start = p.i - 1;
                 // This item notes the names when none are noted yet (`item` clears the scratch).
                 let collecting = !scratch.names_done && scratch.names.is_empty();
-                if let Err(e) = p.item(sink.names.as_ref(), scratch) {
-                    if collecting {
-                        // Not the names of an item: the next item notes its own.
-                        scratch.names.clear();
+                let size = match p.item(sink.names.as_ref(), scratch) {
+                    Ok(size) => size,
+                    Err(e) => {
+                        if collecting {
+                            // Not the names of an item: the next item notes its own.
+                            scratch.names.clear();
+                        }
+                        return Err(e);
                     }
-                    return Err(e);
-                }
+                };
                 if field == "Item" {
-                    // The Ion text of the item struct: an estimate of its size, like a JSON item's.
-                    scratch.item_bytes = Some(p.i.saturating_sub(start) as u64);
+                    scratch.item_bytes = Some(size);
                 }
                 found = true;
             } else {
@@ -152,9 +154,11 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    /// The item struct (after its `{`): fills `scratch` like the DynamoDB JSON reader does.
-    fn item(&mut self, names: Option<&KeyNames>, scratch: &mut Scratch) -> Result<(), String> {
+    /// The item struct (after its `{`): fills `scratch` like the DynamoDB JSON reader does. Its size as
+    /// DynamoDB counts it (each attribute's name and value, [`crate::model::item_size`]).
+    fn item(&mut self, names: Option<&KeyNames>, scratch: &mut Scratch) -> Result<u64, String> {
         scratch.clear();
+        let mut size = 0;
         let mut attrs = names.is_none().then(Vec::new);
         self.members("expected ',' or '}' in the item", |p, field| {
             p.ws()?;
@@ -166,7 +170,7 @@ impl<'a> Parser<'a> {
             let is_pk = names.is_some_and(|n| *field == *n.pk);
             let is_sk = names.is_some_and(|n| n.sk.as_deref() == Some(&*field));
             let mut raw = Vec::new();
-            let tag = if attrs.is_some() {
+            let (tag, bytes) = if attrs.is_some() {
                 p.value(2, Some(&mut raw))?
             } else if is_pk {
                 scratch.pk_raw.clear();
@@ -177,6 +181,7 @@ impl<'a> Parser<'a> {
             } else {
                 p.value(2, None)?
             };
+            size += field.len() as u64 + bytes;
             if let Some(slot) = scratch.extract_slot(&field) {
                 // Read again as a value: only the attributes a design needs pay for it.
                 let end = p.i;
@@ -196,7 +201,7 @@ impl<'a> Parser<'a> {
         if attrs.is_some() {
             scratch.attrs = attrs;
         }
-        Ok(())
+        Ok(size)
     }
 
     /// The members of a struct (after its `{`): each field name and `member`, which reads the value;
@@ -225,8 +230,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// One value; returns its DynamoDB type. For `S`, `N` and `B` the key text goes to `raw` (when given).
-    fn value(&mut self, depth: usize, mut raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+    /// One value; returns its DynamoDB type and its size as DynamoDB counts it. For `S`, `N` and `B` the key
+    /// text goes to `raw` (when given).
+    fn value(&mut self, depth: usize, mut raw: Option<&mut Vec<u8>>) -> Result<(Tag, u64), String> {
         if depth > MAX_DEPTH {
             return Err(self.err("nesting deeper than 64 levels"));
         }
@@ -246,23 +252,30 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A string (short or long form): an `S` key when it is the key attribute.
-    fn string_value(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
-        match raw {
-            Some(raw) => self.string(raw)?,
+    /// A string (short or long form): an `S` key when it is the key attribute; its size is its decoded bytes.
+    fn string_value(&mut self, raw: Option<&mut Vec<u8>>) -> Result<(Tag, u64), String> {
+        let size = match raw {
+            Some(raw) => {
+                let before = raw.len();
+                self.string(raw)?;
+                raw.len() - before
+            }
             None => {
                 let mut discard = std::mem::take(&mut self.discard);
                 discard.clear();
                 let read = self.string(&mut discard);
+                let size = discard.len();
                 self.discard = discard;
                 read?;
+                size
             }
-        }
-        Ok(Tag::Key(KeyType::S))
+        };
+        Ok((Tag::Key(KeyType::S), size as u64))
     }
 
     /// A quoted symbol, or the annotation `'name'::` before a value.
-    fn quoted_symbol(&mut self, depth: usize) -> Result<Tag, String> {
+    /// A symbol is no DynamoDB type; **[ours]** it is sized as a string of its text.
+    fn quoted_symbol(&mut self, depth: usize) -> Result<(Tag, u64), String> {
         let mut sym = Vec::new();
         self.quoted(b'\'', &mut sym)?;
         self.ws()?;
@@ -271,11 +284,11 @@ impl<'a> Parser<'a> {
             let name = String::from_utf8_lossy(&sym).into_owned();
             return self.annotated(&name, depth);
         }
-        Ok(Tag::Other("symbol".to_owned()))
+        Ok((Tag::Other("symbol".to_owned()), sym.len() as u64))
     }
 
-    /// `{{ … }}`: a blob (base64, a `B` key) or a clob (a string inside).
-    fn lob(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+    /// `{{ … }}`: a blob (base64, a `B` key, its decoded bytes) or a clob (a string inside, its bytes).
+    fn lob(&mut self, raw: Option<&mut Vec<u8>>) -> Result<(Tag, u64), String> {
         self.i += 2;
         // White space only: `//` inside `{{ }}` is base64, not a comment (found by the `ion_rs` fuzz target).
         while matches!(
@@ -292,7 +305,7 @@ impl<'a> Parser<'a> {
                 return Err(self.err("expected }} after a clob"));
             }
             self.i += 2;
-            return Ok(Tag::Other("clob".to_owned()));
+            return Ok((Tag::Other("clob".to_owned()), ignored.len() as u64));
         }
         let end = memchr::memmem::find(&self.s[self.i..], b"}}")
             .ok_or_else(|| self.err("unterminated blob"))?;
@@ -303,27 +316,25 @@ impl<'a> Parser<'a> {
             .collect();
         // Every blob is checked, the ones read through too: a corrupt blob means a corrupt line, not a value
         // to pass over (found by the `ion_rs` fuzz target: `{{A&ID}}` was read through).
-        use base64::Engine as _;
-        if base64::engine::general_purpose::STANDARD
-            .decode(&text)
-            .is_err()
-        {
+        let Some(size) = crate::model::item_size::base64_size(&text) else {
             return Err(self.err("a blob that is not valid base64"));
-        }
+        };
         if let Some(raw) = raw {
             raw.extend_from_slice(&text);
         }
         self.i += end + 2;
-        Ok(Tag::Key(KeyType::B))
+        Ok((Tag::Key(KeyType::B), size))
     }
 
-    /// A struct (a DynamoDB map), read through.
-    fn struct_value(&mut self, depth: usize) -> Result<Tag, String> {
+    /// A struct (a DynamoDB map), read through: 3 bytes, and each member's name and value plus 1.
+    fn struct_value(&mut self, depth: usize) -> Result<(Tag, u64), String> {
         self.i += 1;
-        self.members("expected ',' or '}'", |p, _| {
-            p.value(depth + 1, None).map(|_| ())
+        let mut size = CONTAINER_BYTES;
+        self.members("expected ',' or '}'", |p, name| {
+            size += ELEMENT_BYTES + name.len() as u64 + p.value(depth + 1, None)?.1;
+            Ok(())
         })?;
-        Ok(Tag::Other("M".to_owned()))
+        Ok((Tag::Other("M".to_owned()), size))
     }
 
     /// At an operator symbol inside an s-expression (`(a + b)`), which is stepped over. At the end of the text
@@ -368,34 +379,39 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through.
-    fn sequence(&mut self, open: u8, depth: usize) -> Result<Tag, String> {
-        self.elements(open, |p| p.value(depth + 1, None).map(|_| ()))?;
-        Ok(Tag::Other(
-            if open == b'[' { "L" } else { "sexp" }.to_owned(),
-        ))
+    /// A list `[…]` (a DynamoDB list) or an s-expression `(…)`, read through: 3 bytes, and each element
+    /// plus 1.
+    fn sequence(&mut self, open: u8, depth: usize) -> Result<(Tag, u64), String> {
+        let mut size = CONTAINER_BYTES;
+        self.elements(open, |p| {
+            size += ELEMENT_BYTES + p.value(depth + 1, None)?.1;
+            Ok(())
+        })?;
+        let tag = if open == b'[' { "L" } else { "sexp" };
+        Ok((Tag::Other(tag.to_owned()), size))
     }
 
     /// A keyword (`null`, `true`, `nan`…), a symbol, or the annotation `name::` before a value.
-    fn word(&mut self, depth: usize) -> Result<Tag, String> {
-        let other = |t: &str| Ok(Tag::Other(t.to_owned()));
+    /// Null and booleans are 1 byte; `nan` (no DynamoDB number) **[ours]** too; a symbol its text.
+    fn word(&mut self, depth: usize) -> Result<(Tag, u64), String> {
+        let other = |t: &str, size: u64| Ok((Tag::Other(t.to_owned()), size));
         let word = self.ident()?;
         if word == "null" {
             self.null_type()?;
-            return other("NULL");
+            return other("NULL", FLAG_BYTES);
         }
         if word == "true" || word == "false" {
-            return other("BOOL");
+            return other("BOOL", FLAG_BYTES);
         }
         if word == "nan" {
-            return other("nan");
+            return other("nan", FLAG_BYTES);
         }
         self.ws()?;
         if self.s[self.i..].starts_with(b"::") {
             self.i += 2;
             return self.annotated(word, depth);
         }
-        other("symbol")
+        other("symbol", word.len() as u64)
     }
 
     /// After `null`: an optional `.type`, one of Ion's types.
@@ -410,15 +426,28 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// The value after an annotation `name::`: DynamoDB marks its sets this way.
-    fn annotated(&mut self, name: &str, depth: usize) -> Result<Tag, String> {
-        self.value(depth + 1, None)?;
-        Ok(Tag::Other(match name {
+    /// The value after an annotation `name::`: DynamoDB marks its sets this way (a list whose size is only
+    /// its members': a set has no overhead).
+    fn annotated(&mut self, name: &str, depth: usize) -> Result<(Tag, u64), String> {
+        let set = matches!(name, "$dynamodb_SS" | "$dynamodb_NS" | "$dynamodb_BS");
+        self.ws()?;
+        let size = if set && self.peek() == Some(b'[') {
+            let mut size = 0;
+            self.elements(b'[', |p| {
+                size += p.value(depth + 2, None)?.1;
+                Ok(())
+            })?;
+            size
+        } else {
+            self.value(depth + 1, None)?.1
+        };
+        let tag = match name {
             "$dynamodb_SS" => "SS".to_owned(),
             "$dynamodb_NS" => "NS".to_owned(),
             "$dynamodb_BS" => "BS".to_owned(),
             other => format!("{other}::"),
-        }))
+        };
+        Ok((Tag::Other(tag), size))
     }
 
     /// An int, decimal or float as number text; timestamps and special floats are not numbers.
@@ -435,12 +464,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self, raw: Option<&mut Vec<u8>>) -> Result<Tag, String> {
+    /// Sized by its significant digits (hex and binary ints as their decimal digits); `inf` (no DynamoDB
+    /// number) **[ours]** 1 byte and a timestamp (no DynamoDB type) its text.
+    fn number(&mut self, raw: Option<&mut Vec<u8>>) -> Result<(Tag, u64), String> {
         let start = self.i;
         if self.s[self.i..].starts_with(b"+inf") || self.s[self.i..].starts_with(b"-inf") {
             self.i += 4;
             self.numeric_stop()?;
-            return Ok(Tag::Other("inf".to_owned()));
+            return Ok((Tag::Other("inf".to_owned()), FLAG_BYTES));
         }
         while self.peek().is_some_and(|c| {
             c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-' | b':')
@@ -450,7 +481,9 @@ impl<'a> Parser<'a> {
         let token = &self.s[start..self.i];
         self.numeric_stop()?;
         match number::classify(token) {
-            Ok(number::Kind::Timestamp) => return Ok(Tag::Other("timestamp".to_owned())),
+            Ok(number::Kind::Timestamp) => {
+                return Ok((Tag::Other("timestamp".to_owned()), token.len() as u64));
+            }
             Ok(_) => {}
             Err(what) => {
                 self.i = start;
@@ -478,10 +511,11 @@ impl<'a> Parser<'a> {
                 .map(|&c| if c == b'd' || c == b'D' { b'e' } else { c })
                 .collect()
         };
+        let size = number_size(&String::from_utf8_lossy(&text));
         if let Some(raw) = raw {
             raw.extend_from_slice(&text);
         }
-        Ok(Tag::Key(KeyType::N))
+        Ok((Tag::Key(KeyType::N), size))
     }
 }
 

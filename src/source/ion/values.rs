@@ -47,7 +47,7 @@ impl Parser<'_> {
             Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => {
                 let start = self.i;
                 let mut raw = Vec::new();
-                match self.number(Some(&mut raw))? {
+                match self.number(Some(&mut raw))?.0 {
                     Tag::Key(_) => Value::number(&String::from_utf8_lossy(&raw))
                         .map_err(|e| format!("attribute {attr:?}: {e}")),
                     Tag::Other(t) if t == "inf" => Err(format!(
@@ -67,7 +67,7 @@ impl Parser<'_> {
     /// `{{ … }}`: a blob's bytes (a clob is no DynamoDB type).
     fn lob_tree(&mut self, attr: &str) -> Result<Value, String> {
         let mut raw = Vec::new();
-        match self.lob(Some(&mut raw))? {
+        match self.lob(Some(&mut raw))?.0 {
             Tag::Key(_) => {
                 use base64::Engine as _;
                 base64::engine::general_purpose::STANDARD

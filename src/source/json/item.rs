@@ -39,7 +39,7 @@ pub struct KeyNames {
 /// One item's key attributes as read (raw text, not yet canonical), reused from item to item.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    /// The bytes of the item's JSON text, when the format tells (an estimate of the item's size).
+    /// The item's size as DynamoDB counts it ([`crate::model::item_size`]), when the record carries the item.
     pub item_bytes: Option<u64>,
     pub pk: Option<Tag>,
     pub pk_raw: Vec<u8>,

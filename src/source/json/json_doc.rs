@@ -13,7 +13,7 @@
 //! **typed** DynamoDB JSON (`{"pk":{"S":"a"}}`), **plain** JSON (`{"pk":"a","n":1}`, as DocumentClient,
 //! boto3's resource API and seed scripts write them: a string is `S`, a number `N` by value, as the SDKs map
 //! them) or wrapped (`{"Item":{…}}`); the first item decides, and every later item is read the same way. An
-//! item's size is the length of its compact JSON text, as for a line of an export.
+//! item's size is DynamoDB's ([`super::size`]), measured as for a line of an export.
 //!
 //! Errors: an element that is not an item (not an object, invalid JSON inside it, no key, a key of the wrong
 //! type, a request with neither `PutRequest` nor `DeleteRequest`) is a bad record, named by its item number and
@@ -132,8 +132,12 @@ impl ItemReader {
             if sink.names.is_none() {
                 sink.resolve_from_first(scratch, opts)?;
             }
+            // The fast path declined this item: it is sized in a second walk (which names a bad value).
+            scratch.item_bytes = Some(match typing {
+                Typing::Plain => super::size::plain_item_size(text)?,
+                _ => super::size::typed_item_size(text)?,
+            });
         }
-        scratch.item_bytes = Some(text.len() as u64);
         sink.add_scratch(scratch, 1)
     }
 }

@@ -11,3 +11,4 @@ pub mod fast_json;
 pub mod item;
 pub mod json_doc;
 pub mod json_stream;
+pub mod size;

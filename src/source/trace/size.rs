@@ -5,7 +5,6 @@
 //! byte, lists and maps 3 bytes plus one per element plus the elements (a map's also their names), sets the sum
 //! of their elements.
 
-use base64::Engine as _;
 use serde_json::Value;
 
 /// The size in bytes of an item (a map of attribute names to typed values); `None` when it is not one.
@@ -46,27 +45,11 @@ fn value_size(v: &Value) -> Option<u64> {
     })
 }
 
-/// A number's size: its significant digits (leading and trailing zeros trimmed, at most 38), one byte per
-/// two, plus one.
-pub fn number_size(text: &str) -> u64 {
-    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let start = digits.iter().position(|&d| d != b'0');
-    let significant = match start {
-        None => 1,
-        Some(s) => {
-            let end = digits.iter().rposition(|&d| d != b'0').map_or(s, |e| e + 1);
-            (end - s).clamp(1, 38)
-        }
-    };
-    (significant as u64).div_ceil(2) + 1
-}
+pub use crate::model::item_size::number_size;
 
 /// Raw bytes of base64 text (its decoded length; the text's when it does not decode).
 fn binary_size(b64: &str) -> u64 {
-    base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_or(b64.len(), |v| v.len()) as u64
+    crate::model::item_size::base64_size(b64.as_bytes()).unwrap_or(b64.len() as u64)
 }
 
 #[cfg(test)]
@@ -82,14 +65,5 @@ mod tests {
         .unwrap();
         // id 2+3, n 1+(4 digits: 2+1), b 1+3, ok 2+1, l 1+(3+1+1+1+1), m 1+(3+1+1+2), ss 2+3
         assert_eq!(item_size(&item), Some(5 + 4 + 4 + 3 + 8 + 8 + 5));
-    }
-
-    #[test]
-    fn numbers_count_significant_digits() {
-        assert_eq!(number_size("0"), 2);
-        assert_eq!(number_size("1"), 2);
-        assert_eq!(number_size("100"), 2);
-        assert_eq!(number_size("123"), 3);
-        assert_eq!(number_size("1.635734407123456789E9"), 11);
     }
 }

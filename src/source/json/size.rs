@@ -1,0 +1,426 @@
+//! Items' sizes as DynamoDB counts them ([`crate::model::item_size`]), measured on the JSON text in the same
+//! pass that reads the keys: the fast path ([`super::fast_json`]) walks each attribute it does not keep with
+//! [`Cursor::typed_size`] (or [`Cursor::plain_size`]) instead of skipping it, which checks the JSON as strictly
+//! as the skip did and also checks each value against its type tag. Strings count their decoded bytes
+//! (`\u00e9` is 2 bytes, a surrogate pair 4), numbers their significant digits, binary its decoded bytes.
+//!
+//! When the fast path declines a record (an escape in a name, a key of another type, the first item of a
+//! design…), serde reads its keys and [`typed_item_size`], [`plain_item_size`] or [`record_size`] walk its
+//! text once more for the size: a second pass on those records only, which gives the message that names the
+//! attribute whose value is not what its tag says.
+
+use super::fast_json::{Cursor, MAX_DEPTH};
+use crate::model::item_size::{
+    CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, base64_size, checked_number_size, number_size,
+};
+
+/// Why a value could not be sized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SizeErr {
+    /// Not JSON this walker takes (invalid, or nested too deep): the caller's JSON reader says why.
+    Json,
+    /// Valid JSON whose value is not what its type tag says: where (attribute names and list indexes, outermost
+    /// first) and what.
+    Bad(Vec<String>, String),
+}
+
+impl SizeErr {
+    fn bad(what: impl Into<String>) -> Self {
+        Self::Bad(Vec::new(), what.into())
+    }
+
+    /// The same error one level further out, inside `name`.
+    fn inside(self, name: impl FnOnce() -> String) -> Self {
+        match self {
+            Self::Bad(mut path, what) => {
+                path.insert(0, name());
+                Self::Bad(path, what)
+            }
+            json => json,
+        }
+    }
+
+    /// The message: `attribute "a.b[2]": "abc" is not a number (N)`.
+    pub fn message(&self) -> String {
+        match self {
+            Self::Json => "invalid JSON".to_owned(),
+            Self::Bad(path, what) => {
+                let mut at = String::new();
+                for p in path {
+                    if p.starts_with('[') || at.is_empty() {
+                        at.push_str(p);
+                    } else {
+                        at.push('.');
+                        at.push_str(p);
+                    }
+                }
+                format!("attribute {at:?}: {what}")
+            }
+        }
+    }
+}
+
+type Sized = Result<u64, SizeErr>;
+
+fn json<T>(v: Option<T>) -> Result<T, SizeErr> {
+    v.ok_or(SizeErr::Json)
+}
+
+/// The size of the typed item that is the whole of `text` (`{"pk":{"S":"a"},…}`).
+pub fn typed_item_size(text: &[u8]) -> Result<u64, String> {
+    let mut c = Cursor { s: text, i: 0 };
+    let size = json(c.expect(b'{'))
+        .and_then(|()| c.typed_members(1, true))
+        .map_err(|e| e.message())?;
+    c.skip_ws();
+    if c.i == text.len() {
+        Ok(size)
+    } else {
+        Err(SizeErr::Json.message())
+    }
+}
+
+/// The size of the plain item that is the whole of `text` (`{"pk":"a","n":1}`, as the document clients store
+/// it: a string is S, a number N, a boolean BOOL, null NULL, an array L, an object M).
+pub fn plain_item_size(text: &[u8]) -> Result<u64, String> {
+    let mut c = Cursor { s: text, i: 0 };
+    let size = json(c.expect(b'{'))
+        .and_then(|()| c.plain_members(1, true))
+        .map_err(|e| e.message())?;
+    c.skip_ws();
+    if c.i == text.len() {
+        Ok(size)
+    } else {
+        Err(SizeErr::Json.message())
+    }
+}
+
+/// The size of the typed item under `field` of the object that is `line` (`{"Item":{…}}`, an incremental
+/// line's `"NewImage"`); `None` when the line has no such field (or it is `null`).
+pub fn record_size(line: &[u8], field: &str) -> Result<Option<u64>, String> {
+    let mut c = Cursor { s: line, i: 0 };
+    c.record_field_size(field).map_err(|e| e.message())
+}
+
+impl<'a> Cursor<'a> {
+    /// See [`record_size`].
+    fn record_field_size(&mut self, field: &str) -> Result<Option<u64>, SizeErr> {
+        json(self.expect(b'{'))?;
+        let mut size = None;
+        if self.close(b'}') {
+            return Ok(None);
+        }
+        loop {
+            json(self.expect(b'"'))?;
+            let name = self.str_text()?;
+            json(self.expect(b':'))?;
+            self.skip_ws();
+            if size.is_none() && name == field.as_bytes() && self.peek() == Some(b'{') {
+                self.i += 1;
+                size = Some(self.typed_members(2, true)?);
+            } else {
+                json(self.skip_value(2))?;
+            }
+            match json(self.next_token())? {
+                b',' => {}
+                b'}' => return Ok(size),
+                _ => return Err(SizeErr::Json),
+            }
+        }
+    }
+
+    /// A name's text (the opening quote consumed): its bytes when it has no escapes, else `Json` (only the
+    /// record wrapper's field names come here).
+    fn str_text(&mut self) -> Result<&'a [u8], SizeErr> {
+        json(self.plain_str())
+    }
+
+    /// The rest of a string (its opening quote consumed), checked as [`Cursor::skip_str`] checks it: the bytes
+    /// of its decoded text.
+    pub(super) fn str_size(&mut self) -> Option<u64> {
+        let mut size = 0u64;
+        loop {
+            let rest = self.s.get(self.i..)?;
+            let n = super::fast_json::find_special(rest);
+            size += n as u64;
+            match rest.get(n)? {
+                b'"' => {
+                    self.i += n + 1;
+                    return Some(size);
+                }
+                b'\\' => {
+                    let (len, bytes) = escape(rest.get(n..)?)?;
+                    size += bytes;
+                    self.i += n + len;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The members of an object after its `{`: each name's bytes plus its typed value's size, plus, inside a
+    /// map (`top` false), one byte per member. `depth` is the object's own depth.
+    pub(super) fn typed_members(&mut self, depth: u32, top: bool) -> Sized {
+        let mut size = 0;
+        if self.close(b'}') {
+            return Ok(size);
+        }
+        loop {
+            json(self.expect(b'"'))?;
+            let name = json(self.str_size_and_text())?;
+            json(self.expect(b':'))?;
+            let value = self
+                .typed_size(depth + 1)
+                .map_err(|e| e.inside(|| name.1.clone()))?;
+            size += name.0 + value + if top { 0 } else { ELEMENT_BYTES };
+            match json(self.next_token())? {
+                b',' => {}
+                b'}' => return Ok(size),
+                _ => return Err(SizeErr::Json),
+            }
+        }
+    }
+
+    /// A name: its decoded bytes and (for messages) its text, lossy when it has escapes.
+    fn str_size_and_text(&mut self) -> Option<(u64, String)> {
+        let start = self.i;
+        let size = self.str_size()?;
+        let raw = self.s.get(start..self.i - 1)?;
+        Some((size, String::from_utf8_lossy(raw).into_owned()))
+    }
+
+    /// One typed value (`{"S":"…"}`, `{"L":[…]}`, …) at `depth`: its size.
+    pub(super) fn typed_size(&mut self, depth: u32) -> Sized {
+        if depth > MAX_DEPTH {
+            return Err(SizeErr::Json);
+        }
+        self.skip_ws();
+        if self.peek() != Some(b'{') {
+            json(self.skip_value(depth))?;
+            return Err(SizeErr::bad(
+                "not a typed value; expected an object like {\"S\": \"…\"}",
+            ));
+        }
+        self.i += 1;
+        if self.close(b'}') {
+            return Err(SizeErr::bad("an empty object, not a typed value"));
+        }
+        json(self.expect(b'"'))?;
+        let tag = json(self.str_size_and_text())?.1;
+        json(self.expect(b':'))?;
+        let size = self.tagged(&tag, depth)?;
+        match json(self.next_token())? {
+            b'}' => Ok(size),
+            b',' => Err(SizeErr::bad(format!(
+                "more than one type tag ({tag} and another)"
+            ))),
+            _ => Err(SizeErr::Json),
+        }
+    }
+
+    /// The value of type tag `tag`, after its `:`.
+    fn tagged(&mut self, tag: &str, depth: u32) -> Sized {
+        match tag {
+            "S" => self.string_member(tag),
+            "N" => self.scalar(tag, checked_number_size, "not a number"),
+            "B" => self.scalar(tag, |t| base64_size(t.as_bytes()), "not base64"),
+            "BOOL" => match json(self.next_token())? {
+                b't' => json(self.literal(b"rue")).map(|()| FLAG_BYTES),
+                b'f' => json(self.literal(b"alse")).map(|()| FLAG_BYTES),
+                _ => Err(SizeErr::bad("BOOL is not true or false")),
+            },
+            "NULL" => match json(self.next_token())? {
+                b't' => json(self.literal(b"rue")).map(|()| FLAG_BYTES),
+                b'f' => json(self.literal(b"alse")).map(|()| FLAG_BYTES),
+                _ => Err(SizeErr::bad("NULL is not true")),
+            },
+            "SS" | "NS" | "BS" => self.set(tag),
+            "L" => {
+                if json(self.next_token())? != b'[' {
+                    return Err(SizeErr::bad("L is not a list"));
+                }
+                if depth + 1 > MAX_DEPTH {
+                    return Err(SizeErr::Json);
+                }
+                let mut size = CONTAINER_BYTES;
+                let mut n = 0usize;
+                if self.close(b']') {
+                    return Ok(size);
+                }
+                loop {
+                    let v = self
+                        .typed_size(depth + 2)
+                        .map_err(|e| e.inside(|| format!("[{n}]")))?;
+                    size += ELEMENT_BYTES + v;
+                    n += 1;
+                    match json(self.next_token())? {
+                        b',' => {}
+                        b']' => return Ok(size),
+                        _ => return Err(SizeErr::Json),
+                    }
+                }
+            }
+            "M" => {
+                if json(self.next_token())? != b'{' {
+                    return Err(SizeErr::bad("M is not a map"));
+                }
+                if depth + 1 > MAX_DEPTH {
+                    return Err(SizeErr::Json);
+                }
+                Ok(CONTAINER_BYTES + self.typed_members(depth + 1, false)?)
+            }
+            other => Err(SizeErr::bad(format!(
+                "{other:?} is not a DynamoDB type (S, N, B, BOOL, NULL, SS, NS, BS, L or M)"
+            ))),
+        }
+    }
+
+    /// A string member: its decoded bytes; anything but a string is an error naming `tag`.
+    fn string_member(&mut self, tag: &str) -> Sized {
+        if json(self.next_token())? != b'"' {
+            return Err(SizeErr::bad(format!("{tag} is not a string")));
+        }
+        json(self.str_size())
+    }
+
+    /// A number or binary member: its text (without escapes) checked and sized by `size`.
+    fn scalar(&mut self, tag: &str, size: impl Fn(&str) -> Option<u64>, not: &str) -> Sized {
+        if json(self.next_token())? != b'"' {
+            return Err(SizeErr::bad(format!("{tag} is not a string")));
+        }
+        let start = self.i;
+        let Some(raw) = self.plain_str() else {
+            self.i = start;
+            json(self.skip_str())?;
+            return Err(SizeErr::bad(format!(
+                "{tag} is written with escapes, which shardlens does not read"
+            )));
+        };
+        let text = std::str::from_utf8(raw).map_err(|_| SizeErr::Json)?;
+        size(text).ok_or_else(|| SizeErr::bad(format!("{text:?} is {not} ({tag})")))
+    }
+
+    /// A set's members: the sum of their sizes.
+    fn set(&mut self, tag: &str) -> Sized {
+        if json(self.next_token())? != b'[' {
+            return Err(SizeErr::bad(format!("{tag} is not a list of members")));
+        }
+        let member = &tag[..1];
+        let mut size = 0;
+        if self.close(b']') {
+            return Ok(size);
+        }
+        loop {
+            size += match member {
+                "S" => self.string_member(tag)?,
+                "N" => self.scalar(tag, checked_number_size, "not a number")?,
+                _ => self.scalar(tag, |t| base64_size(t.as_bytes()), "not base64")?,
+            };
+            match json(self.next_token())? {
+                b',' => {}
+                b']' => return Ok(size),
+                _ => return Err(SizeErr::Json),
+            }
+        }
+    }
+
+    /// The members of a plain object after its `{` (as [`Self::typed_members`]).
+    pub(super) fn plain_members(&mut self, depth: u32, top: bool) -> Sized {
+        let mut size = 0;
+        if self.close(b'}') {
+            return Ok(size);
+        }
+        loop {
+            json(self.expect(b'"'))?;
+            let name = json(self.str_size())?;
+            json(self.expect(b':'))?;
+            size += name + self.plain_size(depth + 1)? + if top { 0 } else { ELEMENT_BYTES };
+            match json(self.next_token())? {
+                b',' => {}
+                b'}' => return Ok(size),
+                _ => return Err(SizeErr::Json),
+            }
+        }
+    }
+
+    /// One plain JSON value at `depth`, sized as the document clients would store it.
+    pub(super) fn plain_size(&mut self, depth: u32) -> Sized {
+        if depth > MAX_DEPTH {
+            return Err(SizeErr::Json);
+        }
+        match json(self.next_token())? {
+            b'"' => json(self.str_size()),
+            b'{' => Ok(CONTAINER_BYTES + self.plain_members(depth, false)?),
+            b'[' => {
+                let mut size = CONTAINER_BYTES;
+                if self.close(b']') {
+                    return Ok(size);
+                }
+                loop {
+                    size += ELEMENT_BYTES + self.plain_size(depth + 1)?;
+                    match json(self.next_token())? {
+                        b',' => {}
+                        b']' => return Ok(size),
+                        _ => return Err(SizeErr::Json),
+                    }
+                }
+            }
+            b't' => json(self.literal(b"rue")).map(|()| FLAG_BYTES),
+            b'f' => json(self.literal(b"alse")).map(|()| FLAG_BYTES),
+            b'n' => json(self.literal(b"ull")).map(|()| FLAG_BYTES),
+            first @ (b'-' | b'0'..=b'9') => {
+                let start = self.i - 1;
+                if first == b'-' {
+                    let d = json(self.peek())?;
+                    self.i += 1;
+                    json(self.number_rest(d))?;
+                } else {
+                    json(self.number_rest(first))?;
+                }
+                let text = std::str::from_utf8(json(self.s.get(start..self.i))?)
+                    .map_err(|_| SizeErr::Json)?;
+                Ok(number_size(text))
+            }
+            _ => Err(SizeErr::Json),
+        }
+    }
+}
+
+/// One escape at the start of `esc` (`\n`, `\u00e9`, a `\ud83d\ude00` pair): the bytes it takes in the text
+/// and the UTF-8 bytes it decodes to; `None` when it is not a valid JSON escape.
+fn escape(esc: &[u8]) -> Option<(usize, u64)> {
+    match esc.get(1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, 1)),
+        b'u' => {
+            let cp = hex4(esc.get(2..6)?)?;
+            if (0xD800..0xDC00).contains(&cp)
+                && esc.get(6..8) == Some(b"\\u")
+                && esc
+                    .get(8..12)
+                    .and_then(hex4)
+                    .is_some_and(|lo| (0xDC00..0xE000).contains(&lo))
+            {
+                return Some((12, 4));
+            }
+            // A lone surrogate decodes to U+FFFD (3 bytes) where it is taken at all.
+            let bytes = match cp {
+                0..0x80 => 1,
+                0x80..0x800 => 2,
+                _ => 3,
+            };
+            Some((6, bytes))
+        }
+        _ => None,
+    }
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let text = std::str::from_utf8(h).ok()?;
+    if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests;
