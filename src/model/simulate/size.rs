@@ -13,14 +13,20 @@
 
 use super::engine::Sim;
 use super::keys::{midpoint, width};
-use super::{EventKind, MAX_RUN_PARTITIONS, PARTITION_GB, Point, Table, before};
+use super::{Event, EventKind, MAX_RUN_PARTITIONS, PARTITION_GB, Point, Table, before};
 
 const DAY: f64 = 86_400.0;
 /// \[ours\] "Past 10 GB" is more than 10 GB by this factor, so that the float noise of equal ranges never
 /// splits a partition that holds exactly 10 GB (a 30 GB table's three partitions).
 const PAST: f64 = 1.0 + 1e-9;
-/// What the detail of a split for size says (an [`EventKind::Split`] like the others).
+/// What the detail of a split for size says (an [`EventKind::Split`] like the others): the diagnosis tells
+/// it from split-for-heat by it.
 const FOR_SIZE: &str = "split for size";
+
+/// Whether `e` is a split for size (R8).
+pub(super) fn is_size_split(e: &Event) -> bool {
+    e.kind == EventKind::Split && e.detail.contains(FOR_SIZE)
+}
 
 /// The partitions `size_gb` needs at least: ⌈size / 10 GB⌉ (0 for an empty table).
 pub(super) fn partitions_for(size_gb: f64) -> usize {
@@ -131,7 +137,10 @@ impl Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{setup, streamed, writes};
-    use super::super::{Billing, Event, Outcome, SortKey, initial_partitions, run};
+    use super::super::{
+        Billing, Keys, Outcome, Schedule, SortKey, Stream, Why, initial_partitions, run,
+        time_evidence,
+    };
     use super::*;
 
     /// A provisioned table of 100 WCU (one partition by the throughput formula) holding `size_gb` and
@@ -148,10 +157,7 @@ mod tests {
     }
 
     fn size_splits(o: &Outcome) -> Vec<&Event> {
-        o.events
-            .iter()
-            .filter(|e| e.kind == EventKind::Split && e.detail.contains(FOR_SIZE))
-            .collect()
+        o.events.iter().filter(|e| is_size_split(e)).collect()
     }
 
     #[test]
@@ -277,5 +283,38 @@ mod tests {
         assert_eq!(partitions_for(0.0), 0);
         assert_eq!(partitions_for(10.0), 1);
         assert_eq!(partitions_for(10.5), 2);
+    }
+
+    // One partition at R1 throttles until a split for size gives the range a second one; the diagnosis says so.
+    #[test]
+    fn a_split_for_size_can_relieve_throttling() {
+        let table = Table {
+            billing: Billing::Provisioned {
+                units: [0.0, 2_000.0],
+            },
+            partitions: Some(1),
+            split_for_heat: false,
+            size_gb: 9.99,
+            growth_gb_per_day: 86.4, // 0.001 GB a second: past 10 GB in the 10th second
+            ..Table::default()
+        };
+        let traffic = vec![Stream {
+            keys: Keys::Uniform(1_000),
+            writes_per_sec: Schedule::constant(1_500.0),
+            ..Stream::default()
+        }];
+        let s = setup(table, traffic, 600);
+        let (o, tl, _) = streamed(&s);
+        assert_eq!(size_splits(&o).len(), 1, "{:?}", o.events);
+        let thr = &o.series.write_throttled_units;
+        assert!((thr[0] - 500.0).abs() < 1e-6, "{}", thr[0]);
+        assert!(thr[20..].iter().all(|&x| x == 0.0));
+        let evidence = time_evidence(&s, &o, &tl);
+        assert_eq!(evidence.why, Why::SplitForSize, "{evidence:?}");
+        assert!(
+            evidence.text.contains("a split for size"),
+            "{}",
+            evidence.text
+        );
     }
 }
