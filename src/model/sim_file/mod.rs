@@ -88,6 +88,8 @@ struct TableDoc {
     max_reads: Option<Spanned<f64>>,
     max_writes: Option<Spanned<f64>>,
     autoscaling: Option<Spanned<ScalingDoc>>,
+    size_gb: Option<Spanned<f64>>,
+    growth_gb_per_day: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -455,6 +457,56 @@ writes_per_sec = 100
         assert!(e.message.contains("random, monotonic, single-item"), "{e}");
         let e = error("name = \"no traffic\"\n");
         assert!(e.message.contains("[[traffic]]"), "{e}");
+    }
+
+    // R8: the table's storage, its growth, and what they refuse.
+    #[test]
+    fn size_and_growth_parse_and_bad_values_name_the_line() {
+        let s = parse(
+            "[table]\nsize_gb = 25\ngrowth_gb_per_day = 40.5\n[[traffic]]\nkey = \"a\"\n",
+            TODAY,
+        )
+        .unwrap();
+        assert_eq!(s.setup.table.size_gb, 25.0);
+        assert_eq!(s.setup.table.growth_gb_per_day, 40.5);
+        let s = parse("[[traffic]]\nkey = \"a\"\n", TODAY).unwrap();
+        assert_eq!(
+            (s.setup.table.size_gb, s.setup.table.growth_gb_per_day),
+            (0.0, 0.0)
+        );
+        let e = error(
+            "[table]\nwcu = 1\nbilling = \"provisioned\"\nsize_gb = -1\n[[traffic]]\nkey = \"a\"\n",
+        );
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("size_gb must be a number ≥ 0"), "{e}");
+        let e = error("[table]\n\ngrowth_gb_per_day = inf\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 3, "{e}");
+        assert!(
+            e.message
+                .contains("growth_gb_per_day must be a number ≥ 0, not inf"),
+            "{e}"
+        );
+        let e = error("[table]\ngrowth_gb_per_day = nan\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 2, "{e}");
+        let e = error("[table]\nsize_gb = \"big\"\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 2, "{e}");
+        let e = error("[table]\nsize_gb = 1e12\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("more than the model handles"), "{e}");
+        // A given partition count must hold the size.
+        let e = error("[table]\npartitions = 2\nsize_gb = 25\n[[traffic]]\nkey = \"a\"\n");
+        assert_eq!(e.line, 2, "{e}");
+        assert_eq!(
+            e.message,
+            "partitions = 2 cannot hold size_gb = 25: a partition holds about 10 GB, so at least 3"
+        );
+        assert!(
+            parse(
+                "[table]\npartitions = 3\nsize_gb = 25\n[[traffic]]\nkey = \"a\"\n",
+                TODAY
+            )
+            .is_ok()
+        );
     }
 
     #[test]

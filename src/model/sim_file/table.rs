@@ -1,10 +1,12 @@
 //! The `[table]` of a scenario file: billing (on-demand or provisioned, each refusing the other's fields),
-//! partitions, limits, auto scaling and the split and idle times.
+//! partitions, limits, auto scaling, the split and idle times, and the storage (size and growth, R8).
 
 use toml::Spanned;
 
 use super::{Ctx, ScenarioError, TableDoc, line_of};
-use crate::model::simulate::{AutoScaling, Billing, Limits, Table};
+use crate::model::simulate::{
+    AutoScaling, Billing, Limits, MAX_RUN_PARTITIONS, PARTITION_GB, Table,
+};
 
 /// The table a `[table]` section describes.
 pub(super) fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError> {
@@ -24,11 +26,25 @@ pub(super) fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError
         },
         None => Limits::Independent,
     };
+    let (size_gb, growth_gb_per_day) = storage_of(c, t)?;
     let partitions = match &t.partitions {
         Some(p) if *p.get_ref() == 0 => return c.err(p.span(), "partitions must be at least 1"),
         Some(p) => Some(*p.get_ref() as usize),
         None => None,
     };
+    let needed = (size_gb / PARTITION_GB).ceil();
+    if let Some(p) = &t.partitions
+        && f64::from(*p.get_ref()) < needed
+    {
+        return c.err(
+            p.span(),
+            format!(
+                "partitions = {} cannot hold size_gb = {size_gb}: a partition holds about {PARTITION_GB} GB, so \
+                 at least {needed}",
+                p.get_ref()
+            ),
+        );
+    }
     let autoscaling = autoscaling_of(c, t, &billing)?;
     let base = Table::default();
     Ok(Table {
@@ -47,7 +63,36 @@ pub(super) fn table_of(c: &Ctx<'_>, t: &TableDoc) -> Result<Table, ScenarioError
             .map_or(Ok(base.idle_before), |d| c.duration("idle_before", d))?,
         limits,
         autoscaling,
+        size_gb,
+        growth_gb_per_day,
     })
+}
+
+/// The table's storage (R8): its size at the start and its growth a day, GB, each a number ≥ 0 (default 0);
+/// the size within the partitions a run keeps.
+fn storage_of(c: &Ctx<'_>, t: &TableDoc) -> Result<(f64, f64), ScenarioError> {
+    let size_gb = match &t.size_gb {
+        Some(v) => {
+            let x = c.non_negative("size_gb", v)?;
+            let most = MAX_RUN_PARTITIONS as f64 * PARTITION_GB;
+            if x > most {
+                return c.err(
+                    v.span(),
+                    format!(
+                        "size_gb = {x} is more than the model handles: {MAX_RUN_PARTITIONS} partitions of \
+                         {PARTITION_GB} GB, {most} GB"
+                    ),
+                );
+            }
+            x
+        }
+        None => 0.0,
+    };
+    let growth = t
+        .growth_gb_per_day
+        .as_ref()
+        .map_or(Ok(0.0), |v| c.non_negative("growth_gb_per_day", v))?;
+    Ok((size_gb, growth))
 }
 
 /// An on-demand table's billing: its previous peak, quota and maximum (no rcu, wcu or autoscaling).

@@ -6,6 +6,7 @@ use super::super::capacity::ThrottleCause;
 use super::super::fmt::grouped;
 pub use super::episodes::span_words;
 use super::episodes::{Episode, burst_binds, burst_ran_out, clock, episodes, index_at};
+use super::size::is_size_split;
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
 
 /// At most this many hot-partition findings.
@@ -68,6 +69,8 @@ pub enum Why {
     NoThrottling,
     /// Split-for-heat divided the hot range (R4).
     SplitForHeat,
+    /// A partition grew past 10 GB and split: its range has two partitions' R1 (R8).
+    SplitForSize,
     /// On-demand grew: a new previous peak, partitions for consumption (R5).
     OnDemandGrowth,
     /// Auto scaling raised the provisioned capacity (R6).
@@ -97,7 +100,11 @@ impl Why {
     pub fn relieved(self) -> bool {
         matches!(
             self,
-            Self::SplitForHeat | Self::OnDemandGrowth | Self::AutoScaling | Self::DemandFell
+            Self::SplitForHeat
+                | Self::SplitForSize
+                | Self::OnDemandGrowth
+                | Self::AutoScaling
+                | Self::DemandFell
         )
     }
 
@@ -105,6 +112,7 @@ impl Why {
         match self {
             Self::NoThrottling => "nothing was throttled",
             Self::SplitForHeat => "split-for-heat",
+            Self::SplitForSize => "a split for size",
             Self::OnDemandGrowth => "on-demand growth",
             Self::AutoScaling => "auto scaling",
             Self::DemandFell => "demand fell",
@@ -243,11 +251,18 @@ fn span_cause(setup: &Setup, o: &Outcome, tl: &Timeline, s: &HotSpan) -> String 
         .iter()
         .find(|e| e.kind == EventKind::Split && in_span(e.t) && about(e.t, e.partition))
     {
-        return format!(
-            "split-for-heat divided it at {} after {} near its limit",
-            clock(split.t + 1),
-            span_words(split.t + 1 - s.from)
-        );
+        return if is_size_split(split) {
+            format!(
+                "it grew past 10 GB and split for size at {}",
+                clock(split.t + 1)
+            )
+        } else {
+            format!(
+                "split-for-heat divided it at {} after {} near its limit",
+                clock(split.t + 1),
+                span_words(split.t + 1 - s.from)
+            )
+        };
     }
     if s.table_level {
         if let Some((t, _)) = burst_ran_out(setup, tl)

@@ -10,7 +10,10 @@ use super::super::partition::Partitioner;
 use super::super::trace::{Dim, Entry, Trace};
 use super::account::Accounts;
 use super::keys::{Atom, atoms_of, mass, overlap};
-use super::{Billing, Event, EventKind, Keys, Outcome, Point, R1, READ, Setup, WRITE, before};
+use super::{
+    Billing, Event, EventKind, Keys, MAX_RUN_PARTITIONS, Outcome, Point, R1, READ, Setup, WRITE,
+    before,
+};
 
 #[derive(Debug, Clone)]
 pub(super) struct Part {
@@ -87,6 +90,10 @@ pub(super) struct Sim<'a> {
     pub(super) key_epoch: u32,
     /// Indices inserted by splits, in order, when a recorder follows the partitions (`None`: nobody does).
     pub(super) inserted: Option<Vec<usize>>,
+    /// R8: the next second in which a partition passes 10 GB (`None`: none will in the run).
+    pub(super) size_due: Option<u32>,
+    /// The partitions changed since `size_due` was computed.
+    pub(super) size_stale: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -146,6 +153,8 @@ impl<'a> Sim<'a> {
             acct: Accounts::new(setup.step.max(1)),
             key_epoch: 0,
             inserted: None,
+            size_due: None,
+            size_stale: true,
         };
         sim.fill_banks();
         sim.reweigh();
@@ -184,10 +193,11 @@ impl<'a> Sim<'a> {
         self.account(t);
     }
 
-    /// The second half: what the second's load leads to (splits, and once a minute the CloudWatch minute,
-    /// on-demand peaks, auto scaling).
+    /// The second half: what the second's load and growth lead to (splits for heat and for size, and once a
+    /// minute the CloudWatch minute, on-demand peaks, auto scaling).
     pub(super) fn settle(&mut self, t: u32) {
         self.split_for_heat(t);
+        self.split_for_size(t);
         if (t + 1).is_multiple_of(60) || t + 1 == self.setup.duration {
             let avg = self.close_minute(t);
             self.on_demand_minute(t, avg);
@@ -391,7 +401,8 @@ fn trace_atoms(trace: &Trace) -> Vec<Atom> {
         .collect()
 }
 
-/// The partitions a run starts with: the scenario's count, or the table's from its capacity.
+/// The partitions a run starts with: the scenario's count, or the table's from its capacity; and at least
+/// ⌈size / 10 GB⌉ (R8).
 pub fn initial_partitions(setup: &Setup) -> usize {
     let t = &setup.table;
     let count = t.partitions.unwrap_or_else(|| match &t.billing {
@@ -404,5 +415,7 @@ pub fn initial_partitions(setup: &Setup) -> usize {
             .max(2.0 * previous_peak[WRITE] / R1[WRITE])
             .ceil() as usize,
     });
-    count.clamp(1, super::super::capacity::MAX_PARTITIONS * 64)
+    count
+        .max(super::size::partitions_for(t.size_gb))
+        .clamp(1, MAX_RUN_PARTITIONS)
 }

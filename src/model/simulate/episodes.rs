@@ -1,6 +1,7 @@
 //! Episodes of throttling (stretches of throttled seconds) and why each ended or never did, from a run's
 //! events, minutes and timeline: what [`super::diagnose`] and [`super::time_evidence`] say.
 
+use super::size::is_size_split;
 use super::splits::skip_reason;
 use super::{
     Billing, Cell, Event, EventKind, Keys, Limits, Outcome, Point, R1, READ, Setup, SortKey,
@@ -93,10 +94,19 @@ pub(super) fn relief(setup: &Setup, o: &Outcome, e: &Episode) -> (Why, String) {
     let splits = o
         .events
         .iter()
-        .filter(|x| x.kind == EventKind::Split && x.partition.is_some())
+        .filter(|x| x.kind == EventKind::Split && x.partition.is_some() && !is_size_split(x))
         .filter(|x| x.t >= e.from && x.t < e.until)
         .count();
     let last = o.events.iter().rev().find(|x| near(x.t) && x.t >= e.from);
+    if let Some(x) = last.filter(|x| is_size_split(x)) {
+        let which = x
+            .partition
+            .map_or_else(|| "partitions".to_owned(), |p| format!("partition {p}"));
+        return (
+            Why::SplitForSize,
+            format!("{which} grew past 10 GB and split for size"),
+        );
+    }
     match last.map(|x| (x.kind, x.partition)) {
         Some((EventKind::Split, Some(p))) => {
             let more = if splits > 1 {

@@ -108,6 +108,15 @@ pub(super) fn overlap_hi(hash: u64, end: Option<Point>) -> f64 {
     }
 }
 
+/// The share of the key space in `[start, end)`: its hash range over 2⁶⁴, a place in one key's sort-key
+/// range counting as that fraction of one hash.
+pub(super) fn width(start: Point, end: Option<Point>) -> f64 {
+    const SPACE: f64 = 18_446_744_073_709_551_616.0; // 2⁶⁴
+    let (hash, place) = end.map_or((u64::MAX, 1.0), |e| (e.0, e.1));
+    let hashes = hash.saturating_sub(start.0) as f64;
+    ((hashes + place - start.1) / SPACE).max(0.0)
+}
+
 pub(super) fn midpoint(start: Point, end: Option<Point>) -> Point {
     let end_hash = end.map_or(u64::MAX, |e| e.0);
     (start.0 + (end_hash - start.0) / 2, 0.0)

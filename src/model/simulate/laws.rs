@@ -1,6 +1,6 @@
 //! Property tests of the laws over random small setups: served ≤ demand, served + throttled = demand, each
-//! cell within R1, partitions never fewer and tiling the key space after every split, and the streamed chunks
-//! rebuild `run`'s outcome exactly.
+//! cell within R1, partitions never fewer and tiling the key space after every split, enough of them for the
+//! storage (R8), and the streamed chunks rebuild `run`'s outcome exactly.
 
 #![allow(clippy::unwrap_used)] // test code: a failed step fails the test
 
@@ -60,6 +60,8 @@ fn setup() -> impl Strategy<Value = Setup> {
         any::<bool>(),
         prop::collection::vec(stream(), 1..3),
         (30u32..900, prop_oneof![Just(1u32), Just(60)], any::<u64>()),
+        // R8: no storage, or up to 60 GB growing up to 20,000 GB a day (a split for size every few seconds).
+        prop_oneof![Just((0.0, 0.0)), (0.0f64..60.0, 0.0f64..20_000.0)],
     )
         .prop_map(
             |(
@@ -71,6 +73,7 @@ fn setup() -> impl Strategy<Value = Setup> {
                 scaling,
                 traffic,
                 (duration, step, seed),
+                (size_gb, growth_gb_per_day),
             )| {
                 let autoscaling = (scaling && matches!(billing, Billing::Provisioned { .. }))
                     .then_some(AutoScaling {
@@ -86,6 +89,8 @@ fn setup() -> impl Strategy<Value = Setup> {
                         split_after,
                         limits,
                         autoscaling,
+                        size_gb,
+                        growth_gb_per_day,
                         ..Table::default()
                     },
                     traffic,
@@ -128,6 +133,9 @@ proptest! {
             prop_assert!(near(x.read_served_units[i] + x.read_throttled_units[i], x.read_demand_units[i]));
         }
         prop_assert!(x.partitions.windows(2).all(|w| w[1] >= w[0]));
+        // R8: at the end no partition holds more than 10 GB, so there are enough of them for the storage.
+        let storage = s.table.size_gb + s.table.growth_gb_per_day * f64::from(s.duration) / 86_400.0;
+        prop_assert!(o.final_partitions.len() as f64 * PARTITION_GB * (1.0 + 1e-6) >= storage);
         prop_assert!(tl.layouts.windows(2).all(|w| w[1].len() >= w[0].len()));
         // Every layout tiles the key space: it starts at its beginning and its ranges follow in order (each
         // ends where the next starts); a split only adds a boundary, so a layout keeps every earlier start.

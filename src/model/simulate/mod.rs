@@ -1,6 +1,6 @@
-//! A table over time, second by second: burst capacity, adaptive capacity, split-for-heat, on-demand growth
-//! and provisioned auto scaling, from the rules in `shared/DYNAMODB-TIME.md` (R1–R7). Pure and deterministic
-//! for a seed.
+//! A table over time, second by second: burst capacity, adaptive capacity, split-for-heat, on-demand growth,
+//! provisioned auto scaling and splits for size, from the rules in `shared/DYNAMODB-TIME.md` (R1–R7) and R8
+//! (a partition holds about 10 GB: one that grows past it splits). Pure and deterministic for a seed.
 //!
 //! Each rule is cited where it is encoded; every choice the documentation does not make is marked **\[ours\]**
 //! and is a named field of [`Params`] with its default.
@@ -13,13 +13,20 @@
 //! range (random sort keys), at the end of it (only increasing: every new item is the greatest), or at one
 //! point (a single item).
 //!
+//! **Storage** (R8) is spread over the key space evenly (**\[ours\]**): a partition holds its share of the
+//! key space of the table's size, which grows at a constant rate; a partition splits at the middle of its
+//! range in the second it passes 10 GB. Its share only changes when it splits, so the second it will pass
+//! 10 GB is known in closed form, and a run does no per-second work for R8 until then.
+//!
 //! The files, by concept: `setup.rs` (what a run takes and gives), `keys.rs` (the key space), `engine.rs`
 //! (the state and the phases of a second), `allocate.rs` (R1–R3, R5's ceiling: what a partition serves),
-//! `splits.rs` (R4), `scaling.rs` (R5's peaks, R6), `account.rs` (series and minutes), `record.rs` (the
-//! [`Timeline`] and its streamed [`Chunk`]s), `timeline.rs` (the Timeline's data), `diagnose.rs` (the run
-//! in words).
+//! `splits.rs` (R4), `size.rs` (R8), `scaling.rs` (R5's peaks, R6), `account.rs` (series and minutes),
+//! `record.rs` (the [`Timeline`] and its streamed [`Chunk`]s), `timeline.rs` (the Timeline's data),
+//! `diagnose.rs` (the run in words).
 
-use super::capacity::{PARTITION_READ_UNITS, PARTITION_WRITE_UNITS, ThrottleCause};
+use super::capacity::{
+    MAX_PARTITIONS, PARTITION_BYTES, PARTITION_READ_UNITS, PARTITION_WRITE_UNITS, ThrottleCause,
+};
 
 mod account;
 mod allocate;
@@ -32,6 +39,7 @@ mod laws;
 mod record;
 mod scaling;
 mod setup;
+mod size;
 mod splits;
 mod timeline;
 
@@ -39,6 +47,12 @@ mod timeline;
 const R1: [f64; 2] = [PARTITION_READ_UNITS, PARTITION_WRITE_UNITS];
 const READ: usize = 0;
 const WRITE: usize = 1;
+
+/// R8 \[doc: "Partitions and data distribution in DynamoDB"\]: a partition that fills up gets a new one beside
+/// it; one holds about 10 GB, in the GB that [`Table::size_gb`] counts (2³⁰ bytes, as [`PARTITION_BYTES`]).
+pub(crate) const PARTITION_GB: f64 = PARTITION_BYTES as f64 / 1_073_741_824.0;
+/// The most partitions a run keeps (its start, and splits for size).
+pub(crate) const MAX_RUN_PARTITIONS: usize = MAX_PARTITIONS * 64;
 
 pub use diagnose::*;
 pub use engine::initial_partitions;
@@ -403,7 +417,7 @@ mod tests {
     }
 
     /// Runs `s` streaming, and checks that the chunks rebuild exactly what `run` and `run_streaming` return.
-    fn streamed(s: &Setup) -> (Outcome, Timeline, usize) {
+    pub(super) fn streamed(s: &Setup) -> (Outcome, Timeline, usize) {
         let mut outcome = Outcome::default();
         let mut timeline = Timeline::default();
         let mut chunks = 0;

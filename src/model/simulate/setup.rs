@@ -96,6 +96,12 @@ pub struct Table {
     pub idle_before: u32,
     pub limits: Limits,
     pub autoscaling: Option<AutoScaling>,
+    /// R8: the table's storage at t = 0, GB (1 GB = 2³⁰ bytes): it starts with at least ⌈size / 10 GB⌉
+    /// partitions. 0 = empty.
+    pub size_gb: f64,
+    /// R8 \[ours\]: storage added per day, GB, spread over the key space; 0 = none. The traffic's writes add
+    /// nothing by themselves: a scenario does not say which writes insert items and which overwrite them.
+    pub growth_gb_per_day: f64,
 }
 
 impl Table {
@@ -149,6 +155,8 @@ impl Default for Table {
             idle_before: 5 * 60,
             limits: Limits::Independent,
             autoscaling: None,
+            size_gb: 0.0,
+            growth_gb_per_day: 0.0,
         }
     }
 }

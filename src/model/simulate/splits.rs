@@ -195,8 +195,10 @@ impl Sim<'_> {
         Err("no traffic to divide".to_owned())
     }
 
-    /// Splits partition `p` at `point`: the halves share its bank; neither is hot yet.
+    /// Splits partition `p` at `point`: the halves share its bank; neither is hot yet. Every split passes
+    /// here (heat, consumption, capacity, size), so R8's next split is computed again afterwards.
     pub(super) fn split(&mut self, p: usize, point: Point) {
+        self.size_stale = true;
         let jitter_max = self.setup.params.split_jitter_seconds;
         let bank = self.parts[p].bank;
         self.parts[p].bank = [bank[0] / 2.0, bank[1] / 2.0];
