@@ -235,6 +235,7 @@ pub fn preview() {
                 shardlens::model::KeySet::default()
             },
             absent: 0,
+            projection: None,
         };
         let mut rows = Vec::new();
         if with_current {

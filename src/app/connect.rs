@@ -575,6 +575,8 @@ mod tests {
             name: name.into(),
             partition_key: pk.into(),
             sort_key: None,
+            projection: "ALL".into(),
+            included: Vec::new(),
         };
         let info = TableInfo {
             name: "Orders".into(),

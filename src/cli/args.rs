@@ -105,6 +105,10 @@ pub struct AnalyzeArgs {
     /// Skip bad records (counted and reported) instead of stopping at the first one.
     #[arg(long)]
     pub skip_bad: bool,
+    /// The TTL attribute the health report checks (a Number of epoch seconds?); default: guessed from the
+    /// first item's names (ttl, expires…, expiration…, expiry…).
+    #[arg(long, value_name = "ATTR")]
+    pub ttl_attr: Option<String>,
     #[command(flatten)]
     pub design: DesignArgs,
     #[command(flatten)]
@@ -126,6 +130,11 @@ pub struct DesignArgs {
     /// table by name (its key attributes come from DescribeTable), or `all`. Repeatable.
     #[arg(long, value_name = "NAME[=EXPR]", help_heading = "Key design")]
     pub gsi: Vec<String>,
+    /// What a --gsi index projects, which sets the write units each table write costs it:
+    /// NAME=all (default for files), NAME=keys or NAME=include:ATTR,ATTR. A scanned table's come from
+    /// DescribeTable. Repeatable.
+    #[arg(long, value_name = "NAME=PROJECTION", help_heading = "Key design")]
+    pub gsi_projection: Vec<String>,
 }
 
 /// Options shared by every command that prints an analysis.

@@ -105,6 +105,7 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         csv_header: args.csv_header,
         design,
         keep_items: false,
+        ttl_attr: args.ttl_attr.clone(),
     };
     let bar = progress_bar();
     let loaded = source::load(&paths, &opts, &cancel, &mut |p| {
@@ -202,6 +203,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         key_expr: args.design.key_expr.as_deref(),
         key_attribute: None,
         target: Some(&target),
+        ttl: None,
     };
     print_analysis(&mut out, &name, &keys, &args.view, designs)
         .context("cannot write the output")?;

@@ -8,7 +8,8 @@ use anyhow::Context as _;
 use super::args::{DesignArgs, ViewArgs};
 use crate::model::Strategy;
 use crate::model::design::{
-    Design, DesignKeys, DesignKind, Figures, GsiSpec, MAX_CANDIDATES, ShardSource, parse_key,
+    Design, DesignKeys, DesignKind, Figures, GsiSpec, MAX_CANDIDATES, Projection, ShardSource,
+    parse_key,
 };
 use crate::model::fmt::{grouped, percent};
 use crate::model::keyexpr::{AttrPath, Part};
@@ -40,7 +41,7 @@ pub(super) fn design(
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(anyhow::Error::msg)
         .context("--compare")?;
-    let gsis = match gsis {
+    let mut gsis = match gsis {
         Some(g) => g,
         None => args
             .gsi
@@ -50,6 +51,29 @@ pub(super) fn design(
             .map_err(anyhow::Error::msg)
             .context("--gsi")?,
     };
+    for p in &args.gsi_projection {
+        let (name, projection) = p.split_once('=').ok_or_else(|| {
+            anyhow::anyhow!(
+                "--gsi-projection {p:?}: expected NAME=all, NAME=keys or NAME=include:a,b"
+            )
+        })?;
+        let projection = Projection::parse(projection)
+            .map_err(anyhow::Error::msg)
+            .context("--gsi-projection")?;
+        let Some(g) = gsis.iter_mut().find(|g| g.name == name.trim()) else {
+            let names: Vec<&str> = gsis.iter().map(|g| g.name.as_str()).collect();
+            anyhow::bail!(
+                "--gsi-projection {p:?}: no index named {:?} (the indexes: {})",
+                name.trim(),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            );
+        };
+        g.projection = projection;
+    }
     let shard_by = match (&view.shard_by, view.shard_strategy) {
         (Some(attr), Strategy::Calculated) => Some(ShardSource::Attr(attribute_path(attr)?)),
         (Some(_), _) => anyhow::bail!(
@@ -101,6 +125,7 @@ pub(super) fn current(
             .map_or(1, crate::model::keyexpr::Expr::fan_out),
         keys: keys.clone(),
         absent: 0,
+        projection: None,
     }
 }
 

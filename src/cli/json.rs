@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::output::Shown;
 use crate::model::design::Figures;
 use crate::model::export::{ReportDoc, report_doc as model_report_doc};
+use crate::model::health::Health;
 use crate::model::query::QueryParams;
 use crate::source::{Changes, Group, Loaded};
 
@@ -32,6 +33,7 @@ pub(super) fn loaded_doc(
         report: report_doc(shown),
         designs: &shown.designs,
         queries: &shown.queries,
+        health: &shown.health,
         input: InputDoc::new(loaded),
     })
 }
@@ -42,6 +44,7 @@ pub(super) fn with_designs<'a>(shown: &'a Shown<'_>) -> WithDesigns<'a> {
         report: report_doc(shown),
         designs: &shown.designs,
         queries: &shown.queries,
+        health: &shown.health,
     }
 }
 
@@ -54,6 +57,8 @@ pub(super) struct WithDesigns<'a> {
     designs: &'a [Figures],
     /// One Query per shard that reads the first sharded key back (empty when nothing is sharded).
     queries: &'a [QueryParams],
+    /// The table health report.
+    health: &'a Health,
 }
 
 /// Writes `doc` pretty-printed, with a final newline.
@@ -71,6 +76,8 @@ struct LoadedDoc<'a> {
     designs: &'a [Figures],
     /// One Query per shard that reads the first sharded key back (empty when nothing is sharded).
     queries: &'a [QueryParams],
+    /// The table health report.
+    health: &'a Health,
     input: InputDoc<'a>,
 }
 

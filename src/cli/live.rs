@@ -358,6 +358,7 @@ fn print_stream(
         key_expr: None,
         key_attribute: None,
         target: Some(&target),
+        ttl: None,
     };
     let mut out = std::io::stdout().lock();
     super::output::print_analysis_and(&mut out, name, &keys, &args.view, designs, extra, &lines)

@@ -9,6 +9,7 @@
 mod args;
 mod commands;
 mod design;
+mod health;
 mod json;
 mod live;
 mod output;

@@ -6,10 +6,12 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use super::args::{OutputFormat, ViewArgs};
-use super::{design, json, table};
+use super::{design, health, json, table};
 use crate::model::capacity::Capacity;
 use crate::model::design::{DesignKeys, Figures, figures};
 use crate::model::export::buckets_csv;
+use crate::model::health::Health;
+use crate::model::health::ttl::TtlStats;
 use crate::model::query::{QueryParams, Target, shard_queries};
 use crate::model::shard::ShardBy;
 use crate::model::{KeySet, Path, Report, ViewSettings, evaluate, report_reusing};
@@ -25,6 +27,8 @@ pub struct Designs<'a> {
     pub key_attribute: Option<&'a str>,
     /// The table's name and key attributes, as far as known, for the Queries that read a sharded key back.
     pub target: Option<&'a Target>,
+    /// The TTL attribute's values, when the items had one (for the health report).
+    pub ttl: Option<&'a TtlStats>,
 }
 
 /// One analysis as every format shows it: the keys, the view they were analysed under, the report and the
@@ -39,6 +43,8 @@ pub(super) struct Shown<'a> {
     pub designs: Vec<Figures>,
     /// One Query per shard of the first sharded key (empty when nothing is sharded).
     pub queries: Vec<QueryParams>,
+    /// The table health report.
+    pub health: Health,
 }
 
 impl<'a> Shown<'a> {
@@ -57,16 +63,24 @@ impl<'a> Shown<'a> {
         }
         let answers = view_args.answers();
         let decision = evaluate(&report.evidence, &answers);
-        let designs = if designs.list.is_empty() {
+        let given = designs;
+        let designs = if given.list.is_empty() {
             Vec::new()
         } else {
-            let current = design::current(keys, designs.key_expr, designs.key_attribute);
+            let current = design::current(keys, given.key_expr, given.key_attribute);
             let rows: Vec<(&DesignKeys, u64)> = std::iter::once(&current)
-                .chain(designs.list)
+                .chain(given.list)
                 .map(|d| (d, 0))
                 .collect();
             figures(&rows, keys.total(), &view, &answers)
         };
+        let health = health::build(
+            keys,
+            &report,
+            view_args.has_lsi,
+            given.ttl,
+            (given.list, &designs),
+        );
         let queries = shard_queries(
             &view.shard,
             keys,
@@ -85,6 +99,7 @@ impl<'a> Shown<'a> {
             decision,
             designs,
             queries,
+            health,
         })
     }
 
@@ -113,6 +128,7 @@ pub fn print_loaded(
             partition_key: loaded.key_attribute.clone(),
             sort_key: loaded.sort_key_attribute.clone(),
         }),
+        ttl: loaded.ttl.as_ref(),
     };
     let shown = Shown::compute(name, &loaded.keys, view_args, designs)?;
     let has_workload = shown.view.workload.is_some();
@@ -121,6 +137,7 @@ pub fn print_loaded(
         OutputFormat::Csv => write_csv(out, &shown),
         OutputFormat::Table => table::print(out, &shown)
             .and_then(|()| design::print(out, &shown.designs, has_workload))
+            .and_then(|()| health::print(out, &shown.health))
             .and_then(|()| table::print_input(out, loaded, view_args.top)),
     }
     .context("cannot write the output")
@@ -140,7 +157,8 @@ pub fn print_analysis(
         OutputFormat::Json => json::write(out, &json::with_designs(&shown)),
         OutputFormat::Csv => write_csv(out, &shown),
         OutputFormat::Table => table::print(out, &shown)
-            .and_then(|()| design::print(out, &shown.designs, has_workload)),
+            .and_then(|()| design::print(out, &shown.designs, has_workload))
+            .and_then(|()| health::print(out, &shown.health)),
     }
     .context("cannot write the output")
 }
@@ -168,6 +186,7 @@ pub(super) fn print_analysis_and(
         OutputFormat::Csv => write_csv(out, &shown),
         OutputFormat::Table => table::print(out, &shown)
             .and_then(|()| design::print(out, &shown.designs, has_workload))
+            .and_then(|()| health::print(out, &shown.health))
             .and_then(|()| lines.iter().try_for_each(|l| writeln!(out, "{l}"))),
     }
     .context("cannot write the output")

@@ -41,12 +41,30 @@ pub struct ReportDoc<'a> {
 #[derive(Debug, Serialize)]
 pub struct ItemSizesDoc {
     pub items: u64,
+    /// The items' sizes together.
     pub bytes: u64,
     pub mean_bytes: u64,
+    /// Storage as billed: `bytes` plus 100 bytes of indexing overhead an item.
+    pub storage_bytes: u64,
+    /// Items over DynamoDB's 400 KB limit, and the largest items.
+    pub over_400kb: OverLimitDoc,
     /// Items by size in whole KB (rounded up), which is what read and write units depend on.
     pub by_kb: Vec<super::keyset::SizeGroup>,
     /// The key whose items take the most bytes together: for an export, the largest item collection.
     pub largest_collection: Option<CollectionDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OverLimitDoc {
+    pub items: u64,
+    /// The keys of the largest items, largest first (over the limit or not).
+    pub largest: Vec<LargestItemDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LargestItemDoc {
+    pub key: String,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -152,18 +170,40 @@ pub fn report_doc<'a>(
         },
         workload: report.workload.clone(),
         capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),
-        item_sizes: keys.size_profile().map(|p| ItemSizesDoc {
-            items: p.items(),
-            bytes: p.bytes(),
-            mean_bytes: p.mean(),
-            largest_collection: keys.largest_collection().map(|(k, b)| CollectionDoc {
-                key: keys.display(k).into_owned(),
-                items: b.items,
-                bytes: b.bytes,
-            }),
-            by_kb: p.groups,
-        }),
+        item_sizes: item_sizes_doc(keys),
     }
+}
+
+/// The `item_sizes` object, when the input carried whole items.
+fn item_sizes_doc(keys: &KeySet) -> Option<ItemSizesDoc> {
+    keys.size_profile().map(|p| ItemSizesDoc {
+        items: p.items(),
+        bytes: p.bytes(),
+        mean_bytes: p.mean(),
+        storage_bytes: p.bytes() + p.items() * super::item_size::STORAGE_OVERHEAD_BYTES,
+        over_400kb: OverLimitDoc {
+            items: p
+                .groups
+                .iter()
+                .filter(|g| g.kb * 1024 > super::item_size::MAX_ITEM_BYTES)
+                .map(|g| g.items)
+                .sum(),
+            largest: keys
+                .largest_items(5)
+                .into_iter()
+                .map(|(k, bytes)| LargestItemDoc {
+                    key: keys.display(k).into_owned(),
+                    bytes,
+                })
+                .collect(),
+        },
+        largest_collection: keys.largest_collection().map(|(k, b)| CollectionDoc {
+            key: keys.display(k).into_owned(),
+            items: b.items,
+            bytes: b.bytes,
+        }),
+        by_kb: p.groups,
+    })
 }
 
 /// Buckets as CSV rows: `bucket,range_start,range_end,count,share,top_key,top_key_count`.

@@ -90,6 +90,27 @@ pub fn base64_size(text: &[u8]) -> Option<u64> {
         .map(|v| v.len() as u64)
 }
 
+/// The size of a value as an expression reads it ([`crate::model::keyexpr::Value`]), for the attributes a
+/// GSI projects. A set reads as a list there, so it is sized as one (3 bytes and 1 a member more).
+pub fn value_size(v: &crate::model::keyexpr::Value) -> u64 {
+    use crate::model::keyexpr::Value;
+    match v {
+        Value::S(s) => s.len() as u64,
+        Value::N(n) => number_size(n.as_str()),
+        Value::B(b) => b.len() as u64,
+        Value::Bool(_) | Value::Null => FLAG_BYTES,
+        Value::L(l) => {
+            CONTAINER_BYTES + l.iter().map(|e| ELEMENT_BYTES + value_size(e)).sum::<u64>()
+        }
+        Value::M(m) => {
+            CONTAINER_BYTES
+                + m.iter()
+                    .map(|(k, e)| ELEMENT_BYTES + k.len() as u64 + value_size(e))
+                    .sum::<u64>()
+        }
+    }
+}
+
 /// An item's storage: its size plus the per-item indexing overhead.
 pub fn storage_bytes(size: u64) -> u64 {
     size + STORAGE_OVERHEAD_BYTES

@@ -12,6 +12,7 @@ pub mod design;
 pub mod examples;
 pub mod export;
 pub mod fmt;
+pub mod health;
 pub mod heat;
 pub mod item_size;
 pub mod key;

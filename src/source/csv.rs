@@ -820,6 +820,7 @@ mod tests {
                     name: "t".into(),
                     key: parse_key("{status}#{amount}#{nope}").unwrap(),
                     sort_key: None,
+                    projection: crate::model::design::Projection::All,
                 }],
                 ..Design::default()
             },

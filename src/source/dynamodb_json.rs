@@ -100,6 +100,9 @@ pub fn json_line(
     // The fast path declined this line: its item is sized in a second walk (which names a bad value).
     let sized = if field == "Item" { "Item" } else { "NewImage" };
     scratch.item_bytes = super::json::size::record_size(line, sized)?;
+    if field == "Item" {
+        super::json::ttl::probe_slow(line, Some(sized), true, &mut scratch.ttl);
+    }
     if sink.names.is_none() {
         sink.resolve_from_first(scratch, opts)?;
     }
@@ -196,6 +199,7 @@ mod extract_tests {
                     name: "t".into(),
                     key: parse_key("{pk}#{amount}").unwrap(),
                     sort_key: None,
+                    projection: crate::model::design::Projection::All,
                 }],
                 ..Design::default()
             },

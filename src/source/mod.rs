@@ -282,6 +282,9 @@ pub struct LoadOptions {
     /// Keep the extracted attributes of every item ([`Loaded::items`]) so the app can re-key them without
     /// reading the input again (up to [`crate::model::design::MAX_KEPT_VALUES`] values; [`Loaded::kept`]).
     pub keep_items: bool,
+    /// The TTL attribute (`--ttl-attr`, or the table's DescribeTimeToLive on a live scan); `None` guesses it
+    /// from the first item's attribute names.
+    pub ttl_attr: Option<String>,
 }
 
 /// Items in one group of the input, e.g. one S3 export data file.
@@ -333,6 +336,8 @@ pub struct Loaded {
     /// The top-level attribute names of the first item, when the design needed attributes (for "no item has
     /// `x`; the items have a, b, c").
     pub attribute_names: Vec<String>,
+    /// The TTL attribute's values, when the items had one (given or guessed).
+    pub ttl: Option<crate::model::health::ttl::TtlStats>,
 }
 
 /// Writes by kind: an incremental export's inserts (`NewImage` only), updates (`NewImage` and `OldImage`) and

@@ -6,6 +6,7 @@ use super::{Changes, Group, Hint, LoadOptions, Loaded, Message, OnBad, SourceErr
 use crate::model::KeySet;
 use crate::model::KeyType;
 use crate::model::design::{Designer, Items, RootValues, item_identity};
+use crate::model::health::ttl::TtlStats;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
 
 /// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
@@ -41,6 +42,8 @@ pub struct Sink {
     kept: Option<Items>,
     /// The first item's attribute names, when the design reads attributes.
     attribute_names: Vec<String>,
+    /// The TTL attribute's values, once the items have one.
+    pub ttl: Option<TtlStats>,
 }
 
 impl Sink {
@@ -67,6 +70,7 @@ impl Sink {
                 .then(|| Designer::new(&opts.design).skipping_bad(opts.on_bad == OnBad::Skip)),
             kept: opts.keep_items.then(|| Items::new(opts.design.roots())),
             attribute_names: Vec::new(),
+            ttl: None,
         }
     }
 
@@ -131,6 +135,17 @@ impl Sink {
         self.lines += other.lines;
         self.skipped += other.skipped;
         self.changes.add(&other.changes);
+        match (&mut self.ttl, other.ttl) {
+            (Some(mine), Some(theirs)) if mine.attribute == theirs.attribute => mine.merge(&theirs),
+            // Two inputs guessed different attributes: the one more items have wins.
+            (Some(mine), Some(theirs))
+                if theirs.items - theirs.missing > mine.items - mine.missing =>
+            {
+                *mine = theirs;
+            }
+            (slot @ None, theirs) => *slot = theirs,
+            _ => {}
+        }
         for w in other.warnings {
             self.warn(w);
         }
@@ -271,8 +286,14 @@ impl Sink {
         }
         let sk = self.sk_of(names, scratch)?;
         let sk_ref = sk.map(|st| (&self.sk_buf[..], st));
+        let sized = scratch.item_bytes.map(|b| {
+            (
+                b,
+                self.key_attribute_bytes(Some(names), sk_ref.map(|(s, t)| (s.len(), t))),
+            )
+        });
         let prepared = match &mut self.designer {
-            Some(d) => match d.prepare(&view, sk_ref, count, identity) {
+            Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
                 Ok(p) => Some(p),
                 Err(e) => return Err(self.design_message(&e)),
             },
@@ -285,11 +306,40 @@ impl Sink {
         if let Some(kept) = &mut self.kept {
             kept.push(&scratch.values, idx, sk_ref, count, identity);
         }
-        if let Some(bytes) = scratch.item_bytes {
-            self.keys.note_item_bytes(idx, bytes, count);
-        }
+        self.note_whole_item(idx, scratch, count);
         self.items += count;
         Ok(())
+    }
+
+    /// The size of the current item's key attributes (names and values, DynamoDB's rules): the partition key
+    /// in `pk_buf`, and a sort key of `sk` (its canonical length and type).
+    fn key_attribute_bytes(&self, names: Option<&KeyNames>, sk: Option<(usize, KeyType)>) -> u64 {
+        let value = |len: usize, bytes: &[u8], t: KeyType| match t {
+            KeyType::N => crate::model::item_size::number_size(&String::from_utf8_lossy(bytes)),
+            KeyType::S | KeyType::B => len as u64,
+        };
+        let pk = names.map_or(0, |n| n.pk.len()) as u64
+            + value(self.pk_buf.len(), &self.pk_buf, self.keys.key_type());
+        let sk = sk.map_or(0, |(len, t)| {
+            names.and_then(|n| n.sk.as_ref()).map_or(0, String::len) as u64
+                + value(len, &self.sk_buf, t)
+        });
+        pk + sk
+    }
+
+    /// Notes what a whole item tells besides its key (its size, its TTL value); nothing for key-only records.
+    fn note_whole_item(&mut self, idx: u32, scratch: &Scratch, count: u64) {
+        let Some(bytes) = scratch.item_bytes else {
+            return;
+        };
+        self.keys.note_item_bytes(idx, bytes, count);
+        if let Some(name) = &scratch.ttl.name {
+            let keys = &self.keys;
+            let stats = self.ttl.get_or_insert_with(|| {
+                TtlStats::new(&String::from_utf8_lossy(name), scratch.ttl.guessed)
+            });
+            stats.note(scratch.ttl.value, || keys.display(idx).into_owned());
+        }
     }
 
     /// With a key expression, its key for this item into `pk_buf` (true); false without one.
@@ -439,9 +489,7 @@ impl Sink {
             let idx = self
                 .add_text(pk, sk, count)
                 .map_err(|e| format!("key column: {e}"))?;
-            if let Some(bytes) = scratch.item_bytes {
-                self.keys.note_item_bytes(idx, bytes, count);
-            }
+            self.note_whole_item(idx, scratch, count);
             return Ok(());
         }
         if self.attribute_names.is_empty() {
@@ -475,8 +523,14 @@ impl Sink {
             }
             None => None,
         };
+        let sized = scratch.item_bytes.map(|b| {
+            (
+                b,
+                self.key_attribute_bytes(self.names.as_ref(), sk_ref.map(|(s, t)| (s.len(), t))),
+            )
+        });
         let prepared = match &mut self.designer {
-            Some(d) => match d.prepare(&view, sk_ref, count, identity) {
+            Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
                 Ok(p) => Some(p),
                 Err(e) => return Err(self.design_message(&e)),
             },
@@ -489,9 +543,7 @@ impl Sink {
         if let Some(kept) = &mut self.kept {
             kept.push(&scratch.values, idx, sk_ref, count, identity);
         }
-        if let Some(bytes) = scratch.item_bytes {
-            self.keys.note_item_bytes(idx, bytes, count);
-        }
+        self.note_whole_item(idx, scratch, count);
         self.items += count;
         Ok(())
     }
@@ -596,6 +648,7 @@ impl Sink {
             shard_by,
             kept: self.kept,
             attribute_names: self.attribute_names,
+            ttl: self.ttl,
         }
     }
 }

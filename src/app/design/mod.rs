@@ -391,6 +391,7 @@ impl DesignState {
                                 name: r.clone(),
                                 key: crate::model::keyexpr::Expr::attribute(r)?,
                                 sort_key: None,
+                                projection: crate::model::design::Projection::All,
                             })
                         })
                         .collect(),
@@ -500,6 +501,7 @@ fn compare(
         fan_out: parse_key(current).map_or(1, |e| e.fan_out()),
         keys: keys.clone(),
         absent: 0,
+        projection: None,
     };
     let first = previous
         .and_then(|p| p.rows.first())

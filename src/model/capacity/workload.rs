@@ -219,12 +219,20 @@ impl Workload {
 
     /// This workload with [`ItemSize::FromData`] replaced by the data's measured sizes (`measured`), or by
     /// [`ASSUMED_ITEM_BYTES`] when the data has none.
+    ///
+    /// A table size of 0 (none given) becomes the data's measured storage: the sizes together plus 100 bytes of
+    /// indexing overhead an item (DYNAMODB-TRAFFIC "Item size" \[AWS\]), for the ⌈size / 10 GB⌉ part of the
+    /// partition count.
     pub fn resolve(&self, measured: Option<SizeProfile>) -> Workload {
         let mut w = self.clone();
+        let measured = measured.filter(|p| p.items() > 0);
+        if w.table_bytes == 0
+            && let Some(p) = &measured
+        {
+            w.table_bytes = p.bytes() + p.items() * crate::model::item_size::STORAGE_OVERHEAD_BYTES;
+        }
         if w.item_size == ItemSize::FromData {
-            w.item_size = measured
-                .filter(|p| p.items() > 0)
-                .map_or(ItemSize::Bytes(ASSUMED_ITEM_BYTES), ItemSize::Measured);
+            w.item_size = measured.map_or(ItemSize::Bytes(ASSUMED_ITEM_BYTES), ItemSize::Measured);
         }
         w
     }

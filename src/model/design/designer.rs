@@ -1,6 +1,7 @@
 //! [`Designer`]: each design's keys, built one record at a time.
 
 use super::*;
+use crate::model::item_size::value_size;
 use crate::model::key::{KeyType, MAX_SORT_KEY_BYTES, canonicalize_into};
 use crate::model::keyexpr::ItemSeed;
 use crate::model::partition::{key_hash, mix64};
@@ -24,6 +25,8 @@ pub struct Designer {
     not_keyed: Vec<(u64, Option<DesignError>)>,
     buf: String,
     sk_buf: Vec<u8>,
+    /// The next record's size and its table key attributes' size (see [`Self::sized`]).
+    sized: Option<(u64, u64)>,
 }
 
 impl Designer {
@@ -48,7 +51,43 @@ impl Designer {
             design: design.clone(),
             buf: String::new(),
             sk_buf: Vec::new(),
+            sized: None,
         }
+    }
+
+    /// The size of the record [`Self::prepare`] reads next (DynamoDB's, [`crate::model::item_size`]) and of
+    /// its table key attributes (names and values): each GSI that holds it notes its projected size. `None`
+    /// for a record without its whole item (a key list): the indexes get no sizes.
+    pub fn sized(&mut self, sizes: Option<(u64, u64)>) -> &mut Self {
+        self.sized = sizes;
+        self
+    }
+
+    /// The size of a GSI's copy of an item (DYNAMODB-TRAFFIC "Item size" \[AWS\]): the whole item (`ALL`), or
+    /// the table's and the index's key attributes plus any included ones. **\[ours\]** a set is sized as the
+    /// list the design reads it as (3 bytes and 1 a member more than DynamoDB counts).
+    fn projected(&self, g: &GsiSpec, item: &(impl Attrs + ?Sized)) -> Option<u64> {
+        let (whole, table_keys) = self.sized?;
+        let attr = |path: &AttrPath| {
+            item.get(path)
+                .map_or(0, |v| path.root().len() as u64 + value_size(v))
+        };
+        Some(match &g.projection {
+            Projection::All => whole,
+            Projection::KeysOnly | Projection::Include(_) => {
+                let mut size = table_keys;
+                size += g.key.attributes().iter().map(&attr).sum::<u64>();
+                size += g.sort_key.as_ref().map_or(0, &attr);
+                if let Projection::Include(names) = &g.projection {
+                    size += names
+                        .iter()
+                        .filter_map(|n| AttrPath::new(vec![n.clone()]))
+                        .map(|p| attr(&p))
+                        .sum::<u64>();
+                }
+                size.min(whole)
+            }
+        })
     }
 
     pub fn design(&self) -> &Design {
@@ -177,7 +216,10 @@ impl Designer {
                     ItemSeed::new(self.seed, mix64(identity ^ d)),
                     &mut self.buf,
                 ) {
-                    Ok(()) => p.gsis.push((i, self.buf.clone(), sk.clone(), writes)),
+                    Ok(()) => {
+                        let size = self.projected(g, item);
+                        p.gsis.push((i, self.buf.clone(), sk.clone(), writes, size));
+                    }
                     // Sparse: an item without the index's key attribute is not in the index.
                     Err(EvalError::Missing { .. } | EvalError::NotScalar { .. }) => {}
                     Err(error) => {
@@ -214,10 +256,13 @@ impl Designer {
             first.get_or_insert(e);
         }
         let mut seen = vec![false; self.gsis.len()];
-        for (i, k, sk, writes) in p.gsis {
+        for (i, k, sk, writes, size) in p.gsis {
             seen[i] = true;
             let sk = sk.as_ref().map(|(b, t)| (b.as_slice(), *t));
-            self.gsis[i].0.add_item(k.as_bytes(), sk, writes);
+            let idx = self.gsis[i].0.add_item(k.as_bytes(), sk, writes);
+            if let Some(size) = size {
+                self.gsis[i].0.note_item_bytes(idx, size, writes);
+            }
         }
         for (i, s) in seen.into_iter().enumerate() {
             if !s {
@@ -269,6 +314,7 @@ impl Designer {
                 fan_out: expr.fan_out(),
                 keys,
                 absent: not_keyed,
+                projection: None,
             });
         }
         for (g, (keys, absent)) in self.design.gsis.iter().zip(self.gsis) {
@@ -278,6 +324,7 @@ impl Designer {
                 fan_out: g.key.fan_out(),
                 keys,
                 absent,
+                projection: Some(g.projection.clone()),
             });
         }
         if let Some(by) = &mut self.shard_by {
@@ -287,8 +334,8 @@ impl Designer {
     }
 }
 
-/// A record's entry in a GSI: the index's position, the key, its sort key, the writes.
-type GsiEntry = (usize, String, Option<(Vec<u8>, KeyType)>, u64);
+/// A record's entry in a GSI: the index's position, the key, its sort key, the writes, its projected size.
+type GsiEntry = (usize, String, Option<(Vec<u8>, KeyType)>, u64, Option<u64>);
 
 /// One record evaluated by [`Designer::prepare`], to add with [`Designer::commit`].
 #[derive(Debug, Clone, Default)]

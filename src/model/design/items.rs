@@ -226,6 +226,7 @@ impl Items {
                 fan_out: expr.fan_out(),
                 keys,
                 absent: 0,
+                projection: None,
             },
             skipped,
             first_error,

@@ -62,13 +62,66 @@ impl fmt::Display for ShardSource {
     }
 }
 
-/// A global secondary index as a key design: its partition key (an expression, usually one attribute) and
-/// optional sort key attribute.
+/// A global secondary index as a key design: its partition key (an expression, usually one attribute),
+/// optional sort key attribute, and what it projects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GsiSpec {
     pub name: String,
     pub key: Expr,
     pub sort_key: Option<AttrPath>,
+    pub projection: Projection,
+}
+
+/// What a GSI stores of each item it holds (DescribeTable's `Projection`), which sets the size of its copy and
+/// so the write units each base-table write costs it (DYNAMODB-TRAFFIC "Item size" \[AWS\]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Projection {
+    /// The whole item.
+    #[default]
+    All,
+    /// The table's and the index's key attributes.
+    KeysOnly,
+    /// The key attributes and these.
+    Include(Vec<String>),
+}
+
+impl Projection {
+    /// `all`, `keys` (or `keys_only`), `include:a,b` as `--gsi-projection` takes them.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("all") {
+            return Ok(Self::All);
+        }
+        if t.eq_ignore_ascii_case("keys") || t.eq_ignore_ascii_case("keys_only") {
+            return Ok(Self::KeysOnly);
+        }
+        match t.split_once(':') {
+            Some((kind, attrs)) if kind.eq_ignore_ascii_case("include") => {
+                let attrs: Vec<String> = attrs
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                if attrs.is_empty() {
+                    return Err(format!("{text:?}: include: names no attributes"));
+                }
+                Ok(Self::Include(attrs))
+            }
+            _ => Err(format!(
+                "{text:?}: expected all, keys or include:ATTR,ATTR (what the index projects)"
+            )),
+        }
+    }
+
+    /// DynamoDB's name: `ALL`, `KEYS_ONLY`, `INCLUDE`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::All => "ALL",
+            Self::KeysOnly => "KEYS_ONLY",
+            Self::Include(_) => "INCLUDE",
+        }
+    }
 }
 
 impl GsiSpec {
@@ -87,6 +140,7 @@ impl GsiSpec {
             name: name.to_owned(),
             key: parse_key(expr.trim())?,
             sort_key: None,
+            projection: Projection::All,
         })
     }
 }
@@ -138,6 +192,10 @@ impl Design {
             .chain(self.gsis.iter().filter_map(|g| g.sort_key.clone()))
             .chain(self.shard_by.as_ref().and_then(ShardSource::path).cloned())
             .map(|p| p.root().to_owned())
+            .chain(self.gsis.iter().flat_map(|g| match &g.projection {
+                Projection::Include(attrs) => attrs.clone(),
+                _ => Vec::new(),
+            }))
             .collect();
         roots.sort();
         roots.dedup();
@@ -247,6 +305,8 @@ pub struct DesignKeys {
     /// Items not in it: a GSI's items without its key attributes, or (under a skip-bad policy, see
     /// [`Designer::skipping_bad`]) the items a candidate could not key.
     pub absent: u64,
+    /// A GSI's projection (`None` for the other designs).
+    pub projection: Option<Projection>,
 }
 
 /// The note for a candidate that could not key `items` items under a skip-bad policy, with the first reason.

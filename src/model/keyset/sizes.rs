@@ -152,6 +152,23 @@ impl KeySet {
         (!groups.is_empty()).then_some(SizeProfile { groups })
     }
 
+    /// The `n` keys with the largest items, largest first: (key, its largest item's size).
+    pub fn largest_items(&self, n: usize) -> Vec<(u32, u64)> {
+        let Some(sizes) = self.sizes.as_ref() else {
+            return Vec::new();
+        };
+        let mut all: Vec<(u32, u64)> = sizes
+            .per_key
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.items > 0)
+            .map(|(i, k)| (i as u32, k.max))
+            .collect();
+        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
+    }
+
     /// The key whose measured items take the most bytes together (for an export: the largest item
     /// collection), with its sizes.
     pub fn largest_collection(&self) -> Option<(u32, KeyBytes)> {

@@ -171,12 +171,43 @@ impl fmt::Display for Billing {
     }
 }
 
-/// A secondary index: its name and key attribute names.
+/// A secondary index: its name, key attribute names and projection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IndexInfo {
     pub name: String,
     pub partition_key: String,
     pub sort_key: Option<String>,
+    /// `ALL`, `KEYS_ONLY` or `INCLUDE` (empty when the description has none).
+    pub projection: String,
+    /// The attributes an `INCLUDE` projection adds.
+    pub included: Vec<String>,
+}
+
+/// The attribute of `schema` in `role` (the partition key: `Hash`; the sort key: `Range`).
+fn key(schema: &[KeySchemaElement], role: &SdkKeyType) -> Option<String> {
+    schema
+        .iter()
+        .find(|k| k.key_type() == role)
+        .map(|k| k.attribute_name().to_owned())
+}
+
+/// A secondary index from its description.
+fn index_info(
+    name: Option<&str>,
+    schema: &[KeySchemaElement],
+    projection: Option<&aws_sdk_dynamodb::types::Projection>,
+) -> IndexInfo {
+    IndexInfo {
+        name: name.unwrap_or("?").to_owned(),
+        partition_key: key(schema, &SdkKeyType::Hash).unwrap_or_default(),
+        sort_key: key(schema, &SdkKeyType::Range),
+        projection: projection
+            .and_then(|p| p.projection_type())
+            .map_or_else(String::new, |t| t.as_str().to_owned()),
+        included: projection
+            .map(|p| p.non_key_attributes().to_vec())
+            .unwrap_or_default(),
+    }
 }
 
 /// What DescribeTable says about a table.
@@ -462,20 +493,14 @@ impl DynamoClient {
                 (d.attribute_name(), ty)
             })
             .collect();
-        let key = |schema: &[KeySchemaElement], role: SdkKeyType| {
-            schema
-                .iter()
-                .find(|k| *k.key_type() == role)
-                .map(|k| k.attribute_name().to_owned())
-        };
         let attr = |name: String| KeyAttribute {
             key_type: types.get(name.as_str()).copied().unwrap_or(KeyType::S),
             name,
         };
-        let partition_key = key(t.key_schema(), SdkKeyType::Hash)
+        let partition_key = key(t.key_schema(), &SdkKeyType::Hash)
             .map(attr)
             .ok_or_else(|| bad("no partition key"))?;
-        let sort_key = key(t.key_schema(), SdkKeyType::Range).map(attr);
+        let sort_key = key(t.key_schema(), &SdkKeyType::Range).map(attr);
         let on_demand = t
             .billing_mode_summary()
             .and_then(|b| b.billing_mode())
@@ -487,11 +512,6 @@ impl DynamoClient {
                 write: p.write_capacity_units().unwrap_or(0),
             },
             None => Billing::Unknown,
-        };
-        let index = |name: Option<&str>, schema: &[KeySchemaElement]| IndexInfo {
-            name: name.unwrap_or("?").to_owned(),
-            partition_key: key(schema, SdkKeyType::Hash).unwrap_or_default(),
-            sort_key: key(schema, SdkKeyType::Range),
         };
         Ok(TableInfo {
             name: t.table_name().unwrap_or(table).to_owned(),
@@ -506,12 +526,12 @@ impl DynamoClient {
             local_indexes: t
                 .local_secondary_indexes()
                 .iter()
-                .map(|i| index(i.index_name(), i.key_schema()))
+                .map(|i| index_info(i.index_name(), i.key_schema(), i.projection()))
                 .collect(),
             global_indexes: t
                 .global_secondary_indexes()
                 .iter()
-                .map(|i| index(i.index_name(), i.key_schema()))
+                .map(|i| index_info(i.index_name(), i.key_schema(), i.projection()))
                 .collect(),
             stream_arn: stream_arn(t),
         })

@@ -3,7 +3,7 @@
 //! attributes are counted as absent).
 
 use super::client::{IndexInfo, TableInfo};
-use crate::model::design::GsiSpec;
+use crate::model::design::{GsiSpec, Projection};
 use crate::model::keyexpr::{AttrPath, Expr};
 
 /// The key designs of the global secondary indexes `wanted` names on `info`'s table, in the order asked for
@@ -46,6 +46,11 @@ fn spec(info: &TableInfo, g: &IndexInfo) -> Result<GsiSpec, String> {
             .sort_key
             .as_ref()
             .and_then(|sk| AttrPath::new(vec![sk.clone()])),
+        projection: match g.projection.as_str() {
+            "KEYS_ONLY" => Projection::KeysOnly,
+            "INCLUDE" => Projection::Include(g.included.clone()),
+            _ => Projection::All,
+        },
     })
 }
 
@@ -104,6 +109,8 @@ mod tests {
                     name: (*name).into(),
                     partition_key: (*pk).into(),
                     sort_key: sk.map(Into::into),
+                    projection: "KEYS_ONLY".into(),
+                    included: Vec::new(),
                 })
                 .collect(),
             stream_arn: None,

@@ -909,6 +909,7 @@ mod tests {
                 name: "byStatus".into(),
                 key: crate::model::keyexpr::Expr::attribute("status").unwrap(),
                 sort_key: None,
+                projection: crate::model::design::Projection::All,
             }],
             ..Design::default()
         }

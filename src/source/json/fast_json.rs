@@ -296,6 +296,25 @@ fn scalar(tag: &[u8], raw: &[u8]) -> Option<Value> {
     }
 }
 
+/// The TTL reading of a typed value written the common way (`{"N":"…"}`, or another tag); `None` for anything
+/// else (the caller asks serde).
+pub(super) fn typed_ttl_fast(span: &[u8]) -> Option<crate::model::health::ttl::TtlValue> {
+    use crate::model::health::ttl::TtlValue;
+    let mut c = Cursor { s: span, i: 0 };
+    c.expect(b'{')?;
+    c.expect(b'"')?;
+    let tag = c.plain_str()?;
+    c.expect(b':')?;
+    if tag != b"N" {
+        return Some(TtlValue::Other(super::ttl::tag_name(
+            std::str::from_utf8(tag).ok()?,
+        )));
+    }
+    c.expect(b'"')?;
+    let text = std::str::from_utf8(c.plain_str()?).ok()?;
+    Some(super::ttl::number(text))
+}
+
 /// A key value's size from its text (no escapes, as [`Cursor::key_value`] and [`Cursor::plain_key_value`]
 /// take it): a string's bytes, a number's digits, binary's decoded bytes. `None` when the text is not of its
 /// type (the serde path then gives the message).
@@ -516,6 +535,7 @@ impl<'a> Cursor<'a> {
             let from = self.extract_from(extracting, name, scratch);
             // As serde: the partition key first when both names are the same, and the last occurrence wins.
             size += name.len() as u64;
+            let ttl = scratch.ttl.is_ttl(name);
             if name == pk {
                 let (t, raw) = self.key_value()?;
                 size += key_size(t, raw)?;
@@ -529,7 +549,12 @@ impl<'a> Cursor<'a> {
                 scratch.sk_raw.clear();
                 scratch.sk_raw.extend_from_slice(raw);
             } else {
+                self.skip_ws();
+                let start = self.i;
                 size += self.typed_size(3).ok()?;
+                if ttl {
+                    scratch.ttl.value = super::ttl::typed_ttl(self.s.get(start..self.i)?);
+                }
             }
             if let Some((slot, start)) = from {
                 let span = self.s.get(start..self.i)?;
@@ -541,7 +566,10 @@ impl<'a> Cursor<'a> {
             }
             match self.next_token()? {
                 b',' => {}
-                b'}' => return Some(size),
+                b'}' => {
+                    scratch.ttl.item_done();
+                    return Some(size);
+                }
                 _ => return None,
             }
         }
@@ -567,6 +595,7 @@ impl<'a> Cursor<'a> {
             self.expect(b':')?;
             let from = self.extract_from(extracting, name, scratch);
             size += name.len() as u64;
+            let ttl = scratch.ttl.is_ttl(name);
             if name == pk {
                 let (t, raw) = self.plain_key_value()?;
                 size += key_size(t, raw)?;
@@ -580,7 +609,12 @@ impl<'a> Cursor<'a> {
                 scratch.sk_raw.clear();
                 scratch.sk_raw.extend_from_slice(raw);
             } else {
+                self.skip_ws();
+                let start = self.i;
                 size += self.plain_size(2).ok()?;
+                if ttl {
+                    scratch.ttl.value = super::ttl::plain_ttl(self.s.get(start..self.i)?);
+                }
             }
             if let Some((slot, start)) = from {
                 let text = std::str::from_utf8(self.s.get(start..self.i)?).ok()?;
@@ -589,7 +623,10 @@ impl<'a> Cursor<'a> {
             }
             match self.next_token()? {
                 b',' => {}
-                b'}' => return Some(size),
+                b'}' => {
+                    scratch.ttl.item_done();
+                    return Some(size);
+                }
                 _ => return None,
             }
         }

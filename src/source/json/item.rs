@@ -58,6 +58,8 @@ pub struct Scratch {
     pub names: Vec<String>,
     /// `names` is complete (set by [`Self::clear`] once an item has filled it).
     pub names_done: bool,
+    /// The TTL attribute and this item's value of it.
+    pub ttl: super::ttl::TtlProbe,
 }
 
 impl Scratch {
@@ -67,6 +69,7 @@ impl Scratch {
         Self {
             values: vec![None; extract.len()],
             extract,
+            ttl: super::ttl::TtlProbe::new(opts.ttl_attr.as_deref()),
             ..Self::default()
         }
     }
@@ -83,6 +86,7 @@ impl Scratch {
 
     pub fn clear(&mut self) {
         self.item_bytes = None;
+        self.ttl.value = crate::model::health::ttl::TtlValue::Absent;
         self.pk = None;
         self.sk = None;
         self.values.iter_mut().for_each(|v| *v = None);

@@ -137,6 +137,8 @@ impl ItemReader {
                 Typing::Plain => super::size::plain_item_size(text)?,
                 _ => super::size::typed_item_size(text)?,
             });
+            let typed = typing != Typing::Plain;
+            super::ttl::probe_slow(text, None, typed, &mut scratch.ttl);
         }
         sink.add_scratch(scratch, 1)
     }
@@ -647,6 +649,7 @@ mod tests {
                     name: "t".into(),
                     key: parse_key(expr).unwrap(),
                     sort_key: None,
+                    projection: crate::model::design::Projection::All,
                 }],
                 ..Design::default()
             },

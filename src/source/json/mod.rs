@@ -12,3 +12,4 @@ pub mod item;
 pub mod json_doc;
 pub mod json_stream;
 pub mod size;
+pub mod ttl;
