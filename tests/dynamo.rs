@@ -531,7 +531,7 @@ fn a_gsi_scan_keys_items_by_the_index_and_reads_only_its_keys() {
     assert!(scans.len() >= 8, "{} scan requests", scans.len());
     for r in &requests {
         assert!(
-            ["DescribeTable", "Scan"].contains(&r.operation.as_str()),
+            ["DescribeTable", "DescribeTimeToLive", "Scan"].contains(&r.operation.as_str()),
             "{r:?}"
         );
     }
@@ -1053,6 +1053,65 @@ fn cli_scan_shows_a_gsis_spread_and_takes_key_expressions() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Issue #25: `--item-sizes` reads whole items and sizes them by DynamoDB's rules; the GSI's projection comes
+/// from DescribeTable, and its cost per write from the projected sizes.
+#[test]
+fn cli_scan_with_item_sizes_reports_storage_and_gsi_costs() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = setup.orders_with_status("cli-sizes", 200);
+    let endpoint = server.endpoint();
+    let args = [
+        "scan",
+        "--endpoint-url",
+        &endpoint,
+        "--table",
+        &name,
+        "--gsi",
+        "all",
+        "--item-sizes",
+        "--format",
+        "json",
+    ];
+    let out = bin(&args).output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // pk: 2 + `order#i`; payload: 7 + 1,000; status: 6 + OPEN or CLOSED (none for every 20th item).
+    let size = |i: usize| {
+        let status = match i % 20 {
+            0 => 0,
+            1 => 6 + 6,
+            _ => 6 + 4,
+        };
+        2 + format!("order#{i}").len() as u64 + 1007 + status
+    };
+    let bytes: u64 = (0..200).map(size).sum();
+    let units: u64 = (0..200).map(|i| size(i).div_ceil(1024)).sum();
+    assert_eq!(doc["item_sizes"]["bytes"], bytes);
+    let health = &doc["health"];
+    assert_eq!(health["storage"]["item_bytes"], bytes);
+    assert_eq!(health["storage"]["storage_bytes"], bytes + 200 * 100);
+    let gsi = &health["gsis"][0];
+    assert_eq!(gsi["name"], "byStatus");
+    assert_eq!(gsi["projection"], "KEYS_ONLY");
+    assert_eq!(gsi["writes"], 190);
+    // A keys-only copy (pk and status, ~20 bytes) costs 1 unit for each of the 190 items it holds.
+    assert!(
+        (gsi["index_units_per_write"].as_f64().unwrap() - 0.95).abs() < 1e-9,
+        "{gsi}"
+    );
+    let table_units = gsi["table_units_per_write"].as_f64().unwrap();
+    assert!((table_units - units as f64 / 200.0).abs() < 1e-9, "{gsi}");
+    // Without --item-sizes the scan reads keys only: no sizes.
+    let out = bin(&args[..args.len() - 3])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.get("item_sizes").is_none());
+    assert_eq!(doc["health"]["items"], 0);
 }
 
 #[test]

@@ -284,6 +284,15 @@ pub struct ScanArgs {
     /// Items evaluated per Scan request (Limit); by default shardlens sizes pages to the --max-rcu cap.
     #[arg(long, value_name = "ITEMS", value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: Option<u32>,
+    /// Read whole items and measure their sizes by DynamoDB's rules for the health report (storage, items
+    /// near 400 KB, GSI costs). Same read units as a keys-only scan (DynamoDB charges a Scan by the items'
+    /// size); more bytes over the network.
+    #[arg(long)]
+    pub item_sizes: bool,
+    /// The TTL attribute the health report checks; default: the table's (DescribeTimeToLive), else with
+    /// --item-sizes guessed from names (ttl, expires…).
+    #[arg(long, value_name = "ATTR")]
+    pub ttl_attr: Option<String>,
     #[command(flatten)]
     pub design: DesignArgs,
     /// The key type comes from the table; --key-type is ignored here.

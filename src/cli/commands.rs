@@ -142,11 +142,9 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
-    args.view.view_settings()?;
-    let client = DynamoClient::connect(&args.connect.options())?;
-    let (design, by_expr) = scan_design(args, &client)?;
-    let opts = ScanOptions {
+/// The scan the options describe, with its design (`by_expr`: the design's first candidate is `--key-expr`).
+fn scan_options(args: &ScanArgs, design: Design, by_expr: bool) -> ScanOptions {
+    ScanOptions {
         segments: args.segments,
         max_rcu: (args.max_rcu > 0.0).then_some(args.max_rcu),
         limit: args.limit,
@@ -155,8 +153,17 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         page_size: args.page_size,
         design,
         strict_candidates: usize::from(by_expr),
+        item_sizes: args.item_sizes,
+        ttl_attr: args.ttl_attr.clone(),
         ..ScanOptions::new(args.table.clone())
-    };
+    }
+}
+
+pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
+    args.view.view_settings()?;
+    let client = DynamoClient::connect(&args.connect.options())?;
+    let (design, by_expr) = scan_design(args, &client)?;
+    let opts = scan_options(args, design, by_expr);
     let cap = opts.max_rcu.map_or_else(
         || "no read-capacity cap".to_owned(),
         |r| format!("at most {r} RCU/s"),
@@ -203,7 +210,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         key_expr: args.design.key_expr.as_deref(),
         key_attribute: None,
         target: Some(&target),
-        ttl: None,
+        ttl: scanned.ttl.as_ref(),
     };
     print_analysis(&mut out, &name, &keys, &args.view, designs)
         .context("cannot write the output")?;

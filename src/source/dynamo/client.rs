@@ -537,6 +537,27 @@ impl DynamoClient {
         })
     }
 
+    /// The table's TTL attribute, from DescribeTimeToLive when TTL is on (or being turned on); `None` when it is
+    /// off or the call fails (a local server without it, no permission): the scan then guesses from names.
+    async fn ttl_attribute_async(&self, table: &str) -> Option<String> {
+        let out = self
+            .client
+            .describe_time_to_live()
+            .table_name(table)
+            .send()
+            .await
+            .ok()?;
+        let d = out.time_to_live_description()?;
+        let on = matches!(
+            d.time_to_live_status(),
+            Some(
+                aws_sdk_dynamodb::types::TimeToLiveStatus::Enabled
+                    | aws_sdk_dynamodb::types::TimeToLiveStatus::Enabling
+            )
+        );
+        on.then(|| d.attribute_name().map(str::to_owned)).flatten()
+    }
+
     /// Describes the table, then scans its keys in parallel (see [`ScanOptions`]), calling `on_event` with a
     /// [`ScanEvent::Page`] per page on this thread. `cancel` stops it within about 50 ms, keeping what was
     /// read. `Err` only when nothing could be read (bad options, no such table, no connection at the
@@ -550,19 +571,27 @@ impl DynamoClient {
         opts.check()?;
         self.runtime.block_on(async {
             let info = self.describe_async(&opts.table).await?;
+            let ttl = match &opts.ttl_attr {
+                Some(name) => Some(name.clone()),
+                None => self.ttl_attribute_async(&opts.table).await,
+            };
+            let known_ttl = ttl.is_some();
             // With a design, the sort key is read anyway: it seeds each item's `{random N}` draws.
             let read_sort_key = opts.with_sort_key || !opts.design.is_empty();
-            let source = Arc::new(SdkPages::new(
-                self.client.clone(),
-                &info,
-                (
-                    info.sort_key.as_ref().filter(|_| read_sort_key),
-                    opts.design.roots(),
-                ),
-                opts.consistent,
-                (self.attempt_timeout, self.sent.clone()),
-                self.describe_target(),
-            ));
+            let source = Arc::new(
+                SdkPages::new(
+                    self.client.clone(),
+                    &info,
+                    (
+                        info.sort_key.as_ref().filter(|_| read_sort_key),
+                        opts.design.roots(),
+                    ),
+                    opts.consistent,
+                    (self.attempt_timeout, self.sent.clone()),
+                    self.describe_target(),
+                )
+                .with_items(opts.item_sizes, ttl),
+            );
             let sort_key_type = info
                 .sort_key
                 .as_ref()
@@ -577,6 +606,10 @@ impl DynamoClient {
                 on_event,
             )
             .await;
+            if let Some(t) = &mut scanned.ttl {
+                // Neither given nor the table's: guessed from the first item's names.
+                t.guessed = !known_ttl;
+            }
             scanned.key_attribute = Some(info.partition_key.name.clone());
             scanned.sort_key_attribute = info.sort_key.as_ref().map(|k| k.name.clone());
             Ok(scanned)

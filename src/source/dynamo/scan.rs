@@ -14,8 +14,9 @@ use tokio::time::Instant;
 
 use super::error::DynamoError;
 pub use super::pace::{Backoff, RcuLimiter};
-use super::segment::{PageKeys, SegmentMsg, SegmentTask};
+use super::segment::{PageFacts, PageKeys, SegmentMsg, SegmentTask};
 use crate::model::design::{Design, DesignError, DesignKeys, Designer, item_identity};
+use crate::model::health::ttl::{TtlStats, TtlValue};
 use crate::model::keyexpr::Value;
 use crate::model::shard::ShardBy;
 use crate::model::{KeySet, KeyType};
@@ -54,6 +55,12 @@ pub struct ScanOptions {
     /// Leading candidates of `design` that stand for the current key (the CLI's `--key-expr`, evaluated as
     /// candidate 1): an item one of them cannot key is left out of every design ([`Scanned::design_skipped`]).
     pub strict_candidates: usize,
+    /// Read whole items (no projection) and measure their sizes by DynamoDB's rules, for the health report.
+    /// A Scan costs the same read units either way (DynamoDB charges by the items' size, not what is
+    /// returned); only the bytes sent grow.
+    pub item_sizes: bool,
+    /// The TTL attribute to read; `None` asks DescribeTimeToLive, and with whole items guesses from names.
+    pub ttl_attr: Option<String>,
 }
 
 impl ScanOptions {
@@ -71,6 +78,8 @@ impl ScanOptions {
             backoff: Backoff::default(),
             design: Design::default(),
             strict_candidates: 0,
+            item_sizes: false,
+            ttl_attr: None,
         }
     }
 
@@ -131,6 +140,20 @@ pub struct Page<C> {
     pub consumed_rcu: f64,
     /// `LastEvaluatedKey`: `None` when the segment is finished.
     pub next: Option<C>,
+    /// What each item of `keys` tells besides its keys, when the scan reads whole items or the TTL attribute
+    /// ([`ScanOptions::item_sizes`]); empty otherwise.
+    pub facts: Vec<ItemFacts>,
+    /// The TTL attribute `facts` read, when there is one.
+    pub ttl_attr: Option<std::sync::Arc<str>>,
+}
+
+/// One item's size (DynamoDB's rules, when the scan read the whole item), its key attributes' size and its
+/// TTL attribute's value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ItemFacts {
+    pub size: Option<u64>,
+    pub key_bytes: u64,
+    pub ttl: TtlValue,
 }
 
 /// Where pages come from: the SDK, or a fake in tests.
@@ -278,6 +301,8 @@ pub struct Scanned {
     /// The table's partition and sort key attribute names (from DescribeTable), when the scan knows them.
     pub key_attribute: Option<String>,
     pub sort_key_attribute: Option<String>,
+    /// The TTL attribute's values, when the scan read one.
+    pub ttl: Option<TtlStats>,
 }
 
 /// What a scan reports while it runs.
@@ -342,6 +367,7 @@ pub async fn run_scan<P: PageSource>(
         limit: opts.limit,
         design: (!opts.design.is_empty())
             .then(|| Designs::new(&opts.design, opts.strict_candidates)),
+        ttl: None,
         on_event,
     };
     let status = collect.receive(&mut rx, cancel, started).await;
@@ -349,6 +375,7 @@ pub async fn run_scan<P: PageSource>(
         keys,
         mut progress,
         design,
+        ttl,
         ..
     } = collect;
     stop.store(true, Ordering::Relaxed);
@@ -375,6 +402,7 @@ pub async fn run_scan<P: PageSource>(
         not_keyed: d.not_keyed,
         key_attribute: None,
         sort_key_attribute: None,
+        ttl,
     }
 }
 
@@ -480,6 +508,7 @@ struct Collect<'e> {
     sort_key_type: Option<KeyType>,
     limit: Option<u64>,
     design: Option<Designs>,
+    ttl: Option<TtlStats>,
     on_event: &'e mut dyn FnMut(ScanEvent),
 }
 
@@ -524,13 +553,19 @@ impl Collect<'_> {
                 segment,
                 page_keys,
                 values,
+                facts,
                 scanned,
                 skipped,
                 rcu,
                 last,
             } => {
-                let sample_done =
-                    self.page(segment, (page_keys, values), [scanned, skipped], rcu, last);
+                let sample_done = self.page(
+                    segment,
+                    (page_keys, values, facts),
+                    [scanned, skipped],
+                    rcu,
+                    last,
+                );
                 if sample_done && let Some(limit) = self.limit {
                     // Reaching the limit exactly on the table's last page is still the whole table.
                     let all_done = self
@@ -574,7 +609,7 @@ impl Collect<'_> {
     fn page(
         &mut self,
         segment: u32,
-        (mut page_keys, mut values): (PageKeys, Vec<Option<Value>>),
+        (mut page_keys, mut values, (facts, ttl_attr)): (PageKeys, Vec<Option<Value>>, PageFacts),
         [scanned, skipped]: [u64; 2],
         rcu: f64,
         last: bool,
@@ -599,7 +634,20 @@ impl Collect<'_> {
             };
             let key = self.keys.add_item(pk, sk, 1);
             let page_key = delta.add_item(pk, sk, 1);
+            let fact = facts.get(i);
+            if let Some(size) = fact.and_then(|f| f.size) {
+                self.keys.note_item_bytes(key, size, 1);
+                delta.note_item_bytes(page_key, size, 1);
+            }
+            if let (Some(f), Some(name)) = (fact, &ttl_attr) {
+                let keys = &self.keys;
+                self.ttl
+                    .get_or_insert_with(|| TtlStats::new(name, false))
+                    .note(f.ttl, || keys.display(key).into_owned());
+            }
             if let (Some(design), Some(page)) = (&mut self.design, &mut page_design) {
+                let sized = fact.and_then(|f| f.size.map(|s| (s, f.key_bytes)));
+                design.designer.sized(sized);
                 let item = ItemKeys {
                     pk,
                     raw_sk: raw_sk.as_deref(),
@@ -742,6 +790,8 @@ mod tests {
                         skipped: 0,
                         consumed_rcu: (end - start) as f64 * self.rcu_per_item,
                         next: (end < mine.len()).then_some(end),
+                        facts: Vec::new(),
+                        ttl_attr: None,
                     })
                 }
             };

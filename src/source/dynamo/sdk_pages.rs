@@ -3,6 +3,7 @@
 //! page's keys into canonical bytes and the design's attributes into [`Value`]s.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use aws_config::retry::RetryConfig;
@@ -11,8 +12,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use super::client::{KeyAttribute, TableInfo};
 use super::error::{DynamoError, SentCredentials};
-use super::scan::{Page, PageRequest, PageSource};
+use super::scan::{ItemFacts, Page, PageRequest, PageSource};
 use crate::model::KeyType;
+use crate::model::health::ttl::{TtlValue, looks_like_ttl};
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
 use crate::model::keyexpr::Value;
 
@@ -33,6 +35,10 @@ pub(super) struct SdkPages {
     target: String,
     /// The client's record of the credentials sent, scrubbed from error messages.
     sent: SentCredentials,
+    /// Read whole items and size them ([`super::ScanOptions::item_sizes`]).
+    whole: bool,
+    /// The TTL attribute: given or described before the scan, else guessed from the first whole item read.
+    ttl: OnceLock<Option<Arc<str>>>,
 }
 
 type Cursor = HashMap<String, AttributeValue>;
@@ -49,6 +55,8 @@ impl SdkPages {
     ) -> Self {
         let (projection, names) = projection(&info.partition_key, sk, &roots);
         Self {
+            whole: false,
+            ttl: OnceLock::new(),
             client,
             table: info.name.clone(),
             pk: info.partition_key.clone(),
@@ -60,6 +68,55 @@ impl SdkPages {
             attempt_timeout,
             target,
             sent,
+        }
+    }
+
+    /// Reads whole items (sized) when `whole`, and the TTL attribute `ttl` when known (`None`: guess it from
+    /// the first whole item's names; keys-only scans then read none).
+    pub(super) fn with_items(mut self, whole: bool, ttl: Option<String>) -> Self {
+        self.whole = whole;
+        if let Some(name) = ttl {
+            let placeholder = "#ttl".to_owned();
+            if !self.names.values().any(|v| *v == name) {
+                self.projection.push_str(", #ttl");
+                self.names.insert(placeholder, name.clone());
+            }
+            self.ttl = OnceLock::from(Some(Arc::from(name.as_str())));
+        } else if !whole {
+            self.ttl = OnceLock::from(None);
+        }
+        self
+    }
+
+    /// The TTL attribute, deciding it from `item`'s names when it is still open.
+    fn ttl_of(&self, item: &HashMap<String, AttributeValue>) -> Option<Arc<str>> {
+        self.ttl
+            .get_or_init(|| {
+                let mut names: Vec<&String> = item.keys().collect();
+                names.sort();
+                names
+                    .into_iter()
+                    .find(|n| looks_like_ttl(n.as_bytes()))
+                    .map(|n| Arc::from(n.as_str()))
+            })
+            .clone()
+    }
+
+    /// An item's facts: its size when whole, its key attributes' size, its TTL value.
+    fn facts(&self, item: &HashMap<String, AttributeValue>, ttl: Option<&str>) -> ItemFacts {
+        let key_bytes = [Some(&self.pk.name), self.sk.as_ref().map(|k| &k.name)]
+            .into_iter()
+            .flatten()
+            .filter_map(|n| item.get(n).map(|v| n.len() as u64 + attribute_size(v)))
+            .sum();
+        ItemFacts {
+            size: self.whole.then(|| item_size(item)),
+            key_bytes,
+            ttl: match ttl.and_then(|n| item.get(n)) {
+                None => TtlValue::Absent,
+                Some(AttributeValue::N(n)) => crate::source::json::ttl::number(n),
+                Some(other) => TtlValue::Other(type_tag(other)),
+            },
         }
     }
 
@@ -95,6 +152,11 @@ impl SdkPages {
             page.keys.push((pk, sk));
             page.values
                 .extend(self.roots.iter().map(|r| item.get(r).and_then(value)));
+            if self.whole || self.ttl.get().is_some_and(Option::is_some) {
+                let ttl = self.ttl_of(item);
+                page.facts.push(self.facts(item, ttl.as_deref()));
+                page.ttl_attr = ttl;
+            }
         }
         page.next = out.last_evaluated_key.filter(|k| !k.is_empty());
         page
@@ -154,6 +216,56 @@ fn value(v: &AttributeValue) -> Option<Value> {
     })
 }
 
+/// An item's size by DynamoDB's rules ([`crate::model::item_size`]): each name's bytes and its value's size.
+pub(super) fn item_size(item: &HashMap<String, AttributeValue>) -> u64 {
+    item.iter()
+        .map(|(name, v)| name.len() as u64 + attribute_size(v))
+        .sum()
+}
+
+/// A value's size by DynamoDB's rules.
+fn attribute_size(v: &AttributeValue) -> u64 {
+    use crate::model::item_size::{CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, number_size};
+    match v {
+        AttributeValue::S(s) => s.len() as u64,
+        AttributeValue::N(n) => number_size(n),
+        AttributeValue::B(b) => b.as_ref().len() as u64,
+        AttributeValue::Ss(v) => v.iter().map(|s| s.len() as u64).sum(),
+        AttributeValue::Ns(v) => v.iter().map(|n| number_size(n)).sum(),
+        AttributeValue::Bs(v) => v.iter().map(|b| b.as_ref().len() as u64).sum(),
+        AttributeValue::L(l) => {
+            CONTAINER_BYTES
+                + l.iter()
+                    .map(|e| ELEMENT_BYTES + attribute_size(e))
+                    .sum::<u64>()
+        }
+        AttributeValue::M(m) => {
+            CONTAINER_BYTES
+                + m.iter()
+                    .map(|(k, e)| ELEMENT_BYTES + k.len() as u64 + attribute_size(e))
+                    .sum::<u64>()
+        }
+        _ => FLAG_BYTES,
+    }
+}
+
+/// A value's type tag.
+fn type_tag(v: &AttributeValue) -> &'static str {
+    match v {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        AttributeValue::L(_) => "L",
+        AttributeValue::M(_) => "M",
+        _ => "?",
+    }
+}
+
 /// The canonical bytes of a key attribute, as the model computes them from text: strings as they are,
 /// numbers through [`canonicalize_into`] (so `1`, `1.0` and `1E0` agree), binary as its bytes.
 fn canonical(
@@ -186,13 +298,16 @@ impl PageSource for SdkPages {
         &self,
         req: PageRequest<Cursor>,
     ) -> impl Future<Output = Result<Page<Cursor>, DynamoError>> + Send {
-        let mut request = self
-            .client
-            .scan()
-            .table_name(&self.table)
-            .projection_expression(&self.projection)
-            .set_expression_attribute_names(Some(self.names.clone()))
-            .select(Select::SpecificAttributes)
+        let mut request = self.client.scan().table_name(&self.table);
+        request = if self.whole {
+            request.select(Select::AllAttributes)
+        } else {
+            request
+                .projection_expression(&self.projection)
+                .set_expression_attribute_names(Some(self.names.clone()))
+                .select(Select::SpecificAttributes)
+        };
+        let mut request = request
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .consistent_read(self.consistent)
             .set_exclusive_start_key(req.start);

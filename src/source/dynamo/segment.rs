@@ -13,12 +13,15 @@ use crate::model::keyexpr::Value;
 
 /// Each item's partition key and sort key bytes.
 pub(super) type PageKeys = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+/// A page's [`super::scan::ItemFacts`] and the TTL attribute they read.
+pub(super) type PageFacts = (Vec<super::scan::ItemFacts>, Option<std::sync::Arc<str>>);
 
 pub(super) enum SegmentMsg {
     Page {
         segment: u32,
         page_keys: PageKeys,
         values: Vec<Option<Value>>,
+        facts: PageFacts,
         scanned: u64,
         skipped: u64,
         rcu: f64,
@@ -105,6 +108,7 @@ impl SegmentTask {
                         segment: self.segment,
                         page_keys: page.keys,
                         values: page.values,
+                        facts: (page.facts, page.ttl_attr),
                         scanned: page.scanned,
                         skipped: page.skipped,
                         rcu: page.consumed_rcu,

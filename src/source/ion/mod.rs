@@ -33,6 +33,7 @@ use super::json::item::{KeyNames, Scratch, Tag};
 use super::read::{Sink, Tick, for_each_line};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
+use crate::model::health::ttl::TtlValue;
 use crate::model::item_size::{CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, number_size};
 
 mod lexer;
@@ -169,8 +170,9 @@ impl<'a> Parser<'a> {
             // The key text is kept only for the key attributes (or every attribute, while guessing).
             let is_pk = names.is_some_and(|n| *field == *n.pk);
             let is_sk = names.is_some_and(|n| n.sk.as_deref() == Some(&*field));
+            let is_ttl = scratch.ttl.is_ttl(field.as_bytes());
             let mut raw = Vec::new();
-            let (tag, bytes) = if attrs.is_some() {
+            let (tag, bytes) = if attrs.is_some() || is_ttl {
                 p.value(2, Some(&mut raw))?
             } else if is_pk {
                 scratch.pk_raw.clear();
@@ -182,6 +184,15 @@ impl<'a> Parser<'a> {
                 p.value(2, None)?
             };
             size += field.len() as u64 + bytes;
+            if is_ttl {
+                scratch.ttl.value = match &tag {
+                    Tag::Key(KeyType::N) => {
+                        crate::source::json::ttl::number(&String::from_utf8_lossy(&raw))
+                    }
+                    Tag::Key(t) => TtlValue::Other(t.as_str()),
+                    Tag::Other(t) => TtlValue::Other(crate::source::json::ttl::tag_name(t)),
+                };
+            }
             if let Some(slot) = scratch.extract_slot(&field) {
                 // Read again as a value: only the attributes a design needs pay for it.
                 let end = p.i;
@@ -201,6 +212,7 @@ impl<'a> Parser<'a> {
         if attrs.is_some() {
             scratch.attrs = attrs;
         }
+        scratch.ttl.item_done();
         Ok(size)
     }
 
