@@ -309,6 +309,18 @@ fn bad_records_are_named_or_skipped_and_counted() {
     assert_eq!(doc["source"][0]["records"], 1);
     assert_eq!(doc["source"][0]["skipped"], 1);
 
+    // An image whose value is not what its type tag says is a bad record, never a silent size.
+    let images = write(
+        &dir,
+        "images.json",
+        r#"{"Records":[{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"},"n":{"N":"abc"}}}}]}"#,
+    );
+    let e = stderr(&simulate(&[&images], &[]));
+    assert!(
+        e.contains("item 1: NewImage: attribute \"n\": \"abc\" is not a number (N)"),
+        "{e}"
+    );
+
     let untimed = write(&dir, "untimed.csv", "when,pk\n1,a\n");
     let e = stderr(&simulate(&[&untimed], &[]));
     assert!(

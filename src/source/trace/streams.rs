@@ -137,7 +137,10 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64) -> Result<(), ReadError> {
             .assume("TTL deletes (REMOVE by dynamodb.amazonaws.com) cost no write units [AWS]");
         0.0
     } else {
-        write_units_of(cx, d)
+        match write_units_of(cx, d, record_at(n))? {
+            Some(u) => u,
+            None => return Ok(()),
+        }
     };
     cx.add(micros, &pk, sk, Dim::Write, units)?;
     Ok(())
@@ -178,7 +181,9 @@ pub(super) fn read_incremental(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(),
         let Some((pk, sk)) = keys_of(cx, v.get("Keys"), i as u64 + 1)? else {
             continue;
         };
-        let units = write_units_of(cx, &v);
+        let Some(units) = write_units_of(cx, &v, at)? else {
+            continue;
+        };
         cx.add(micros, &pk, sk, Dim::Write, units)?;
     }
     Ok(())
@@ -193,12 +198,22 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-/// Write units of one record: the larger image's size, or `--item-size` without images.
-fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
-    let size = ["NewImage", "OldImage"]
-        .iter()
-        .filter_map(|f| holder.get(*f).and_then(item_size))
-        .max();
+/// Write units of one record: the larger image's size, or `--item-size` without images. `None` when an
+/// image has a value that is not what its type tag says: the record is bad (named at `at`).
+fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value, at: At) -> Result<Option<f64>, ReadError> {
+    let mut size: Option<u64> = None;
+    for field in ["NewImage", "OldImage"] {
+        let Some(image) = holder.get(field).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match item_size(image) {
+            Ok(b) => size = Some(size.map_or(b, |s| s.max(b))),
+            Err(what) => {
+                cx.bad(at, format!("{field}: {what}"))?;
+                return Ok(None);
+            }
+        }
+    }
     let bytes = match size {
         Some(b) => b,
         None => {
@@ -213,7 +228,7 @@ fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value) -> f64 {
             b
         }
     };
-    bytes.div_ceil(1024).max(1) as f64
+    Ok(Some(bytes.div_ceil(1024).max(1) as f64))
 }
 
 /// A record's partition key (canonical bytes) and sort key.
