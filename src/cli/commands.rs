@@ -211,6 +211,7 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         key_attribute: None,
         target: Some(&target),
         ttl: scanned.ttl.as_ref(),
+        has_lsi: scanned.has_lsi,
     };
     print_analysis(&mut out, &name, &keys, &args.view, designs)
         .context("cannot write the output")?;

@@ -359,6 +359,7 @@ fn print_stream(
         key_attribute: None,
         target: Some(&target),
         ttl: None,
+        has_lsi: false,
     };
     let mut out = std::io::stdout().lock();
     super::output::print_analysis_and(&mut out, name, &keys, &args.view, designs, extra, &lines)

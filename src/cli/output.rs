@@ -29,6 +29,8 @@ pub struct Designs<'a> {
     pub target: Option<&'a Target>,
     /// The TTL attribute's values, when the items had one (for the health report).
     pub ttl: Option<&'a TtlStats>,
+    /// The table is known to have a local secondary index (a scan's DescribeTable).
+    pub has_lsi: bool,
 }
 
 /// One analysis as every format shows it: the keys, the view they were analysed under, the report and the
@@ -77,7 +79,7 @@ impl<'a> Shown<'a> {
         let health = health::build(
             keys,
             &report,
-            view_args.has_lsi,
+            view_args.has_lsi || given.has_lsi,
             given.ttl,
             (given.list, &designs),
         );
@@ -129,6 +131,7 @@ pub fn print_loaded(
             sort_key: loaded.sort_key_attribute.clone(),
         }),
         ttl: loaded.ttl.as_ref(),
+        has_lsi: false,
     };
     let shown = Shown::compute(name, &loaded.keys, view_args, designs)?;
     let has_workload = shown.view.workload.is_some();

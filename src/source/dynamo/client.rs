@@ -610,6 +610,7 @@ impl DynamoClient {
                 // Neither given nor the table's: guessed from the first item's names.
                 t.guessed = !known_ttl;
             }
+            scanned.has_lsi = !info.local_indexes.is_empty();
             scanned.key_attribute = Some(info.partition_key.name.clone());
             scanned.sort_key_attribute = info.sort_key.as_ref().map(|k| k.name.clone());
             Ok(scanned)

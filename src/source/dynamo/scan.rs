@@ -303,6 +303,8 @@ pub struct Scanned {
     pub sort_key_attribute: Option<String>,
     /// The TTL attribute's values, when the scan read one.
     pub ttl: Option<TtlStats>,
+    /// The table has a local secondary index (from DescribeTable): its item collections hold at most 10 GB.
+    pub has_lsi: bool,
 }
 
 /// What a scan reports while it runs.
@@ -403,6 +405,7 @@ pub async fn run_scan<P: PageSource>(
         key_attribute: None,
         sort_key_attribute: None,
         ttl,
+        has_lsi: false,
     }
 }
 
