@@ -324,6 +324,43 @@ fn items_at_the_kb_boundaries_and_near_400_kb() {
         .collect();
     let f = write(&dir, "bounds.json", &lines);
     assert_eq!(loaded_sizes(&f, sizes.len()), sizes);
+    // The same items as Ion, plain JSON and CSV rows (strings only): the same sizes.
+    let ion: String = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                "$ion_1_0 {{Item:{{pk:\"k{i}\",v:\"{}\"}}}}\n",
+                "x".repeat(*s as usize - 5)
+            )
+        })
+        .collect();
+    assert_eq!(
+        loaded_sizes(&write(&dir, "bounds.ion", &ion), sizes.len()),
+        sizes
+    );
+    let plain: Vec<Value> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({ "pk": format!("k{i}"), "v": "x".repeat(*s as usize - 5) }))
+        .collect();
+    let plain = serde_json::to_string(&plain).unwrap();
+    assert_eq!(
+        loaded_sizes(&write(&dir, "bounds-plain.json", &plain), sizes.len()),
+        sizes
+    );
+    let csv: String = std::iter::once("pk,v\n".to_owned())
+        .chain(
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("k{i},{}\n", "x".repeat(*s as usize - 5))),
+        )
+        .collect();
+    assert_eq!(
+        loaded_sizes(&write(&dir, "bounds.csv", &csv), sizes.len()),
+        sizes
+    );
     let doc = support::json(&support::run(&[
         "analyze",
         "--format",

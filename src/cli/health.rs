@@ -34,6 +34,7 @@ pub(super) fn build(
                     .map_or("ALL", crate::model::design::Projection::name)
                     .to_owned(),
                 throttled_units: row.and_then(|r| r.throttled_units),
+                partitions: row.map_or(0, |r| r.buckets.len()),
             })
         })
         .collect();

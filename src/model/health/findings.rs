@@ -362,13 +362,18 @@ fn gsis(h: &Health, out: &mut Vec<Finding>) {
             if throttles { Severity::Error } else { Severity::Info },
             format!(
                 "each write costs {} WCU on the table and {} on {} ({} projection, {} of the writes land in it, \
-                 {} each){}",
+                 {} each{}){}",
                 units(g.table_units_per_write),
                 units(g.index_units_per_write),
                 g.name,
                 g.projection,
                 grouped(g.writes),
                 bytes(g.mean_projected_bytes as f64),
+                if g.throttled_units.is_some() {
+                    format!(", over {} partitions under the workload", g.partitions)
+                } else {
+                    String::new()
+                },
                 if throttles {
                     format!(
                         "; under the workload the index throttles {} units a second, and a throttled GSI \

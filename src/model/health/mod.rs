@@ -47,6 +47,8 @@ pub struct GsiInput<'a> {
     pub projection: String,
     /// Units per second it throttles under the workload (its own partitions, its share of the writes).
     pub throttled_units: Option<f64>,
+    /// Its partitions under the workload (the comparison's buckets).
+    pub partitions: usize,
 }
 
 /// The report.
@@ -109,6 +111,7 @@ pub struct GsiCost {
     pub index_units_per_write: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throttled_units: Option<f64>,
+    pub partitions: usize,
 }
 
 /// The health report of `input`.
@@ -191,6 +194,7 @@ fn gsi_cost(g: &GsiInput<'_>, base_writes: u64, base_units: f64) -> GsiCost {
         table_units_per_write: base_units,
         index_units_per_write: units as f64 / base_writes.max(1) as f64,
         throttled_units: g.throttled_units,
+        partitions: g.partitions,
     }
 }
 

@@ -154,6 +154,7 @@ fn gsi_costs_per_write() {
         keys: &gsi,
         projection: "KEYS_ONLY".into(),
         throttled_units: Some(0.0),
+        partitions: 4,
     });
     let h = health(&i);
     let g = &h.gsis[0];
