@@ -68,24 +68,20 @@ fn json<T>(v: Option<T>) -> Result<T, SizeErr> {
 
 /// The size of the typed item that is the whole of `text` (`{"pk":{"S":"a"},…}`).
 pub fn typed_item_size(text: &[u8]) -> Result<u64, String> {
-    let mut c = Cursor { s: text, i: 0 };
-    let size = json(c.expect(b'{'))
-        .and_then(|()| c.typed_members(1, true))
-        .map_err(|e| e.message())?;
-    c.skip_ws();
-    if c.i == text.len() {
-        Ok(size)
-    } else {
-        Err(SizeErr::Json.message())
-    }
+    whole_item(text, |c| c.typed_members(1, true))
 }
 
 /// The size of the plain item that is the whole of `text` (`{"pk":"a","n":1}`, as the document clients store
 /// it: a string is S, a number N, a boolean BOOL, null NULL, an array L, an object M).
 pub fn plain_item_size(text: &[u8]) -> Result<u64, String> {
+    whole_item(text, |c| c.plain_members(1, true))
+}
+
+/// `members` over the object that is the whole of `text`.
+fn whole_item(text: &[u8], members: impl FnOnce(&mut Cursor<'_>) -> Sized) -> Result<u64, String> {
     let mut c = Cursor { s: text, i: 0 };
     let size = json(c.expect(b'{'))
-        .and_then(|()| c.plain_members(1, true))
+        .and_then(|()| members(&mut c))
         .map_err(|e| e.message())?;
     c.skip_ws();
     if c.i == text.len() {
