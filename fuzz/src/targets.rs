@@ -318,6 +318,14 @@ pub fn fast_json(data: &[u8]) {
             }
             .deserialize(&mut de)
             .and_then(|found| de.end().map(|()| found));
+            // The size the fast path measured is the second walk's (the one the serde path runs).
+            let sized = if field == "Item" { "Item" } else { "NewImage" };
+            assert_eq!(
+                Ok(fast.item_bytes),
+                shardlens::source::json::size::record_size(data, sized),
+                "sizes differ: {}",
+                String::from_utf8_lossy(data)
+            );
             match found {
                 Ok(true) => agree(&fast, &slow, field, data),
                 Ok(false) => panic!(
