@@ -47,19 +47,30 @@ pub fn number_size(text: &str) -> u64 {
 }
 
 /// A number's size when `text` is a number as DynamoDB takes it (`-12`, `0.50`, `1.2E+3`, `.5`, `5.`); `None`
-/// when it is not one.
+/// when it is not one. One pass that checks the syntax and counts the significant digits together (the
+/// loaders call it on every number of every item).
 pub fn checked_number_size(text: &str) -> Option<u64> {
     let b = text.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let int = run_of_digits(b, i);
-    i += int;
-    let mut frac = 0;
+    let mut seen = 0usize;
+    let mut first = None;
+    let mut last = 0usize;
+    let mut digits = |i: &mut usize| {
+        while let Some(&d) = b.get(*i).filter(|d| d.is_ascii_digit()) {
+            if d != b'0' {
+                first.get_or_insert(seen);
+                last = seen + 1;
+            }
+            seen += 1;
+            *i += 1;
+        }
+    };
+    digits(&mut i);
     if b.get(i) == Some(&b'.') {
         i += 1;
-        frac = run_of_digits(b, i);
-        i += frac;
+        digits(&mut i);
     }
-    if int + frac == 0 {
+    if seen == 0 {
         return None;
     }
     if matches!(b.get(i), Some(b'e' | b'E')) {
@@ -73,7 +84,11 @@ pub fn checked_number_size(text: &str) -> Option<u64> {
         }
         i += exp;
     }
-    (i == b.len()).then(|| number_size(text))
+    if i != b.len() {
+        return None;
+    }
+    let significant = first.map_or(1, |f| (last - f) as u64).clamp(1, MAX_DIGITS);
+    Some(significant.div_ceil(2) + 1)
 }
 
 fn run_of_digits(b: &[u8], from: usize) -> usize {

@@ -163,12 +163,12 @@ impl<'a> Cursor<'a> {
         }
         loop {
             json(self.expect(b'"'))?;
-            let name = json(self.str_size_and_text())?;
+            let (name, raw) = json(self.str_size_and_raw())?;
             json(self.expect(b':'))?;
             let value = self
                 .typed_size(depth + 1)
-                .map_err(|e| e.inside(|| name.1.clone()))?;
-            size += name.0 + value + if top { 0 } else { ELEMENT_BYTES };
+                .map_err(|e| e.inside(|| String::from_utf8_lossy(raw).into_owned()))?;
+            size += name + value + if top { 0 } else { ELEMENT_BYTES };
             match json(self.next_token())? {
                 b',' => {}
                 b'}' => return Ok(size),
@@ -177,12 +177,13 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A name: its decoded bytes and (for messages) its text, lossy when it has escapes.
-    fn str_size_and_text(&mut self) -> Option<(u64, String)> {
+    /// A name: its decoded bytes and its raw text (escapes as written), with no allocation: messages build
+    /// text from it only when there is an error.
+    fn str_size_and_raw(&mut self) -> Option<(u64, &'a [u8])> {
         let start = self.i;
         let size = self.str_size()?;
         let raw = self.s.get(start..self.i - 1)?;
-        Some((size, String::from_utf8_lossy(raw).into_owned()))
+        Some((size, raw))
     }
 
     /// One typed value (`{"S":"…"}`, `{"L":[…]}`, …) at `depth`: its size.
@@ -202,9 +203,10 @@ impl<'a> Cursor<'a> {
             return Err(SizeErr::bad("an empty object, not a typed value"));
         }
         json(self.expect(b'"'))?;
-        let tag = json(self.str_size_and_text())?.1;
+        let raw = json(self.str_size_and_raw())?.1;
+        let tag = std::str::from_utf8(raw).unwrap_or("?");
         json(self.expect(b':'))?;
-        let size = self.tagged(&tag, depth)?;
+        let size = self.tagged(tag, depth)?;
         match json(self.next_token())? {
             b'}' => Ok(size),
             b',' => Err(SizeErr::bad(format!(
