@@ -50,8 +50,12 @@ impl App {
             return;
         };
         let source = self.data.source().clone();
+        // The same items: what was read of their TTL attribute stays.
+        let ttl = self.data.ttl().cloned();
         self.replace_keys(
-            NewKeys::data(Arc::clone(keys), source).keying(Keying::Rekey(row.expr.clone())),
+            NewKeys::data(Arc::clone(keys), source)
+                .keying(Keying::Rekey(row.expr.clone()))
+                .ttl(ttl),
         );
         self.notify(
             Activity::Keys,
