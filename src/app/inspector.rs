@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::jobs::Shown;
-use super::tasks::{Reporter, Task, TaskError};
+use super::tasks::{Query, TaskError};
 use crate::model::fmt::{bytes, grouped, plural};
 use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::{TopKey, bucket_keys, share};
@@ -39,76 +39,6 @@ struct Collection {
     time: Option<TimeOrdered>,
     /// Items in the whole table, for the cost of a Scan next to the Query's.
     table_items: u64,
-}
-
-/// A value computed off the UI thread for a key (report and bucket, report and key): the frame shows the
-/// last value for the key it wants, or a spinner while the task runs.
-struct Query<K, T> {
-    done: Option<(K, Arc<T>)>,
-    running: Option<(K, Task<T>)>,
-}
-
-impl<K, T> Default for Query<K, T> {
-    fn default() -> Self {
-        Self {
-            done: None,
-            running: None,
-        }
-    }
-}
-
-impl<K, T> std::fmt::Debug for Query<K, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Query")
-            .field("done", &self.done.is_some())
-            .field("running", &self.running.is_some())
-            .finish()
-    }
-}
-
-impl<K, T> Query<K, T> {
-    /// A query's thread is still running or its answer is not drained yet.
-    fn pending(&self) -> bool {
-        self.running.is_some()
-    }
-}
-
-impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
-    /// Takes the running task's answer, if it came.
-    fn drain(&mut self) {
-        if let Some((k, task)) = &mut self.running
-            && let Some(value) = task.drain().pop()
-        {
-            self.done = Some((k.clone(), Arc::new(value)));
-            self.running = None;
-        }
-    }
-
-    /// The answer for `key`, if it is ready.
-    fn value(&self, key: &K) -> Option<Arc<T>> {
-        self.done
-            .as_ref()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| Arc::clone(v))
-    }
-
-    /// Starts `work` for `key` unless its answer is ready or being computed (a task for another key is
-    /// dropped, which cancels it). Called from the app's logic, never while drawing.
-    fn ask(
-        &mut self,
-        key: K,
-        ctx: &egui::Context,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<(), TaskError> {
-        if self.value(&key).is_some() || self.running.as_ref().is_some_and(|(k, _)| *k == key) {
-            return Ok(());
-        }
-        let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
-            r.send(work());
-        })?;
-        self.running = Some((key, task));
-        Ok(())
-    }
 }
 
 /// A spinner in place of a list that is being computed (or the reason it cannot be).
@@ -174,7 +104,7 @@ impl InspectorState {
         let (n, bucket) = (a.buckets.len(), self.bucket(shown));
         let key = (shown.generation, bucket);
         let for_rows = shown.clone();
-        self.rows.ask(key, ctx, move || {
+        self.rows.ask(key, ctx, "inspector", move || {
             let partitions = Partitioner::equal(n);
             let sharded = for_rows.view.shard.apply(&for_rows.keys);
             bucket_keys(&for_rows.keys, &sharded, &partitions, bucket, ROWS)
@@ -186,7 +116,9 @@ impl InspectorState {
         if let (Some(k), Some(ty)) = (picked, shown.keys.sort_key_type()) {
             let keys = Arc::clone(&shown.keys);
             self.collection
-                .ask((shown.generation, k), ctx, move || collection(&keys, k, ty))?;
+                .ask((shown.generation, k), ctx, "inspector", move || {
+                    collection(&keys, k, ty)
+                })?;
         }
         Ok(())
     }
