@@ -76,6 +76,8 @@ pub enum Command {
     UseDesign(usize),
     /// Examples > Key design.
     LoadDesignExample(crate::model::examples::design::DesignScenario),
+    /// Select a key, as displayed, in the partition inspector (Table health's example keys).
+    InspectKey(String),
 }
 
 impl From<UICommand> for Command {

@@ -191,9 +191,17 @@ impl App {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     commands.extend(self.tree_ui(view, ui));
                     ui.separator();
-                    egui::CollapsingHeader::new("Partition inspector")
+                    // A key picked in another panel opens the inspector and scrolls it into view.
+                    let reveal = self.panels.inspector.reveal;
+                    let inspector = egui::CollapsingHeader::new("Partition inspector")
                         .default_open(true)
+                        .open(reveal.then_some(true))
                         .show(ui, |ui| self.inspector_ui(view, ui));
+                    if reveal {
+                        inspector
+                            .header_response
+                            .scroll_to_me(Some(egui::Align::TOP));
+                    }
                 });
             });
     }
