@@ -286,6 +286,19 @@ impl App {
                 set_presentation_style(&self.ctx, self.settings.presentation);
             }
             UICommand::ToggleLogScale => self.settings.log_scale = !self.settings.log_scale,
+            UICommand::ToggleHealth => self.toggle_health(),
+        }
+    }
+
+    /// View > Table health: opens it beside the inspector (with the side panels in presentation mode) and
+    /// scrolls it into view, or closes it when it is on screen.
+    fn toggle_health(&mut self) {
+        let on_screen = self.panels.health.open && self.side_panels_shown();
+        let health = &mut self.panels.health;
+        health.open = !on_screen;
+        health.reveal = if health.open { 5 } else { 0 };
+        if health.open {
+            self.panels.show_side = true;
         }
     }
 
