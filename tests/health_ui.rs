@@ -240,8 +240,9 @@ fn presentation_mode_shows_it_beside_the_inspector_readable_at_both_sizes() {
 #[test]
 fn a_key_design_gsi_without_projected_sizes_is_named_not_costed() {
     let mut h = loaded([1400.0, 900.0], "health-gsi");
-    h.state_mut()
-        .apply(Command::SetChart(shardlens::app::settings::ChartMode::Designs));
+    h.state_mut().apply(Command::SetChart(
+        shardlens::app::settings::ChartMode::Designs,
+    ));
     h.state_mut().apply(Command::EditDesign(
         shardlens::app::design::GSI_SLOT,
         "bySk=sk".to_owned(),
