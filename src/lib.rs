@@ -47,7 +47,7 @@
 //!   `Command`s that panels return (`command`: the one way to ask, with the `UICommand` table that menus,
 //!   shortcuts and Help loop over); `ui` the layout, one function per panel; `tasks` the one helper every
 //!   background thread is; `assets` the icon and fonts; one file per panel (editor, histogram, inspector,
-//!   controls, decision tree, connect, table picker, `timeline/` for the time simulation's view), the compute
+//!   Table health beside it (`health`), controls, decision tree, connect, table picker, `timeline/` for the time simulation's view), the compute
 //!   worker and loads (`jobs`), file dialogs with the path field that stands in for them (`dialogs/`), notices
 //!   (with the window's words for a source's hints), a task's error typed until a notice says it (`error`),
 //!   settings and the theme.

@@ -76,6 +76,8 @@ pub enum Command {
     UseDesign(usize),
     /// Examples > Key design.
     LoadDesignExample(crate::model::examples::design::DesignScenario),
+    /// Select a key, as displayed, in the partition inspector (Table health's example keys).
+    InspectKey(String),
 }
 
 impl From<UICommand> for Command {
@@ -114,11 +116,12 @@ pub enum UICommand {
     CopyConditions,
     TogglePresentation,
     ToggleLogScale,
+    ToggleHealth,
 }
 
 impl UICommand {
     /// Every command, in menu order.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::OpenFile,
         Self::OpenFolder,
         Self::Reload,
@@ -138,6 +141,7 @@ impl UICommand {
         Self::CopyConditions,
         Self::TogglePresentation,
         Self::ToggleLogScale,
+        Self::ToggleHealth,
     ];
 
     pub fn label(self) -> &'static str {
@@ -161,6 +165,7 @@ impl UICommand {
             Self::CopyConditions => "Copy key conditions",
             Self::TogglePresentation => "Presentation mode",
             Self::ToggleLogScale => "Log scale",
+            Self::ToggleHealth => "Table health",
         }
     }
 
@@ -193,6 +198,10 @@ impl UICommand {
             Self::CopyConditions => "copy the key conditions of the sharded key",
             Self::TogglePresentation => "large text and the chart as the hero, for a projector",
             Self::ToggleLogScale => "a logarithmic count axis",
+            Self::ToggleHealth => {
+                "beside the partition inspector: storage, item sizes, the TTL attribute and GSI costs, with \
+                 findings"
+            }
         }
     }
 
@@ -243,6 +252,7 @@ impl UICommand {
             Self::Undo | Self::Paste => (Menu::Edit, 0),
             Self::ToggleShard | Self::CopyConditions => (Menu::Edit, 1),
             Self::TogglePresentation | Self::ToggleLogScale => (Menu::View, 0),
+            Self::ToggleHealth => (Menu::View, 1),
         }
     }
 

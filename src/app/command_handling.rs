@@ -50,8 +50,12 @@ impl App {
             return;
         };
         let source = self.data.source().clone();
+        // The same items: what was read of their TTL attribute stays.
+        let ttl = self.data.ttl().cloned();
         self.replace_keys(
-            NewKeys::data(Arc::clone(keys), source).keying(Keying::Rekey(row.expr.clone())),
+            NewKeys::data(Arc::clone(keys), source)
+                .keying(Keying::Rekey(row.expr.clone()))
+                .ttl(ttl),
         );
         self.notify(
             Activity::Keys,
@@ -122,6 +126,7 @@ impl App {
             Command::EditDesign(slot, text) => self.data.design.edit(slot, text),
             Command::UseDesign(n) => self.use_design(n),
             Command::LoadDesignExample(e) => self.load_design_example(e),
+            Command::InspectKey(key) => self.inspect_key(&key),
             Command::Answer(q, a) => {
                 self.pipeline.answers.set(q, a);
                 self.pipeline.answers_changed();
@@ -169,6 +174,29 @@ impl App {
                 Ok(task) => self.background.dialogs.push(task),
                 Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
             },
+        }
+    }
+
+    /// Selects a key by its displayed text in the partition inspector (shown, in presentation mode, with the
+    /// side panels); a key the data on screen does not hold is said so.
+    fn inspect_key(&mut self, text: &str) {
+        let Some(shown) = &self.pipeline.current else {
+            return;
+        };
+        let keys = &shown.keys;
+        let found = crate::model::key::canonical_partition_key(text.as_bytes(), keys.key_type())
+            .ok()
+            .and_then(|c| keys.find(&c));
+        match found {
+            Some(idx) => {
+                self.panels.inspector.inspect(shown.keys_generation, idx);
+                self.panels.show_side = true;
+            }
+            None => self.notify(
+                Activity::Keys,
+                Level::Info,
+                format!("{text} is not among the keys on screen"),
+            ),
         }
     }
 
@@ -258,6 +286,19 @@ impl App {
                 set_presentation_style(&self.ctx, self.settings.presentation);
             }
             UICommand::ToggleLogScale => self.settings.log_scale = !self.settings.log_scale,
+            UICommand::ToggleHealth => self.toggle_health(),
+        }
+    }
+
+    /// View > Table health: opens it beside the inspector (with the side panels in presentation mode) and
+    /// scrolls it into view, or closes it when it is on screen.
+    fn toggle_health(&mut self) {
+        let on_screen = self.panels.health.open && self.side_panels_shown();
+        let health = &mut self.panels.health;
+        health.open = !on_screen;
+        health.reveal = if health.open { 5 } else { 0 };
+        if health.open {
+            self.panels.show_side = true;
         }
     }
 

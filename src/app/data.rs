@@ -1,9 +1,9 @@
 //! The key set on screen and everything that is a fact about it: the keys, their source, their key type, the
-//! data files' groups, large pasted text still being read, and the undo history. [`Data`] is their one
+//! data files' groups, the items' TTL attribute, large pasted text still being read, and the undo history. [`Data`] is their one
 //! owner: its fields are private to this module, so every change goes through one of its doors
 //! ([`Data::replace`], [`Data::type_text`], [`Data::edit_as_text`], [`Data::set_key_type`], [`Data::undo`]),
 //! and each change of the key set is one undo step that brings back exactly the keys, their source, key type,
-//! groups and the Key design's keying. What the app does around a change (clearing the tree's answers,
+//! groups, TTL attribute and the Key design's keying. What the app does around a change (clearing the tree's answers,
 //! recomputing, saying so) is in `key_changes`.
 //!
 //! The key type is persisted in [`super::settings::Settings`] between runs and in sessions; at run time this
@@ -17,6 +17,7 @@ use super::editor;
 use super::live::LiveRates;
 use super::timeline;
 use crate::model::design::Items;
+use crate::model::health::ttl::TtlStats;
 use crate::model::query::Target;
 use crate::model::{KeySet, KeyType};
 use crate::source::{Group, LoadOptions, Source};
@@ -37,6 +38,7 @@ struct Replaced {
     source: Source,
     key_type: KeyType,
     groups: Option<Vec<Group>>,
+    ttl: Option<Arc<TtlStats>>,
     design: DesignKeying,
     live: Option<Arc<LiveRates>>,
 }
@@ -47,6 +49,7 @@ pub(crate) struct NewKeys {
     source: Source,
     key_type: KeyType,
     groups: Option<Vec<Group>>,
+    ttl: Option<Arc<TtlStats>>,
     keying: Keying,
     target: Option<Target>,
     live: Option<Arc<LiveRates>>,
@@ -80,6 +83,7 @@ impl NewKeys {
             source,
             key_type,
             groups: None,
+            ttl: None,
             keying: Keying::Source(None),
             target: None,
             live: None,
@@ -89,6 +93,12 @@ impl NewKeys {
     /// Items per data file of a loaded S3 export.
     pub(crate) fn groups(mut self, groups: Option<Vec<Group>>) -> Self {
         self.groups = groups;
+        self
+    }
+
+    /// What the load read of the items' TTL attribute (for Table health).
+    pub(crate) fn ttl(mut self, ttl: Option<Arc<TtlStats>>) -> Self {
+        self.ttl = ttl;
         self
     }
 
@@ -128,6 +138,8 @@ pub(crate) struct Data {
     key_type: KeyType,
     /// Items per data file of a loaded S3 export: the real grouping by partition.
     groups: Option<Vec<Group>>,
+    /// The items' TTL attribute as the load read it (Table health); not saved in sessions.
+    ttl: Option<Arc<TtlStats>>,
     /// Each key's live rate, when the keys are a watch's writes ([`super::live`]).
     live: Option<Arc<LiveRates>>,
     /// Large pasted text being parsed on the worker, and where it came from.
@@ -166,6 +178,7 @@ impl Data {
             source,
             key_type,
             groups: None,
+            ttl: None,
             live: None,
             pending_text: None,
             typing: false,
@@ -195,6 +208,11 @@ impl Data {
 
     pub(crate) fn groups(&self) -> Option<&[Group]> {
         self.groups.as_deref()
+    }
+
+    /// The items' TTL attribute as the load read it, when they had one.
+    pub(crate) fn ttl(&self) -> Option<&Arc<TtlStats>> {
+        self.ttl.as_ref()
     }
 
     /// Each key's live rate, when the keys are a watch's writes.
@@ -253,6 +271,7 @@ impl Data {
         self.source = new.source;
         self.key_type = new.key_type;
         self.groups = new.groups;
+        self.ttl = new.ttl;
         self.live = new.live;
         Change::Replaced { same_table }
     }
@@ -305,6 +324,7 @@ impl Data {
         self.keys = Keys::Text(text);
         self.source = Source::Paste;
         self.groups = None;
+        self.ttl = None;
         self.live = None;
         self.empty_reason = None;
         self.typing = true;
@@ -345,6 +365,7 @@ impl Data {
         self.source = r.source;
         self.key_type = r.key_type;
         self.groups = r.groups;
+        self.ttl = r.ttl;
         self.live = r.live;
         self.design.restore(r.design);
         self.empty_reason = None;
@@ -364,6 +385,7 @@ impl Data {
             source: self.source.clone(),
             key_type: self.key_type,
             groups: self.groups.clone(),
+            ttl: self.ttl.clone(),
             design: self.design.keying(),
             live: self.live.clone(),
         });

@@ -1,10 +1,13 @@
-//! The partition inspector: pick a bucket, see its keys; pick a key, see what the data says about it.
+//! The partition inspector: pick a bucket, see its keys; pick a key, see what the data says about it. Another
+//! panel can ask for a key by name ([`InspectorState::inspect`], Table health's example keys): its bucket is
+//! found off the UI thread, and the key is selected there even when it is not among the listed keys.
 
 use std::sync::Arc;
 
 use super::jobs::Shown;
-use super::tasks::{Reporter, Task, TaskError};
+use super::tasks::{Query, TaskError};
 use crate::model::fmt::{bytes, grouped, plural};
+use crate::model::shard::PhysicalKey;
 use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::{TopKey, bucket_keys, share};
 use crate::model::{KeySet, KeyType, Partitioner};
@@ -16,7 +19,19 @@ const ROWS: usize = 500;
 pub struct InspectorState {
     /// The bucket shown; `None` follows the hottest.
     pub bucket: Option<usize>,
-    pub selected: Option<usize>,
+    /// The key picked (a physical key: a sharded key's shard), for the keys of [`Self::keys_of`].
+    pub selected: Option<PhysicalKey>,
+    /// The keys' generation ([`Shown::keys_generation`]) the selection is about: new keys clear it.
+    keys_of: u64,
+    /// A key asked for by name ([`Self::inspect`]): its keys' generation and index, until it is located.
+    wanted: Option<(u64, u32)>,
+    /// Where a wanted key is: its busiest physical key's bucket and row, for one report and key.
+    located: Query<(u64, u32), Option<(usize, TopKey)>>,
+    /// The located key, shown in its bucket's list even when the list (the bucket's most written) leaves
+    /// it out: the report's generation, the bucket and its row.
+    pinned: Option<(u64, usize, TopKey)>,
+    /// The selection came from another panel: the next frame opens the inspector and scrolls to it.
+    pub reveal: bool,
     /// Keys of the bucket for one report (by its generation) and bucket, listed off the UI thread.
     rows: Query<(u64, usize), (Vec<TopKey>, usize)>,
     /// The selected key's item collection, sorted off the UI thread, for one report and key.
@@ -39,76 +54,6 @@ struct Collection {
     time: Option<TimeOrdered>,
     /// Items in the whole table, for the cost of a Scan next to the Query's.
     table_items: u64,
-}
-
-/// A value computed off the UI thread for a key (report and bucket, report and key): the frame shows the
-/// last value for the key it wants, or a spinner while the task runs.
-struct Query<K, T> {
-    done: Option<(K, Arc<T>)>,
-    running: Option<(K, Task<T>)>,
-}
-
-impl<K, T> Default for Query<K, T> {
-    fn default() -> Self {
-        Self {
-            done: None,
-            running: None,
-        }
-    }
-}
-
-impl<K, T> std::fmt::Debug for Query<K, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Query")
-            .field("done", &self.done.is_some())
-            .field("running", &self.running.is_some())
-            .finish()
-    }
-}
-
-impl<K, T> Query<K, T> {
-    /// A query's thread is still running or its answer is not drained yet.
-    fn pending(&self) -> bool {
-        self.running.is_some()
-    }
-}
-
-impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
-    /// Takes the running task's answer, if it came.
-    fn drain(&mut self) {
-        if let Some((k, task)) = &mut self.running
-            && let Some(value) = task.drain().pop()
-        {
-            self.done = Some((k.clone(), Arc::new(value)));
-            self.running = None;
-        }
-    }
-
-    /// The answer for `key`, if it is ready.
-    fn value(&self, key: &K) -> Option<Arc<T>> {
-        self.done
-            .as_ref()
-            .filter(|(k, _)| k == key)
-            .map(|(_, v)| Arc::clone(v))
-    }
-
-    /// Starts `work` for `key` unless its answer is ready or being computed (a task for another key is
-    /// dropped, which cancels it). Called from the app's logic, never while drawing.
-    fn ask(
-        &mut self,
-        key: K,
-        ctx: &egui::Context,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<(), TaskError> {
-        if self.value(&key).is_some() || self.running.as_ref().is_some_and(|(k, _)| *k == key) {
-            return Ok(());
-        }
-        let task = Task::spawn("inspector", ctx, 1, move |r: &Reporter<T>| {
-            r.send(work());
-        })?;
-        self.running = Some((key, task));
-        Ok(())
-    }
 }
 
 /// A spinner in place of a list that is being computed (or the reason it cannot be).
@@ -151,7 +96,72 @@ impl InspectorState {
     }
 
     pub fn pending(&self) -> bool {
-        self.rows.pending() || self.collection.pending()
+        self.rows.pending() || self.collection.pending() || self.located.pending()
+    }
+
+    /// Selects key `key` (an index into the keys of generation `keys_generation`): the next ticks find its
+    /// bucket (the busiest of its shards when sharded) and show it there.
+    pub fn inspect(&mut self, keys_generation: u64, key: u32) {
+        self.wanted = Some((keys_generation, key));
+    }
+
+    /// The selected key's row: in the bucket's list, or the key located by name.
+    fn selected_row<'a>(
+        &'a self,
+        list: &'a [TopKey],
+        shown: &Shown,
+        bucket: usize,
+    ) -> Option<&'a TopKey> {
+        let id = self.selected?;
+        list.iter().find(|k| k.id == id).or_else(|| {
+            self.pinned
+                .as_ref()
+                .filter(|(g, b, k)| *g == shown.generation && *b == bucket && k.id == id)
+                .map(|(.., k)| k)
+        })
+    }
+
+    /// A wanted key: located off the UI thread, then selected in its bucket.
+    fn locate(&mut self, ctx: &egui::Context, shown: &Shown) -> Result<(), TaskError> {
+        self.located.drain();
+        let Some((generation, key)) = self.wanted else {
+            return Ok(());
+        };
+        if generation != shown.keys_generation {
+            self.wanted = None;
+            return Ok(());
+        }
+        let asked = (shown.generation, key);
+        if let Some(found) = self.located.value(&asked) {
+            self.wanted = None;
+            if let Some((bucket, row)) = found.as_ref() {
+                self.bucket = Some(*bucket);
+                self.selected = Some(row.id);
+                self.pinned = Some((shown.generation, *bucket, row.clone()));
+                self.reveal = true;
+            }
+            return Ok(());
+        }
+        let (keys, shard) = (Arc::clone(&shown.keys), shown.view.shard.clone());
+        let n = shown.report.analysis.buckets.len();
+        self.located.ask(asked, ctx, "inspector", move || {
+            let partitions = Partitioner::equal(n);
+            let sharded = shard.apply(&keys);
+            let total = keys.total();
+            sharded
+                .physical(&keys)
+                .filter(|(id, ..)| id.key == key)
+                .max_by_key(|&(_, _, count)| count)
+                .map(|(id, hash, count)| {
+                    let row = TopKey {
+                        id,
+                        key: sharded.label(&keys, id),
+                        count,
+                        share: share(count, total),
+                    };
+                    (partitions.partition_of(hash), row)
+                })
+        })
     }
 
     /// The bucket shown: the one picked, else the hottest.
@@ -167,6 +177,12 @@ impl InspectorState {
     pub fn tick(&mut self, ctx: &egui::Context, shown: &Shown) -> Result<(), TaskError> {
         self.rows.drain();
         self.collection.drain();
+        if self.keys_of != shown.keys_generation {
+            self.keys_of = shown.keys_generation;
+            self.selected = None;
+            self.pinned = None;
+        }
+        self.locate(ctx, shown)?;
         let a = &shown.report.analysis;
         if a.total == 0 || a.buckets.is_empty() {
             return Ok(());
@@ -174,19 +190,18 @@ impl InspectorState {
         let (n, bucket) = (a.buckets.len(), self.bucket(shown));
         let key = (shown.generation, bucket);
         let for_rows = shown.clone();
-        self.rows.ask(key, ctx, move || {
+        self.rows.ask(key, ctx, "inspector", move || {
             let partitions = Partitioner::equal(n);
             let sharded = for_rows.view.shard.apply(&for_rows.keys);
             bucket_keys(&for_rows.keys, &sharded, &partitions, bucket, ROWS)
         })?;
-        let picked = self
-            .rows
-            .value(&key)
-            .and_then(|rows| self.selected.and_then(|i| rows.0.get(i).map(|k| k.id.key)));
+        let picked = self.selected.map(|id| id.key);
         if let (Some(k), Some(ty)) = (picked, shown.keys.sort_key_type()) {
             let keys = Arc::clone(&shown.keys);
             self.collection
-                .ask((shown.generation, k), ctx, move || collection(&keys, k, ty))?;
+                .ask((shown.generation, k), ctx, "inspector", move || {
+                    collection(&keys, k, ty)
+                })?;
         }
         Ok(())
     }
@@ -238,8 +253,15 @@ pub fn inspector_ui(
         }
     ));
     let bucket_total = a.buckets[bucket];
-    key_list_ui(ui, state, list, bucket_total);
-    let Some(k) = state.selected.and_then(|i| list.get(i)) else {
+    let pinned = state
+        .pinned
+        .as_ref()
+        .filter(|(g, b, k)| {
+            *g == shown.generation && *b == bucket && !list.iter().any(|r| r.id == k.id)
+        })
+        .map(|(.., k)| k.clone());
+    key_list_ui(ui, state, list, pinned.as_ref(), bucket_total);
+    let Some(k) = state.selected_row(list, shown, bucket).cloned() else {
         // The same room as a key's facts, so picking a key does not move what is below.
         ui.weak("Pick a key above to see its writes, its items and their sort keys.");
         return;
@@ -249,7 +271,7 @@ pub fn inspector_ui(
         .sort_key_type()
         .map(|_| state.collection.value(&(shown.generation, k.id.key)));
     let time = collection.as_ref().and_then(|c| c.as_ref()?.time.clone());
-    ui.label(key_facts(shown, k, bucket_total, time.as_ref(), noun));
+    ui.label(key_facts(shown, &k, bucket_total, time.as_ref(), noun));
     if let Some(said) = live.and_then(|l| l.describe(&shown.keys.display(k.id.key))) {
         ui.label(said);
     }
@@ -295,32 +317,40 @@ fn bucket_picker_ui(
         if b != bucket {
             state.bucket = Some(b);
             state.selected = None;
+            state.pinned = None;
         }
     });
     state.bucket.filter(|&b| b < n).unwrap_or(bucket)
 }
 
-/// The bucket's keys, most written first; a click selects one.
-fn key_list_ui(ui: &mut egui::Ui, state: &mut InspectorState, list: &[TopKey], bucket_total: u64) {
+/// The bucket's keys, most written first (and a key located by name that the list leaves out, last); a click
+/// selects one. A key selected from another panel is scrolled to once.
+fn key_list_ui(
+    ui: &mut egui::Ui,
+    state: &mut InspectorState,
+    list: &[TopKey],
+    pinned: Option<&TopKey>,
+    bucket_total: u64,
+) {
+    let reveal = std::mem::take(&mut state.reveal);
     egui::ScrollArea::vertical()
         .id_salt("inspector-keys")
         .max_height(160.0)
         .show(ui, |ui| {
-            for (i, k) in list.iter().enumerate() {
+            for k in list.iter().chain(pinned) {
                 let text = format!(
                     "{:>8}  {:>5.1} % of bucket  {}",
                     k.count,
                     share(k.count, bucket_total) * 100.0,
                     k.key
                 );
-                if ui
-                    .selectable_label(
-                        state.selected == Some(i),
-                        egui::RichText::new(text).monospace(),
-                    )
-                    .clicked()
-                {
-                    state.selected = Some(i);
+                let on = state.selected == Some(k.id);
+                let r = ui.selectable_label(on, egui::RichText::new(text).monospace());
+                if on && reveal {
+                    r.scroll_to_me(Some(egui::Align::Center));
+                }
+                if r.clicked() {
+                    state.selected = Some(k.id);
                 }
             }
         });

@@ -9,14 +9,16 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::tasks::{Reporter, Task, TaskError};
+use crate::model::health::ttl::TtlStats;
 use crate::model::text::LineError;
 use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
 use crate::source::{self, Loaded, Progress};
 
-/// What to compute: keys from text (parsed on the worker) or a key set already held.
+/// What to compute: keys from text (parsed on the worker) or a key set already held, with what its load read
+/// of the items' TTL attribute.
 pub enum Input {
     Text(Arc<String>, KeyType),
-    Keys(Arc<KeySet>),
+    Keys(Arc<KeySet>, Option<Arc<TtlStats>>),
 }
 
 pub struct Request {
@@ -39,6 +41,8 @@ pub struct Shown {
     pub by_count: Arc<Vec<u32>>,
     /// Pasted `pk<TAB>sk` lines' sort keys, for a calculated suffix (all writes of one item on one shard).
     pub shard_by: Option<Arc<ShardBy>>,
+    /// The items' TTL attribute as their load read it (Table health), taken with the keys.
+    pub ttl: Option<Arc<TtlStats>>,
 }
 
 /// A computed report, or the parse error of the text.
@@ -82,7 +86,7 @@ pub fn compute(
     generation: u64,
 ) -> Result<Shown, LineError> {
     let calculated = view.shard.strategy == crate::model::Strategy::Calculated;
-    let (keys, shard_by) = match input {
+    let (keys, shard_by, ttl) = match input {
         Input::Text(text, key_type) => {
             let mut parser = crate::model::text::LineParser::new(key_type);
             if calculated {
@@ -90,13 +94,14 @@ pub fn compute(
             }
             parser.feed_text(text.as_bytes())?;
             let (keys, by) = parser.finish_by();
-            (Arc::new(keys), by.filter(|b| !b.is_empty()).map(Arc::new))
+            let by = by.filter(|b| !b.is_empty()).map(Arc::new);
+            (Arc::new(keys), by, None)
         }
-        Input::Keys(keys) => {
+        Input::Keys(keys, ttl) => {
             let by = previous
                 .filter(|p| Arc::ptr_eq(&p.keys, &keys))
                 .and_then(|p| p.shard_by.clone());
-            (keys, by)
+            (keys, by, ttl)
         }
     };
     let same_keys = previous.filter(|p| Arc::ptr_eq(&p.keys, &keys));
@@ -118,6 +123,7 @@ pub fn compute(
         report,
         by_count,
         shard_by,
+        ttl,
     })
 }
 

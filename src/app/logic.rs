@@ -123,6 +123,7 @@ impl App {
                 self.replace_keys(
                     NewKeys::data(Arc::new(loaded.keys), Source::File(path))
                         .groups(loaded.groups)
+                        .ttl(loaded.ttl.map(Arc::new))
                         .keying(Keying::Source(keyed_by))
                         .target(target),
                 );

@@ -19,6 +19,7 @@ pub mod design;
 pub mod dialogs;
 pub mod editor;
 pub mod error;
+pub mod health;
 pub mod histogram;
 pub mod inspector;
 pub mod jobs;
@@ -112,6 +113,8 @@ pub(crate) struct Background {
 pub(crate) struct Panels {
     editor: editor::EditorState,
     inspector: inspector::InspectorState,
+    /// Table health beside the inspector: open or not, and its report.
+    health: health::HealthState,
     connect: connect::ConnectState,
     /// The tables of a loaded file that holds several, to pick one ([`table_picker`]).
     table_picker: Option<table_picker::TablePicker>,
@@ -181,6 +184,7 @@ impl App {
             panels: Panels {
                 editor: editor::EditorState::default(),
                 inspector: inspector::InspectorState::default(),
+                health: health::HealthState::default(),
                 connect: connect::ConnectState::default(),
                 table_picker: None,
                 dialogs: dialogs::Dialogs::new(),
@@ -233,6 +237,7 @@ impl App {
             || !self.background.screenshots.is_empty()
             || self.panels.connect.waiting()
             || self.panels.inspector.pending()
+            || self.panels.health.pending()
             || self
                 .data
                 .simulation
@@ -302,6 +307,17 @@ impl App {
 
     pub fn simulation_mut(&mut self) -> Option<&mut timeline::Simulation> {
         self.data.simulation.as_mut()
+    }
+
+    /// Table health: whether it is open, and its report.
+    pub fn health(&self) -> &health::HealthState {
+        &self.panels.health
+    }
+
+    /// The key selected in the partition inspector, as displayed.
+    pub fn inspected_key(&self) -> Option<String> {
+        let id = self.panels.inspector.selected?;
+        Some(self.key_set()?.display(id.key).into_owned())
     }
 
     /// The Key design view's state.

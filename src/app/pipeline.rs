@@ -98,7 +98,10 @@ impl Pipeline {
                 Input::Text(Arc::new(t.clone()), key_type),
                 t.len() <= INLINE_BYTES,
             ),
-            (None, Keys::Data(k)) => (Input::Keys(Arc::clone(k)), k.len() <= INLINE_KEYS),
+            (None, Keys::Data(k)) => (
+                Input::Keys(Arc::clone(k), data.ttl().cloned()),
+                k.len() <= INLINE_KEYS,
+            ),
         };
         let generation = self.wanted;
         if small {

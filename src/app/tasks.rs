@@ -1,7 +1,8 @@
 //! One way to run work off the UI thread: a [`Task`] is a named thread with a bounded inbox for its messages,
 //! a cancel flag, and a repaint after every message, so the frame only drains what arrived. Every background
 //! thread of the app (the compute worker, file loads, table scans, SDK calls, file dialogs, inspector
-//! queries, simulations) is one.
+//! queries, Table health, simulations) is one. A [`Query`] is a task that answers one question at a time
+//! for a key (the newest asked wins).
 //!
 //! As in rerun's viewer, a thread that cannot start is an error the user sees (the caller turns the
 //! [`TaskError`] into an error notice), never a line on stderr and a spinner that turns for ever.
@@ -171,6 +172,98 @@ impl<M> TaskSet<M> {
 
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
+    }
+}
+
+/// A value computed off the UI thread for a key (the inspector's lists: report and bucket, report and key;
+/// Table health: its inputs' generations): the frame shows the last value for the key it wants, or a spinner
+/// while the task runs.
+pub struct Query<K, T> {
+    done: Option<(K, Arc<T>)>,
+    running: Option<(K, Task<T>)>,
+    /// A task that ended without an answer (its thread panicked): not asked again for the same key.
+    failed: Option<K>,
+}
+
+impl<K, T> Default for Query<K, T> {
+    fn default() -> Self {
+        Self {
+            done: None,
+            running: None,
+            failed: None,
+        }
+    }
+}
+
+impl<K, T> std::fmt::Debug for Query<K, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Query")
+            .field("done", &self.done.is_some())
+            .field("running", &self.running.is_some())
+            .finish()
+    }
+}
+
+impl<K, T> Query<K, T> {
+    /// A query's thread is still running or its answer is not drained yet.
+    pub fn pending(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
+impl<K: PartialEq + Clone, T: Send + Sync + 'static> Query<K, T> {
+    /// Takes the running task's answer, if it came.
+    pub fn drain(&mut self) {
+        let Some((k, task)) = &mut self.running else {
+            return;
+        };
+        if let Some(value) = task.drain().pop() {
+            self.done = Some((k.clone(), Arc::new(value)));
+            self.running = None;
+        } else if task.finished() {
+            self.failed = Some(k.clone());
+            self.running = None;
+        }
+    }
+
+    /// The answer for `key`, if it is ready.
+    pub fn value(&self, key: &K) -> Option<Arc<T>> {
+        self.done
+            .as_ref()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| Arc::clone(v))
+    }
+
+    /// The last answer, for whatever key (shown while a newer one is computed).
+    pub fn last(&self) -> Option<Arc<T>> {
+        self.done.as_ref().map(|(_, v)| Arc::clone(v))
+    }
+
+    /// The task for `key` ended without an answer.
+    pub fn failed(&self, key: &K) -> bool {
+        self.failed.as_ref() == Some(key)
+    }
+
+    /// Starts `work` for `key` on a thread called `name` unless its answer is ready, being computed or failed
+    /// (a task for another key is dropped, which cancels it). Called from the app's logic, never while drawing.
+    pub fn ask(
+        &mut self,
+        key: K,
+        ctx: &egui::Context,
+        name: &'static str,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<(), TaskError> {
+        if self.value(&key).is_some()
+            || self.failed(&key)
+            || self.running.as_ref().is_some_and(|(k, _)| *k == key)
+        {
+            return Ok(());
+        }
+        let task = Task::spawn(name, ctx, 1, move |r: &Reporter<T>| {
+            r.send(work());
+        })?;
+        self.running = Some((key, task));
+        Ok(())
     }
 }
 

@@ -21,3 +21,13 @@ pub const PATH: Color32 = Color32::from_rgb(0x2f, 0x9e, 0x5b);
 pub const UNKNOWN: Color32 = Color32::from_rgb(0xb0, 0x86, 0x1a);
 /// Errors in the status bar and editor.
 pub const ERROR: Color32 = Color32::from_rgb(0xd6, 0x3a, 0x2f);
+
+/// A Table health finding's marker: errors as hot as a hot partition, warnings warm, information cool.
+pub fn severity(s: crate::model::health::Severity) -> Color32 {
+    use crate::model::health::Severity;
+    match s {
+        Severity::Error => ERROR,
+        Severity::Warning => WARM,
+        Severity::Info => COOL,
+    }
+}

@@ -6,7 +6,7 @@ use super::settings::ChartMode;
 use super::views::{KeysChart, View};
 use super::{
     App, Keys, PRESENTATION_TEXT, SCAN_QUIET_SECS, command, connect, controls, design, editor,
-    histogram, jobs, notices, theme, timeline,
+    health, histogram, jobs, notices, theme, timeline,
 };
 use crate::model::examples::keys::KeyExample;
 
@@ -108,12 +108,17 @@ impl App {
                     Some(name) => (format!("Reload {name}"), true),
                     None => (c.label().to_owned(), false),
                 },
+                // Table health is about the keys; the Timeline shows a scenario.
+                UICommand::ToggleHealth => (c.label().to_owned(), self.view().inspects_keys()),
                 _ => (c.label().to_owned(), true),
             };
             let selected = match c {
                 UICommand::TogglePresentation => Some(self.settings.presentation),
                 UICommand::ToggleShard => Some(self.settings.shard_enabled),
                 UICommand::ToggleLogScale => Some(self.settings.log_scale),
+                UICommand::ToggleHealth => {
+                    Some(self.panels.health.open && self.side_panels_shown())
+                }
                 _ => None,
             };
             let mut button = match selected {
@@ -191,11 +196,49 @@ impl App {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     commands.extend(self.tree_ui(view, ui));
                     ui.separator();
-                    egui::CollapsingHeader::new("Partition inspector")
+                    // A key picked in another panel opens the inspector and scrolls it into view.
+                    let reveal = self.panels.inspector.reveal;
+                    let inspector = egui::CollapsingHeader::new("Partition inspector")
                         .default_open(true)
+                        .open(reveal.then_some(true))
                         .show(ui, |ui| self.inspector_ui(view, ui));
+                    if reveal {
+                        inspector
+                            .header_response
+                            .scroll_to_me(Some(egui::Align::TOP));
+                    }
+                    if view.inspects_keys() {
+                        self.health_section_ui(ui, commands);
+                    }
                 });
             });
+    }
+
+    /// Table health beside the inspector: its header opens and closes it; opened from the View menu it
+    /// scrolls into view.
+    fn health_section_ui(&mut self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+        let open = self.panels.health.open;
+        let reveal = self.panels.health.reveal > 0;
+        // The inspector above may still grow and the report below is not in yet (both are computed off the UI
+        // thread; a short panel cannot scroll its header to the top): keep scrolling until they are in.
+        if !self.panels.inspector.pending() && !self.panels.health.pending() {
+            self.panels.health.reveal = self.panels.health.reveal.saturating_sub(1);
+        }
+        let section = egui::CollapsingHeader::new("Table health")
+            .id_salt("table-health")
+            .open(Some(open))
+            .show(ui, |ui| {
+                if let Some(shown) = &self.pipeline.current {
+                    commands.extend(health::health_ui(ui, &self.panels.health, shown));
+                }
+            });
+        if section.header_response.clicked() {
+            self.panels.health.open = !open;
+        }
+        if reveal {
+            section.header_response.scroll_to_me(Some(egui::Align::TOP));
+            ui.ctx().request_repaint();
+        }
     }
 
     /// The load under way as a bar's fraction and text (its file's name, the share done, the time left).

@@ -118,8 +118,8 @@ impl App {
         }
     }
 
-    /// The view's work each frame that is not drawing: the inspector's lists while they are on screen, the
-    /// Key design's comparison while it is shown (else only its results in).
+    /// The view's work each frame that is not drawing: the inspector's lists and Table health's report while
+    /// they are on screen, the Key design's comparison while it is shown (else only its results in).
     pub(super) fn view_tick(&mut self, ctx: &egui::Context) {
         // A watch's newest trace waits for the Timeline to be shown.
         self.replay_watch(false);
@@ -130,6 +130,17 @@ impl App {
             && let Err(e) = self.panels.inspector.tick(ctx, shown)
         {
             self.panels.inspector.failed(&e);
+        }
+        // Table health beside the inspector: its report while it is open and on screen.
+        let on_screen = view.inspects_keys() && self.side_panels_shown();
+        let has_lsi = self.pipeline.answers.has_lsi.unwrap_or(false);
+        if let Err(e) = self.panels.health.tick(
+            ctx,
+            self.pipeline.current.as_ref().filter(|_| on_screen),
+            has_lsi,
+            &self.data.design,
+        ) {
+            self.panels.health.failed(&e);
         }
         if view != View::Design {
             self.data.design.drain();

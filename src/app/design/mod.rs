@@ -15,7 +15,8 @@ use super::tasks::{Reporter, Task, TaskError};
 use super::theme;
 use crate::model::decision::UserAnswers;
 use crate::model::design::{
-    Design, DesignKeys, DesignKind, Figures, GsiSpec, Items, MAX_CANDIDATES, figures, parse_key,
+    Design, DesignKeys, DesignKind, Figures, GsiSpec, Items, MAX_CANDIDATES, Projection, figures,
+    parse_key,
 };
 use crate::model::fmt::{grouped, percent};
 use crate::model::{KeySet, ViewSettings};
@@ -49,6 +50,8 @@ pub struct Compared {
     pub keys: Vec<Arc<KeySet>>,
     /// The box each row after the first came from.
     pub slots: Vec<usize>,
+    /// What each row after the first projects, when it is a GSI (Table health's write costs).
+    pub projections: Vec<Option<Projection>>,
     /// Records a design could not key, per row after the first, with the first reason.
     pub skipped: Vec<(u64, Option<String>)>,
     /// What each row after the first was computed from, to reuse it when only another box changed.
@@ -56,6 +59,13 @@ pub struct Compared {
     /// The view, keys and items it was computed from.
     base: (ViewSettings, u64, u64),
     pub millis: f64,
+}
+
+impl Compared {
+    /// The generation of the keys it was computed over ([`Shown::keys_generation`]).
+    pub fn keys_generation(&self) -> u64 {
+        self.base.1
+    }
 }
 
 /// Messages of a background re-read of the file for the attributes.
@@ -121,6 +131,8 @@ pub struct DesignState {
     items_of: Option<u64>,
     /// Bumped whenever the items change: what a comparison's items are known by.
     items_generation: u64,
+    /// Bumped whenever [`Self::shown`] changes: what work over the comparison (Table health's GSIs) is keyed by.
+    pub shown_generation: u64,
 }
 
 impl Default for DesignState {
@@ -141,6 +153,7 @@ impl Default for DesignState {
             message: None,
             items_of: None,
             items_generation: 0,
+            shown_generation: 0,
         }
     }
 }
@@ -258,6 +271,7 @@ impl DesignState {
         self.scanned.clear();
         self.asked = None;
         self.shown = None;
+        self.shown_generation += 1;
         self.progress = None;
         self.message = None;
         self.items_of = None;
@@ -446,6 +460,7 @@ impl DesignState {
             let finished = task.finished();
             if let Some(c) = done.into_iter().last() {
                 self.shown = Some(Arc::new(c));
+                self.shown_generation += 1;
                 self.task = None;
             } else if finished {
                 self.task = None;
@@ -515,6 +530,7 @@ fn compare(
         rows: vec![first],
         keys: Vec::new(),
         slots,
+        projections: Vec::new(),
         skipped: Vec::new(),
         reuse: Vec::new(),
         base: (ViewSettings::default(), 0, 0),
@@ -537,6 +553,7 @@ fn compare(
             label(&mut f);
             out.rows.push(f);
             out.keys.push(Arc::clone(&p.keys[i]));
+            out.projections.push(p.projections[i].clone());
             out.skipped.push(p.skipped[i].clone());
             out.reuse.push(id);
             continue;
@@ -548,6 +565,8 @@ fn compare(
         label(&mut f);
         out.rows.push(f);
         out.keys.push(Arc::new(r.keys.keys));
+        out.projections
+            .push(single.gsis.first().map(|g| g.projection.clone()));
         out.skipped
             .push((r.skipped, r.first_error.as_ref().map(ToString::to_string)));
         out.reuse.push(id);
@@ -557,6 +576,7 @@ fn compare(
         let f = figures(&[(d, 0)], keys.total(), view, answers).remove(0);
         out.rows.push(f);
         out.keys.push(Arc::new(d.keys.clone()));
+        out.projections.push(d.projection.clone());
         out.skipped.push((0, None));
         out.slots.push(GSI_SLOT);
         out.reuse.push(String::new());
