@@ -86,6 +86,7 @@ struct GsiKeys {
     keys: Arc<KeySet>,
     projection: &'static str,
     throttled_units: Option<f64>,
+    partitions: usize,
 }
 
 impl HealthState {
@@ -157,6 +158,7 @@ fn design_gsis(c: &Compared) -> Vec<GsiKeys> {
                     .and_then(Option::as_ref)
                     .map_or("ALL", crate::model::design::Projection::name),
                 throttled_units: row.throttled_units,
+                partitions: row.buckets.len(),
             })
         })
         .collect()
@@ -195,6 +197,7 @@ fn check(
                 keys: &g.keys,
                 projection: g.projection.to_owned(),
                 throttled_units: g.throttled_units,
+                partitions: g.partitions,
             })
             .collect(),
     });

@@ -321,7 +321,7 @@ pub(super) fn typed_ttl_fast(span: &[u8]) -> Option<crate::model::health::ttl::T
 fn key_size(t: KeyType, raw: &[u8]) -> Option<u64> {
     match t {
         KeyType::S => Some(raw.len() as u64),
-        KeyType::N => checked_number_size(std::str::from_utf8(raw).ok()?),
+        KeyType::N => checked_number_size(raw),
         KeyType::B => base64_size(raw),
     }
 }

@@ -69,7 +69,8 @@ fn value_size(v: &Value) -> Sized {
             .ok_or_else(|| bad(format!("{tag} is not a list of members")))
     };
     let number = |t: &str, tag: &str| {
-        checked_number_size(t).ok_or_else(|| bad(format!("{t:?} is not a number ({tag})")))
+        checked_number_size(t.as_bytes())
+            .ok_or_else(|| bad(format!("{t:?} is not a number ({tag})")))
     };
     let binary = |t: &str, tag: &str| {
         base64_size(t.as_bytes()).ok_or_else(|| bad(format!("{t:?} is not base64 ({tag})")))
