@@ -460,13 +460,13 @@ fn query_cost(shown: &Shown, r: &std::ops::Range<usize>, table_items: u64) -> St
         .map_or(1024, |w| w.item_size.mean_bytes().round() as u64);
     format!(
         "The Query reads items {}–{} ({}, one contiguous run): {} read units strongly consistent, {} \
-         eventually; a Scan of the table reads all {} items: {} units ({item_bytes}-byte items).",
+         eventually; a Scan of the table reads all {}: {} units ({item_bytes}-byte items).",
         r.start,
         r.end.saturating_sub(1),
         plural(r.len() as u64, "item"),
         query_units(r.len() as u64, item_bytes, false),
         query_units(r.len() as u64, item_bytes, true),
-        grouped(table_items),
+        plural(table_items, "item"),
         query_units(table_items, item_bytes, false),
     )
 }
@@ -482,8 +482,8 @@ fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c
     }
     ui.separator();
     ui.strong(format!(
-        "Item collection: {} items in sort-key order{}",
-        sorted.len(),
+        "Item collection: {} in sort-key order{}",
+        plural(sorted.len() as u64, "item"),
         if all {
             ""
         } else {

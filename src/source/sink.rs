@@ -304,7 +304,7 @@ impl Sink {
             d.commit(p, idx);
         }
         if let Some(kept) = &mut self.kept {
-            kept.push(&scratch.values, idx, sk_ref, count, identity);
+            kept.push_sized(&scratch.values, (idx, sk_ref), count, identity, sized);
         }
         self.note_whole_item(idx, scratch, count);
         self.items += count;
@@ -541,7 +541,7 @@ impl Sink {
             d.commit(p, idx);
         }
         if let Some(kept) = &mut self.kept {
-            kept.push(&scratch.values, idx, sk_ref, count, identity);
+            kept.push_sized(&scratch.values, (idx, sk_ref), count, identity, sized);
         }
         self.note_whole_item(idx, scratch, count);
         self.items += count;

@@ -17,6 +17,9 @@ struct Record {
     identity: u64,
     key: u32,
     sort_key: Option<(Box<[u8]>, KeyType)>,
+    /// The item's size and its key attributes' size (DynamoDB's rules), when the load measured them: what a
+    /// re-keyed GSI notes as its projected sizes ([`Designer::sized`]). 400 KB items fit in `u32`.
+    sized: Option<(u32, u32)>,
 }
 
 /// The extracted attributes of loaded items, kept so that an edited expression re-keys them at once instead
@@ -103,6 +106,18 @@ impl Items {
         count: u64,
         identity: u64,
     ) {
+        self.push_sized(values, (key, sort_key), count, identity, None);
+    }
+
+    /// [`Self::push`] with the item's size and its key attributes' size, when the load measured them.
+    pub fn push_sized(
+        &mut self,
+        values: &[Option<Value>],
+        (key, sort_key): (u32, Option<(&[u8], KeyType)>),
+        count: u64,
+        identity: u64,
+        sized: Option<(u64, u64)>,
+    ) {
         if !self.complete {
             return;
         }
@@ -118,6 +133,10 @@ impl Items {
             identity,
             key,
             sort_key: sort_key.map(|(b, t)| (b.into(), t)),
+            sized: sized.map(|(item, keys)| {
+                let fit = |b: u64| u32::try_from(b).unwrap_or(u32::MAX);
+                (fit(item), fit(keys))
+            }),
         });
     }
 
@@ -157,6 +176,7 @@ impl Items {
             let mut first_error = None;
             for (r, rec) in self.records.iter().enumerate() {
                 let sk = rec.sort_key.as_ref().map(|(b, t)| (&b[..], *t));
+                designer.sized(rec.sized.map(|(i, k)| (u64::from(i), u64::from(k))));
                 if let Err(e) = designer.add(&row(r), rec.key, sk, rec.count, rec.identity) {
                     skipped += rec.count;
                     first_error.get_or_insert(e);

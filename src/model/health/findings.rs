@@ -90,8 +90,9 @@ pub fn findings(h: &Health, input: &HealthInput<'_>) -> Vec<Finding> {
     out
 }
 
-/// Keys whose largest item is over `above` bytes, largest first.
-fn items_over(keys: &KeySet, above: u64) -> (u64, Vec<String>) {
+/// Keys whose largest item is over `above` bytes: how many, the largest item's size, and the keys, largest
+/// first.
+fn items_over(keys: &KeySet, above: u64) -> (u64, u64, Vec<String>) {
     let mut over: Vec<(u64, u32)> = Vec::new();
     let mut n = 0;
     for (idx, _, _) in keys.iter() {
@@ -104,43 +105,71 @@ fn items_over(keys: &KeySet, above: u64) -> (u64, Vec<String>) {
     let examples = over
         .iter()
         .take(EXAMPLES)
-        .map(|&(size, idx)| format!("{} ({})", keys.display(idx), bytes(size as f64)))
+        .map(|&(_, idx)| keys.display(idx).into_owned())
         .collect();
-    (n, examples)
+    (n, over.first().map_or(0, |o| o.0), examples)
 }
 
 fn item_limit(keys: &KeySet, out: &mut Vec<Finding>) {
-    let (over, examples) = items_over(keys, MAX_ITEM_BYTES);
+    let (over, largest, examples) = items_over(keys, MAX_ITEM_BYTES);
     if over > 0 {
         out.push(finding(
             "item_over_400kb",
             Severity::Error,
             format!(
-                "{} over DynamoDB's 400 KB item limit: DynamoDB refuses such an item, so these were not written \
-                 by DynamoDB as they are (or they sit right at the limit, where AWS's size rules are approximate)",
-                keys_phrase(over)
+                "{} over DynamoDB's 400 KB item limit (the largest {}): DynamoDB refuses such an item, so these \
+                 were not written by DynamoDB as they are (or they sit right at the limit, where AWS's size \
+                 rules are approximate)",
+                keys_phrase(over),
+                bytes(largest as f64)
             ),
-            &[("keys", over as f64), ("limit_bytes", MAX_ITEM_BYTES as f64)],
+            &[
+                ("keys", over as f64),
+                ("largest_bytes", largest as f64),
+                ("limit_bytes", MAX_ITEM_BYTES as f64),
+            ],
             examples,
             SRC_SIZE,
         ));
     }
-    let (near, examples) = items_over(keys, NEAR_ITEM_LIMIT);
+    let (near, largest, examples) = items_over(keys, NEAR_ITEM_LIMIT);
     let near = near - over;
     if near > 0 {
+        // The largest item under the limit: the examples past the ones over it.
+        let examples: Vec<String> = examples.into_iter().skip(over as usize).collect();
+        let largest = if over > 0 {
+            keys_largest_under(keys, MAX_ITEM_BYTES)
+        } else {
+            largest
+        };
         out.push(finding(
             "item_near_400kb",
             Severity::Warning,
             format!(
-                "{} an item over 300 KB, within 100 KB of the 400 KB limit: an update that grows it past the limit \
-                 fails, and each strongly consistent read of it costs up to 100 read units",
-                keys_phrase(near)
+                "{} an item over 300 KB, within 100 KB of the 400 KB limit (the largest {}): an update that grows \
+                 it past the limit fails, and each strongly consistent read of it costs {} read units",
+                keys_phrase(near),
+                bytes(largest as f64),
+                largest.div_ceil(4096)
             ),
-            &[("keys", near as f64), ("limit_bytes", MAX_ITEM_BYTES as f64)],
+            &[
+                ("keys", near as f64),
+                ("largest_bytes", largest as f64),
+                ("limit_bytes", MAX_ITEM_BYTES as f64),
+            ],
             examples,
             SRC_SIZE,
         ));
     }
+}
+
+/// The largest item at or under `limit` bytes.
+fn keys_largest_under(keys: &KeySet, limit: u64) -> u64 {
+    keys.iter()
+        .filter_map(|(idx, _, _)| keys.item_bytes(idx).map(|b| b.max))
+        .filter(|&m| m <= limit)
+        .max()
+        .unwrap_or(0)
 }
 
 fn keys_phrase(n: u64) -> String {

@@ -64,7 +64,18 @@ fn items_near_and_over_400_kb() {
             ("item_near_400kb", Severity::Warning)
         ]
     );
-    assert_eq!(h.findings[0].examples, ["big (400.4 KB)"]);
+    assert_eq!(h.findings[0].examples, ["big"]);
+    assert!(
+        h.findings[0].summary.contains("(the largest 400.4 KB)"),
+        "{}",
+        h.findings[0].summary
+    );
+    assert_eq!(h.findings[1].examples, ["near"]);
+    assert!(
+        h.findings[1].summary.contains("costs 88 read units"),
+        "{}",
+        h.findings[1].summary
+    );
     assert_eq!(h.findings[1].numbers["keys"], 1.0);
 }
 

@@ -81,16 +81,12 @@ impl TtlStats {
             TtlValue::Absent => self.missing += 1,
             TtlValue::Other(tag) => {
                 *self.not_number.entry(tag.to_owned()).or_default() += 1;
-                if self.examples_not_number.len() < EXAMPLES {
-                    self.examples_not_number.push(key());
-                }
+                example(&mut self.examples_not_number, key);
             }
             TtlValue::Number(v) if v.abs() >= SECONDS_CEILING => {
                 self.not_seconds += 1;
                 self.not_seconds_max = self.not_seconds_max.max(v);
-                if self.examples_not_seconds.len() < EXAMPLES {
-                    self.examples_not_seconds.push(key());
-                }
+                example(&mut self.examples_not_seconds, key);
             }
             TtlValue::Number(v) => {
                 *self.by_hour.entry((v / 3600.0).floor() as i64).or_default() += 1;
@@ -114,8 +110,9 @@ impl TtlStats {
             (&mut self.examples_not_number, &o.examples_not_number),
             (&mut self.examples_not_seconds, &o.examples_not_seconds),
         ] {
-            let room = EXAMPLES.saturating_sub(mine.len());
-            mine.extend(theirs.iter().take(room).cloned());
+            for k in theirs {
+                example(mine, || k.clone());
+            }
         }
     }
 
@@ -141,6 +138,16 @@ impl TtlStats {
             }
         }
         s
+    }
+}
+
+/// Keeps `key` among the examples while there is room, each key once (an item collection's items share it).
+fn example(examples: &mut Vec<String>, key: impl FnOnce() -> String) {
+    if examples.len() < EXAMPLES {
+        let key = key();
+        if !examples.contains(&key) {
+            examples.push(key);
+        }
     }
 }
 
@@ -210,12 +217,13 @@ mod tests {
             }
         );
         assert_eq!(year_of(s.not_seconds_max), 57_889);
+        // Merged twice: the counts add up, the example key ("k") is kept once.
         let mut t = TtlStats::new("ttl", true);
         t.merge(&s);
         t.merge(&s);
         assert_eq!(
             (t.items, t.in_seconds(), t.examples_not_number.len()),
-            (12, 6, 2)
+            (12, 6, 1)
         );
     }
 }
