@@ -286,12 +286,15 @@ impl Sink {
         }
         let sk = self.sk_of(names, scratch)?;
         let sk_ref = sk.map(|st| (&self.sk_buf[..], st));
-        let sized = scratch.item_bytes.map(|b| {
-            (
-                b,
-                self.key_attribute_bytes(Some(names), sk_ref.map(|(s, t)| (s.len(), t))),
-            )
-        });
+        let sized = scratch
+            .item_bytes
+            .filter(|_| self.designer.is_some() || self.kept.is_some())
+            .map(|b| {
+                (
+                    b,
+                    self.key_attribute_bytes(Some(names), sk_ref.map(|(s, t)| (s.len(), t))),
+                )
+            });
         let prepared = match &mut self.designer {
             Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
                 Ok(p) => Some(p),
