@@ -141,9 +141,15 @@ fn clicking_an_example_key_selects_it_in_the_inspector() {
         )
     };
     assert_ne!(bucket, hottest);
-    h.get_by_label_contains("BLOB#1 (").scroll_to_me();
+    h.get_all_by_role_and_label(Role::Link, "BLOB#1")
+        .next()
+        .unwrap()
+        .scroll_to_me();
     h.settle();
-    h.get_by_label_contains("BLOB#1 (").click();
+    h.get_all_by_role_and_label(Role::Link, "BLOB#1")
+        .next()
+        .unwrap()
+        .click();
     h.wait_for("BLOB#1 in the inspector", |app| {
         app.inspected_key().as_deref() == Some("BLOB#1")
     });
@@ -238,7 +244,7 @@ fn presentation_mode_shows_it_beside_the_inspector_readable_at_both_sizes() {
 }
 
 #[test]
-fn a_key_design_gsi_without_projected_sizes_is_named_not_costed() {
+fn a_key_design_gsi_is_costed_from_the_kept_items_sizes() {
     let mut h = loaded([1400.0, 900.0], "health-gsi");
     h.state_mut().apply(Command::SetChart(
         shardlens::app::settings::ChartMode::Designs,
@@ -255,7 +261,9 @@ fn a_key_design_gsi_without_projected_sizes_is_named_not_costed() {
     });
     open_from_the_view_menu(&mut h);
     h.get_by_label("GSI write costs (the Key design's GSIs)");
-    h.get_by_label_contains("bySk: no write cost: its items carry no projected sizes");
+    // The kept items carry their sizes, so the re-keyed index has projected sizes (ALL: the whole item).
+    h.get_by_label_contains("bySk (ALL): a write costs");
+    assert!(h.query_by_label_contains("no write cost").is_none());
     // The table's own findings are there as before.
     h.get_by_label_contains("is among the hottest keys");
 }

@@ -509,8 +509,7 @@ fn gsis_ui(ui: &mut egui::Ui, c: &Checked) {
     }
     for name in &c.unsized_gsis {
         ui.label(format!(
-            "{name}: no write cost: its items carry no projected sizes (the Key design keys the attributes \
-             it kept, not whole items)"
+            "{name}: no write cost: its items carry no projected sizes (the input has no whole items to size)"
         ));
     }
 }
