@@ -44,7 +44,6 @@ use base64::Engine as _;
 use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
-use crate::model::item_size::{base64_size, checked_number_size};
 use crate::model::keyexpr::Value;
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
@@ -296,36 +295,6 @@ fn scalar(tag: &[u8], raw: &[u8]) -> Option<Value> {
     }
 }
 
-/// The TTL reading of a typed value written the common way (`{"N":"…"}`, or another tag); `None` for anything
-/// else (the caller asks serde).
-pub(super) fn typed_ttl_fast(span: &[u8]) -> Option<crate::model::health::ttl::TtlValue> {
-    use crate::model::health::ttl::TtlValue;
-    let mut c = Cursor { s: span, i: 0 };
-    c.expect(b'{')?;
-    c.expect(b'"')?;
-    let tag = c.plain_str()?;
-    c.expect(b':')?;
-    if tag != b"N" {
-        return Some(TtlValue::Other(super::ttl::tag_name(
-            std::str::from_utf8(tag).ok()?,
-        )));
-    }
-    c.expect(b'"')?;
-    let text = std::str::from_utf8(c.plain_str()?).ok()?;
-    Some(super::ttl::number(text))
-}
-
-/// A key value's size from its text (no escapes, as [`Cursor::key_value`] and [`Cursor::plain_key_value`]
-/// take it): a string's bytes, a number's digits, binary's decoded bytes. `None` when the text is not of its
-/// type (the serde path then gives the message).
-fn key_size(t: KeyType, raw: &[u8]) -> Option<u64> {
-    match t {
-        KeyType::S => Some(raw.len() as u64),
-        KeyType::N => checked_number_size(raw),
-        KeyType::B => base64_size(raw),
-    }
-}
-
 pub(super) struct Cursor<'a> {
     pub(super) s: &'a [u8],
     pub(super) i: usize,
@@ -538,13 +507,13 @@ impl<'a> Cursor<'a> {
             let ttl = scratch.ttl.is_ttl(name);
             if name == pk {
                 let (t, raw) = self.key_value()?;
-                size += key_size(t, raw)?;
+                size += super::size::key_size(t, raw)?;
                 scratch.pk = Some(Tag::Key(t));
                 scratch.pk_raw.clear();
                 scratch.pk_raw.extend_from_slice(raw);
             } else if sk == Some(name) {
                 let (t, raw) = self.key_value()?;
-                size += key_size(t, raw)?;
+                size += super::size::key_size(t, raw)?;
                 scratch.sk = Some(Tag::Key(t));
                 scratch.sk_raw.clear();
                 scratch.sk_raw.extend_from_slice(raw);
@@ -598,13 +567,13 @@ impl<'a> Cursor<'a> {
             let ttl = scratch.ttl.is_ttl(name);
             if name == pk {
                 let (t, raw) = self.plain_key_value()?;
-                size += key_size(t, raw)?;
+                size += super::size::key_size(t, raw)?;
                 scratch.pk = Some(Tag::Key(t));
                 scratch.pk_raw.clear();
                 scratch.pk_raw.extend_from_slice(raw);
             } else if sk == Some(name) {
                 let (t, raw) = self.plain_key_value()?;
-                size += key_size(t, raw)?;
+                size += super::size::key_size(t, raw)?;
                 scratch.sk = Some(Tag::Key(t));
                 scratch.sk_raw.clear();
                 scratch.sk_raw.extend_from_slice(raw);

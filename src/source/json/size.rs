@@ -10,6 +10,7 @@
 //! attribute whose value is not what its tag says.
 
 use super::fast_json::{Cursor, MAX_DEPTH};
+use crate::model::KeyType;
 use crate::model::item_size::{
     CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, base64_size, checked_number_size, number_size,
 };
@@ -100,6 +101,17 @@ fn whole_item(text: &[u8], members: impl FnOnce(&mut Cursor<'_>) -> Sized) -> Re
 pub fn record_size(line: &[u8], field: &str) -> Result<Option<u64>, String> {
     let mut c = Cursor { s: line, i: 0 };
     c.record_field_size(field).map_err(|e| e.message())
+}
+
+/// A key value's size from its text (no escapes, as the fast path's key readers
+/// take it): a string's bytes, a number's digits, binary's decoded bytes. `None` when the text is not of its
+/// type (the serde path then gives the message).
+pub(super) fn key_size(t: KeyType, raw: &[u8]) -> Option<u64> {
+    match t {
+        KeyType::S => Some(raw.len() as u64),
+        KeyType::N => checked_number_size(raw),
+        KeyType::B => base64_size(raw),
+    }
 }
 
 impl<'a> Cursor<'a> {

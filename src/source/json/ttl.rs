@@ -59,9 +59,26 @@ impl TtlProbe {
     }
 }
 
+/// The TTL reading of a typed value written the common way (`{"N":"…"}`, or another tag); `None` for anything
+/// else (the caller asks serde).
+fn typed_ttl_fast(span: &[u8]) -> Option<crate::model::health::ttl::TtlValue> {
+    use crate::model::health::ttl::TtlValue;
+    let mut c = super::fast_json::Cursor { s: span, i: 0 };
+    c.expect(b'{')?;
+    c.expect(b'"')?;
+    let tag = c.plain_str()?;
+    c.expect(b':')?;
+    if tag != b"N" {
+        return Some(TtlValue::Other(tag_name(std::str::from_utf8(tag).ok()?)));
+    }
+    c.expect(b'"')?;
+    let text = std::str::from_utf8(c.plain_str()?).ok()?;
+    Some(number(text))
+}
+
 /// A typed value's TTL reading from its JSON text (`{"N":"1700000000"}`).
 pub fn typed_ttl(span: &[u8]) -> TtlValue {
-    if let Some(v) = super::fast_json::typed_ttl_fast(span) {
+    if let Some(v) = typed_ttl_fast(span) {
         return v;
     }
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(span) else {
