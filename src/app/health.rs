@@ -18,7 +18,9 @@ use super::tasks::{Query, TaskError};
 use super::theme;
 use crate::model::fmt::{bytes, grouped, percent, plural};
 use crate::model::health::ttl::TtlStats;
-use crate::model::health::{Finding, GsiCost, GsiInput, Health, HealthInput, health};
+use crate::model::health::{
+    Finding, GsiCost, GsiInput, Health, HealthInput, health, units_per_write,
+};
 use crate::model::keyset::SizeGroup;
 use crate::model::{KeySet, Report};
 
@@ -366,20 +368,7 @@ fn storage_ui(ui: &mut egui::Ui, c: &Checked, commands: &mut Vec<Command>) {
         ui.label("No item sizes: sizes need whole items: an export, scan output or JSON items.");
         return;
     };
-    let fits = if s.partitions_for_size == 1 {
-        "fits one partition of about 10 GB".to_owned()
-    } else {
-        format!(
-            "needs {} partitions of about 10 GB",
-            grouped(s.partitions_for_size)
-        )
-    };
-    ui.label(format!(
-        "Storage: {} in {} (the items {} by DynamoDB's size rules, + 100 bytes each); {fits}",
-        bytes(s.storage_bytes as f64),
-        plural(h.items, "item"),
-        bytes(s.item_bytes as f64),
-    ));
+    ui.label(format!("Storage: {}", s.describe(h.items)));
     if let Some(top) = s.largest_collections.first() {
         ui.horizontal_wrapped(|ui| {
             ui.label("Largest item collection:");
@@ -431,18 +420,7 @@ fn ttl_ui(ui: &mut egui::Ui, h: &Health) {
         return;
     };
     ui.add_space(4.0);
-    ui.label(format!(
-        "TTL attribute \"{}\"{}: {} in epoch seconds, {} past, {} to come",
-        t.stats.attribute,
-        if t.stats.guessed {
-            " (guessed from its name)"
-        } else {
-            ""
-        },
-        grouped(t.stats.in_seconds()),
-        grouped(t.split.expired + t.split.too_old),
-        grouped(t.split.future)
-    ));
+    ui.label(t.describe());
 }
 
 /// Each finding, most severe first.
@@ -519,27 +497,18 @@ fn gsi_line(g: &GsiCost) -> String {
         .throttled_units
         .filter(|u| *u > 0.0)
         .map_or_else(String::new, |u| {
-            format!("; throttles {} units a second", units(u))
+            format!("; throttles {} units a second", units_per_write(u))
         });
     format!(
         "{} ({}): a write costs {} WCU on the table and {} on the index; {} of the writes land in it, {} \
          each{throttled}",
         g.name,
         g.projection,
-        units(g.table_units_per_write),
-        units(g.index_units_per_write),
+        units_per_write(g.table_units_per_write),
+        units_per_write(g.index_units_per_write),
         grouped(g.writes),
         bytes(g.mean_projected_bytes as f64),
     )
-}
-
-/// Units as a whole number when they are one, else with two decimals.
-fn units(u: f64) -> String {
-    if (u - u.round()).abs() < 0.005 {
-        format!("{}", u.round())
-    } else {
-        format!("{u:.2}")
-    }
 }
 
 #[cfg(test)]

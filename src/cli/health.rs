@@ -4,7 +4,7 @@
 use std::io::{Result, Write};
 
 use crate::model::design::{DesignKeys, DesignKind, Figures};
-use crate::model::fmt::{bytes, grouped, percent};
+use crate::model::fmt::{bytes, percent};
 use crate::model::health::ttl::TtlStats;
 use crate::model::health::{GsiInput, Health, HealthInput, health};
 use crate::model::{KeySet, Report};
@@ -64,18 +64,7 @@ pub(super) fn print(out: &mut dyn Write, h: &Health) -> Result<()> {
     writeln!(out)?;
     writeln!(out, "table health:")?;
     if let Some(s) = &h.storage {
-        writeln!(
-            out,
-            "  storage: {} in {} (items {} by DynamoDB's size rules + 100 bytes each); {} of about 10 GB",
-            bytes(s.storage_bytes as f64),
-            plural_items(h.items),
-            bytes(s.item_bytes as f64),
-            if s.partitions_for_size == 1 {
-                "fits one partition".to_owned()
-            } else {
-                format!("needs {} partitions", grouped(s.partitions_for_size))
-            }
-        )?;
+        writeln!(out, "  storage: {}", s.describe(h.items))?;
         if let Some(c) = s.largest_collections.first() {
             writeln!(
                 out,
@@ -105,19 +94,7 @@ pub(super) fn print(out: &mut dyn Write, h: &Health) -> Result<()> {
         writeln!(out, "  items by write units: {}{more}", sizes.join(", "))?;
     }
     if let Some(t) = &h.ttl {
-        writeln!(
-            out,
-            "  TTL attribute {:?}{}: {} in epoch seconds, {} past, {} to come",
-            t.stats.attribute,
-            if t.stats.guessed {
-                " (guessed from its name)"
-            } else {
-                ""
-            },
-            grouped(t.stats.in_seconds()),
-            grouped(t.split.expired + t.split.too_old),
-            grouped(t.split.future)
-        )?;
+        writeln!(out, "  {}", t.describe())?;
     }
     for f in &h.findings {
         writeln!(out, "  {}: {}", f.severity.as_str(), f.summary)?;

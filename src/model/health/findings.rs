@@ -392,8 +392,8 @@ fn gsis(h: &Health, out: &mut Vec<Finding>) {
             format!(
                 "each write costs {} WCU on the table and {} on {} ({} projection, {} of the writes land in it, \
                  {} each{}){}",
-                units(g.table_units_per_write),
-                units(g.index_units_per_write),
+                units_per_write(g.table_units_per_write),
+                units_per_write(g.index_units_per_write),
                 g.name,
                 g.projection,
                 grouped(g.writes),
@@ -407,7 +407,7 @@ fn gsis(h: &Health, out: &mut Vec<Finding>) {
                     format!(
                         "; under the workload the index throttles {} units a second, and a throttled GSI \
                          throttles the table's writes",
-                        units(g.throttled_units.unwrap_or(0.0))
+                        units_per_write(g.throttled_units.unwrap_or(0.0))
                     )
                 } else {
                     String::new()
@@ -425,7 +425,8 @@ fn gsis(h: &Health, out: &mut Vec<Finding>) {
     }
 }
 
-fn units(u: f64) -> String {
+/// Write units per write as the findings write them: whole when whole, else two decimals ("0.95").
+pub fn units_per_write(u: f64) -> String {
     if (u - u.round()).abs() < 0.005 {
         format!("{}", u.round())
     } else {

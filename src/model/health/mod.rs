@@ -12,10 +12,11 @@ use serde::Serialize;
 
 use super::KeySet;
 use super::capacity::Workload;
+use super::fmt::{bytes, grouped, plural};
 use super::item_size::{PARTITION_BYTES, STORAGE_OVERHEAD_BYTES};
 use super::keyset::SizeGroup;
 use super::partition::Partitioner;
-pub use findings::{Finding, Severity};
+pub use findings::{Finding, Severity, units_per_write};
 use ttl::{TtlSplit, TtlStats};
 
 /// Collections listed, largest first.
@@ -112,6 +113,45 @@ pub struct GsiCost {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throttled_units: Option<f64>,
     pub partitions: usize,
+}
+
+impl Storage {
+    /// In words, for `items` sized items: "1.2 MB in 200 items (the items 1.1 MB by DynamoDB's size rules, +
+    /// 100 bytes each); fits one partition of about 10 GB". The app and the CLI both show it.
+    pub fn describe(&self, items: u64) -> String {
+        let fits = if self.partitions_for_size == 1 {
+            "fits one partition of about 10 GB".to_owned()
+        } else {
+            format!(
+                "needs {} partitions of about 10 GB",
+                grouped(self.partitions_for_size)
+            )
+        };
+        format!(
+            "{} in {} (the items {} by DynamoDB's size rules, + 100 bytes each); {fits}",
+            bytes(self.storage_bytes as f64),
+            plural(items, "item"),
+            bytes(self.item_bytes as f64),
+        )
+    }
+}
+
+impl TtlReport {
+    /// In words: "TTL attribute "expiresAt" (guessed from its name): 50 in epoch seconds, 25 past, 25 to come".
+    pub fn describe(&self) -> String {
+        format!(
+            "TTL attribute \"{}\"{}: {} in epoch seconds, {} past, {} to come",
+            self.stats.attribute,
+            if self.stats.guessed {
+                " (guessed from its name)"
+            } else {
+                ""
+            },
+            grouped(self.stats.in_seconds()),
+            grouped(self.split.expired + self.split.too_old),
+            grouped(self.split.future)
+        )
+    }
 }
 
 /// The health report of `input`.

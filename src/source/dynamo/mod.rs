@@ -58,6 +58,7 @@ mod gsi;
 mod metrics;
 mod pace;
 mod scan;
+mod scan_designs;
 mod sdk_pages;
 mod segment;
 mod stream;

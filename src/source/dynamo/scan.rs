@@ -14,8 +14,9 @@ use tokio::time::Instant;
 
 use super::error::DynamoError;
 pub use super::pace::{Backoff, RcuLimiter};
+use super::scan_designs::{Designs, ItemKeys};
 use super::segment::{PageFacts, PageKeys, SegmentMsg, SegmentTask};
-use crate::model::design::{Design, DesignError, DesignKeys, Designer, item_identity};
+use crate::model::design::{Design, DesignError, DesignKeys};
 use crate::model::health::ttl::{TtlStats, TtlValue};
 use crate::model::keyexpr::Value;
 use crate::model::shard::ShardBy;
@@ -407,100 +408,6 @@ pub async fn run_scan<P: PageSource>(
         ttl,
         has_lsi: false,
     }
-}
-
-/// The design's keys so far, and the items it could not key.
-struct Designs {
-    designer: Designer,
-    /// Values per item in a page ([`Design::roots`]).
-    width: usize,
-    roots: Vec<String>,
-    skipped: u64,
-    first_error: Option<DesignError>,
-}
-
-impl Designs {
-    fn new(design: &Design, strict: usize) -> Self {
-        let roots = design.roots();
-        Self {
-            designer: Designer::new(design)
-                .skipping_bad(true)
-                .strict_first(strict),
-            width: roots.len(),
-            roots,
-            skipped: 0,
-            first_error: None,
-        }
-    }
-
-    /// A designer for one page's keys, to send with the page.
-    fn for_page(&self) -> Designer {
-        Designer::new(self.designer.design()).skipping_bad(true)
-    }
-
-    /// Adds item `i` of a page (its values are row `i` of `values`) to the scan's designs and the page's;
-    /// an item the design cannot key is left out of both and counted.
-    fn add(&mut self, page: &mut Designer, values: &[Option<Value>], i: usize, item: ItemKeys<'_>) {
-        let row = values
-            .get(i * self.width..(i + 1) * self.width)
-            .unwrap_or(&[]);
-        let attrs = crate::model::design::RootValues {
-            roots: &self.roots,
-            values: row,
-        };
-        let identity = item_identity(item.pk, item.raw_sk);
-        match self.designer.prepare(&attrs, item.sk, 1, identity) {
-            Ok(prepared) => {
-                page.commit(prepared.clone(), item.page_key);
-                self.designer.commit(prepared, item.key);
-            }
-            Err(e) => {
-                self.skipped += 1;
-                self.first_error.get_or_insert(e);
-            }
-        }
-    }
-
-    fn finish(self) -> Finished {
-        let not_keyed = self
-            .designer
-            .not_keyed()
-            .iter()
-            .filter_map(|(n, e)| e.clone().map(|e| (*n, e)))
-            .collect();
-        let (designs, shard_by) = self.designer.finish();
-        Finished {
-            designs,
-            shard_by,
-            skipped: self.skipped,
-            first_error: self.first_error,
-            not_keyed,
-        }
-    }
-}
-
-/// What [`Designs::finish`] gives (see the fields of the same names in [`Scanned`]).
-#[derive(Default)]
-struct Finished {
-    designs: Vec<DesignKeys>,
-    shard_by: Option<ShardBy>,
-    /// Items left out of every design, and the first reason.
-    skipped: u64,
-    first_error: Option<DesignError>,
-    /// Per candidate that could not key some items: how many, and the first reason.
-    not_keyed: Vec<(u64, DesignError)>,
-}
-
-/// One item's keys as [`Designs::add`] needs them.
-#[derive(Clone, Copy)]
-struct ItemKeys<'a> {
-    pk: &'a [u8],
-    /// The sort key as read (for the item's identity), even when the scan's keys do not keep it.
-    raw_sk: Option<&'a [u8]>,
-    /// The sort key the scan's keys keep.
-    sk: Option<(&'a [u8], KeyType)>,
-    key: u32,
-    page_key: u32,
 }
 
 /// What the scan has gathered so far, and where its events go.
