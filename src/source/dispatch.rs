@@ -6,7 +6,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::read::{FileLoad, Input, display_name, is_stdin, open};
+use super::read::{Compression, FileLoad, Input, display_name, is_stdin, open};
 use super::sink::Sink;
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
 
@@ -121,7 +121,17 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         f => f,
     };
     sink.shape = None;
-    let result = load_format(format, &mut input, &name, sink, ctx);
+    let split = size.and_then(|size| {
+        let plain = matches!(format, FormatIn::Auto | FormatIn::Lines)
+            && input.compression == Compression::None
+            && !is_stdin(path);
+        plain.then(|| load_lines_split_into(path, &name, size, read_before, sink, ctx))
+    });
+    let result = match split {
+        Some(Ok(true)) => Ok(()),
+        Some(Err(e)) => Err(e),
+        Some(Ok(false)) | None => load_format(format, &mut input, &name, sink, ctx),
+    };
     sink.note_shape(format.describe());
     let read = ctx
         .bytes
@@ -206,6 +216,51 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
     sink.items += loaded.keys.total();
     sink.absorb_lines(loaded);
     Ok(())
+}
+
+/// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
+/// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).
+fn load_lines_split_into(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    let ty = sink.key_type.unwrap_or_default();
+    let by_sort_key = sink.shards_by_sort_key();
+    let parser = move || {
+        let parser = crate::model::text::LineParser::new(ty);
+        if by_sort_key {
+            parser.with_shard_by_sort_key()
+        } else {
+            parser
+        }
+    };
+    let (lines_before, items_before) = (sink.lines, sink.items);
+    // The count holds what opening the file read (its first buffer); the readers count the file from 0.
+    let bytes_before = ctx.bytes.load(Ordering::Relaxed);
+    let base = read_before;
+    let loaded = super::lines::load_lines_split(path, name, size, &parser, ctx.cancel, &mut |p| {
+        ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
+        ctx.report(lines_before + p.lines, items_before + p.lines);
+    });
+    match loaded {
+        Ok(Some(loaded)) => {
+            ctx.bytes.store(base + loaded.bytes, Ordering::Relaxed);
+            sink.key_type = Some(ty);
+            sink.lines += loaded.lines;
+            sink.items += loaded.keys.total();
+            sink.absorb_lines(loaded);
+            Ok(true)
+        }
+        Ok(None) => {
+            ctx.bytes.store(bytes_before, Ordering::Relaxed);
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Skips a UTF-8 byte order mark at the start of `reader`.

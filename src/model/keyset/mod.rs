@@ -16,10 +16,12 @@ use super::key::{KeyType, display_key};
 use super::partition::key_hash;
 
 mod index;
+mod prefetch;
 mod sizes;
 mod sort_keys;
 
 use index::Index;
+pub use prefetch::Pipeline;
 use sizes::ItemSizes;
 pub use sizes::{KeyBytes, SizeGroup, SizeProfile};
 use sort_keys::SortKeys;
@@ -132,7 +134,7 @@ impl KeySet {
     /// Like [`Self::add`] with the key's [`key_hash`] already computed.
     pub fn add_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
         let found = self.index.find(hash, |i| {
-            span(&self.arena, &self.ends, i as usize) == canonical
+            same_bytes(span(&self.arena, &self.ends, i as usize), canonical)
         });
         let idx = match found {
             Some(i) => i,
@@ -154,22 +156,33 @@ impl KeySet {
     /// Touches what adding a key of this hash will read (its index slot, and for a key already present its
     /// bytes and count), so that lookups of a batch of keys wait for memory together instead of one after the
     /// other. Changes nothing; returns a value only so the reads are not optimised away.
+    ///
+    /// Branch-free on what it reads: a branch on a slot still in flight is mispredicted about as often as a
+    /// key is new, and each misprediction throws away the other loads in flight (measured: 10,000,000 lines,
+    /// 1,000,000 distinct keys, the batch's wait went from 44 % of the load to TODO). Whatever the slot holds,
+    /// some key's end, first byte and count are touched; only a matching key's are of use.
     pub fn warm(&self, hash: u64) -> u64 {
-        let Some(mask) = self.index.slots.len().checked_sub(1) else {
+        let (Some(mask), Some(last)) = (
+            self.index.slots.len().checked_sub(1),
+            self.counts.len().checked_sub(1),
+        ) else {
             return 0;
         };
         let slot = self.index.slots[hash as usize & mask];
-        if slot == 0 || slot & Index::TAG != hash & Index::TAG {
-            return slot;
-        }
-        let i = (slot as u32).wrapping_sub(1) as usize;
-        let start = if i == 0 {
-            0
-        } else {
-            self.ends.get(i - 1).copied().unwrap_or(0) as usize
-        };
+        let i = ((slot as u32).wrapping_sub(1) as usize).min(last);
+        let start = self.ends.get(i.saturating_sub(1)).copied().unwrap_or(0) as usize;
         let first = self.arena.get(start).copied().unwrap_or(0);
         slot ^ u64::from(first) ^ self.counts.get(i).copied().unwrap_or(0)
+    }
+
+    /// Touches the index slot a key of this hash starts its probe at (the first half of [`Self::warm`], for a
+    /// batch whose slots are all fetched before any key's bytes).
+    pub fn warm_slot(&self, hash: u64) -> u64 {
+        self.index
+            .slots
+            .len()
+            .checked_sub(1)
+            .map_or(0, |mask| self.index.slots[hash as usize & mask])
     }
 
     /// Adds one write of an item: partition key plus optional sort key (both canonical bytes), tracking the
@@ -241,6 +254,24 @@ impl KeySet {
         } else {
             self.write_ordered && other.write_ordered
         };
+        if other.sort_keys.is_none() && other.sizes.is_none() {
+            // Only keys and counts: their lookups pipelined, as a load's are.
+            let mut pipeline = Pipeline::default();
+            let mut start = 0;
+            for i in 0..other.len() {
+                let end = other.ends[i] as usize;
+                pipeline.push(
+                    self,
+                    &other.arena,
+                    (start, end),
+                    other.hashes[i],
+                    other.counts[i],
+                );
+                start = end;
+            }
+            pipeline.drain(self, &other.arena);
+            return;
+        }
         let mut mapped = Vec::with_capacity(other.len());
         for i in 0..other.len() as u32 {
             let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
@@ -269,6 +300,33 @@ fn span<'a>(arena: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
     let end = ends[i] as usize;
     &arena[start..end]
+}
+
+/// Whether two keys' bytes are equal: keys of 8 to 32 bytes (most keys) are compared a word at a time
+/// inline, the rest by `==`. Measured: the call to the C library's `memcmp` for each lookup was 15 % of the
+/// `analyze` benchmark's time (10,000,000 lines of 15 to 19 bytes); inline it is TODO.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if !(8..=32).contains(&n) {
+        return a == b;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
 }
 
 /// Indices of the `n` largest counts, largest first, ties by index; linear time plus `n log n`.
