@@ -415,6 +415,33 @@ fn day_setup() -> shardlens::model::simulate::Setup {
     }
 }
 
+/// The near-limit day (issue 26): a provisioned table of 1,000 partitions following a day's schedule
+/// (200,000 → 900,000 → 300,000 writes/s over 100,000 keys), so that most partitions run near their limit for
+/// hours, throttle, draw on their banks and split (874 splits): most seconds are computed afresh.
+fn busy_setup() -> shardlens::model::simulate::Setup {
+    use shardlens::model::simulate::{Billing, Keys, Schedule, Setup, Stream, Table};
+    Setup {
+        table: Table {
+            billing: Billing::Provisioned {
+                units: [1_000.0, 1_000_000.0],
+            },
+            partitions: Some(1_000),
+            ..Table::default()
+        },
+        traffic: vec![Stream {
+            keys: Keys::Uniform(100_000),
+            writes_per_sec: Schedule(vec![
+                (0, 200_000.0),
+                (6 * 3_600, 900_000.0),
+                (12 * 3_600, 300_000.0),
+            ]),
+            item_size: 1024,
+            ..Stream::default()
+        }],
+        ..day_setup()
+    }
+}
+
 /// A trace replay at scale (issue 23): 10,000,000 writes over 24 hours and 1,000,000 keys (a Zipf-like
 /// spread: key `i` drawn with weight 1/(i+1)^0.8, in no time order, as an export's files are), built into a
 /// trace and replayed on an on-demand table. Run it alone: the peak RSS is the process's.
@@ -475,16 +502,27 @@ fn trace_replay() {
     );
 }
 
-/// 3. The time simulation: 24 hours at 1 s over 1,000 partitions and 100,000 keys (target ≤ 1 s, release).
+/// The time simulation, steady and near the limit: 24 hours at 1 s over 1,000 partitions and 100,000 keys
+/// (target ≤ 1 s, release).
 fn simulation() {
+    println!(
+        "simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys (+ one hot key), on-demand, steady:"
+    );
+    simulate_one(&day_setup());
+    println!(
+        "simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys, provisioned, near the limit (200,000 → \
+         900,000 → 300,000 writes/s):"
+    );
+    simulate_one(&busy_setup());
+}
+
+fn simulate_one(setup: &shardlens::model::simulate::Setup) {
     use shardlens::model::simulate::{run, run_streaming};
-    println!("simulate 24 h at 1 s steps, 1,000 partitions, 100,000 keys (+ one hot key):");
-    let setup = day_setup();
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..3 {
         let started = Instant::now();
-        last = Some(run(&setup));
+        last = Some(run(setup));
         times.push(started.elapsed());
     }
     times.sort();
@@ -506,7 +544,7 @@ fn simulation() {
         let started = Instant::now();
         let mut seen = 0usize;
         let mut first_at = None;
-        let done = run_streaming(&setup, &mut |_chunk| {
+        let done = run_streaming(setup, &mut |_chunk| {
             seen += 1;
             first_at.get_or_insert_with(|| started.elapsed());
             true

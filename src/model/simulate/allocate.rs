@@ -6,211 +6,354 @@ use super::super::capacity::ThrottleCause;
 use super::engine::{Sim, Thrown};
 use super::{Billing, EventKind, Limits, R1, READ, WRITE};
 
-impl Sim<'_> {
-    /// Computes the second afresh: served and thrown-back units per partition, the table's totals, and
-    /// whether the next second may reuse them.
-    pub(super) fn allocate(&mut self, t: u32) {
-        let events_before = self.events.len();
-        let banks_before: Vec<[f64; 2]> = self.parts.iter().map(|p| p.bank).collect();
-        let n = self.parts.len();
-        self.sec.served.clear();
-        self.sec.served.resize(n, [0.0; 2]);
-        let wanted = self.wanted();
-        let mut table_cause = [ThrottleCause::ProvisionedThroughputExceeded; 2];
-        for dim in [READ, WRITE] {
-            table_cause[dim] = match &self.setup.table.billing {
-                Billing::Provisioned { .. } => self.serve_provisioned(dim, &wanted),
-                Billing::OnDemand { quota, max, .. } => {
-                    self.serve_on_demand(dim, &wanted, quota[dim], max[dim])
-                }
-            };
-        }
-        let sec = &mut self.sec;
-        sec.thrown.clear();
-        for (p, w) in wanted.iter().enumerate() {
-            let thrown = |dim: usize| Thrown {
-                over_r1: (sec.demand[p][dim] - w[dim]).max(0.0),
-                cause: table_cause[dim],
-                table: (w[dim] - sec.served[p][dim]).max(0.0),
-            };
-            let row = [thrown(READ), thrown(WRITE)];
-            sec.thrown.push(row);
-        }
-        self.note_exhausted(t);
-        self.totals();
-        let moved = self.parts.iter().zip(&banks_before).any(|(p, b)| {
-            (p.bank[READ] - b[READ]).abs() > 1e-9 || (p.bank[WRITE] - b[WRITE]).abs() > 1e-9
-        });
-        self.sec.stable = !moved && self.events.len() == events_before;
-    }
+/// How a dimension's partitions are served this second: the table's rule, worked out for the whole table
+/// before any partition is.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Rule {
+    /// Provisioned: the share, adaptive capacity's lending factor (R3), the bank's cap (R2).
+    Provisioned {
+        share: f64,
+        give: f64,
+        adaptive: bool,
+        bank_cap: f64,
+    },
+    /// On-demand: what every partition's wanted units are scaled by (R5).
+    OnDemand { scale: f64 },
+}
 
-    /// R1 (and the combined switch): what each partition could serve at most.
-    fn wanted(&self) -> Vec<[f64; 2]> {
-        let combined = self.setup.table.limits == Limits::Combined;
-        self.sec
-            .demand
-            .iter()
-            .map(|d| {
-                let mut w = [d[READ].min(R1[READ]), d[WRITE].min(R1[WRITE])];
-                if combined {
-                    let load = w[READ] / R1[READ] + w[WRITE] / R1[WRITE];
-                    if load > 1.0 {
-                        w = [w[READ] / load, w[WRITE] / load];
-                    }
-                }
-                w
-            })
-            .collect()
-    }
-
-    /// Provisioned: the partition's share, what adaptive capacity lends (R3), then its burst bank (R2).
-    /// Returns the reason for what the table throws back.
-    fn serve_provisioned(&mut self, dim: usize, wanted: &[[f64; 2]]) -> ThrottleCause {
-        let n = self.parts.len();
-        let share = self.allocation(dim, n);
-        let cap = self.provisioned[dim];
-        let adaptive = self.setup.table.adaptive_capacity;
-        let burst_seconds = self.setup.params.burst_seconds;
-        let base: Vec<f64> = wanted.iter().map(|w| w[dim].min(share)).collect();
-        let alloc: Vec<f64> = if adaptive {
-            // R3: a partition over its share borrows, instantly, what the others leave unused of the table's
-            // provisioned total, up to R1.
-            let spare = (cap - base.iter().sum::<f64>()).max(0.0);
-            let excess: Vec<f64> = wanted.iter().zip(&base).map(|(w, b)| w[dim] - b).collect();
-            let want: f64 = excess.iter().sum();
-            let give = if want > 0.0 {
-                (spare / want).min(1.0)
-            } else {
-                0.0
-            };
-            base.iter()
-                .zip(&excess)
-                .map(|(b, e)| b + e * give)
-                .collect()
-        } else {
-            base
-        };
-        for p in 0..n {
-            // R2: what is still unmet is drawn from the partition's own burst bank.
-            let unmet = (wanted[p][dim] - alloc[p]).max(0.0);
-            let bank = &mut self.parts[p].bank[dim];
-            let draw = unmet.min(*bank);
-            self.sec.served[p][dim] = alloc[p] + draw;
-            *bank -= draw;
-            let unused = (share - self.sec.served[p][dim]).max(0.0);
-            *bank = (*bank + unused).min(burst_seconds * share);
-        }
-        if adaptive {
-            ThrottleCause::ProvisionedThroughputExceeded
-        } else {
-            // [ours] Before adaptive capacity the partition's share is its limit.
-            ThrottleCause::KeyRangeThroughputExceeded
+impl Rule {
+    /// What a partition that wants `w` units serves, drawing on and refilling its `bank`; and whether the
+    /// bank moved.
+    #[inline]
+    fn serve(self, w: f64, bank: &mut f64) -> (f64, bool) {
+        match self {
+            Self::Provisioned {
+                share,
+                give,
+                adaptive,
+                bank_cap,
+            } => {
+                // The partition's share, what adaptive capacity lends (R3), then its own burst bank for what
+                // is still unmet (R2); what it leaves of its share refills the bank.
+                let b = w.min(share);
+                let alloc = if adaptive { b + (w - b) * give } else { b };
+                let unmet = (w - alloc).max(0.0);
+                let before = *bank;
+                let draw = unmet.min(before);
+                let served = alloc + draw;
+                let unused = (share - served).max(0.0);
+                *bank = (before - draw + unused).min(bank_cap);
+                (served, (*bank - before).abs() > 1e-9)
+            }
+            Self::OnDemand { scale } => (w * scale, false),
         }
     }
+}
 
-    /// On-demand (R5): twice the previous peak at once, within the quota and the maximum.
-    fn serve_on_demand(
+impl PartialEq for Rule {
+    /// To the bit: a rule that computes the same numbers.
+    fn eq(&self, other: &Self) -> bool {
+        match (*self, *other) {
+            (
+                Self::Provisioned {
+                    share: a,
+                    give: b,
+                    adaptive: c,
+                    bank_cap: d,
+                },
+                Self::Provisioned {
+                    share: e,
+                    give: f,
+                    adaptive: g,
+                    bank_cap: h,
+                },
+            ) => {
+                a.to_bits() == e.to_bits()
+                    && b.to_bits() == f.to_bits()
+                    && c == g
+                    && d.to_bits() == h.to_bits()
+            }
+            (Self::OnDemand { scale: a }, Self::OnDemand { scale: b }) => {
+                a.to_bits() == b.to_bits()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Sums over the partitions' wanted units, per dimension (see [`Sim::wanted_sums`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WantedSums {
+    based: [f64; 2],
+    excess: [f64; 2],
+    total: [f64; 2],
+}
+
+/// The table's totals of a second: demand, served, throttled units (reads, then writes), throttled requests,
+/// and throttled requests per dimension; summed partition by partition, reads before writes.
+#[derive(Default)]
+struct Tally {
+    sums: [f64; 7],
+    events: [f64; 2],
+}
+
+impl Tally {
+    /// One partition's dimension: its units, and requests thrown back by reason (in proportion to units).
+    #[inline]
+    fn add(
         &mut self,
         dim: usize,
-        wanted: &[[f64; 2]],
-        quota: f64,
-        max: f64,
-    ) -> ThrottleCause {
-        let doubled = 2.0 * self.previous_peak[dim];
-        let mut ceiling = doubled.min(quota);
-        // [ours] Past twice the peak, throttling shows on the partitions that have not grown yet.
-        let mut cause = ThrottleCause::KeyRangeThroughputExceeded;
-        if quota < doubled {
-            cause = ThrottleCause::AccountLimitExceeded;
+        d: f64,
+        served: f64,
+        thrown: Thrown,
+        requests: f64,
+        reasons: &mut Vec<(usize, ThrottleCause, f64)>,
+    ) {
+        let thr = thrown.over_r1 + thrown.table;
+        let base = if dim == READ { 0 } else { 3 };
+        self.sums[base] += d;
+        self.sums[base + 1] += served;
+        self.sums[base + 2] += thr;
+        let req = if d > 0.0 { requests * thr / d } else { 0.0 };
+        self.sums[6] += req;
+        self.events[dim] += req;
+        if d <= 0.0 || (thrown.over_r1 <= 0.0 && thrown.table <= 0.0) {
+            return;
         }
-        if max > 0.0 && max < ceiling {
-            ceiling = max;
-            cause = ThrottleCause::MaxOnDemandThroughputExceeded;
-        }
-        let total: f64 = wanted.iter().map(|w| w[dim]).sum();
-        let scale = if total > ceiling {
-            ceiling / total
-        } else {
-            1.0
-        };
-        for (served, w) in self.sec.served.iter_mut().zip(wanted) {
-            served[dim] = w[dim] * scale;
-        }
-        cause
-    }
-
-    /// Burst banks that ran dry (R2), said once per emptying, per dimension (a read bank refilling does not
-    /// say the write bank's emptying again).
-    fn note_exhausted(&mut self, t: u32) {
-        let provisioned = matches!(self.setup.table.billing, Billing::Provisioned { .. });
-        let adaptive = self.setup.table.adaptive_capacity;
-        let n = self.parts.len();
-        for p in 0..n {
-            for dim in [READ, WRITE] {
-                let (demand, served) = (self.sec.demand[p][dim], self.sec.served[p][dim]);
-                let part = &self.parts[p];
-                let dry = part.bank[dim] <= 1e-9 && demand > served + 1e-9 && !part.exhausted[dim];
-                // R1, R3: a partition adaptive capacity lifted to its ceiling is held by R1, not by its bank.
-                let drawing = served > self.allocation(dim, n) + 1e-9 && served < R1[dim] - 1e-6;
-                if provisioned && !adaptive && dry && t > 0 {
-                    self.parts[p].exhausted[dim] = true;
-                    let detail = format!(
-                        "partition {p}'s burst capacity is spent: it serves its share of {:.0} {} units/s and \
-                         throttles the rest",
-                        self.allocation(dim, n),
-                        if dim == READ { "read" } else { "write" }
-                    );
-                    self.event(t, EventKind::BurstExhausted, Some(p), detail);
-                } else if provisioned && adaptive && dry && drawing {
-                    self.parts[p].exhausted[dim] = true;
-                    let detail = format!("partition {p}'s burst capacity is spent");
-                    self.event(t, EventKind::BurstExhausted, Some(p), detail);
-                } else if part.bank[dim] > 1e-9 && part.exhausted[dim] && demand <= served {
-                    self.parts[p].exhausted[dim] = false;
-                }
+        for (units, cause) in [
+            (thrown.over_r1, ThrottleCause::KeyRangeThroughputExceeded),
+            (thrown.table, thrown.cause),
+        ] {
+            if units <= 0.0 {
+                continue;
+            }
+            let req = requests * units / d;
+            match reasons
+                .iter_mut()
+                .find(|(r, c, _)| *r == dim && *c == cause)
+            {
+                Some(r) => r.2 += req,
+                None => reasons.push((dim, cause, req)),
             }
         }
     }
+}
 
-    /// The table's totals of the second, and requests thrown back by reason (in proportion to units).
-    fn totals(&mut self) {
+impl Sim<'_> {
+    /// Computes the second afresh: served and thrown-back units per partition, the table's totals, and
+    /// whether the next second may reuse them.
+    ///
+    /// A busy table computes most seconds afresh (its banks move), so this is one pass for the table's sums
+    /// and one over the partitions that does everything else, in buffers kept from second to second: eight
+    /// passes and five vectors allocated a second made a near-limit day take 1.9 s to record. Each partition's
+    /// numbers are the same operations in the same order as the rules read one by one, and the table's sums
+    /// are summed in the same order (partition by partition, reads before writes), so a run is the same to
+    /// the last bit.
+    pub(super) fn allocate(&mut self, t: u32) {
+        let events_before = self.events.len();
+        let n = self.parts.len();
+        let mut wanted = std::mem::take(&mut self.sec.wanted);
+        let sec = &self.sec;
+        // The same demand (not recomputed since), the same rules and the same partitions as the last time:
+        // a partition whose last computation left its bank and flags as they were would compute the same
+        // again, so its numbers are kept and only summed. (Most partitions of a busy table sit at their
+        // full bank below their share while a few throttle and draw.)
+        // (Not from second 0, where a bank that runs dry is not yet said to.)
+        let same_demand = sec
+            .computed
+            .is_some_and(|(g, at)| g == sec.demand_gen && at > 0)
+            && sec.served.len() == n
+            && sec.thrown.len() == n
+            && wanted.len() == n;
+        if !same_demand {
+            self.wanted(&mut wanted);
+        }
+        let sums = self.wanted_sums(&wanted, same_demand);
+        let (rules, table_cause) = self.rules(sums);
+        let reuse = same_demand && self.sec.rules == Some((rules, table_cause));
+        let provisioned = matches!(self.setup.table.billing, Billing::Provisioned { .. });
+        let adaptive = self.setup.table.adaptive_capacity;
+        let allocation = [self.allocation(READ, n), self.allocation(WRITE, n)];
+        let mut exhausted: Vec<(usize, usize)> = Vec::new();
+        let mut moved = false;
         let sec = &mut self.sec;
-        sec.sums = [0.0f64; 7];
-        sec.events = [0.0; 2];
+        sec.served.resize(n, [0.0; 2]);
+        sec.thrown.resize(n, [Thrown::NONE; 2]);
         sec.reasons.clear();
-        for p in 0..sec.demand.len() {
-            for dim in [READ, WRITE] {
-                let demand = sec.demand[p][dim];
-                let thrown = sec.thrown[p][dim];
-                let thr = thrown.over_r1 + thrown.table;
-                let base = if dim == READ { 0 } else { 3 };
-                sec.sums[base] += demand;
-                sec.sums[base + 1] += sec.served[p][dim];
-                sec.sums[base + 2] += thr;
-                let req = if demand > 0.0 {
-                    sec.requests[p][dim] * thr / demand
-                } else {
-                    0.0
-                };
-                sec.sums[6] += req;
-                sec.events[dim] += req;
-                for (units, cause) in [
-                    (thrown.over_r1, ThrottleCause::KeyRangeThroughputExceeded),
-                    (thrown.table, thrown.cause),
-                ] {
-                    if units <= 0.0 || demand <= 0.0 {
-                        continue;
-                    }
-                    let req = sec.requests[p][dim] * units / demand;
-                    match sec
-                        .reasons
-                        .iter_mut()
-                        .find(|(d, c, _)| *d == dim && *c == cause)
-                    {
-                        Some(r) => r.2 += req,
-                        None => sec.reasons.push((dim, cause, req)),
-                    }
+        // Summed in locals: through `sec.sums` every add waited on the store before it.
+        let mut tally = Tally::default();
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            let (demand, requests) = (sec.demand[p], sec.requests[p]);
+            if reuse && part.settled {
+                for dim in [READ, WRITE] {
+                    let (served, thrown) = (sec.served[p][dim], sec.thrown[p][dim]);
+                    tally.add(
+                        dim,
+                        demand[dim],
+                        served,
+                        thrown,
+                        requests[dim],
+                        &mut sec.reasons,
+                    );
                 }
+                continue;
+            }
+            let w = wanted[p];
+            let (banks, flags) = (part.bank, part.exhausted);
+            let mut row = [Thrown::NONE; 2];
+            for dim in [READ, WRITE] {
+                let (served, bank_moved) = rules[dim].serve(w[dim], &mut part.bank[dim]);
+                moved |= bank_moved;
+                sec.served[p][dim] = served;
+                let thrown = Thrown {
+                    over_r1: (demand[dim] - w[dim]).max(0.0),
+                    cause: table_cause[dim],
+                    table: (w[dim] - served).max(0.0),
+                };
+                row[dim] = thrown;
+                // Burst banks that ran dry (R2), said once per emptying, per dimension (a read bank refilling
+                // does not say the write bank's emptying again).
+                let d = demand[dim];
+                let bank = part.bank[dim];
+                let dry = bank <= 1e-9 && d > served + 1e-9 && !part.exhausted[dim];
+                // R1, R3: a partition adaptive capacity lifted to its ceiling is held by R1, not by its bank.
+                let drawing = served > allocation[dim] + 1e-9 && served < R1[dim] - 1e-6;
+                if provisioned && dry && ((!adaptive && t > 0) || (adaptive && drawing)) {
+                    part.exhausted[dim] = true;
+                    exhausted.push((p, dim));
+                } else if bank > 1e-9 && part.exhausted[dim] && d <= served {
+                    part.exhausted[dim] = false;
+                }
+                tally.add(dim, d, served, thrown, requests[dim], &mut sec.reasons);
+            }
+            sec.thrown[p] = row;
+            part.settled = part.exhausted == flags
+                && (0..2).all(|dim| part.bank[dim].to_bits() == banks[dim].to_bits());
+        }
+        sec.sums = tally.sums;
+        sec.events = tally.events;
+        sec.computed = Some((sec.demand_gen, t));
+        sec.rules = Some((rules, table_cause));
+        self.sec.wanted = wanted;
+        self.say_exhausted(t, exhausted, allocation);
+        self.sec.stable = !moved && self.events.len() == events_before;
+    }
+
+    /// Says each bank that ran dry this second (R2), in partition order.
+    fn say_exhausted(&mut self, t: u32, exhausted: Vec<(usize, usize)>, allocation: [f64; 2]) {
+        let adaptive = self.setup.table.adaptive_capacity;
+        for (p, dim) in exhausted {
+            let detail = if adaptive {
+                format!("partition {p}'s burst capacity is spent")
+            } else {
+                format!(
+                    "partition {p}'s burst capacity is spent: it serves its share of {:.0} {} units/s and \
+                     throttles the rest",
+                    allocation[dim],
+                    if dim == READ { "read" } else { "write" }
+                )
+            };
+            self.event(t, EventKind::BurstExhausted, Some(p), detail);
+        }
+    }
+
+    /// R1 (and the combined switch): what each partition could serve at most, into `wanted`.
+    fn wanted(&self, wanted: &mut Vec<[f64; 2]>) {
+        let combined = self.setup.table.limits == Limits::Combined;
+        wanted.clear();
+        wanted.extend(self.sec.demand.iter().map(|d| {
+            let mut w = [d[READ].min(R1[READ]), d[WRITE].min(R1[WRITE])];
+            if combined {
+                let load = w[READ] / R1[READ] + w[WRITE] / R1[WRITE];
+                if load > 1.0 {
+                    w = [w[READ] / load, w[WRITE] / load];
+                }
+            }
+            w
+        }));
+    }
+
+    /// Each dimension's rule for this second, and the reason for what the table throws back.
+    /// The sums the rules need: per dimension, the wanted units up to the share, those above it, and all
+    /// of them; each in partition order. Kept while the demand and the share are the same.
+    fn wanted_sums(&mut self, wanted: &[[f64; 2]], same_demand: bool) -> WantedSums {
+        let n = self.parts.len();
+        let share = [self.allocation(READ, n), self.allocation(WRITE, n)];
+        let key = (self.sec.demand_gen, share.map(f64::to_bits));
+        if let Some((k, sums)) = self.sec.wanted_sums
+            && same_demand
+            && k == key
+        {
+            return sums;
+        }
+        let mut sums = WantedSums::default();
+        for w in wanted {
+            for dim in [READ, WRITE] {
+                let b = w[dim].min(share[dim]);
+                sums.based[dim] += b;
+                sums.excess[dim] += w[dim] - b;
+                sums.total[dim] += w[dim];
+            }
+        }
+        self.sec.wanted_sums = Some((key, sums));
+        sums
+    }
+
+    fn rules(&self, sums: WantedSums) -> ([Rule; 2], [ThrottleCause; 2]) {
+        let n = self.parts.len();
+        match &self.setup.table.billing {
+            Billing::Provisioned { .. } => {
+                let adaptive = self.setup.table.adaptive_capacity;
+                let share = [self.allocation(READ, n), self.allocation(WRITE, n)];
+                // R3: a partition over its share borrows, instantly, what the others leave unused of the
+                // table's provisioned total, up to R1: in proportion to what each wants over its share.
+                let (based, excess) = (sums.based, sums.excess);
+                let rule = |dim: usize| {
+                    let spare = (self.provisioned[dim] - based[dim]).max(0.0);
+                    let give = if adaptive && excess[dim] > 0.0 {
+                        (spare / excess[dim]).min(1.0)
+                    } else {
+                        0.0
+                    };
+                    Rule::Provisioned {
+                        share: share[dim],
+                        give,
+                        adaptive,
+                        bank_cap: self.setup.params.burst_seconds * share[dim],
+                    }
+                };
+                let cause = if adaptive {
+                    ThrottleCause::ProvisionedThroughputExceeded
+                } else {
+                    // [ours] Before adaptive capacity the partition's share is its limit.
+                    ThrottleCause::KeyRangeThroughputExceeded
+                };
+                ([rule(READ), rule(WRITE)], [cause; 2])
+            }
+            Billing::OnDemand { quota, max, .. } => {
+                let total = sums.total;
+                let rule = |dim: usize| {
+                    // R5: twice the previous peak at once, within the quota and the maximum.
+                    let doubled = 2.0 * self.previous_peak[dim];
+                    let mut ceiling = doubled.min(quota[dim]);
+                    // [ours] Past twice the peak, throttling shows on the partitions that have not grown yet.
+                    let mut cause = ThrottleCause::KeyRangeThroughputExceeded;
+                    if quota[dim] < doubled {
+                        cause = ThrottleCause::AccountLimitExceeded;
+                    }
+                    if max[dim] > 0.0 && max[dim] < ceiling {
+                        ceiling = max[dim];
+                        cause = ThrottleCause::MaxOnDemandThroughputExceeded;
+                    }
+                    let scale = if total[dim] > ceiling {
+                        ceiling / total[dim]
+                    } else {
+                        1.0
+                    };
+                    (Rule::OnDemand { scale }, cause)
+                };
+                let (r, w) = (rule(READ), rule(WRITE));
+                ([r.0, w.0], [r.1, w.1])
             }
         }
     }

@@ -27,13 +27,48 @@ pub(super) struct Part {
     pub(super) skipped: bool,
     /// Its read and write banks ran dry while it was drawing (said once, until they refill).
     pub(super) exhausted: [bool; 2],
+    /// Its last computed second left its banks and flags as they were (see [`Sim::allocate`]).
+    pub(super) settled: bool,
 }
 
 pub(super) struct StreamState {
     pub(super) atoms: Vec<Atom>,
-    /// (partition, share of the stream) for the current partitions.
+    /// The atoms' indices by hash (then index): the atoms of a key-space range are a slice of it.
+    order: Vec<u32>,
+    /// (partition, share of the stream) for the current partitions, by partition.
     pub(super) weights: Vec<(usize, f64)>,
     day: i64,
+}
+
+impl StreamState {
+    fn new(atoms: Vec<Atom>, day: i64) -> Self {
+        let mut state = Self {
+            atoms: Vec::new(),
+            order: Vec::new(),
+            weights: Vec::new(),
+            day,
+        };
+        state.set_atoms(atoms);
+        state
+    }
+
+    fn set_atoms(&mut self, atoms: Vec<Atom>) {
+        let mut order: Vec<u32> = (0..atoms.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| (atoms[i as usize].hash, i));
+        self.order = order;
+        self.atoms = atoms;
+    }
+
+    /// The indices of the atoms whose hash lies in `[lo, hi]` (`hi` none: to the end of the key space), by
+    /// hash, then index.
+    pub(super) fn between(&self, lo: u64, hi: Option<u64>) -> &[u32] {
+        let hash = |i: &u32| self.atoms[*i as usize].hash;
+        let from = self.order.partition_point(|i| hash(i) < lo);
+        let to = hi.map_or(self.order.len(), |hi| {
+            self.order.partition_point(|i| hash(i) <= hi)
+        });
+        &self.order[from..to.max(from)]
+    }
 }
 
 /// Units a partition threw back in a second, per dimension: over R1 (always `KeyRangeThroughputExceeded`),
@@ -43,6 +78,14 @@ pub(super) struct Thrown {
     pub(super) over_r1: f64,
     pub(super) cause: ThrottleCause,
     pub(super) table: f64,
+}
+
+impl Thrown {
+    pub(super) const NONE: Self = Self {
+        over_r1: 0.0,
+        cause: ThrottleCause::ProvisionedThroughputExceeded,
+        table: 0.0,
+    };
 }
 
 /// The last computed second, per partition: reused while nothing changes.
@@ -61,6 +104,15 @@ pub(super) struct Second {
     pub(super) sums: [f64; 7],
     pub(super) events: [f64; 2],
     pub(super) reasons: Vec<(usize, ThrottleCause, f64)>,
+    /// R1's ceilings per partition: a buffer of [`Sim::allocate`], kept from second to second.
+    pub(super) wanted: Vec<[f64; 2]>,
+    /// Bumped whenever the demand is computed again.
+    pub(super) demand_gen: u64,
+    /// The demand (its generation) and the second, and the rules, the last allocation was computed from.
+    pub(super) computed: Option<(u64, u32)>,
+    pub(super) rules: Option<([super::allocate::Rule; 2], [ThrottleCause; 2])>,
+    /// The wanted units' sums, for the demand's generation and the shares they were summed with.
+    pub(super) wanted_sums: Option<((u64, [u64; 2]), super::allocate::WantedSums)>,
     /// The second before was like the one before it: nothing moved.
     pub(super) stable: bool,
     /// This second was computed afresh (not reused).
@@ -94,6 +146,10 @@ pub(super) struct Sim<'a> {
     pub(super) size_due: Option<u32>,
     /// The partitions changed since `size_due` was computed.
     pub(super) size_stale: bool,
+    /// The partitions split-for-heat last found hot, in order, and whether that still holds (the same
+    /// served units and partitions, nothing split since).
+    pub(super) heat_hot: Vec<usize>,
+    pub(super) heat_valid: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -115,25 +171,18 @@ impl<'a> Sim<'a> {
                 jitter: rng.random_range(0..=setup.params.split_jitter_seconds),
                 skipped: false,
                 exhausted: [false; 2],
+                settled: false,
             });
         }
         let day0 = setup.start.div_euclid(86_400);
         let mut streams: Vec<StreamState> = setup
             .traffic
             .iter()
-            .map(|s| StreamState {
-                atoms: atoms_of(&s.keys, day0, count),
-                weights: Vec::new(),
-                day: day0,
-            })
+            .map(|s| StreamState::new(atoms_of(&s.keys, day0, count), day0))
             .collect();
         if let Some(trace) = &setup.trace {
             // The trace's keys, after the streams': named and ranked like theirs in the Timeline.
-            streams.push(StreamState {
-                atoms: trace_atoms(trace),
-                weights: Vec::new(),
-                day: day0,
-            });
+            streams.push(StreamState::new(trace_atoms(trace), day0));
         }
         let mut sim = Self {
             setup,
@@ -155,6 +204,8 @@ impl<'a> Sim<'a> {
             inserted: None,
             size_due: None,
             size_stale: true,
+            heat_hot: Vec::new(),
+            heat_valid: false,
         };
         sim.fill_banks();
         sim.reweigh();
@@ -248,6 +299,47 @@ impl<'a> Sim<'a> {
         self.reweighed = true;
     }
 
+    /// After partition `p` split into `p` and `p + 1`: each stream's shares of the two halves, computed from
+    /// the atoms inside the old range only (the other partitions' shares keep their values and move up one
+    /// index). The same sums, in the same order, as [`Self::reweigh`] over every atom: a busy table splits
+    /// hundreds of times a day, and a full reweigh per split (100,000 atoms placed and sorted) was 63 % of
+    /// a near-limit day (10.4 s).
+    pub(super) fn reweigh_split(&mut self, p: usize) {
+        let (lo, mid, end) = (
+            self.parts[p].start,
+            self.parts[p + 1].start,
+            self.end_of(p + 1),
+        );
+        let streams = self.setup.traffic.len();
+        for (s, state) in self.streams.iter_mut().take(streams).enumerate() {
+            let at = mass(self.setup.traffic[s].sort_key);
+            let i = state.weights.partition_point(|&(q, _)| q < p);
+            let j = i + usize::from(state.weights.get(i).is_some_and(|&(q, _)| q == p));
+            for w in &mut state.weights[j..] {
+                w.0 += 1;
+            }
+            // In index order, as the full reweigh sums them.
+            let mut idx: Vec<u32> = state.between(lo.0, end.map(|e| e.0)).to_vec();
+            idx.sort_unstable();
+            let mut sums: [Option<f64>; 2] = [None; 2];
+            for a in idx.into_iter().map(|i| &state.atoms[i as usize]) {
+                for (k, (from, to)) in [(lo, Some(mid)), (mid, end)].into_iter().enumerate() {
+                    let share = overlap(a.hash, at, from, to);
+                    if share > 0.0 {
+                        let x = a.share * share;
+                        sums[k] = Some(sums[k].map_or(x, |v| v + x));
+                    }
+                }
+            }
+            let halves = sums
+                .into_iter()
+                .enumerate()
+                .filter_map(|(k, sum)| sum.map(|x| (p + k, x)));
+            state.weights.splice(i..j, halves);
+        }
+        self.reweighed = true;
+    }
+
     pub(super) fn event(
         &mut self,
         t: u32,
@@ -275,7 +367,7 @@ impl<'a> Sim<'a> {
                 if let Keys::One(k) = &setup.traffic[s].keys
                     && k.contains("{date}")
                 {
-                    state.atoms = atoms_of(&setup.traffic[s].keys, day, 1);
+                    state.set_atoms(atoms_of(&setup.traffic[s].keys, day, 1));
                     rotated.push(state.atoms[0].name.clone());
                 }
             }
@@ -343,6 +435,7 @@ impl<'a> Sim<'a> {
         }
         self.sec.trace_busy = !entries.is_empty();
         self.sec.last_rates = rates;
+        self.sec.demand_gen += 1;
         true
     }
 

@@ -46,9 +46,13 @@ impl Acc {
         for d in [READ, WRITE] {
             self.peak[d] = self.peak[d].max(x.peak[d]);
             self.served[d] += x.served[d] * times;
-            self.throttled[d] += x.throttled[d] * times;
-            for (s, v) in self.reasons[d].iter_mut().zip(x.reasons[d]) {
-                *s += v * times;
+            // Most seconds of most partitions throw nothing back, and adding zeros leaves the sums as they
+            // are (they start at +0.0): skipped, to the same bits (the adds were a seventh of recording).
+            if x.throttled[d] != 0.0 || x.reasons[d] != [0.0; 4] {
+                self.throttled[d] += x.throttled[d] * times;
+                for (s, v) in self.reasons[d].iter_mut().zip(x.reasons[d]) {
+                    *s += v * times;
+                }
             }
         }
     }
@@ -72,6 +76,8 @@ pub(super) struct Recorder {
     /// The partitions or the keys changed since the last layout.
     layout_stale: bool,
     key_epoch: u32,
+    /// The key epoch of the last layout (its ranges list the keys of that epoch).
+    layout_epoch: Option<u32>,
     /// Every key of every stream, (hash, stream, atom) in key-space order, one per name.
     keys: Vec<(u64, usize, usize)>,
     timeline: Timeline,
@@ -92,6 +98,7 @@ impl Recorder {
             col_start: 0,
             layout_stale: true,
             key_epoch: sim.key_epoch,
+            layout_epoch: None,
             keys: Vec::new(),
             timeline: Timeline {
                 column_seconds,
@@ -164,10 +171,9 @@ impl Recorder {
             self.repeats += 1;
             return;
         }
-        self.flush();
+        let n = sim.parts.len();
         let sec = &sim.sec;
-        self.last.clear();
-        for p in 0..sim.parts.len() {
+        let second = |p: usize| {
             let mut a = Acc::default();
             for d in [READ, WRITE] {
                 let demand = sec.demand.get(p).map_or(0.0, |x| x[d]);
@@ -181,9 +187,25 @@ impl Recorder {
                     a.reasons[d][cause_index(th.cause)] += th.table;
                 }
             }
-            self.last.push(a);
+            a
+        };
+        if self.accs.len() == n && self.last.len() == n {
+            // The repeats of the last second, then this one, in one pass (a busy day computes most
+            // seconds afresh).
+            let times = f64::from(self.repeats);
+            let flush = self.repeats > 0;
+            for (p, (acc, last)) in self.accs.iter_mut().zip(&mut self.last).enumerate() {
+                if flush {
+                    acc.add(last, times);
+                }
+                *last = second(p);
+            }
+        } else {
+            self.flush();
+            self.last.clear();
+            self.last.extend((0..n).map(second));
+            self.accs.resize(n, Acc::default());
         }
-        self.accs.resize(sim.parts.len(), Acc::default());
         self.repeats = 1;
     }
 
@@ -198,6 +220,7 @@ impl Recorder {
         if self.layout_stale {
             let layout = self.layout(sim);
             self.timeline.layouts.push(layout);
+            self.layout_epoch = Some(sim.key_epoch);
             self.layout_stale = false;
         }
         let seconds = f64::from((end - self.col_start).max(1));
@@ -217,9 +240,26 @@ impl Recorder {
         self.col_start = end;
     }
 
-    /// The partitions now, in key-space order, with the first keys of each range.
+    /// The partitions now, in key-space order, with the first keys of each range. A range that the last
+    /// layout had too (the same start and end, the same keys) is taken from it: a busy day lays out its
+    /// ~1,900 ranges after every column with a split, and choosing each range's busiest keys again was a
+    /// fifth of recording it.
     fn layout(&self, sim: &Sim<'_>) -> Vec<Range> {
         let keys = &self.keys;
+        let previous = self
+            .timeline
+            .layouts
+            .last()
+            .filter(|_| self.layout_epoch == Some(sim.key_epoch));
+        let reuse = |p: usize| -> Option<Range> {
+            let prev = previous?;
+            let start = sim.parts[p].start;
+            let i = prev.partition_point(|r| super::before(r.start, start));
+            let r = prev.get(i).filter(|r| r.start == start)?;
+            let end = sim.end_of(p);
+            let prev_end = prev.get(i + 1).map(|n| n.start);
+            (prev_end == end).then(|| r.clone())
+        };
         let upto = |end: Option<super::Point>| match end {
             None => keys.len(),
             Some(e) if e.1 > 0.0 => keys.partition_point(|k| k.0 <= e.0),
@@ -227,6 +267,9 @@ impl Recorder {
         };
         (0..sim.parts.len())
             .map(|p| {
+                if let Some(r) = reuse(p) {
+                    return r;
+                }
                 let start = sim.parts[p].start;
                 let lo = keys.partition_point(|k| k.0 < start.0);
                 let hi = upto(sim.end_of(p)).max(lo);

@@ -118,7 +118,7 @@ impl Sim<'_> {
         for &(p, _, point) in chosen.iter().rev() {
             self.split(p, point);
         }
-        self.reweigh();
+        self.reweighed = true;
         let storage = storage_gb(table, f64::from(t) + 1.0);
         let held = chosen.iter().map(|c| c.1).fold(0.0, f64::max) * storage;
         let (partition, which) = match chosen.as_slice() {

@@ -15,15 +15,38 @@ const TRACE_SPLIT_WINDOW: u32 = 60;
 impl Sim<'_> {
     /// Split-for-heat (R4): sustained consumption near R1, never before `split_after` (+ jitter).
     pub(super) fn split_for_heat(&mut self, t: u32) {
-        let setup = self.setup;
-        if !setup.table.split_for_heat {
+        if !self.setup.table.split_for_heat {
             return;
         }
+        // A second reused whole (nothing moved, nothing split since the last look) has the same hot
+        // partitions as the last, and its cool ones forgot their heat then: only the hot ones need a look.
+        // (Looking at every partition every second was a tenth of a busy day.)
+        if !self.sec.fresh && self.heat_valid {
+            let hot = std::mem::take(&mut self.heat_hot);
+            for &p in &hot {
+                if self.heat_one(p, t) {
+                    // The indices after it moved: the rest is looked at as the full pass does.
+                    self.heat_valid = false;
+                    self.heat_pass(p + 2, t);
+                    return;
+                }
+            }
+            self.heat_hot = hot;
+            return;
+        }
+        self.heat_hot.clear();
+        self.heat_valid = self.heat_pass(0, t);
+    }
+
+    /// Every partition from `p` on: cool ones forget their heat, hot ones are looked at. Returns whether
+    /// nothing split (the hot ones, from the first, are then in `heat_hot`).
+    fn heat_pass(&mut self, mut p: usize, t: u32) -> bool {
+        let setup = self.setup;
         let hot = [
             setup.params.split_hot_share * R1[READ],
             setup.params.split_hot_share * R1[WRITE],
         ];
-        let mut p = 0;
+        let mut whole = true;
         loop {
             // Cool partitions forget their heat (a tight loop: most partitions are cool most seconds).
             let (served, parts) = (&self.sec.served, &mut self.parts);
@@ -39,32 +62,47 @@ impl Sim<'_> {
             if p >= parts.len() {
                 break;
             }
-            let since = *self.parts[p].hot_since.get_or_insert(t);
-            let due = since + setup.table.split_after + self.parts[p].jitter;
-            if t + 1 >= due && !self.parts[p].skipped {
-                match self.split_point(p, t) {
-                    Ok((point, where_)) => {
-                        let from = self.parts.len();
-                        self.split(p, point);
-                        self.reweigh();
-                        let detail = format!(
-                            "partition {p} split {where_} after {} s near its limit: from {from} to {} partitions",
-                            t + 1 - since,
-                            self.parts.len()
-                        );
-                        self.event(t, EventKind::Split, Some(p), detail);
-                        // The new halves start cool; skip the one just made.
-                        p += 2;
-                        continue;
-                    }
-                    Err(why) => {
-                        self.parts[p].skipped = true;
-                        let detail = format!("split skipped: {why}");
-                        self.event(t, EventKind::SplitSkipped, Some(p), detail);
-                    }
-                }
+            if self.heat_one(p, t) {
+                // The new halves start cool; skip the one just made.
+                whole = false;
+                p += 2;
+                continue;
+            }
+            if whole {
+                self.heat_hot.push(p);
             }
             p += 1;
+        }
+        whole
+    }
+
+    /// A hot partition at second `t`: its heat starts, or it splits once it has lasted (or says why it
+    /// cannot). Returns whether it split.
+    fn heat_one(&mut self, p: usize, t: u32) -> bool {
+        let setup = self.setup;
+        let since = *self.parts[p].hot_since.get_or_insert(t);
+        let due = since + setup.table.split_after + self.parts[p].jitter;
+        if t + 1 < due || self.parts[p].skipped {
+            return false;
+        }
+        match self.split_point(p, t) {
+            Ok((point, where_)) => {
+                let from = self.parts.len();
+                self.split(p, point);
+                let detail = format!(
+                    "partition {p} split {where_} after {} s near its limit: from {from} to {} partitions",
+                    t + 1 - since,
+                    self.parts.len()
+                );
+                self.event(t, EventKind::Split, Some(p), detail);
+                true
+            }
+            Err(why) => {
+                self.parts[p].skipped = true;
+                let detail = format!("split skipped: {why}");
+                self.event(t, EventKind::SplitSkipped, Some(p), detail);
+                false
+            }
         }
     }
 
@@ -83,7 +121,13 @@ impl Sim<'_> {
                 + stream.reads_per_sec.at(t) * read_units(stream.item_size, stream.consistency)
                     / R1[READ];
             let at = mass(stream.sort_key);
-            for a in &state.atoms {
+            // Only the atoms in the partition's hash range (by hash, then index: after the stable sort below
+            // they stand as they would from every atom in index order).
+            for a in state
+                .between(start.0, end.map(|e| e.0))
+                .iter()
+                .map(|&i| &state.atoms[i as usize])
+            {
                 let share = overlap(a.hash, at, start, end);
                 if share > 0.0 && units > 0.0 {
                     items.push((
@@ -204,6 +248,7 @@ impl Sim<'_> {
         self.parts[p].bank = [bank[0] / 2.0, bank[1] / 2.0];
         self.parts[p].hot_since = None;
         self.parts[p].skipped = false;
+        self.parts[p].settled = false;
         let jitter = self.rng.random_range(0..=jitter_max);
         self.parts[p].jitter = self.rng.random_range(0..=jitter_max);
         self.parts.insert(
@@ -215,11 +260,13 @@ impl Sim<'_> {
                 jitter,
                 skipped: false,
                 exhausted: [false; 2],
+                settled: false,
             },
         );
         if let Some(log) = &mut self.inserted {
             log.push(p + 1);
         }
+        self.reweigh_split(p);
     }
 
     /// On-demand (R5 \[ours\]): enough partitions for the table's ceiling, splitting the busiest first.
@@ -247,7 +294,8 @@ impl Sim<'_> {
                 self.split(p, point);
             }
         }
-        self.reweigh();
+        // Every partition's share may have changed: the next second is computed afresh.
+        self.reweighed = true;
         let detail = format!(
             "from {} to {} partitions for consumption: the table may now serve {:.0} reads and {:.0} writes per \
              second (twice the previous peak)",
@@ -273,7 +321,7 @@ impl Sim<'_> {
             }
             self.split(p, point);
         }
-        self.reweigh();
+        self.reweighed = true;
         from
     }
 }
