@@ -33,7 +33,8 @@ pub(super) struct Part {
 
 pub(super) struct StreamState {
     pub(super) atoms: Vec<Atom>,
-    /// The atoms' indices by hash (then index): the atoms of a key-space range are a slice of it.
+    /// The atoms' indices by hash (then index): the atoms of a key-space range are a slice of it. Empty
+    /// for a trace's keys, which are never looked up by range.
     order: Vec<u32>,
     /// (partition, share of the stream) for the current partitions, by partition.
     pub(super) weights: Vec<(usize, f64)>,
@@ -182,7 +183,13 @@ impl<'a> Sim<'a> {
             .collect();
         if let Some(trace) = &setup.trace {
             // The trace's keys, after the streams': named and ranked like theirs in the Timeline.
-            streams.push(StreamState::new(trace_atoms(trace), day0));
+            // Nobody asks for its atoms by range (a split reads the trace itself): not put in hash order.
+            streams.push(StreamState {
+                atoms: trace_atoms(trace),
+                order: Vec::new(),
+                weights: Vec::new(),
+                day: day0,
+            });
         }
         let mut sim = Self {
             setup,

@@ -1,6 +1,9 @@
 //! Episodes of throttling (stretches of throttled seconds) and why each ended or never did, from a run's
 //! events, minutes and timeline: what [`super::diagnose`] and [`super::time_evidence`] say.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use super::size::is_size_split;
 use super::splits::skip_reason;
 use super::{
@@ -267,13 +270,13 @@ pub(super) fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)
     // Whether each range (by its start) has held banked capacity so far: a map, since a busy day has
     // thousands of ranges over 1,800 columns (a list searched per cell took 0.75 s of a 3 s run).
     let point = |p: Point| (p.0, (p.1 + 0.0).to_bits());
-    let mut had: std::collections::HashMap<(u64, u64), bool> = std::collections::HashMap::new();
+    let mut had: HashMap<(u64, u64), bool> = HashMap::new();
     for col in &tl.columns {
         let layout = tl.layouts.get(col.layout)?;
         for (p, (cell, range)) in col.cells.iter().zip(layout).enumerate() {
             let banked = cell.bank[0] + cell.bank[1] > 1.0;
             match had.entry(point(range.start)) {
-                std::collections::hash_map::Entry::Occupied(h)
+                Entry::Occupied(h)
                     if *h.get() && !banked && thrown(cell) > 1e-6 && !capped_by_r1(setup, cell) =>
                 {
                     // Sustained: still throttling a minute later (not a bank reset by a change of capacity).
@@ -287,8 +290,8 @@ pub(super) fn burst_ran_out(setup: &Setup, tl: &Timeline) -> Option<(u32, usize)
                         return Some((col.t, p));
                     }
                 }
-                std::collections::hash_map::Entry::Occupied(mut h) => *h.get_mut() |= banked,
-                std::collections::hash_map::Entry::Vacant(v) => {
+                Entry::Occupied(mut h) => *h.get_mut() |= banked,
+                Entry::Vacant(v) => {
                     v.insert(banked);
                 }
             }
