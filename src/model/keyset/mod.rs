@@ -22,6 +22,7 @@ mod sort_keys;
 
 use index::Index;
 pub use prefetch::Pipeline;
+pub(crate) use prefetch::prefetch;
 use sizes::ItemSizes;
 pub use sizes::{KeyBytes, SizeGroup, SizeProfile};
 use sort_keys::SortKeys;

@@ -14,7 +14,7 @@ use super::KeySet;
 
 /// Asks for the cache line holding `value`; changes nothing (a no-op where the hint is not available).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     safe_arch::prefetch_t0(value);
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
@@ -31,6 +31,7 @@ const RING: usize = 32;
 /// Adds keys to a [`KeySet`] in order, each some keys after it was pushed, with its memory asked for ahead.
 /// Keys are given as `(start, end)` into a text that outlives the pipeline's use: [`Self::drain`]
 /// before the text goes.
+#[derive(Debug, Clone)]
 pub struct Pipeline {
     ring: [(usize, usize, u64, u64); RING],
     pushed: usize,
@@ -49,7 +50,7 @@ impl Default for Pipeline {
 
 impl Pipeline {
     /// Queues `count` writes of the key `text[start..end]` (hash `hash`), adding the one queued
-    /// [`AHEAD_SLOT`] keys before it.
+    /// [`AHEAD_SLOT`] keys before it; returns that key's index (keys come out in the order they went in).
     #[inline]
     pub fn push(
         &mut self,
@@ -58,7 +59,7 @@ impl Pipeline {
         key: (usize, usize),
         hash: u64,
         count: u64,
-    ) {
+    ) -> Option<u32> {
         keys.prefetch_slot(hash);
         self.ring[self.pushed % RING] = (key.0, key.1, hash, count);
         self.pushed += 1;
@@ -69,24 +70,39 @@ impl Pipeline {
         if n > AHEAD_SLOT - AHEAD_BYTES {
             keys.prefetch_bytes(self.ring[(n - 1 - (AHEAD_SLOT - AHEAD_BYTES)) % RING].2);
         }
-        if n > AHEAD_SLOT {
-            self.add_next(keys, text);
-        }
+        (n > AHEAD_SLOT).then(|| self.add_next(keys, text))
     }
+
+    /// How many pushed keys a push keeps back: a key pushed goes in this many pushes later.
+    pub const DELAY: usize = AHEAD_SLOT;
+
+    /// Text positions a queued key may still be read from: `text` places of pushes not yet added are read
+    /// up to [`Self::DELAY`] pushes later, so a caller that reuses places must keep this many apart.
+    pub const RING: usize = RING;
 
     /// Adds every key still queued, in order.
     pub fn drain(&mut self, keys: &mut KeySet, text: &[u8]) {
+        self.drain_each(keys, text, |_| {});
+    }
+
+    /// [`Self::drain`], giving each key's index in order.
+    pub fn drain_each(&mut self, keys: &mut KeySet, text: &[u8], mut each: impl FnMut(u32)) {
         while self.added < self.pushed {
-            self.add_next(keys, text);
+            each(self.add_next(keys, text));
         }
         self.pushed = 0;
         self.added = 0;
     }
 
-    fn add_next(&mut self, keys: &mut KeySet, text: &[u8]) {
+    /// Keys pushed and not yet added.
+    pub fn queued(&self) -> usize {
+        self.pushed - self.added
+    }
+
+    fn add_next(&mut self, keys: &mut KeySet, text: &[u8]) -> u32 {
         let (start, end, hash, count) = self.ring[self.added % RING];
         self.added += 1;
-        keys.add_hashed(&text[start..end], hash, count);
+        keys.add_hashed(&text[start..end], hash, count)
     }
 }
 

@@ -15,8 +15,6 @@ pub struct TraceFeed {
     opts: TraceOptions,
     file: TraceFile,
     format: TraceFormat,
-    /// The keys the batches named (by the builder's index).
-    seen: Vec<bool>,
 }
 
 impl TraceFeed {
@@ -25,12 +23,14 @@ impl TraceFeed {
         let mut file = TraceFile::new(name);
         file.format = Some(format);
         file.chosen = "live";
+        let mut st = Loading::new();
+        // The batches are one file: their distinct keys are counted together.
+        st.builder.begin_file();
         Self {
-            st: Loading::new(),
+            st,
             opts,
             file,
             format,
-            seen: Vec::new(),
         }
     }
 
@@ -47,12 +47,12 @@ impl TraceFeed {
             file: &mut self.file,
             observed: &mut self.st.observed,
             covered: &mut self.st.covered,
-            seen: std::mem::take(&mut self.seen),
         };
-        let read = read_format(&mut cx, self.format, bytes);
-        self.seen = cx.seen;
-        self.file.keys = self.seen.iter().filter(|&&s| s).count() as u64;
-        read.map_err(|e| read_error(e, &path))
+        let read = read_format(&mut cx, self.format, bytes)
+            .and_then(|()| Ok(cx.builder.end_file()?))
+            .map_err(|e| read_error(e, &path));
+        self.file.keys = self.st.builder.file_keys();
+        read.map(|_| ())
     }
 
     /// Records read so far.

@@ -249,8 +249,6 @@ pub(crate) struct TraceCx<'a> {
     pub observed: &'a mut BTreeMap<i64, ObservedMinute>,
     /// Read and write units of the per-key records, per minute (its Unix second).
     pub covered: &'a mut BTreeMap<i64, [f64; 2]>,
-    /// The keys this file's records named (by the builder's index).
-    pub seen: Vec<bool>,
 }
 
 impl TraceCx<'_> {
@@ -280,8 +278,7 @@ impl TraceCx<'_> {
         units: f64,
     ) -> Result<(), TraceError> {
         self.file.saw(micros);
-        let k = self.builder.add(micros, key, sort_key, dim, units)?;
-        self.saw_key(k);
+        self.builder.add(micros, key, sort_key, dim, units)?;
         let minute = micros.div_euclid(60_000_000) * 60;
         self.covered.entry(minute).or_default()[dim_index(dim)] += units;
         Ok(())
@@ -298,22 +295,12 @@ impl TraceCx<'_> {
         requests: f64,
     ) -> Result<(), TraceError> {
         self.file.saw(from * 1_000_000);
-        let k = self
-            .builder
+        self.builder
             .spread(from, seconds, key, dim, units, requests)?;
-        self.saw_key(k);
         for (minute, share) in minutes_of(from, seconds) {
             self.covered.entry(minute).or_default()[dim_index(dim)] += units * share;
         }
         Ok(())
-    }
-
-    fn saw_key(&mut self, k: u32) {
-        let k = k as usize;
-        if self.seen.len() <= k {
-            self.seen.resize(k + 1, false);
-        }
-        self.seen[k] = true;
     }
 }
 
@@ -476,11 +463,11 @@ fn read_file(
         file: &mut info,
         observed: &mut st.observed,
         covered: &mut st.covered,
-        seen: Vec::new(),
     };
-    let read = read_format(&mut cx, format, bytes);
-    let keys = cx.seen.iter().filter(|&&s| s).count() as u64;
-    read.map_err(|e| read_error(e, file))?;
+    cx.builder.begin_file();
+    let keys = read_format(&mut cx, format, bytes)
+        .and_then(|()| Ok(cx.builder.end_file()?))
+        .map_err(|e| read_error(e, file))?;
     info.keys = keys;
     st.files.push(info);
     Ok(())
