@@ -94,11 +94,6 @@ impl Pipeline {
         self.added = 0;
     }
 
-    /// Keys pushed and not yet added.
-    pub fn queued(&self) -> usize {
-        self.pushed - self.added
-    }
-
     fn add_next(&mut self, keys: &mut KeySet, text: &[u8]) -> u32 {
         let (start, end, hash, count) = self.ring[self.added % RING];
         self.added += 1;
