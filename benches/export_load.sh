@@ -9,7 +9,7 @@
 # seconds, peak RSS), best of 3 runs:
 #   shardlens analyze FOLDER --format json > /dev/null
 #   zcat data/*.json.gz > /dev/null                          (decompression alone)
-#   DuckDB (python3 -m pip install duckdb): SELECT Item.pk.S, count(*) FROM read_json('data/*.json.gz') GROUP BY 1
+#   DuckDB (installed from PyPI if missing): SELECT Item.pk.S, count(*) FROM read_json('data/*.json.gz') GROUP BY 1
 # Goals: wall <= 0.75 x zcat, >= 5 x faster than DuckDB, peak RSS <= 200 MB.
 # (`cargo bench` would also build the GUI dev-dependencies, which need system libraries; this script does not.)
 set -euo pipefail
@@ -19,6 +19,8 @@ FILES=${2:-8}
 TARGET=${CARGO_TARGET_DIR:-target}
 cargo build --release --no-default-features --bin shardlens >&2
 BIN="$TARGET/release/shardlens"
+python3 -c 'import duckdb' 2>/dev/null || python3 -m pip install --quiet duckdb >&2 \
+  || python3 -m pip install --quiet --break-system-packages duckdb >&2
 ROOT="$TARGET/tmp/export-bench-$ITEMS-$FILES"
 if [ ! -f "$ROOT/truth.json" ]; then
   rm -rf "$ROOT"

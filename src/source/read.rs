@@ -143,14 +143,53 @@ pub fn for_each_line(
     tick: &mut Tick<'_>,
     mut f: impl FnMut(&[u8], u64) -> Result<(), SourceError>,
 ) -> Result<u64, SourceError> {
-    let mut line = Vec::with_capacity(64 << 10);
+    for_each_line_ahead(
+        reader,
+        name,
+        compression,
+        tick,
+        &mut (),
+        |(), _| {},
+        |(), line, n| f(line, n),
+    )
+}
+
+/// Lines a reader shows [`for_each_line_ahead`]'s `ahead` before they go to its `f`.
+pub const LINES_AHEAD: usize = 6;
+
+/// [`for_each_line`], showing each line to `ahead` (with `state`) up to [`LINES_AHEAD`] lines before it goes
+/// to `f`, so that a loader can ask for the memory a line will need while it handles the lines before (a
+/// line that crosses the reader's buffer is shown only just before it goes to `f`). `ahead` sees every line
+/// once, in order; its lines have their `\r` but are not checked against [`MAX_LINE_BYTES`] yet.
+///
+/// Lines are handed out from the reader's own buffer, not copied, but for a line split across two fills.
+pub fn for_each_line_ahead<S>(
+    reader: &mut dyn BufRead,
+    name: &Path,
+    compression: Compression,
+    tick: &mut Tick<'_>,
+    state: &mut S,
+    mut ahead: impl FnMut(&mut S, &[u8]),
+    mut f: impl FnMut(&mut S, &[u8], u64) -> Result<(), SourceError>,
+) -> Result<u64, SourceError> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     let mut n = 0u64;
+    let mut emit = |state: &mut S, line: &[u8], n: &mut u64| -> Result<(), SourceError> {
+        *n += 1;
+        if line.len() > MAX_LINE_BYTES {
+            return Err(line_too_long(name, *n));
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if n.is_multiple_of(TICK_LINES) {
+            tick(*n, 0)?;
+        }
+        f(state, line, *n)
+    };
     loop {
-        line.clear();
-        let limit = MAX_LINE_BYTES as u64 + 1;
-        let read = loop {
-            match reader.take(limit).read_until(b'\n', &mut line) {
-                Ok(read) => break read,
+        let buf = loop {
+            match reader.fill_buf() {
+                Ok(buf) => break buf,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if compression != Compression::None => {
                     return Err(compression.corrupt(name, Some(n), &e));
@@ -163,29 +202,64 @@ pub fn for_each_line(
                 }
             }
         };
-        if read == 0 {
+        let len = buf.len();
+        if len == 0 {
+            if !carry.is_empty() {
+                ahead(state, &carry);
+                emit(state, &carry, &mut n)?;
+            }
             return Ok(n);
         }
-        n += 1;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        } else if line.len() > MAX_LINE_BYTES {
-            return Err(SourceError::record(
-                name,
-                At::Line(n),
-                format!(
-                    "line is over {MAX_LINE_BYTES} bytes; expected one record a line (a DynamoDB item is at most 400 KB)"
-                ),
-            ));
+        let mut from = 0;
+        if !carry.is_empty() {
+            // The rest of a line begun in the last fill.
+            let Some(at) = memchr::memchr(b'\n', buf) else {
+                if carry.len() + len > MAX_LINE_BYTES {
+                    return Err(line_too_long(name, n + 1));
+                }
+                carry.extend_from_slice(buf);
+                reader.consume(len);
+                continue;
+            };
+            carry.extend_from_slice(&buf[..at]);
+            ahead(state, &carry);
+            emit(state, &carry, &mut n)?;
+            carry.clear();
+            from = at + 1;
         }
-        if line.last() == Some(&b'\r') {
-            line.pop();
+        ends.clear();
+        ends.extend(memchr::memchr_iter(b'\n', &buf[from..]).map(|at| from + at));
+        let starts = std::iter::once(from).chain(ends.iter().map(|&e| e + 1));
+        let mut shown = 0;
+        for (j, (start, &end)) in starts.zip(&ends).enumerate() {
+            while shown < ends.len() && shown <= j + LINES_AHEAD {
+                let s = if shown == 0 {
+                    from
+                } else {
+                    ends[shown - 1] + 1
+                };
+                ahead(state, &buf[s..ends[shown]]);
+                shown += 1;
+            }
+            emit(state, &buf[start..end], &mut n)?;
         }
-        if n.is_multiple_of(TICK_LINES) {
-            tick(n, 0)?;
+        let rest = ends.last().map_or(from, |&e| e + 1);
+        if len - rest > MAX_LINE_BYTES {
+            return Err(line_too_long(name, n + 1));
         }
-        f(&line, n)?;
+        carry.extend_from_slice(&buf[rest..]);
+        reader.consume(len);
     }
+}
+
+fn line_too_long(name: &Path, n: u64) -> SourceError {
+    SourceError::record(
+        name,
+        At::Line(n),
+        format!(
+            "line is over {MAX_LINE_BYTES} bytes; expected one record a line (a DynamoDB item is at most 400 KB)"
+        ),
+    )
 }
 
 /// The reason a serde_json error gives, without serde's " at line L column C" (we say where ourselves).
@@ -263,4 +337,108 @@ pub(crate) fn load_text(
         tick: &mut |_, _| Ok(()),
     })?;
     Ok(sink)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `f` was given: (line, number) each.
+    type Given = Vec<(Vec<u8>, u64)>;
+    /// What `ahead` was shown: each line with how many lines `f` had had by then.
+    type Shown = Vec<(Vec<u8>, usize)>;
+
+    /// Every line `for_each_line_ahead` gives through a buffer of `cap` bytes, and what `ahead` saw.
+    fn lines(text: &[u8], cap: usize) -> (Given, Shown) {
+        let mut reader = BufReader::with_capacity(cap, text);
+        let mut seen = (Vec::new(), Vec::new());
+        let n = for_each_line_ahead(
+            &mut reader,
+            Path::new("t"),
+            Compression::None,
+            &mut |_, _| Ok(()),
+            &mut seen,
+            |s, line| s.1.push((line.to_vec(), s.0.len())),
+            |s, line, n| {
+                s.0.push((line.to_vec(), n));
+                Ok(())
+            },
+        );
+        assert_eq!(n.ok(), Some(seen.0.len() as u64));
+        seen
+    }
+
+    #[test]
+    fn lines_come_whole_through_any_buffer_and_are_seen_ahead() {
+        let text = b"a\r\nbb\n\nccc\r\nlast";
+        let want: Given = [&b"a"[..], b"bb", b"", b"ccc", b"last"]
+            .iter()
+            .zip(1..)
+            .map(|(l, n)| (l.to_vec(), n))
+            .collect();
+        for cap in [1, 2, 3, 5, 64] {
+            let (got, ahead) = lines(text, cap);
+            assert_eq!(got, want, "buffer of {cap}");
+            // `ahead` sees each line once, in order, never after `f` had it, at most LINES_AHEAD before.
+            assert_eq!(ahead.len(), want.len(), "buffer of {cap}");
+            for (i, (line, had)) in ahead.iter().enumerate() {
+                let bare = line.strip_suffix(b"\r").unwrap_or(line);
+                assert_eq!(bare, &want[i].0[..], "buffer of {cap}");
+                assert!(
+                    *had <= i && i - *had <= LINES_AHEAD,
+                    "buffer of {cap}: {i} {had}"
+                );
+            }
+        }
+        // In one buffer, lines are seen ahead by LINES_AHEAD.
+        let many: Vec<u8> = (0..20)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let (_, ahead) = lines(&many, 1 << 10);
+        assert!(ahead[..=LINES_AHEAD].iter().all(|(_, had)| *had == 0));
+        assert_eq!(ahead[LINES_AHEAD + 3].1, 3);
+        assert_eq!(lines(b"", 4).0, Vec::new());
+        assert_eq!(lines(b"\n", 4).0, vec![(Vec::new(), 1)]);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_refused_with_its_number() {
+        let mut text = b"ok\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 1));
+        text.extend(b"\nafter\n");
+        for cap in [256 << 10, MAX_LINE_BYTES * 2] {
+            let mut reader = BufReader::with_capacity(cap, &text[..]);
+            let mut got = Vec::new();
+            let err = for_each_line(
+                &mut reader,
+                Path::new("t"),
+                Compression::None,
+                &mut |_, _| Ok(()),
+                |line, _| {
+                    got.push(line.len());
+                    Ok(())
+                },
+            );
+            let Err(e) = err else {
+                panic!("a long line was taken (buffer of {cap})");
+            };
+            assert!(e.to_string().contains("line 2: line is over"), "{e}");
+            assert_eq!(got, vec![2], "buffer of {cap}");
+        }
+        // Exactly the limit is taken.
+        let mut text = vec![b'y'; MAX_LINE_BYTES];
+        text.push(b'\n');
+        let mut reader = BufReader::with_capacity(256 << 10, &text[..]);
+        let n = for_each_line(
+            &mut reader,
+            Path::new("t"),
+            Compression::None,
+            &mut |_, _| Ok(()),
+            |line, _| {
+                assert_eq!(line.len(), MAX_LINE_BYTES);
+                Ok(())
+            },
+        );
+        assert_eq!(n.ok(), Some(1));
+    }
 }

@@ -345,6 +345,13 @@ impl Sink {
         }
     }
 
+    /// Is an item's key its partition key attribute's text (no key expression in the design)?
+    pub fn keyed_by_attribute(&self) -> bool {
+        self.designer
+            .as_ref()
+            .is_none_or(|d| d.design().key.is_none())
+    }
+
     /// With a key expression, its key for this item into `pk_buf` (true); false without one.
     fn key_by_expr(&mut self, view: &RootValues<'_>, identity: u64) -> Result<bool, Message> {
         match &mut self.designer {

@@ -21,8 +21,8 @@ mod sizes;
 mod sort_keys;
 
 use index::Index;
-pub use prefetch::Pipeline;
 pub(crate) use prefetch::prefetch;
+pub use prefetch::{Lookahead, Pipeline};
 use sizes::ItemSizes;
 pub use sizes::{KeyBytes, SizeGroup, SizeProfile};
 use sort_keys::SortKeys;
