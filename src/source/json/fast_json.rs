@@ -641,6 +641,22 @@ impl<'a> Cursor<'a> {
 
     /// A key attribute's value: exactly `{"S":"…"}`, `{"N":"…"}` or `{"B":"…"}`, the text without escapes.
     fn key_value(&mut self) -> Option<(KeyType, &'a [u8])> {
+        // Written as exports write it (no white space): the six bytes before the text at once.
+        if let Some(head) = self.s.get(self.i..self.i + 6)
+            && head[..2] == *b"{\""
+            && head[3..] == *b"\":\""
+            && let Some(t) = match head[2] {
+                b'S' => Some(KeyType::S),
+                b'N' => Some(KeyType::N),
+                b'B' => Some(KeyType::B),
+                _ => None,
+            }
+        {
+            self.i += 6;
+            let raw = self.plain_str()?;
+            self.expect(b'}')?;
+            return Some((t, raw));
+        }
         self.expect(b'{')?;
         self.expect(b'"')?;
         let t = match self.plain_str()? {

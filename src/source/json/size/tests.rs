@@ -310,3 +310,35 @@ fn incremental_lines_size_their_new_image() {
     let delete = br#"{"Keys":{"pk":{"S":"a"}},"OldImage":{"pk":{"S":"a"}}}"#;
     assert_eq!(record_size(delete, "NewImage"), Ok(None));
 }
+
+/// The compact `{"S":"…"}` / `{"N":"…"}` shortcut gives what the token-by-token walk gives, value for value
+/// and error for error: each case is sized as written and with white space, which the shortcut leaves alone.
+#[test]
+fn compact_scalars_size_as_spaced_ones() {
+    let values = [
+        r#"{"S":"plain"}"#,
+        r#"{"S":"\u00e9\n"}"#,
+        r#"{"S":""}"#,
+        r#"{"N":"-12.500"}"#,
+        r#"{"N":"1e3"}"#,
+        r#"{"N":"abc"}"#,
+        r#"{"N":"1\u0030"}"#,
+        r#"{"S":"a","N":"1"}"#,
+        r#"{"S":"unterminated}"#,
+        r#"{"B":"AAEC"}"#,
+        r#"{"N":"1"]"#,
+    ];
+    for v in values {
+        let spaced = v
+            .replace("{\"", "{ \"")
+            .replace("\":", "\" :")
+            .replace('}', " }");
+        let compact = typed_item_size(format!(r#"{{"pk":{{"S":"a"}},"v":{v}}}"#).as_bytes());
+        let walked = typed_item_size(format!(r#"{{"pk":{{"S":"a"}},"v":{spaced}}}"#).as_bytes());
+        assert_eq!(compact, walked, "{v} against {spaced}");
+    }
+    assert_eq!(
+        typed_item_size(br#"{"pk":{"S":"a"},"v":{"S":"\u00e9"}}"#),
+        Ok(2 + 1 + 1 + 2)
+    );
+}
