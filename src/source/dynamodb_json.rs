@@ -15,96 +15,42 @@ use serde::de::DeserializeSeed as _;
 use super::json::fast_json::scan_record;
 use super::json::item::{ItemSeed, RecordSeed, Scratch};
 use super::read::{FileLoad, Sink, for_each_line_ahead, invalid_json_line};
+use super::sink::KeyAhead;
 use super::{At, LoadOptions, SourceError};
-use crate::model::keyset::Lookahead;
-use crate::model::{KeyType, key_hash};
 use crate::source::Message;
 
 /// Loads JSON lines whose item sits under `field` (`"Item"` or `"Keys"`).
 ///
-/// Each line's partition key is looked for a few lines before the line is read ([`PkProbe`]), and its key's
-/// memory asked for ([`Lookahead`]). Measured on `benches/export_load.sh` (2,000,000 items, 124,266 distinct
+/// Each line's partition key is looked for a few lines before the line is read, and its key's memory asked
+/// for ([`KeyAhead`]). Measured on `benches/export_load.sh` (2,000,000 items, 124,266 distinct
 /// keys, 8 gzip files, both cores): without it, `Index::find` was 13 % of the load's CPU time, three cache
 /// misses one after the other (slot, end offset, bytes: `perf annotate`); with it 2.9 %, and the load took
 /// 1.08 s instead of 1.27 s (medians of 7 interleaved runs; user time 1.82 s instead of 2.12 s).
 pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), SourceError> {
     let (reader, compression, name, opts, sink, tick) = cx.into_parts();
-    struct State<'s> {
-        sink: &'s mut Sink,
-        scratch: Scratch,
-        probe: Option<PkProbe>,
-        /// The key attributes were known when `probe` was made.
-        probed: bool,
-        look: Lookahead,
-    }
-    let mut state = State {
-        probe: PkProbe::for_sink(sink),
-        probed: sink.names.is_some(),
-        sink,
-        scratch: Scratch::for_load(opts),
-        look: Lookahead::default(),
-    };
+    let mut state = (KeyAhead::new(sink), sink, Scratch::for_load(opts));
     let lines = for_each_line_ahead(
         reader,
         name,
         compression,
         tick,
         &mut state,
-        |st, line| {
-            if let Some(pk) = st.probe.as_ref().and_then(|p| p.find(line)) {
-                st.look.ahead(&st.sink.keys, key_hash(pk));
-            }
-        },
-        |st, line, n| {
+        |(ahead, sink, _), line| ahead.ahead(sink, line),
+        |(ahead, sink, scratch), line, n| {
             if line.trim_ascii().is_empty() {
                 return Ok(());
             }
-            let result = json_line(line, field, st.sink, &mut st.scratch, opts)
+            let result = json_line(line, field, sink, scratch, opts)
                 .map_err(|what| SourceError::record(name, At::Line(n), what));
             if field == "Keys" && result.is_ok() {
-                count_change(line, st.sink);
+                count_change(line, sink);
             }
-            if !st.probed && st.sink.names.is_some() {
-                // The key attributes were just guessed from the first item.
-                st.probe = PkProbe::for_sink(st.sink);
-                st.probed = true;
-            }
-            st.sink.check(result)
+            ahead.after(sink);
+            sink.check(result)
         },
     )?;
-    state.sink.lines += lines;
+    state.1.lines += lines;
     Ok(())
-}
-
-/// Finds a line's string partition key the way exports write it, `"pk":{"S":"…"}`, without parsing the line:
-/// a hint for [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is
-/// not used; a key written otherwise is not found).
-struct PkProbe {
-    finder: memchr::memmem::Finder<'static>,
-}
-
-impl PkProbe {
-    /// The probe for `sink`'s partition key, when its key attributes are known and an item's key is that
-    /// attribute's text.
-    fn for_sink(sink: &Sink) -> Option<Self> {
-        let names = sink.names.as_ref()?;
-        if !sink.keyed_by_attribute() || sink.key_type.is_some_and(|t| t != KeyType::S) {
-            return None;
-        }
-        let pk = serde_json::to_string(&names.pk).ok()?;
-        let needle = format!("{pk}:{{\"S\":\"");
-        Some(Self {
-            finder: memchr::memmem::Finder::new(needle.as_bytes()).into_owned(),
-        })
-    }
-
-    /// The text of the string partition key in `line`, if written the common way.
-    #[inline]
-    fn find<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
-        let from = self.finder.find(line)? + self.finder.needle().len();
-        let rest = line.get(from..)?;
-        rest.get(..memchr::memchr(b'"', rest)?)
-    }
 }
 
 /// Counts an incremental export line as an insert (`NewImage` only), an update (`NewImage` and `OldImage`) or a

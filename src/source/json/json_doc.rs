@@ -28,7 +28,8 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
-use crate::source::read::{FileLoad, Sink, TICK_LINES, Tick, invalid_json_line};
+use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
+use crate::source::sink::KeyAhead;
 use crate::source::{At, FormatIn, LoadOptions, SourceError};
 use crate::source::{Hint, Message};
 
@@ -254,16 +255,18 @@ impl Doc<'_, '_, '_> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
             let (back, spare) = std::sync::mpsc::channel::<Batch>();
             let worker = scope.spawn(move || -> Result<(), SourceError> {
+                // Each item's key is asked for from memory a few items before it is read, as for lines.
+                let mut ahead = KeyAhead::new(sink);
                 for batch in rx {
-                    for &(from, to, item, line) in &batch.items {
+                    batch.each(&mut ahead, sink, |sink, text, item, line| {
                         let at = At::Item {
                             item,
                             line: Some(line),
                         };
-                        let result = f(items, &batch.data[from..to], sink, opts)
+                        let result = f(items, text, sink, opts)
                             .map_err(|what| SourceError::record(name, at, what));
-                        sink.check(result)?;
-                    }
+                        sink.check(result)
+                    })?;
                     let _ = back.send(batch);
                 }
                 Ok(())
@@ -565,6 +568,37 @@ fn array_goes_on(js: &mut JsonStream<'_>, n: u64, what: &str) -> Result<bool, So
 struct Batch {
     data: Vec<u8>,
     items: Vec<(usize, usize, u64, u64)>,
+}
+
+impl Batch {
+    /// Each element in order to `f` (with its item and line number), each shown to `ahead` up to
+    /// [`LINES_AHEAD`] elements before; stops at `f`'s first error.
+    fn each(
+        &self,
+        ahead: &mut KeyAhead,
+        sink: &mut Sink,
+        mut f: impl FnMut(&mut Sink, &[u8], u64, u64) -> Result<(), SourceError>,
+    ) -> Result<(), SourceError> {
+        let text = |j: usize| {
+            self.items
+                .get(j)
+                .map(|&(from, to, ..)| &self.data[from..to])
+        };
+        for j in 0..LINES_AHEAD {
+            if let Some(coming) = text(j) {
+                ahead.ahead(sink, coming);
+            }
+        }
+        for (j, &(from, to, item, line)) in self.items.iter().enumerate() {
+            if let Some(coming) = text(j + LINES_AHEAD) {
+                ahead.ahead(sink, coming);
+            }
+            let result = f(sink, &self.data[from..to], item, line);
+            ahead.after(sink);
+            result?;
+        }
+        Ok(())
+    }
 }
 
 /// The warning for a file of several tables (a request file, a Workbench model) loaded without naming one:

@@ -340,21 +340,57 @@ impl Scan {
     }
 }
 
-/// Skips white space outside strings from `i` (indentation comes in runs of spaces), counting newlines.
+/// Skips white space outside strings from `i`, counting newlines: eight bytes at a time (a newline and the
+/// next line's indentation are usually one or two steps), each byte tested exactly (no carries between
+/// bytes), then byte by byte at the buffer's end.
+///
+/// Measured on `benches/json_array.sh`'s array (2,000,000 items pretty-printed with 4 spaces, 1 GB): the
+/// splitter is the array load's slower thread, and a byte-by-byte loop here (its `match` a jump table,
+/// mispredicted at every line's end) was about a third of it (`perf annotate`). This took the array's
+/// load from 2.58 s to 2.43 s (medians of 3 interleaved runs; user time 4.04 s -> 3.70 s).
 #[inline]
 fn skip_ws(buf: &[u8], mut i: usize, line: &mut u64) -> usize {
-    while buf.get(i..i + 8) == Some(b"        ") {
-        i += 8;
+    let mut lines = 0u64;
+    while let Some(chunk) = buf.get(i..i + 8) {
+        let Ok(bytes) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_le_bytes(bytes);
+        let newline = bytes_equal(x, b'\n');
+        let ws = bytes_equal(x, b' ') | newline | bytes_equal(x, b'\t') | bytes_equal(x, b'\r');
+        let stop = !ws & HIGHS;
+        if stop == 0 {
+            lines += u64::from(newline.count_ones());
+            i += 8;
+            continue;
+        }
+        let k = stop.trailing_zeros() / 8;
+        let before = (1u64 << (k * 8)) - 1;
+        lines += u64::from((newline & before).count_ones());
+        *line += lines;
+        return i + k as usize;
     }
     while let Some(&w) = buf.get(i) {
-        match w {
-            b'\n' => *line += 1,
-            b' ' | b'\t' | b'\r' => {}
-            _ => break,
+        if CLASS[usize::from(w)] != WS {
+            break;
         }
+        lines += u64::from(w == b'\n');
         i += 1;
     }
+    *line += lines;
     i
+}
+
+const ONES: u64 = u64::MAX / 255;
+const HIGHS: u64 = ONES << 7;
+const LOWS: u64 = ONES * 0x7f;
+
+/// The high bit of each byte of `x` that is `c`, exactly (the sum of the low seven bits cannot carry into the
+/// next byte, unlike the shorter zero-byte test).
+#[inline]
+fn bytes_equal(x: u64, c: u8) -> u64 {
+    let y = x ^ (ONES * u64::from(c));
+    !(((y & LOWS) + LOWS) | y) & HIGHS
 }
 
 const OTHER: u8 = 0;
@@ -445,6 +481,31 @@ mod tests {
         );
         assert_eq!(line, 5);
         assert_eq!(values("[]").0.len(), 0);
+    }
+
+    #[test]
+    fn white_space_is_skipped_exactly_and_its_newlines_counted() {
+        // Every placement of a non-space byte after runs of each white space byte, across the 8-byte steps.
+        for stop in [
+            b'!', b'"', b'{', b'0', 0x01, 0x08, 0x0b, 0x0c, 0x1f, 0x21, 0xa0, 0xff,
+        ] {
+            for len in 0..20 {
+                for ws in [b' ', b'\n', b'\t', b'\r'] {
+                    let mut buf: Vec<u8> = (0..len)
+                        .map(|j| if j % 3 == 1 { b'\n' } else { ws })
+                        .collect();
+                    buf.push(stop);
+                    buf.extend_from_slice(b"        ");
+                    let mut line = 0;
+                    assert_eq!(skip_ws(&buf, 0, &mut line), len, "{buf:?}");
+                    let newlines = buf[..len].iter().filter(|&&b| b == b'\n').count();
+                    assert_eq!(line, newlines as u64, "{buf:?}");
+                }
+            }
+        }
+        let mut line = 0;
+        assert_eq!(skip_ws(b" \n \r\n\t  ", 0, &mut line), 8);
+        assert_eq!(line, 2);
     }
 
     #[test]
