@@ -726,7 +726,18 @@ impl PkProbe {
     /// The text of the string partition key in `line`, if written the common way.
     #[inline]
     fn find<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
-        let from = self.finder.find(line)? + self.finder.needle().len();
+        let needle = self.finder.needle();
+        // Where the key usually is, the first attribute of an item (`{"pk":…`) or of an export line's item
+        // (`{"Item":{"pk":…`), is looked at before searching (`perf record`: the search was 5 % of a JSON
+        // array's load, on the thread that bounds it, with every key at byte 1).
+        let at = |i: usize| line.get(i..i + needle.len()) == Some(needle);
+        let from = if at(1) {
+            1
+        } else if at(9) {
+            9
+        } else {
+            self.finder.find(line)?
+        } + needle.len();
         let rest = line.get(from..)?;
         rest.get(..memchr::memchr(b'"', rest)?)
     }
