@@ -154,6 +154,9 @@ pub fn for_each_line(
     )
 }
 
+/// Line ends [`for_each_line_ahead`] lists from one fill before it handles those lines.
+const ENDS_AT_ONCE: usize = 4096;
+
 /// Lines a reader shows [`for_each_line_ahead`]'s `ahead` before they go to its `f`.
 pub const LINES_AHEAD: usize = 6;
 
@@ -187,21 +190,7 @@ pub fn for_each_line_ahead<S>(
         f(state, line, *n)
     };
     loop {
-        let buf = loop {
-            match reader.fill_buf() {
-                Ok(buf) => break buf,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) if compression != Compression::None => {
-                    return Err(compression.corrupt(name, Some(n), &e));
-                }
-                Err(source) => {
-                    return Err(SourceError::Io {
-                        name: name.to_path_buf(),
-                        source,
-                    });
-                }
-            }
-        };
+        let buf = fill_lines(reader, name, compression, n)?;
         let len = buf.len();
         if len == 0 {
             if !carry.is_empty() {
@@ -228,7 +217,13 @@ pub fn for_each_line_ahead<S>(
             from = at + 1;
         }
         ends.clear();
-        ends.extend(memchr::memchr_iter(b'\n', &buf[from..]).map(|at| from + at));
+        // At most ENDS_AT_ONCE lines of the fill at a time: a reader whose buffer is its whole input (a
+        // slice) would otherwise have every line's end listed first.
+        ends.extend(
+            memchr::memchr_iter(b'\n', &buf[from..])
+                .map(|at| from + at)
+                .take(ENDS_AT_ONCE),
+        );
         let starts = std::iter::once(from).chain(ends.iter().map(|&e| e + 1));
         let mut shown = 0;
         for (j, (start, &end)) in starts.zip(&ends).enumerate() {
@@ -244,12 +239,47 @@ pub fn for_each_line_ahead<S>(
             emit(state, &buf[start..end], &mut n)?;
         }
         let rest = ends.last().map_or(from, |&e| e + 1);
+        if ends.len() == ENDS_AT_ONCE {
+            // More lines may follow in this fill: the next pass over it finds them.
+            reader.consume(rest);
+            continue;
+        }
         if len - rest > MAX_LINE_BYTES {
             return Err(line_too_long(name, n + 1));
         }
         carry.extend_from_slice(&buf[rest..]);
         reader.consume(len);
     }
+}
+
+/// The reader's next bytes (retrying an interrupted read); an error names the file, and for compressed data
+/// the lines read before (`n`).
+fn fill_lines<'r>(
+    reader: &'r mut dyn BufRead,
+    name: &Path,
+    compression: Compression,
+    n: u64,
+) -> Result<&'r [u8], SourceError> {
+    loop {
+        match reader.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if compression != Compression::None => {
+                return Err(compression.corrupt(name, Some(n), &e));
+            }
+            Err(source) => {
+                return Err(SourceError::Io {
+                    name: name.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    // Filled: this returns the same buffer without reading.
+    reader.fill_buf().map_err(|source| SourceError::Io {
+        name: name.to_path_buf(),
+        source,
+    })
 }
 
 fn line_too_long(name: &Path, n: u64) -> SourceError {
@@ -397,6 +427,18 @@ mod tests {
         let (_, ahead) = lines(&many, 1 << 10);
         assert!(ahead[..=LINES_AHEAD].iter().all(|(_, had)| *had == 0));
         assert_eq!(ahead[LINES_AHEAD + 3].1, 3);
+        // A reader whose buffer is its whole input, with more lines than are listed at once.
+        let long: Vec<u8> = (0..ENDS_AT_ONCE * 2 + 5)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let (got, ahead) = lines(&long, long.len());
+        assert_eq!(got.len(), ENDS_AT_ONCE * 2 + 5);
+        assert!(
+            got.iter()
+                .zip(1..)
+                .all(|((l, n), i)| *n == i && *l == format!("{}", i - 1).into_bytes())
+        );
+        assert_eq!(ahead.len(), got.len());
         assert_eq!(lines(b"", 4).0, Vec::new());
         assert_eq!(lines(b"\n", 4).0, vec![(Vec::new(), 1)]);
     }
