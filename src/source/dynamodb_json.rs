@@ -14,8 +14,8 @@ use serde::de::DeserializeSeed as _;
 
 use super::json::fast_json::scan_record;
 use super::json::item::{ItemSeed, RecordSeed, Scratch};
+use super::key_ahead::KeyAhead;
 use super::read::{FileLoad, Sink, for_each_line_ahead, invalid_json_line};
-use super::sink::KeyAhead;
 use super::{At, LoadOptions, SourceError};
 use crate::source::Message;
 

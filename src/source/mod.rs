@@ -55,6 +55,7 @@ pub mod hint;
 pub mod incremental;
 pub mod ion;
 pub mod json;
+pub mod key_ahead;
 pub mod lines;
 pub mod read;
 pub mod s3_export;

@@ -28,8 +28,8 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
+use crate::source::key_ahead::KeyAhead;
 use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
-use crate::source::sink::KeyAhead;
 use crate::source::{At, FormatIn, LoadOptions, SourceError};
 use crate::source::{Hint, Message};
 
