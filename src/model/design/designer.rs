@@ -170,7 +170,10 @@ impl Designer {
         };
         let mut p = Prepared {
             count,
-            sort_key: sort_key.map(|(b, t)| (b.to_vec(), t)),
+            // Only candidates and GSIs add the sort key (a copy per item otherwise for nothing).
+            sort_key: sort_key
+                .filter(|_| !self.design.candidates.is_empty() || !self.gsis.is_empty())
+                .map(|(b, t)| (b.to_vec(), t)),
             ..Prepared::default()
         };
         'candidates: for (i, expr) in self.design.candidates.iter().enumerate() {

@@ -202,7 +202,9 @@ fn storage(keys: &KeySet, partitions: usize) -> Storage {
         per_partition[parts.partition_of(keys.hash(idx))] += stored;
         collections.push((stored, idx, b.items));
     }
-    collections.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::model::keyset::first_n(&mut collections, COLLECTIONS, |a, b| {
+        b.0.cmp(&a.0).then(a.1.cmp(&b.1))
+    });
     Storage {
         item_bytes,
         storage_bytes,

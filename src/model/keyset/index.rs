@@ -132,6 +132,14 @@ impl HashSet64 {
         }
     }
 
+    /// Asks for the slot an insert of `hash` starts its probe at (changes nothing).
+    #[inline]
+    pub(super) fn prefetch(&self, hash: u64) {
+        if let Some(mask) = self.slots.len().checked_sub(1) {
+            super::prefetch::prefetch(&self.slots[hash.max(1) as usize & mask]);
+        }
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         self.slots.capacity() * 8
     }

@@ -189,9 +189,20 @@ impl KeySet {
     /// Adds one write of an item: partition key plus optional sort key (both canonical bytes), tracking the
     /// per-key sort-key facts.
     pub fn add_item(&mut self, pk: &[u8], sk: Option<(&[u8], KeyType)>, count: u64) -> u32 {
-        let idx = self.add(pk, count);
+        self.add_item_hashed(pk, key_hash(pk), sk, count)
+    }
+
+    /// Like [`Self::add_item`] with the partition key's [`key_hash`] already computed.
+    pub fn add_item_hashed(
+        &mut self,
+        pk: &[u8],
+        hash: u64,
+        sk: Option<(&[u8], KeyType)>,
+        count: u64,
+    ) -> u32 {
+        let idx = self.add_hashed(pk, hash, count);
         if let Some((sk, sk_type)) = sk {
-            self.note_sort_key(idx, sk, sk_type);
+            self.note_sort_key(idx, hash, sk, sk_type);
         }
         idx
     }
@@ -337,13 +348,25 @@ pub fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
         return Vec::new();
     }
     let mut idx: Vec<u32> = (0..counts.len() as u32).collect();
-    let by_count = |a: &u32, b: &u32| counts[*b as usize].cmp(&counts[*a as usize]).then(a.cmp(b));
-    if n < idx.len() {
-        idx.select_nth_unstable_by(n - 1, by_count);
-        idx.truncate(n);
-    }
-    idx.sort_unstable_by(by_count);
+    first_n(&mut idx, n, |a, b| {
+        counts[*b as usize].cmp(&counts[*a as usize]).then(a.cmp(b))
+    });
     idx
+}
+
+/// Keeps the first `n` of `v` in the order `order` (a total order: equal only for equal elements), sorted:
+/// the same as sorting all of `v` and truncating, in linear time plus `n log n`. A health report sorted the
+/// storage of each of 1.9 million keys to show ten (4 % of `shardlens analyze`'s run, `perf record`).
+pub fn first_n<T>(v: &mut Vec<T>, n: usize, mut order: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    if n == 0 {
+        v.clear();
+        return;
+    }
+    if n < v.len() {
+        v.select_nth_unstable_by(n - 1, &mut order);
+        v.truncate(n);
+    }
+    v.sort_unstable_by(order);
 }
 
 #[cfg(test)]

@@ -164,8 +164,7 @@ impl KeySet {
             .filter(|(_, k)| k.items > 0)
             .map(|(i, k)| (i as u32, k.max))
             .collect();
-        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        all.truncate(n);
+        super::first_n(&mut all, n, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         all
     }
 

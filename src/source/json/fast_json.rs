@@ -42,7 +42,7 @@
 use base64::Engine as _;
 
 use super::extract::{plain_to_value, typed_value};
-use super::item::{KeyNames, Scratch, Tag};
+use super::item::{KeyNames, Scratch, Spare, Tag};
 use crate::model::KeyType;
 use crate::model::keyexpr::Value;
 
@@ -239,7 +239,7 @@ pub(super) fn find_special(s: &[u8]) -> usize {
 /// `{"SS"|"NS"|"BS":["…",…]}` with text without escapes, `{"BOOL":…}` or `{"NULL":…}`. `Some(None)` when a
 /// text is not a valid number or base64 (serde then gives the message), `None` for any other shape (serde
 /// reads it). The span was checked by [`Cursor::skip_value`] or [`Cursor::key_value`] already.
-fn simple_value(span: &[u8]) -> Option<Option<Value>> {
+fn simple_value(span: &[u8], spare: &mut Spare) -> Option<Option<Value>> {
     let mut c = Cursor { s: span, i: 0 };
     c.expect(b'{')?;
     c.expect(b'"')?;
@@ -248,15 +248,19 @@ fn simple_value(span: &[u8]) -> Option<Option<Value>> {
     let value = match tag {
         b"S" | b"N" | b"B" => {
             c.expect(b'"')?;
-            scalar(tag, c.plain_str()?)
+            scalar(tag, c.plain_str()?, spare)
         }
         b"SS" | b"NS" | b"BS" => {
             c.expect(b'[')?;
-            let mut members = Vec::new();
+            let mut members = spare.list();
+            let mut all = true;
             if !c.close(b']') {
                 loop {
                     c.expect(b'"')?;
-                    members.push(scalar(tag.get(..1)?, c.plain_str()?));
+                    match scalar(tag.get(..1)?, c.plain_str()?, spare) {
+                        Some(v) => members.push(v),
+                        None => all = false,
+                    }
                     match c.next_token()? {
                         b',' => {}
                         b']' => break,
@@ -264,10 +268,7 @@ fn simple_value(span: &[u8]) -> Option<Option<Value>> {
                     }
                 }
             }
-            members
-                .into_iter()
-                .collect::<Option<Vec<_>>>()
-                .map(Value::L)
+            all.then_some(Value::L(members))
         }
         b"BOOL" => match c.next_token()? {
             b't' => c.literal(b"rue").map(|()| Value::Bool(true)),
@@ -283,10 +284,10 @@ fn simple_value(span: &[u8]) -> Option<Option<Value>> {
 }
 
 /// A scalar of type `tag` (`S`, `N` or `B`) from its text (valid UTF-8, as [`Cursor::plain_str`] gives it).
-fn scalar(tag: &[u8], raw: &[u8]) -> Option<Value> {
+fn scalar(tag: &[u8], raw: &[u8], spare: &mut Spare) -> Option<Value> {
     let text = std::str::from_utf8(raw).ok()?;
     match tag {
-        b"S" => Some(Value::S(text.to_owned())),
+        b"S" => Some(Value::S(spare.string(text))),
         b"N" => Value::number(text).ok(),
         _ => base64::engine::general_purpose::STANDARD
             .decode(text.trim_ascii())
@@ -527,7 +528,7 @@ impl<'a> Cursor<'a> {
             }
             if let Some((slot, start)) = from {
                 let span = self.s.get(start..self.i)?;
-                let value = match simple_value(span) {
+                let value = match simple_value(span, &mut scratch.spare) {
                     Some(simple) => simple?,
                     None => typed_value(span, &scratch.extract[slot])?,
                 };
@@ -612,10 +613,7 @@ impl<'a> Cursor<'a> {
         if !extracting {
             return None;
         }
-        let slot = scratch
-            .extract
-            .binary_search_by(|e| e.as_bytes().cmp(name))
-            .ok()?;
+        let slot = scratch.extract_slot_of(name)?;
         self.skip_ws();
         Some((slot, self.i))
     }
