@@ -1,6 +1,6 @@
 //! Asking for the memory of the keys of records still to come: a loader that can see a few records ahead
 //! (lines in a reader's buffer, [`super::read::for_each_line_ahead`]; items in a JSON array's batch) finds
-//! each coming record's partition key without parsing it ([`PkProbe`]) and hands its hash to the key set's
+//! each coming record's partition key without parsing it ([`KeyProbe`]) and hands its hash to the key set's
 //! [`Lookahead`], so that the lookup finds the key's slot, entry and bytes in cache when the record is added.
 
 use super::sink::Sink;
@@ -11,7 +11,9 @@ use crate::model::{KeyType, key_hash};
 /// (lines in a reader's buffer, items in a batch): [`Self::ahead`] with each coming record in order, a few
 /// records before it is added, and [`Self::after`] after each record is added.
 pub struct KeyAhead {
-    probe: Option<PkProbe>,
+    probe: Option<KeyProbe>,
+    /// The sort key's probe, when the items have a string sort key and their distinct items are counted.
+    sk_probe: Option<KeyProbe>,
     /// The key attributes were known when `probe` was made.
     probed: bool,
     look: Lookahead,
@@ -20,7 +22,8 @@ pub struct KeyAhead {
 impl KeyAhead {
     pub fn new(sink: &Sink) -> Self {
         Self {
-            probe: PkProbe::for_sink(sink),
+            probe: KeyProbe::for_sink(sink),
+            sk_probe: KeyProbe::for_sort_key(sink),
             probed: sink.names.is_some(),
             look: Lookahead::default(),
         }
@@ -30,7 +33,13 @@ impl KeyAhead {
     #[inline]
     pub fn ahead(&mut self, sink: &Sink, record: &[u8]) {
         if let Some(pk) = self.probe.as_ref().and_then(|p| p.find(record)) {
-            self.look.ahead(&sink.keys, key_hash(pk));
+            let hash = key_hash(pk);
+            self.look.ahead(&sink.keys, hash);
+            // The distinct-item test's slot, a miss in a table of millions of items (`perf record`, the
+            // 2,000,000-item JSON array of `benches/json_array.sh`: 17 % of the item reader's thread).
+            if let Some(sk) = self.sk_probe.as_ref().and_then(|p| p.find(record)) {
+                sink.keys.prefetch_seen(hash, sk);
+            }
         }
     }
 
@@ -38,7 +47,8 @@ impl KeyAhead {
     #[inline]
     pub fn after(&mut self, sink: &Sink) {
         if !self.probed && sink.names.is_some() {
-            self.probe = PkProbe::for_sink(sink);
+            self.probe = KeyProbe::for_sink(sink);
+            self.sk_probe = KeyProbe::for_sort_key(sink);
             self.probed = true;
         }
     }
@@ -47,11 +57,11 @@ impl KeyAhead {
 /// Finds a record's string partition key the way exports write it, `"pk":{"S":"…"}`, without parsing the line:
 /// a hint for [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is
 /// not used; a key written otherwise is not found).
-struct PkProbe {
+struct KeyProbe {
     finder: memchr::memmem::Finder<'static>,
 }
 
-impl PkProbe {
+impl KeyProbe {
     /// The probe for `sink`'s partition key, when its key attributes are known and an item's key is that
     /// attribute's text.
     fn for_sink(sink: &Sink) -> Option<Self> {
@@ -59,14 +69,29 @@ impl PkProbe {
         if !sink.keyed_by_attribute() || sink.key_type.is_some_and(|t| t != KeyType::S) {
             return None;
         }
-        let pk = serde_json::to_string(&names.pk).ok()?;
-        let needle = format!("{pk}:{{\"S\":\"");
+        Self::for_name(&names.pk)
+    }
+
+    /// The probe for `sink`'s string sort key, when its items' distinct count is kept (items of a table's
+    /// export are distinct already: nothing to ask for). A key written with escapes is not found, or its
+    /// memory asked for in vain: never a wrong count.
+    fn for_sort_key(sink: &Sink) -> Option<Self> {
+        let names = sink.names.as_ref()?;
+        if !sink.keyed_by_attribute() || sink.keys.items_distinct() {
+            return None;
+        }
+        Self::for_name(names.sk.as_ref()?)
+    }
+
+    fn for_name(name: &str) -> Option<Self> {
+        let name = serde_json::to_string(name).ok()?;
+        let needle = format!("{name}:{{\"S\":\"");
         Some(Self {
             finder: memchr::memmem::Finder::new(needle.as_bytes()).into_owned(),
         })
     }
 
-    /// The text of the string partition key in `line`, if written the common way.
+    /// The text of the string key attribute in `line`, if written the common way.
     #[inline]
     fn find<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
         let needle = self.finder.needle();
@@ -83,5 +108,50 @@ impl PkProbe {
         } + needle.len();
         let rest = line.get(from..)?;
         rest.get(..memchr::memchr(b'"', rest)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::LoadOptions;
+    use crate::source::json::item::KeyNames;
+
+    fn sink(sk: Option<&str>, distinct: bool) -> Sink {
+        let mut sink = Sink::new(&LoadOptions::default());
+        sink.names = Some(KeyNames {
+            pk: "pk".into(),
+            sk: sk.map(str::to_owned),
+            guessed: false,
+        });
+        sink.keys.set_items_distinct(distinct);
+        sink
+    }
+
+    #[test]
+    fn the_probes_find_both_key_attributes_where_they_are_written() {
+        let s = sink(Some("sk"), false);
+        let (pk, sk) = (
+            KeyProbe::for_sink(&s).unwrap(),
+            KeyProbe::for_sort_key(&s).unwrap(),
+        );
+        let line = br#"{"Item":{"pk":{"S":"user#1"},"sk":{"S":"2024-05-01"},"x":{"N":"1"}}}"#;
+        assert_eq!(pk.find(line), Some(&b"user#1"[..]));
+        assert_eq!(sk.find(line), Some(&b"2024-05-01"[..]));
+        // Any order, white space between items' attributes is not the common way (not found: a hint only).
+        let item = br#"{"sk":{"S":"b"},"pk":{"S":"a"}}"#;
+        assert_eq!(
+            (pk.find(item), sk.find(item)),
+            (Some(&b"a"[..]), Some(&b"b"[..]))
+        );
+        assert_eq!(sk.find(br#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#), None);
+        assert_eq!(sk.find(br#"{"pk": {"S": "a"}}"#), None);
+    }
+
+    #[test]
+    fn no_sort_key_probe_when_items_are_distinct_or_there_is_no_sort_key() {
+        assert!(KeyProbe::for_sort_key(&sink(Some("sk"), true)).is_none());
+        assert!(KeyProbe::for_sort_key(&sink(None, false)).is_none());
+        assert!(KeyProbe::for_sink(&sink(None, false)).is_some());
     }
 }

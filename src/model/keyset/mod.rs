@@ -78,6 +78,11 @@ impl KeySet {
         self.items_distinct = distinct;
     }
 
+    /// Whether every item added is taken as distinct ([`Self::set_items_distinct`]).
+    pub fn items_distinct(&self) -> bool {
+        self.items_distinct
+    }
+
     /// Declares that items were added in the order they were written (pasted lines, a log of writes), so a
     /// key's sort keys that only increase in input order were written in increasing order. Every other input
     /// (scans, exports, models, JSON arrays) is in read order, where collections come back sorted.

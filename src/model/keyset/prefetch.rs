@@ -187,7 +187,16 @@ impl KeySet {
     #[inline]
     pub fn prefetch_add(&self, hash: u64, sk: Option<&[u8]>) {
         self.prefetch_slot(hash);
-        if let (Some(sk), Some(t), false) = (sk, &self.sort_keys, self.items_distinct) {
+        if let Some(sk) = sk {
+            self.prefetch_seen(hash, sk);
+        }
+    }
+
+    /// Asks for the slot the distinct-item test of key hash `hash` and sort key `sk` starts at, when items
+    /// are counted (not an export's, which are distinct).
+    #[inline]
+    pub fn prefetch_seen(&self, hash: u64, sk: &[u8]) {
+        if let (Some(t), false) = (&self.sort_keys, self.items_distinct) {
             t.seen.prefetch(super::sort_keys::pair_hash(hash, sk));
         }
     }
