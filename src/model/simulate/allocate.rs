@@ -90,34 +90,34 @@ pub(super) struct WantedSums {
 }
 
 /// The table's totals of a second: demand, served, throttled units (reads, then writes), throttled requests,
-/// and throttled requests per dimension; summed partition by partition, reads before writes.
+/// and throttled requests per dimension; summed partition by partition, reads before writes. With the
+/// requests thrown back per (dimension, reason).
 #[derive(Default)]
 struct Tally {
     sums: [f64; 7],
     events: [f64; 2],
+    reasons: Vec<(usize, ThrottleCause, f64)>,
 }
 
 impl Tally {
     /// One partition's dimension: its units, and requests thrown back by reason (in proportion to units).
     #[inline]
-    fn add(
-        &mut self,
-        dim: usize,
-        d: f64,
-        served: f64,
-        thrown: Thrown,
-        requests: f64,
-        reasons: &mut Vec<(usize, ThrottleCause, f64)>,
-    ) {
+    fn add(&mut self, dim: usize, d: f64, served: f64, thrown: Thrown, requests: f64) {
         let thr = thrown.over_r1 + thrown.table;
         let base = if dim == READ { 0 } else { 3 };
         self.sums[base] += d;
         self.sums[base + 1] += served;
         self.sums[base + 2] += thr;
-        let req = if d > 0.0 { requests * thr / d } else { 0.0 };
+        // Nothing thrown back (most partitions, most seconds) throws back no requests: the division and the
+        // adds of +0.0 are skipped, to the same bits (the sums are never -0.0). The division waited on was a
+        // sixth of a near-limit day's allocation.
+        if d <= 0.0 || thr <= 0.0 {
+            return;
+        }
+        let req = requests * thr / d;
         self.sums[6] += req;
         self.events[dim] += req;
-        if d <= 0.0 || (thrown.over_r1 <= 0.0 && thrown.table <= 0.0) {
+        if thrown.over_r1 <= 0.0 && thrown.table <= 0.0 {
             return;
         }
         for (units, cause) in [
@@ -128,12 +128,13 @@ impl Tally {
                 continue;
             }
             let req = requests * units / d;
-            match reasons
+            match self
+                .reasons
                 .iter_mut()
                 .find(|(r, c, _)| *r == dim && *c == cause)
             {
                 Some(r) => r.2 += req,
-                None => reasons.push((dim, cause, req)),
+                None => self.reasons.push((dim, cause, req)),
             }
         }
     }
@@ -179,25 +180,26 @@ impl Sim<'_> {
         let sec = &mut self.sec;
         sec.served.resize(n, [0.0; 2]);
         sec.thrown.resize(n, [Thrown::NONE; 2]);
-        sec.reasons.clear();
+        // Only a recorder reads which partitions were recomputed, and only when some were kept.
+        let track = self.inserted.is_some() && reuse;
+        sec.recomputed.clear();
+        sec.all_recomputed = !track;
         // Summed in locals: through `sec.sums` every add waited on the store before it.
-        let mut tally = Tally::default();
+        let mut tally = Tally {
+            reasons: std::mem::take(&mut sec.reasons),
+            ..Tally::default()
+        };
+        tally.reasons.clear();
         for (p, part) in self.parts.iter_mut().enumerate() {
             let (demand, requests) = (sec.demand[p], sec.requests[p]);
             if reuse && part.settled {
                 for dim in [READ, WRITE] {
-                    let (served, thrown) = (sec.served[p][dim], sec.thrown[p][dim]);
-                    tally.add(
-                        dim,
-                        demand[dim],
-                        served,
-                        thrown,
-                        requests[dim],
-                        &mut sec.reasons,
-                    );
+                    let (d, r) = (demand[dim], requests[dim]);
+                    tally.add(dim, d, sec.served[p][dim], sec.thrown[p][dim], r);
                 }
                 continue;
             }
+            sec.recomputed.extend(track.then_some(p as u32));
             let w = wanted[p];
             let (banks, flags) = (part.bank, part.exhausted);
             let mut row = [Thrown::NONE; 2];
@@ -224,7 +226,7 @@ impl Sim<'_> {
                 } else if bank > 1e-9 && part.exhausted[dim] && d <= served {
                     part.exhausted[dim] = false;
                 }
-                tally.add(dim, d, served, thrown, requests[dim], &mut sec.reasons);
+                tally.add(dim, d, served, thrown, requests[dim]);
             }
             sec.thrown[p] = row;
             part.settled = part.exhausted == flags
@@ -232,6 +234,7 @@ impl Sim<'_> {
         }
         sec.sums = tally.sums;
         sec.events = tally.events;
+        sec.reasons = tally.reasons;
         sec.computed = Some((sec.demand_gen, t));
         sec.rules = Some((rules, table_cause));
         self.sec.wanted = wanted;

@@ -118,6 +118,10 @@ pub(super) struct Second {
     pub(super) stable: bool,
     /// This second was computed afresh (not reused).
     pub(super) fresh: bool,
+    /// When a recorder follows the run and `all_recomputed` is false: the partitions whose numbers
+    /// [`Sim::allocate`] computed again in the last fresh second, in order. The others kept theirs to the bit.
+    pub(super) recomputed: Vec<u32>,
+    pub(super) all_recomputed: bool,
 }
 
 pub(super) struct Sim<'a> {

@@ -1,7 +1,10 @@
 //! Recording a run as a [`Timeline`] and streaming it in [`Chunk`]s, from the same engine as [`super::run`].
 //!
-//! Per column and partition the recorder sums what the engine computed each second; seconds the engine
-//! reuses (nothing moved) are counted, not summed one by one, so recording costs little more than the run.
+//! Per column and partition the recorder sums what the engine computed each second. A partition's numbers
+//! are summed only when they change: until then its last second is counted, not summed one by one, and the
+//! count is added at once when the partition is computed again or the column closes. The engine says which
+//! partitions it computed again (most of a busy table's partitions keep their numbers for hours), so
+//! recording costs little more than the run.
 //! A partition that splits during a column hands its sums so far to both halves: each row of the heatmap
 //! shows what its part of the key space carried.
 
@@ -65,13 +68,26 @@ fn cause_index(cause: ThrottleCause) -> usize {
         .unwrap_or(0)
 }
 
+/// `KeyRangeThroughputExceeded`'s place in [`ThrottleCause::ALL`], for what is thrown back over R1.
+const OVER_R1: usize = {
+    let mut i = 0;
+    while !matches!(
+        ThrottleCause::ALL[i],
+        ThrottleCause::KeyRangeThroughputExceeded
+    ) {
+        i += 1;
+    }
+    i
+};
+
 pub(super) struct Recorder {
     column_seconds: u32,
-    /// Sums of the current column, per partition.
+    /// Sums of the current column, per partition, without the seconds since `since`.
     accs: Vec<Acc>,
-    /// The last computed second, per partition, and how many seconds of it are not summed yet.
+    /// The last computed second, per partition: every second from `since` on (up to the one observed last)
+    /// was this one, and is not in `accs` yet.
     last: Vec<Acc>,
-    repeats: u32,
+    since: Vec<u32>,
     col_start: u32,
     /// The partitions or the keys changed since the last layout.
     layout_stale: bool,
@@ -94,7 +110,7 @@ impl Recorder {
             column_seconds,
             accs: vec![Acc::default(); sim.parts.len()],
             last: vec![Acc::default(); sim.parts.len()],
-            repeats: 0,
+            since: vec![0; sim.parts.len()],
             col_start: 0,
             layout_stale: true,
             key_epoch: sim.key_epoch,
@@ -129,18 +145,17 @@ impl Recorder {
         self.key_epoch = sim.key_epoch;
     }
 
-    /// Adds the repeated seconds not summed yet.
-    fn flush(&mut self) {
-        if self.repeats > 0 {
-            let times = f64::from(self.repeats);
-            for (acc, last) in self.accs.iter_mut().zip(&self.last) {
-                acc.add(last, times);
-            }
-            self.repeats = 0;
+    /// Adds partition `p`'s seconds from `since` to before `to` to its column's sums.
+    fn catch_up(&mut self, p: usize, to: u32) {
+        let times = to.saturating_sub(self.since[p]);
+        if times > 0 {
+            self.accs[p].add(&self.last[p], f64::from(times));
         }
+        self.since[p] = to;
     }
 
-    /// Follows the splits since the last call: each new partition starts with its parent's sums.
+    /// Follows the splits since the last call: each new partition starts with its parent's sums (and its
+    /// seconds not summed yet).
     fn follow_splits(&mut self, sim: &mut Sim<'_>) {
         let Some(log) = sim.inserted.as_mut() else {
             return;
@@ -148,70 +163,73 @@ impl Recorder {
         if log.is_empty() {
             return;
         }
-        let inserted = std::mem::take(log);
-        self.flush();
-        for i in inserted {
+        for i in std::mem::take(log) {
             let parent = i.saturating_sub(1).min(self.accs.len().saturating_sub(1));
-            self.accs
-                .insert(i, self.accs.get(parent).copied().unwrap_or_default());
-            self.last
-                .insert(i, self.last.get(parent).copied().unwrap_or_default());
+            let copy = |v: &mut Vec<Acc>| v.insert(i, v.get(parent).copied().unwrap_or_default());
+            copy(&mut self.accs);
+            copy(&mut self.last);
+            let since = self.since.get(parent).copied().unwrap_or(self.col_start);
+            self.since.insert(i, since);
         }
         self.layout_stale = true;
     }
 
     /// Records second `t`, after the engine has served it and before it splits anything.
-    pub(super) fn observe(&mut self, sim: &mut Sim<'_>) {
+    pub(super) fn observe(&mut self, sim: &mut Sim<'_>, t: u32) {
         self.follow_splits(sim);
         if sim.key_epoch != self.key_epoch {
             self.index_keys(sim);
             self.layout_stale = true;
         }
-        if !sim.sec.fresh && self.last.len() == sim.parts.len() {
-            self.repeats += 1;
+        let n = sim.parts.len();
+        // A second the engine reused changed nothing.
+        let all = self.last.len() != n || (sim.sec.fresh && sim.sec.all_recomputed);
+        if !sim.sec.fresh && !all {
             return;
         }
-        let n = sim.parts.len();
-        let sec = &sim.sec;
-        // Written in place: built on the stack and copied, each `Acc`'s 8-byte stores were read back by
-        // 16-byte loads that could not be forwarded (`perf annotate`: half of `run_streaming`'s own time on
-        // the near-limit day).
-        let second = |a: &mut Acc, p: usize| {
-            *a = Acc::default();
-            for d in [READ, WRITE] {
-                let demand = sec.demand.get(p).map_or(0.0, |x| x[d]);
-                a.peak[d] = demand / R1[d];
-                a.served[d] = sec.served.get(p).map_or(0.0, |x| x[d]);
-                if let Some(th) = sec.thrown.get(p) {
-                    let th = th[d];
-                    a.throttled[d] = th.over_r1 + th.table;
-                    a.reasons[d][cause_index(ThrottleCause::KeyRangeThroughputExceeded)] +=
-                        th.over_r1;
-                    a.reasons[d][cause_index(th.cause)] += th.table;
-                }
-            }
-        };
-        if self.accs.len() == n && self.last.len() == n {
-            // The repeats of the last second, then this one, in one pass (a busy day computes most
-            // seconds afresh).
-            let times = f64::from(self.repeats);
-            let flush = self.repeats > 0;
-            for (p, (acc, last)) in self.accs.iter_mut().zip(&mut self.last).enumerate() {
-                if flush {
-                    acc.add(last, times);
-                }
-                second(last, p);
-            }
-        } else {
-            self.flush();
-            self.last.clear();
-            self.last.resize(n, Acc::default());
-            for (p, last) in self.last.iter_mut().enumerate() {
-                second(last, p);
+        if self.last.len() != n {
+            // Not followed split by split (never expected): every partition starts again from here.
+            for p in 0..self.last.len() {
+                self.catch_up(p, t);
             }
             self.accs.resize(n, Acc::default());
+            self.last.resize(n, Acc::default());
+            self.since.resize(n, t);
         }
-        self.repeats = 1;
+        if all {
+            for p in 0..n {
+                self.recompute(sim, p, t);
+            }
+        } else {
+            for i in 0..sim.sec.recomputed.len() {
+                let p = sim.sec.recomputed[i] as usize;
+                if p < n {
+                    self.recompute(sim, p, t);
+                }
+            }
+        }
+    }
+
+    /// Partition `p`'s numbers changed at second `t`: the seconds before it are summed, and `t` is its
+    /// last second.
+    fn recompute(&mut self, sim: &Sim<'_>, p: usize, t: u32) {
+        self.catch_up(p, t);
+        let sec = &sim.sec;
+        let a = &mut self.last[p];
+        // Written in place: built on the stack and copied, each `Acc`'s 8-byte stores were read back by
+        // 16-byte loads that could not be forwarded (`perf annotate`).
+        *a = Acc::default();
+        for d in [READ, WRITE] {
+            let demand = sec.demand.get(p).map_or(0.0, |x| x[d]);
+            a.peak[d] = demand / R1[d];
+            a.served[d] = sec.served.get(p).map_or(0.0, |x| x[d]);
+            if let Some(th) = sec.thrown.get(p) {
+                let th = th[d];
+                a.throttled[d] = th.over_r1 + th.table;
+                a.reasons[d][OVER_R1] += th.over_r1;
+                a.reasons[d][cause_index(th.cause)] += th.table;
+            }
+        }
     }
 
     /// After second `t` has settled (splits, the minute): closes the column if it ends here.
@@ -221,7 +239,6 @@ impl Recorder {
             return;
         }
         self.follow_splits(sim);
-        self.flush();
         if self.layout_stale {
             let layout = self.layout(sim);
             self.timeline.layouts.push(layout);
@@ -229,6 +246,9 @@ impl Recorder {
             self.layout_stale = false;
         }
         let seconds = f64::from((end - self.col_start).max(1));
+        for p in 0..self.accs.len() {
+            self.catch_up(p, end);
+        }
         let cells = self
             .accs
             .iter()
@@ -360,22 +380,39 @@ pub fn run_streaming(
     setup: &Setup,
     sink: &mut dyn FnMut(Chunk) -> bool,
 ) -> Option<(Outcome, Timeline)> {
+    drive(setup, Some(sink))
+}
+
+/// [`run_streaming`] for a caller that wants only the result (the CLI): the same outcome and timeline,
+/// without copying the timeline into chunks as it goes (on a near-limit day, 120 MB copied and dropped).
+pub fn record(setup: &Setup) -> (Outcome, Timeline) {
+    // Without a sink nothing cancels the run.
+    drive(setup, None).unwrap_or_default()
+}
+
+fn drive(
+    setup: &Setup,
+    mut sink: Option<&mut dyn FnMut(Chunk) -> bool>,
+) -> Option<(Outcome, Timeline)> {
     let mut sim = Sim::new(setup);
     let mut rec = Recorder::new(&mut sim);
     let every = chunk_seconds(setup.duration, setup.step);
     for t in 0..setup.duration {
         sim.serve(t);
-        rec.observe(&mut sim);
+        rec.observe(&mut sim, t);
         sim.settle(t);
         rec.settle(&mut sim, t);
-        if (t + 1).is_multiple_of(every)
+        if let Some(sink) = sink.as_mut()
+            && (t + 1).is_multiple_of(every)
             && t + 1 < setup.duration
             && !sink(rec.chunk(&sim, t + 1, false))
         {
             return None;
         }
     }
-    if !sink(rec.chunk(&sim, setup.duration, true)) {
+    if let Some(sink) = sink
+        && !sink(rec.chunk(&sim, setup.duration, true))
+    {
         return None;
     }
     Some((sim.finish(), rec.into_timeline()))
