@@ -10,6 +10,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use super::blocks::{classify, prefix_xor, up_to};
 use crate::source::read::{Compression, MAX_LINE_BYTES};
 use crate::source::{At, SourceError};
 
@@ -238,6 +239,18 @@ fn fill(r: &mut dyn BufRead) -> std::io::Result<&[u8]> {
     r.fill_buf()
 }
 
+/// What a block did.
+enum Block {
+    /// The value goes on after it.
+    Next,
+    /// The value ended; the next byte is at this index.
+    Done(usize),
+    /// It holds a backslash: read byte by byte.
+    Escapes,
+    /// Fewer than 64 bytes are left in the buffer.
+    Short,
+}
+
 /// Where the splitter is inside one value, carried from one buffer to the next.
 #[derive(Default)]
 struct Scan {
@@ -265,7 +278,25 @@ impl Scan {
         // Bytes from `run` to `i` are kept; white space outside strings ends a run.
         let mut run = 0;
         let mut done = false;
+        // Byte by byte up to here (a block with a backslash), then blocks again.
+        let mut bytewise_until = 0;
         while i < n {
+            // Inside an object or an array, 64 bytes at a time while they hold no backslash.
+            if i >= bytewise_until && self.depth > 0 && !self.scalar && !self.escaped {
+                match self.block(buf, i, &mut run, out, keep, line) {
+                    Block::Next => {
+                        i += 64;
+                        continue;
+                    }
+                    Block::Done(end) => {
+                        i = end;
+                        done = true;
+                        break;
+                    }
+                    Block::Escapes => bytewise_until = i + 64,
+                    Block::Short => bytewise_until = n,
+                }
+            }
             if self.in_str {
                 match self.string_tail(buf, &mut i) {
                     Some(true) => {
@@ -309,6 +340,79 @@ impl Scan {
             out.extend_from_slice(&buf[run..i]);
         }
         (i, done)
+    }
+
+    /// The 64-byte block at `at` of an object or array (depth > 0, not after a backslash): its newlines
+    /// counted, its white space outside strings dropped from `out` (the kept run so far starts at `run`),
+    /// its brackets outside strings followed to where the value ends. A block with a backslash is left to
+    /// the byte loop (which escapes only inside strings, as a block's masks could not tell before knowing
+    /// where strings are), so both read every document alike.
+    ///
+    /// `benches/json_array.sh`'s array (1.25 GB pretty-printed; the splitter is its load's slower thread):
+    /// see the closing note of issue 26 and `docs/performance.md` for the figures.
+    #[inline]
+    fn block(
+        &mut self,
+        buf: &[u8],
+        at: usize,
+        run: &mut usize,
+        out: &mut Vec<u8>,
+        keep: bool,
+        line: &mut u64,
+    ) -> Block {
+        let Some(block) = buf.get(at..).and_then(<[u8]>::first_chunk::<64>) else {
+            return Block::Short;
+        };
+        let c = classify(block);
+        if c.backslash != 0 {
+            return Block::Escapes;
+        }
+        let carry = if self.in_str { u64::MAX } else { 0 };
+        let in_str = prefix_xor(c.quote) ^ carry;
+        let outside = !in_str;
+        let (open, close) = (c.open & outside, c.close & outside);
+        // The value ends at the close that takes the depth to 0: it may only if the block has as many closes.
+        let mut end = None;
+        if close != 0 && close.count_ones() >= self.depth {
+            let mut depth = self.depth;
+            let mut brackets = open | close;
+            while brackets != 0 {
+                let k = brackets.trailing_zeros();
+                if open & (1 << k) != 0 {
+                    depth += 1;
+                } else {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                }
+                brackets &= brackets - 1;
+            }
+            self.depth = depth;
+        } else {
+            self.depth = self.depth + open.count_ones() - close.count_ones();
+        }
+        let mine = end.map_or(u64::MAX, up_to);
+        *line += u64::from((c.newline & outside & mine).count_ones());
+        if keep {
+            // Each run of white space outside strings ends the kept run before it.
+            let mut drop = c.space & outside & mine;
+            while drop != 0 {
+                let from = drop.trailing_zeros() as usize;
+                let to = from + (!(drop >> from)).trailing_zeros() as usize;
+                out.extend_from_slice(buf.get(*run..at + from).unwrap_or_default());
+                *run = at + to;
+                drop = if to >= 64 { 0 } else { drop & (u64::MAX << to) };
+            }
+        }
+        match end {
+            Some(k) => Block::Done(at + k as usize + 1),
+            None => {
+                self.in_str = in_str >> 63 != 0;
+                Block::Next
+            }
+        }
     }
 
     /// Inside a string: eight bytes at a time to the next quote, backslash or control character. Returns
@@ -532,6 +636,169 @@ mod tests {
             }
         }
         assert_eq!(got, [r#"{"a":"q\"\\"}"#, r#"{"b":["]"]}"#]);
+    }
+
+    /// The elements of a top-level array, compacted, and the newlines outside strings before the closing
+    /// bracket: the splitter's contract read the simplest way, a byte at a time.
+    fn reference(doc: &[u8]) -> (Vec<Vec<u8>>, u64) {
+        let (mut values, mut cur, mut lines) = (Vec::new(), Vec::new(), 0);
+        let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
+        for &b in doc {
+            if in_str {
+                cur.push(b);
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'\n' => lines += 1,
+                b' ' | b'\t' | b'\r' => {}
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > 1 {
+                        cur.push(b);
+                    }
+                }
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                    cur.push(b);
+                }
+                b',' if depth == 1 => values.push(std::mem::take(&mut cur)),
+                b'"' => {
+                    in_str = true;
+                    cur.push(b);
+                }
+                _ => cur.push(b),
+            }
+        }
+        if !cur.is_empty() {
+            values.push(cur);
+        }
+        (values, lines)
+    }
+
+    /// A random array of objects: nested values, strings with quotes, escapes, brackets, white space and
+    /// non-ASCII bytes, between runs of white space of every kind and length (pretty-printed or not).
+    fn random_doc(rng: &mut rand_pcg::Pcg64) -> Vec<u8> {
+        use rand::RngExt as _;
+        fn ws(rng: &mut rand_pcg::Pcg64, out: &mut Vec<u8>) {
+            let n = match rng.random_range(0..4) {
+                0 => 0,
+                1 => 1,
+                2 => rng.random_range(0..10),
+                _ => rng.random_range(0..90),
+            };
+            for _ in 0..n {
+                out.push([b' ', b' ', b' ', b'\n', b'\t', b'\r'][rng.random_range(0..6)]);
+            }
+        }
+        fn value(rng: &mut rand_pcg::Pcg64, out: &mut Vec<u8>, depth: u32) {
+            match rng.random_range(0..if depth > 4 { 2 } else { 4 }) {
+                0 => {
+                    out.push(b'"');
+                    // Escapes in a string in four (a block with a backslash is read byte by byte).
+                    let plain = if rng.random_range(0..4) == 0 { 0 } else { 3 };
+                    for _ in 0..rng.random_range(0..40) {
+                        match rng.random_range(plain..12) {
+                            0 => out.extend_from_slice(b"\\\""),
+                            1 => out.extend_from_slice(b"\\\\"),
+                            2 => out.extend_from_slice(b"\\n"),
+                            3 => out
+                                .push([b'{', b'}', b'[', b']', b',', b':'][rng.random_range(0..6)]),
+                            // A raw newline is not JSON, but the splitter leaves that to the item
+                            // reader: it must not count it as a line.
+                            4 => out.push([b' ', b'\t', b'\n'][rng.random_range(0..3)]),
+                            5 => out.extend_from_slice("é€".as_bytes()),
+                            _ => out.push(rng.random_range(b'a'..=b'z')),
+                        }
+                    }
+                    out.push(b'"');
+                }
+                1 => out.extend_from_slice(
+                    [&b"12.5e3"[..], b"true", b"null", b"-0"][rng.random_range(0..4)],
+                ),
+                2 => {
+                    out.push(b'[');
+                    for k in 0..rng.random_range(0..5) {
+                        if k > 0 {
+                            out.push(b',');
+                        }
+                        ws(rng, out);
+                        value(rng, out, depth + 1);
+                        ws(rng, out);
+                    }
+                    out.push(b']');
+                }
+                _ => object(rng, out, depth + 1),
+            }
+        }
+        fn object(rng: &mut rand_pcg::Pcg64, out: &mut Vec<u8>, depth: u32) {
+            out.push(b'{');
+            for k in 0..rng.random_range(0..6) {
+                if k > 0 {
+                    out.push(b',');
+                }
+                ws(rng, out);
+                out.extend_from_slice(format!("\"f{k}\"").as_bytes());
+                ws(rng, out);
+                out.push(b':');
+                ws(rng, out);
+                value(rng, out, depth);
+                ws(rng, out);
+            }
+            out.push(b'}');
+        }
+        let mut doc = vec![b'['];
+        for k in 0..rng.random_range(1..30) {
+            if k > 0 {
+                doc.push(b',');
+            }
+            ws(rng, &mut doc);
+            object(rng, &mut doc, 1);
+            ws(rng, &mut doc);
+        }
+        doc.push(b']');
+        doc
+    }
+
+    #[test]
+    fn blocks_split_as_the_bytes_do() {
+        use rand::SeedableRng as _;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(26);
+        for round in 0..400 {
+            let doc = random_doc(&mut rng);
+            let (want, want_lines) = reference(&doc);
+            for cap in [1, 63, 64, 65, 200, 4096] {
+                let mut r = std::io::BufReader::with_capacity(cap, &doc[..]);
+                let name = Path::new("x.json");
+                let mut js = JsonStream::new(&mut r, name, Compression::None);
+                js.expect(b'[', "").unwrap();
+                let mut got = Vec::new();
+                loop {
+                    let mut out = Vec::new();
+                    assert_eq!(js.capture(&mut out, true).unwrap(), End::Complete);
+                    got.push(out);
+                    if !js.next_or_close(b']', "").unwrap() {
+                        break;
+                    }
+                }
+                let text = String::from_utf8_lossy(&doc);
+                assert_eq!(got, want, "round {round}, buffer {cap}: {text}");
+                assert_eq!(
+                    js.line - 1,
+                    want_lines,
+                    "round {round}, buffer {cap}: {text}"
+                );
+            }
+        }
     }
 
     #[test]
