@@ -529,7 +529,7 @@ fn simulation() {
 }
 
 fn simulate_one(setup: &shardlens::model::simulate::Setup) {
-    use shardlens::model::simulate::{record, run, run_streaming};
+    use shardlens::model::simulate::{run, run_streaming};
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..3 {
@@ -577,20 +577,6 @@ fn simulate_one(setup: &shardlens::model::simulate::Setup) {
         times[1].as_secs_f64(),
         first.as_secs_f64(),
         shardlens::model::simulate::column_seconds(setup.duration, setup.step)
-    );
-    // Recorded whole, without chunks (what `shardlens simulate` runs).
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let started = Instant::now();
-        let (_, timeline) = record(setup);
-        times.push(started.elapsed());
-        columns = timeline.columns.len();
-    }
-    times.sort();
-    println!(
-        "  record (the CLI's): best of 3: {:.2} s (median {:.2} s); {columns} columns",
-        times[0].as_secs_f64(),
-        times[1].as_secs_f64(),
     );
 }
 

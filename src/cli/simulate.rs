@@ -12,7 +12,7 @@ use crate::model::examples::time::{EXAMPLES, example};
 use crate::model::fmt::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_file::Scenario;
-use crate::model::simulate::{Billing, Diagnosis, Outcome, Setup, diagnose, record};
+use crate::model::simulate::{Billing, Diagnosis, Outcome, Setup, diagnose, run_streaming};
 
 use super::args::{OutputFormat, ScopeArg};
 use super::trace::{self, TraceArgs};
@@ -107,7 +107,9 @@ pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         apply_shards(&mut scenario, args);
         (scenario, Some((replay, unsharded)))
     };
-    let (outcome, timeline) = record(&scenario.setup);
+    let Some((outcome, timeline)) = run_streaming(&scenario.setup, &mut |_| true) else {
+        bail!("the simulation was cancelled");
+    };
     let diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
     let mut out = std::io::stdout().lock();
     match args.format {

@@ -57,7 +57,7 @@ pub(crate) const MAX_RUN_PARTITIONS: usize = MAX_PARTITIONS * 64;
 pub use diagnose::*;
 pub use engine::initial_partitions;
 pub use keys::{date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts};
-pub use record::{RANGE_KEYS, chunk_seconds, record, run_streaming};
+pub use record::{RANGE_KEYS, chunk_seconds, run_streaming};
 pub use setup::*;
 pub use timeline::*;
 
@@ -431,10 +431,6 @@ mod tests {
         assert_eq!(o, run(s));
         assert_eq!(outcome, o);
         assert_eq!(timeline, tl);
-        // Recorded without chunks: the same.
-        let (ro, rtl) = record(s);
-        assert_eq!(ro, o);
-        assert_eq!(rtl, tl);
         (o, tl, chunks)
     }
 

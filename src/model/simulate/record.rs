@@ -380,20 +380,6 @@ pub fn run_streaming(
     setup: &Setup,
     sink: &mut dyn FnMut(Chunk) -> bool,
 ) -> Option<(Outcome, Timeline)> {
-    drive(setup, Some(sink))
-}
-
-/// [`run_streaming`] for a caller that wants only the result (the CLI): the same outcome and timeline,
-/// without copying the timeline into chunks as it goes (on a near-limit day, 120 MB copied and dropped).
-pub fn record(setup: &Setup) -> (Outcome, Timeline) {
-    // Without a sink nothing cancels the run.
-    drive(setup, None).unwrap_or_default()
-}
-
-fn drive(
-    setup: &Setup,
-    mut sink: Option<&mut dyn FnMut(Chunk) -> bool>,
-) -> Option<(Outcome, Timeline)> {
     let mut sim = Sim::new(setup);
     let mut rec = Recorder::new(&mut sim);
     let every = chunk_seconds(setup.duration, setup.step);
@@ -402,17 +388,14 @@ fn drive(
         rec.observe(&mut sim, t);
         sim.settle(t);
         rec.settle(&mut sim, t);
-        if let Some(sink) = sink.as_mut()
-            && (t + 1).is_multiple_of(every)
+        if (t + 1).is_multiple_of(every)
             && t + 1 < setup.duration
             && !sink(rec.chunk(&sim, t + 1, false))
         {
             return None;
         }
     }
-    if let Some(sink) = sink
-        && !sink(rec.chunk(&sim, setup.duration, true))
-    {
+    if !sink(rec.chunk(&sim, setup.duration, true)) {
         return None;
     }
     Some((sim.finish(), rec.into_timeline()))
