@@ -239,6 +239,22 @@ fn fill(r: &mut dyn BufRead) -> std::io::Result<&[u8]> {
     r.fill_buf()
 }
 
+/// Appends `buf[from..to]` to `out`. A short run (a pretty-printed line's text between its indentation and
+/// its newline) is copied as 16 bytes, of which the rest is cut off again: a copy of known length is two
+/// moves, where `memmove` for each ~15-byte run was a sixth of the splitter thread (`perf report`).
+#[inline]
+fn push_run(out: &mut Vec<u8>, buf: &[u8], from: usize, to: usize) {
+    let len = to.saturating_sub(from);
+    match buf.get(from..).and_then(<[u8]>::first_chunk::<16>) {
+        Some(window) if len <= 16 => {
+            let at = out.len();
+            out.extend_from_slice(window);
+            out.truncate(at + len);
+        }
+        _ => out.extend_from_slice(buf.get(from..to).unwrap_or_default()),
+    }
+}
+
 /// What a block did.
 enum Block {
     /// The value goes on after it.
@@ -401,7 +417,7 @@ impl Scan {
             while drop != 0 {
                 let from = drop.trailing_zeros() as usize;
                 let to = from + (!(drop >> from)).trailing_zeros() as usize;
-                out.extend_from_slice(buf.get(*run..at + from).unwrap_or_default());
+                push_run(out, buf, *run, at + from);
                 *run = at + to;
                 drop = if to >= 64 { 0 } else { drop & (u64::MAX << to) };
             }
