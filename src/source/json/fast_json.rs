@@ -235,20 +235,33 @@ pub(super) fn find_special(s: &[u8]) -> usize {
     at
 }
 
-/// The value of an attribute written the common way, read without serde: `{"S"|"N"|"B":"…"}`, the sets
-/// `{"SS"|"NS"|"BS":["…",…]}` with text without escapes, `{"BOOL":…}` or `{"NULL":…}`. `Some(None)` when a
-/// text is not a valid number or base64 (serde then gives the message), `None` for any other shape (serde
-/// reads it). The span was checked by [`Cursor::skip_value`] or [`Cursor::key_value`] already.
-fn simple_value(span: &[u8], spare: &mut Spare) -> Option<Option<Value>> {
+/// The value of an attribute written the common way, read without serde into `out`: `{"S"|"N"|"B":"…"}`, the
+/// sets `{"SS"|"NS"|"BS":["…",…]}` with text without escapes, `{"BOOL":…}` or `{"NULL":…}`. `Some(true)` when
+/// read, `Some(false)` when a text is not a valid number or base64 (serde then gives the message), `None` for
+/// any other shape (serde reads it; `out` may hold a part read). The span was checked by
+/// [`Cursor::skip_value`] or [`Cursor::key_value`] already.
+///
+/// It writes into its slot rather than returning the value: returned as an `Option<Option<Value>>` and moved
+/// into the slot, the value went through the stack in overlapping 16-byte copies whose loads waited on the
+/// narrower stores before them (store-forwarding stalls, 5.6 % of `shardlens-bench extract`'s
+/// `{pk}#{status}#{tags.0}` samples on four instructions).
+fn simple_value(span: &[u8], spare: &mut Spare, out: &mut Option<Value>) -> Option<bool> {
     let mut c = Cursor { s: span, i: 0 };
     c.expect(b'{')?;
     c.expect(b'"')?;
     let tag = c.plain_str()?;
     c.expect(b':')?;
-    let value = match tag {
+    let read = match tag {
         b"S" | b"N" | b"B" => {
             c.expect(b'"')?;
-            scalar(tag, c.plain_str()?, spare)
+            let text = c.plain_text()?;
+            if tag == b"S" {
+                *out = Some(Value::S(spare.string(text)));
+                true
+            } else {
+                *out = scalar(tag, text);
+                out.is_some()
+            }
         }
         b"SS" | b"NS" | b"BS" => {
             c.expect(b'[')?;
@@ -257,9 +270,14 @@ fn simple_value(span: &[u8], spare: &mut Spare) -> Option<Option<Value>> {
             if !c.close(b']') {
                 loop {
                     c.expect(b'"')?;
-                    match scalar(tag.get(..1)?, c.plain_str()?, spare) {
-                        Some(v) => members.push(v),
-                        None => all = false,
+                    let text = c.plain_text()?;
+                    if tag[0] == b'S' {
+                        members.push(Value::S(spare.string(text)));
+                    } else {
+                        match scalar(tag.get(..1)?, text) {
+                            Some(v) => members.push(v),
+                            None => all = false,
+                        }
                     }
                     match c.next_token()? {
                         b',' => {}
@@ -268,26 +286,32 @@ fn simple_value(span: &[u8], spare: &mut Spare) -> Option<Option<Value>> {
                     }
                 }
             }
-            all.then_some(Value::L(members))
+            *out = Some(Value::L(members));
+            all
         }
-        b"BOOL" => match c.next_token()? {
-            b't' => c.literal(b"rue").map(|()| Value::Bool(true)),
-            b'f' => c.literal(b"alse").map(|()| Value::Bool(false)),
-            _ => None,
-        },
-        b"NULL" => c.skip_value(4).map(|()| Value::Null),
-        _ => None,
+        b"BOOL" => {
+            *out = Some(Value::Bool(match c.next_token()? {
+                b't' => c.literal(b"rue").map(|()| true)?,
+                b'f' => c.literal(b"alse").map(|()| false)?,
+                _ => return None,
+            }));
+            true
+        }
+        b"NULL" => {
+            c.skip_value(4)?;
+            *out = Some(Value::Null);
+            true
+        }
+        _ => return None,
     };
     c.expect(b'}')?;
     c.skip_ws();
-    (c.i == span.len()).then_some(value)
+    (c.i == span.len()).then_some(read)
 }
 
-/// A scalar of type `tag` (`S`, `N` or `B`) from its text (valid UTF-8, as [`Cursor::plain_str`] gives it).
-fn scalar(tag: &[u8], raw: &[u8], spare: &mut Spare) -> Option<Value> {
-    let text = std::str::from_utf8(raw).ok()?;
+/// A number (`N`) or binary (`B`) scalar from its text (a string's is taken as it is).
+fn scalar(tag: &[u8], text: &str) -> Option<Value> {
     match tag {
-        b"S" => Some(Value::S(spare.string(text))),
         b"N" => Value::number(text).ok(),
         _ => base64::engine::general_purpose::STANDARD
             .decode(text.trim_ascii())
@@ -352,6 +376,20 @@ impl<'a> Cursor<'a> {
         if !text.is_ascii() {
             std::str::from_utf8(text).ok()?;
         }
+        self.i += n + 1;
+        Some(text)
+    }
+
+    /// As [`Self::plain_str`], as text: for values, where the text is needed (one UTF-8 check, not an ASCII
+    /// test and then the check).
+    #[inline]
+    pub(super) fn plain_text(&mut self) -> Option<&'a str> {
+        let rest = self.s.get(self.i..)?;
+        let n = find_special(rest);
+        if rest.get(n) != Some(&b'"') {
+            return None;
+        }
+        let text = std::str::from_utf8(rest.get(..n)?).ok()?;
         self.i += n + 1;
         Some(text)
     }
@@ -528,11 +566,11 @@ impl<'a> Cursor<'a> {
             }
             if let Some((slot, start)) = from {
                 let span = self.s.get(start..self.i)?;
-                let value = match simple_value(span, &mut scratch.spare) {
-                    Some(simple) => simple?,
-                    None => typed_value(span, &scratch.extract[slot])?,
-                };
-                scratch.values[slot] = Some(value);
+                let out = scratch.values.get_mut(slot)?;
+                match simple_value(span, &mut scratch.spare, out) {
+                    Some(read) => read.then_some(())?,
+                    None => *out = Some(typed_value(span, &scratch.extract[slot])?),
+                }
             }
             match self.next_token()? {
                 b',' => {}
