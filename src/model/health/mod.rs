@@ -190,19 +190,16 @@ pub fn health(input: &HealthInput<'_>) -> Health {
 fn storage(keys: &KeySet, partitions: usize) -> Storage {
     let parts = Partitioner::equal(partitions.max(1));
     let mut per_partition = vec![0u64; parts.len()];
-    let mut collections: Vec<(u64, u32, u64)> = Vec::new();
     let (mut item_bytes, mut storage_bytes) = (0u64, 0u64);
-    for (idx, _, _) in keys.iter() {
-        let Some(b) = keys.item_bytes(idx) else {
-            continue;
-        };
+    let sized = keys.iter().filter_map(|(idx, _, _)| {
+        let b = keys.item_bytes(idx)?;
         let stored = b.bytes + b.items * STORAGE_OVERHEAD_BYTES;
         item_bytes += b.bytes;
         storage_bytes += stored;
         per_partition[parts.partition_of(keys.hash(idx))] += stored;
-        collections.push((stored, idx, b.items));
-    }
-    crate::model::keyset::first_n(&mut collections, COLLECTIONS, |a, b| {
+        Some((stored, idx, b.items))
+    });
+    let collections = crate::model::keyset::first_n_of(sized, COLLECTIONS, |a, b| {
         b.0.cmp(&a.0).then(a.1.cmp(&b.1))
     });
     Storage {

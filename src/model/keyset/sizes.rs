@@ -157,15 +157,13 @@ impl KeySet {
         let Some(sizes) = self.sizes.as_ref() else {
             return Vec::new();
         };
-        let mut all: Vec<(u32, u64)> = sizes
+        let sized = sizes
             .per_key
             .iter()
             .enumerate()
             .filter(|(_, k)| k.items > 0)
-            .map(|(i, k)| (i as u32, k.max))
-            .collect();
-        super::first_n(&mut all, n, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        all
+            .map(|(i, k)| (i as u32, k.max));
+        super::first_n_of(sized, n, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)))
     }
 
     /// The key whose measured items take the most bytes together (for an export: the largest item
