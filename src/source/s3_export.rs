@@ -497,6 +497,9 @@ fn load_parallel(
     let lines_done = AtomicU64::new(0);
     let (cancel, bytes, opts) = (ctx.cancel, ctx.bytes, ctx.opts);
     let (lines_before, items_before) = (sink.lines, sink.items);
+    // Nothing is sent: each worker holds a sender until it ends (returns or panics), so the receiver hears
+    // the moment the last one is done.
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let results: Vec<WorkerResult> = std::thread::scope(|s| {
         let handles: Vec<_> = assigned
             .iter()
@@ -504,7 +507,9 @@ fn load_parallel(
                 let mut w = sink.fork(assigned.len());
                 w.keys.set_items_distinct(items_distinct);
                 let (abort, lines_done) = (&abort, &lines_done);
+                let done = done_tx.clone();
                 s.spawn(move || {
+                    let _done = done;
                     let mut counts = Vec::with_capacity(mine.len());
                     let mut run = || -> Result<(), SourceError> {
                         for &i in mine {
@@ -541,7 +546,14 @@ fn load_parallel(
                 })
             })
             .collect();
-        join_workers(handles, &lines_done, ctx, (lines_before, items_before))
+        drop(done_tx);
+        join_workers(
+            handles,
+            &done_rx,
+            &lines_done,
+            ctx,
+            (lines_before, items_before),
+        )
     });
     let (counts, sinks) = gather(results, files.len(), cancel)?;
     for w in sinks {
@@ -551,18 +563,19 @@ fn load_parallel(
 }
 
 /// Waits for the workers, reporting the lines they have read so far (on top of `before`: lines, items) every
-/// 50 ms; a worker that panicked is an error.
+/// 50 ms; a worker that panicked is an error. `done` hangs up once every worker has ended: waiting on it
+/// rather than sleeping 50 ms between looks at the handles ends the wait when the last worker does (the
+/// sleep cost 0–50 ms at the end of every load: 25 ms, 4 %, of `benches/export_load.sh` on average).
 fn join_workers(
     handles: Vec<std::thread::ScopedJoinHandle<'_, WorkerResult>>,
+    done: &std::sync::mpsc::Receiver<()>,
     lines_done: &AtomicU64,
     ctx: &mut Ctx<'_, '_>,
     (lines_before, items_before): (u64, u64),
 ) -> Vec<WorkerResult> {
-    while !handles
-        .iter()
-        .all(std::thread::ScopedJoinHandle::is_finished)
+    while let Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+        done.recv_timeout(Duration::from_millis(50))
     {
-        std::thread::sleep(Duration::from_millis(50));
         let done = lines_done.load(Ordering::Relaxed);
         ctx.report(lines_before + done, items_before + done);
     }
