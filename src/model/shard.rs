@@ -160,7 +160,7 @@ impl ShardPlan {
         };
         let mut buf = Vec::with_capacity(64);
         let mut split = vec![0u64; n as usize];
-        for (i, &count) in keys.counts().iter().enumerate() {
+        for (i, count) in keys.counts().enumerate() {
             if count == 0 || !in_scope(count) {
                 continue;
             }
@@ -275,7 +275,7 @@ impl Sharded {
             .zip(keys.counts())
             .enumerate()
             .filter(|&(i, _)| self.sharded_keys.is_empty() || !self.is_sharded(i as u32))
-            .map(|(_, (&h, &c))| (h, c));
+            .map(|(_, (&h, c))| (h, c));
         direct.chain(self.subkeys.iter().map(|s| (s.hash, s.count)))
     }
 

@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(fixed.keys.len(), 10);
         assert_eq!(fixed.keys.total(), ex.keys.total());
         // The streamer's 3,000 writes all land on their shard: it holds more than any other.
-        let counts: Vec<u64> = fixed.keys.counts().to_vec();
+        let counts: Vec<u64> = fixed.keys.counts().collect();
         let max = *counts.iter().max().unwrap();
         let min = *counts.iter().min().unwrap();
         assert!(max >= 3000 && max > 2 * min, "{counts:?}");

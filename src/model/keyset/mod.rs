@@ -32,9 +32,10 @@ pub use sort_keys::{MAX_KEPT_SORT_KEY_BYTES, SortKeyFacts};
 pub struct KeySet {
     key_type: KeyType,
     arena: Vec<u8>,
-    ends: Vec<u64>,
+    /// Each key's end offset in `arena` and its count, side by side: a lookup reads the end before its key's
+    /// (where the bytes start), its own end and its count, mostly one cache line (see [`Entry`]).
+    entries: Vec<Entry>,
     hashes: Vec<u64>,
-    counts: Vec<u64>,
     index: Index,
     total: u64,
     sort_keys: Option<SortKeys>,
@@ -59,9 +60,8 @@ impl KeySet {
         Self {
             key_type,
             arena: Vec::new(),
-            ends: Vec::new(),
+            entries: Vec::new(),
             hashes: Vec::new(),
-            counts: Vec::new(),
             index: Index::default(),
             total: 0,
             sort_keys: None,
@@ -118,11 +118,11 @@ impl KeySet {
 
     /// Distinct keys.
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
+        self.entries.is_empty()
     }
 
     /// Writes: the sum of all counts.
@@ -140,21 +140,23 @@ impl KeySet {
     /// Like [`Self::add`] with the key's [`key_hash`] already computed.
     pub fn add_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
         let found = self.index.find(hash, |i| {
-            same_bytes(span(&self.arena, &self.ends, i as usize), canonical)
+            same_bytes(span(&self.arena, &self.entries, i as usize), canonical)
         });
         let idx = match found {
             Some(i) => i,
             None => {
-                let i = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+                let i = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
                 self.arena.extend_from_slice(canonical);
-                self.ends.push(self.arena.len() as u64);
+                self.entries.push(Entry {
+                    end: self.arena.len() as u64,
+                    count: 0,
+                });
                 self.hashes.push(hash);
-                self.counts.push(0);
                 self.index.insert(hash, i, &self.hashes);
                 i
             }
         };
-        self.counts[idx as usize] += count;
+        self.entries[idx as usize].count += count;
         self.total += count;
         idx
     }
@@ -170,15 +172,15 @@ impl KeySet {
     pub fn warm(&self, hash: u64) -> u64 {
         let (Some(mask), Some(last)) = (
             self.index.slots.len().checked_sub(1),
-            self.counts.len().checked_sub(1),
+            self.entries.len().checked_sub(1),
         ) else {
             return 0;
         };
         let slot = self.index.slots[hash as usize & mask];
         let i = ((slot as u32).wrapping_sub(1) as usize).min(last);
-        let start = self.ends.get(i.saturating_sub(1)).copied().unwrap_or(0) as usize;
+        let start = self.entries.get(i.saturating_sub(1)).map_or(0, |e| e.end) as usize;
         let first = self.arena.get(start).copied().unwrap_or(0);
-        slot ^ u64::from(first) ^ self.counts.get(i).copied().unwrap_or(0)
+        slot ^ u64::from(first) ^ self.entries.get(i).map_or(0, |e| e.count)
     }
 
     /// Touches the index slot a key of this hash starts its probe at (the first half of [`Self::warm`], for a
@@ -214,7 +216,7 @@ impl KeySet {
 
     /// Canonical bytes of key `idx`.
     pub fn key_bytes(&self, idx: u32) -> &[u8] {
-        span(&self.arena, &self.ends, idx as usize)
+        span(&self.arena, &self.entries, idx as usize)
     }
 
     /// Key `idx` as text (numbers canonical, binary as base64).
@@ -223,7 +225,7 @@ impl KeySet {
     }
 
     pub fn count(&self, idx: u32) -> u64 {
-        self.counts.get(idx as usize).copied().unwrap_or(0)
+        self.entries.get(idx as usize).map_or(0, |e| e.count)
     }
 
     pub fn hash(&self, idx: u32) -> u64 {
@@ -236,15 +238,15 @@ impl KeySet {
     }
 
     /// Write count of every key, by index.
-    pub fn counts(&self) -> &[u64] {
-        &self.counts
+    pub fn counts(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        self.entries.iter().map(|e| e.count)
     }
 
     /// Index of a key given as canonical bytes.
     pub fn find(&self, canonical: &[u8]) -> Option<u32> {
         let hash = key_hash(canonical);
         self.index.find(hash, |i| {
-            span(&self.arena, &self.ends, i as usize) == canonical
+            span(&self.arena, &self.entries, i as usize) == canonical
         })
     }
 
@@ -256,7 +258,8 @@ impl KeySet {
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.arena.capacity()
-            + (self.ends.capacity() + self.hashes.capacity() + self.counts.capacity()) * 8
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.hashes.capacity() * 8
             + self.index.heap_bytes()
             + self.sort_keys.as_ref().map_or(0, SortKeys::heap_bytes)
             + self.sizes.as_ref().map_or(0, |s| {
@@ -276,15 +279,15 @@ impl KeySet {
             let mut pipeline = Pipeline::default();
             let mut start = 0;
             for i in 0..other.len() {
-                let end = other.ends[i] as usize;
+                let Entry { end, count } = other.entries[i];
                 pipeline.push(
                     self,
                     &other.arena,
-                    (start, end),
+                    (start, end as usize),
                     other.hashes[i],
-                    other.counts[i],
+                    count,
                 );
-                start = end;
+                start = end as usize;
             }
             pipeline.drain(self, &other.arena);
             return;
@@ -309,13 +312,29 @@ impl KeySet {
 
     /// Key indices ordered by count, highest first (ties by insertion order), at most `n` of them.
     pub fn top(&self, n: usize) -> Vec<u32> {
-        top_indices(&self.counts, n)
+        top_by(self.len(), n, |i| self.entries[i].count)
     }
 }
 
-fn span<'a>(arena: &'a [u8], ends: &[u64], i: usize) -> &'a [u8] {
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    let end = ends[i] as usize;
+/// A key's end offset in the arena and its count.
+///
+/// Together, not in two arrays, so that a lookup of a key seen long ago misses on one cache line for its
+/// bytes' bounds and its count, where the two arrays made it two: [`Entry`]s are 16 bytes, aligned to 16,
+/// so a key's entry and the one before it share a 64-byte line three times in four.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(super) struct Entry {
+    pub(super) end: u64,
+    pub(super) count: u64,
+}
+
+fn span<'a>(arena: &'a [u8], entries: &[Entry], i: usize) -> &'a [u8] {
+    let start = if i == 0 {
+        0
+    } else {
+        entries[i - 1].end as usize
+    };
+    let end = entries[i].end as usize;
     &arena[start..end]
 }
 
@@ -349,8 +368,13 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 /// Indices of the `n` largest counts, largest first, ties by index; linear time plus `n log n`.
 pub fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
-    first_n_of(0..counts.len() as u32, n, |a, b| {
-        counts[*b as usize].cmp(&counts[*a as usize]).then(a.cmp(b))
+    top_by(counts.len(), n, |i| counts[i])
+}
+
+/// [`top_indices`] of `len` counts, the count of index `i` being `count(i)`.
+fn top_by(len: usize, n: usize, count: impl Fn(usize) -> u64) -> Vec<u32> {
+    first_n_of(0..len as u32, n, |a, b| {
+        count(*b as usize).cmp(&count(*a as usize)).then(a.cmp(b))
     })
 }
 

@@ -230,15 +230,15 @@ impl KeySet {
             }
         }
         let i = (slot as u32).wrapping_sub(1) as usize;
-        (i < self.counts.len()).then_some(i)
+        (i < self.entries.len()).then_some(i)
     }
 
     /// Asks for the end offset before the home key's (where its bytes start) and its count.
     #[inline]
     fn prefetch_entry(&self, hash: u64) {
         if let Some(i) = self.home_key(hash) {
-            prefetch(&self.ends[i.saturating_sub(1)]);
-            prefetch(&self.counts[i]);
+            prefetch(&self.entries[i.saturating_sub(1)]);
+            prefetch(&self.entries[i]);
         }
     }
 
@@ -246,7 +246,11 @@ impl KeySet {
     #[inline]
     fn prefetch_bytes(&self, hash: u64) {
         if let Some(i) = self.home_key(hash) {
-            let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+            let start = if i == 0 {
+                0
+            } else {
+                self.entries[i - 1].end as usize
+            };
             if let Some(b) = self.arena.get(start) {
                 prefetch(b);
             }

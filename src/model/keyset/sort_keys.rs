@@ -161,7 +161,7 @@ impl SortKeys {
 impl KeySet {
     /// Notes key `idx`'s (of [`key_hash`](crate::model::key_hash) `key_hash`) sort key `sk`.
     pub(super) fn note_sort_key(&mut self, idx: u32, key_hash: u64, sk: &[u8], sk_type: KeyType) {
-        let n = self.counts.len();
+        let n = self.entries.len();
         let (budget, distinct) = (self.kept_budget, self.items_distinct);
         let tracker = self
             .sort_keys
