@@ -366,12 +366,8 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     word(a, n - 8) == word(b, n - 8)
 }
 
-/// Indices of the `n` largest counts, largest first, ties by index; linear time plus `n log n`.
-pub fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
-    top_by(counts.len(), n, |i| counts[i])
-}
-
-/// [`top_indices`] of `len` counts, the count of index `i` being `count(i)`.
+/// Indices of the `n` largest of `len` counts, largest first, ties by index (the count of index `i` being
+/// `count(i)`); linear time plus `n log n`.
 fn top_by(len: usize, n: usize, count: impl Fn(usize) -> u64) -> Vec<u32> {
     first_n_of(0..len as u32, n, |a, b| {
         count(*b as usize).cmp(&count(*a as usize)).then(a.cmp(b))
@@ -432,6 +428,10 @@ pub fn first_n<T>(v: &mut Vec<T>, n: usize, mut order: impl FnMut(&T, &T) -> std
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn top_indices(counts: &[u64], n: usize) -> Vec<u32> {
+        top_by(counts.len(), n, |i| counts[i])
+    }
 
     #[test]
     fn counts_repeats_and_keeps_order() {

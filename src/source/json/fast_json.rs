@@ -39,12 +39,12 @@
 //! release build cost the crates would add (per-crate compile times from `cargo build --timings` on this
 //! machine): sonic-rs ~113 s (11 new crates), simd-json ~28 s (8 new crates).
 
-use base64::Engine as _;
-
 use super::extract::{plain_to_value, typed_value};
-use super::item::{KeyNames, Scratch, Spare, Tag};
+use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
-use crate::model::keyexpr::Value;
+
+mod value;
+use value::simple_value;
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
 pub(super) const MAX_DEPTH: u32 = 128;
@@ -233,91 +233,6 @@ pub(super) fn find_special(s: &[u8]) -> usize {
         at += 1;
     }
     at
-}
-
-/// The value of an attribute written the common way, read without serde into `out`: `{"S"|"N"|"B":"…"}`, the
-/// sets `{"SS"|"NS"|"BS":["…",…]}` with text without escapes, `{"BOOL":…}` or `{"NULL":…}`. `Some(true)` when
-/// read, `Some(false)` when a text is not a valid number or base64 (serde then gives the message), `None` for
-/// any other shape (serde reads it; `out` may hold a part read). The span was checked by
-/// [`Cursor::skip_value`] or [`Cursor::key_value`] already.
-///
-/// It writes into its slot rather than returning the value: returned as an `Option<Option<Value>>` and moved
-/// into the slot, the value went through the stack in overlapping 16-byte copies whose loads waited on the
-/// narrower stores before them (store-forwarding stalls, 5.6 % of `shardlens-bench extract`'s
-/// `{pk}#{status}#{tags.0}` samples on four instructions).
-fn simple_value(span: &[u8], spare: &mut Spare, out: &mut Option<Value>) -> Option<bool> {
-    let mut c = Cursor { s: span, i: 0 };
-    c.expect(b'{')?;
-    c.expect(b'"')?;
-    let tag = c.plain_str()?;
-    c.expect(b':')?;
-    let read = match tag {
-        b"S" | b"N" | b"B" => {
-            c.expect(b'"')?;
-            let text = c.plain_text()?;
-            if tag == b"S" {
-                *out = Some(Value::S(spare.string(text)));
-                true
-            } else {
-                *out = scalar(tag, text);
-                out.is_some()
-            }
-        }
-        b"SS" | b"NS" | b"BS" => {
-            c.expect(b'[')?;
-            let mut members = spare.list();
-            let mut all = true;
-            if !c.close(b']') {
-                loop {
-                    c.expect(b'"')?;
-                    let text = c.plain_text()?;
-                    if tag[0] == b'S' {
-                        members.push(Value::S(spare.string(text)));
-                    } else {
-                        match scalar(tag.get(..1)?, text) {
-                            Some(v) => members.push(v),
-                            None => all = false,
-                        }
-                    }
-                    match c.next_token()? {
-                        b',' => {}
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            *out = Some(Value::L(members));
-            all
-        }
-        b"BOOL" => {
-            *out = Some(Value::Bool(match c.next_token()? {
-                b't' => c.literal(b"rue").map(|()| true)?,
-                b'f' => c.literal(b"alse").map(|()| false)?,
-                _ => return None,
-            }));
-            true
-        }
-        b"NULL" => {
-            c.skip_value(4)?;
-            *out = Some(Value::Null);
-            true
-        }
-        _ => return None,
-    };
-    c.expect(b'}')?;
-    c.skip_ws();
-    (c.i == span.len()).then_some(read)
-}
-
-/// A number (`N`) or binary (`B`) scalar from its text (a string's is taken as it is).
-fn scalar(tag: &[u8], text: &str) -> Option<Value> {
-    match tag {
-        b"N" => Value::number(text).ok(),
-        _ => base64::engine::general_purpose::STANDARD
-            .decode(text.trim_ascii())
-            .ok()
-            .map(Value::B),
-    }
 }
 
 pub(super) struct Cursor<'a> {
@@ -714,6 +629,7 @@ mod tests {
     use serde::de::DeserializeSeed as _;
 
     use super::*;
+    use crate::model::keyexpr::Value;
     use crate::source::json::item::{ItemSeed, RecordSeed};
 
     const TYPICAL: &str = r#"{"Item":{"pk":{"S":"user#000123"},"sk":{"S":"2024-05-03T02:02:14.002Z#0000002"},"status":{"S":"ACTIVE"},"amount":{"N":"123.45"},"tags":{"SS":["t2","t2"]},"payload":{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}}}"#;
