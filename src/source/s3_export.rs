@@ -464,7 +464,7 @@ fn resolve_names(
             }
             if sink.key_type.is_none() {
                 sink.key_type = probe.key_type;
-                sink.keys = crate::model::KeySet::new(probe.keys.key_type());
+                sink.keys = sink.keys.empty_like(probe.keys.key_type());
             }
             Ok(())
         }

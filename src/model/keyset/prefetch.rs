@@ -167,6 +167,9 @@ impl KeySet {
             if let Some(l) = t.last.entry(i) {
                 prefetch(l);
             }
+            if let Some(f) = t.first.get(i) {
+                prefetch(f);
+            }
         }
     }
 

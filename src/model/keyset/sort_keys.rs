@@ -24,8 +24,12 @@ pub(super) struct SortKeys {
     pub(super) sk_type: KeyType,
     /// Indexed by key; `items == 0` for keys written without a sort key.
     pub(super) facts: Vec<SortKeyFacts>,
-    /// The last sort key seen for each key (only while it is still "only increasing").
+    /// The last sort key seen for each key (only while it is still "only increasing"), when the set tracks
+    /// write order (see [`KeySet::set_read_order`]).
     pub(super) last: LastSortKeys,
+    /// Per key, the pair hash ([`pair_hash`]) of its first item, while it has one item and items are counted
+    /// (not [`KeySet::set_items_distinct`]): it goes into `seen` when a second item comes.
+    pub(super) first: Vec<u64>,
     /// Hashes of (key index, sort key) pairs seen, to count distinct items.
     pub(super) seen: HashSet64,
     /// The distinct sort keys themselves within a byte budget (the partition inspector's item collections),
@@ -123,6 +127,7 @@ impl SortKeys {
             sk_type,
             facts: Vec::new(),
             last: LastSortKeys::default(),
+            first: Vec::new(),
             seen: HashSet64::default(),
             kept: Vec::new(),
             kept_arena: Vec::new(),
@@ -152,6 +157,7 @@ impl SortKeys {
     pub(super) fn heap_bytes(&self) -> usize {
         self.facts.capacity() * std::mem::size_of::<SortKeyFacts>()
             + self.last.heap_bytes()
+            + self.first.capacity() * 8
             + self.seen.heap_bytes()
             + self.kept.capacity() * 8
             + self.kept_arena.capacity()
@@ -162,25 +168,37 @@ impl KeySet {
     /// Notes key `idx`'s (of [`key_hash`](crate::model::key_hash) `key_hash`) sort key `sk`.
     pub(super) fn note_sort_key(&mut self, idx: u32, key_hash: u64, sk: &[u8], sk_type: KeyType) {
         let n = self.entries.len();
-        let (budget, distinct) = (self.kept_budget, self.items_distinct);
+        let (budget, distinct, track) = (self.kept_budget, self.items_distinct, self.track_order);
         let tracker = self
             .sort_keys
             .get_or_insert_with(|| SortKeys::new(sk_type, budget));
         if tracker.facts.len() < n {
             tracker.facts.resize(n, SortKeyFacts::default());
-            tracker.last.resize(n);
+            if track {
+                tracker.last.resize(n);
+            }
         }
         let i = idx as usize;
         let new_item = distinct || {
-            // A key's first item goes into `seen` only when a second one comes (its sort key is still in
-            // `last` then): most keys of a re-keyed export have one item, and each insert is a cache miss in
+            // A key's first item goes into `seen` only when a second one comes (its pair hash waits in
+            // `first`): most keys of a re-keyed export have one item, and each insert is a cache miss in
             // a table of millions (`perf record`, `{pk}#{status}#{tags.0}` over 2,000,000 items: the inserts
             // were 9 % of the load).
-            let first = tracker.facts[i].items == 1;
-            if let (true, Some(first_sk)) = (first, tracker.last.get(i)) {
-                tracker.seen.insert(pair_hash(key_hash, first_sk));
+            if tracker.first.len() < n {
+                tracker.first.resize(n, 0);
             }
-            tracker.facts[i].items == 0 || tracker.seen.insert(pair_hash(key_hash, sk))
+            let pair = pair_hash(key_hash, sk);
+            match tracker.facts[i].items {
+                0 => {
+                    tracker.first[i] = pair;
+                    true
+                }
+                1 => {
+                    tracker.seen.insert(tracker.first[i]);
+                    tracker.seen.insert(pair)
+                }
+                _ => tracker.seen.insert(pair),
+            }
         };
         if new_item {
             tracker.keep(idx, sk);
@@ -188,6 +206,9 @@ impl KeySet {
         let facts = &mut tracker.facts[i];
         if new_item {
             facts.items += 1;
+        }
+        if !track {
+            return;
         }
         match (tracker.last.get(i), facts.items) {
             (None, 1) if new_item => {
@@ -258,19 +279,27 @@ impl KeySet {
             return;
         };
         let budget = self.kept_budget;
+        let (at, track) = (idx as usize, self.track_order);
         let tracker = self
             .sort_keys
             .get_or_insert_with(|| SortKeys::new(theirs.sk_type, budget));
-        if tracker.facts.len() <= idx as usize {
-            tracker
-                .facts
-                .resize(idx as usize + 1, SortKeyFacts::default());
-            tracker.last.resize(idx as usize + 1);
+        if tracker.facts.len() <= at {
+            tracker.facts.resize(at + 1, SortKeyFacts::default());
+            if track {
+                tracker.last.resize(at + 1);
+            }
         }
-        let mine = &mut tracker.facts[idx as usize];
+        let mine = &mut tracker.facts[at];
         let was_empty = mine.items == 0;
         mine.items += facts.items;
         mine.only_increasing = was_empty && facts.only_increasing;
+        // A key that arrives with one item keeps that item's hash, for the items added after the merge.
+        if let (true, 1, Some(&pair)) = (was_empty, facts.items, theirs.first.get(i as usize)) {
+            if tracker.first.len() <= at {
+                tracker.first.resize(at + 1, 0);
+            }
+            tracker.first[at] = pair;
+        }
     }
 
     /// Keeps `other`'s kept sort keys too; `mapped[i]` is the index here of `other`'s key `i`.
@@ -404,6 +433,53 @@ mod tests {
         set.add_item(b"A", Some((b"x".as_slice(), KeyType::S)), 1);
         assert_eq!(set.sort_key_facts(0).unwrap().items, 1);
         assert_eq!(set.sort_key_facts(1).unwrap().items, 1);
+    }
+
+    #[test]
+    fn read_order_counts_the_same_items_without_keeping_last_sort_keys() {
+        let items = [("A", "x"), ("B", "x"), ("A", "x"), ("A", "y"), ("C", "1")];
+        let load = |read_order: bool| {
+            let mut set = KeySet::new(KeyType::S);
+            if read_order {
+                set.set_read_order();
+            }
+            for (pk, sk) in items {
+                set.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+            }
+            set.set_write_ordered(true);
+            set
+        };
+        let (tracked, read) = (load(false), load(true));
+        for i in 0..3 {
+            assert_eq!(
+                tracked.sort_key_facts(i).map(|f| f.items),
+                read.sort_key_facts(i).map(|f| f.items)
+            );
+        }
+        assert_eq!(read.sort_key_facts(0).unwrap().items, 2);
+        assert!(tracked.sort_key_facts(0).unwrap().only_increasing);
+        assert!(
+            !read.sort_key_facts(0).unwrap().only_increasing && !read.write_ordered(),
+            "a set in read order never claims write order"
+        );
+        assert!(read.sort_keys.as_ref().unwrap().last.heap_bytes() == 0);
+        // A key that came with one item from a merged set still knows that item.
+        let mut whole = KeySet::new(KeyType::S);
+        whole.set_read_order();
+        whole.add_item(b"Z", Some((b"z".as_slice(), KeyType::S)), 1);
+        let mut part = KeySet::new(KeyType::S);
+        part.set_read_order();
+        part.add_item(b"K", Some((b"k1".as_slice(), KeyType::S)), 1);
+        whole.merge(&part);
+        let k = whole.find(b"K").unwrap();
+        whole.add_item(b"K", Some((b"k1".as_slice(), KeyType::S)), 1);
+        assert_eq!(
+            whole.sort_key_facts(k).unwrap().items,
+            1,
+            "the same item again"
+        );
+        whole.add_item(b"K", Some((b"k2".as_slice(), KeyType::S)), 1);
+        assert_eq!(whole.sort_key_facts(k).unwrap().items, 2);
     }
 
     #[test]

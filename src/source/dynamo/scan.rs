@@ -359,8 +359,11 @@ pub async fn run_scan<P: PageSource>(
     }
     drop(tx);
 
+    // A scan returns each item collection in sort-key order, which says nothing of the order of writes.
+    let mut read_order = KeySet::new(key_type);
+    read_order.set_read_order();
     let mut collect = Collect {
-        keys: KeySet::new(key_type),
+        keys: read_order,
         progress: ScanProgress {
             segments: vec![SegmentProgress::default(); segments as usize],
             ..ScanProgress::default()

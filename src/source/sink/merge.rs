@@ -19,6 +19,9 @@ impl Sink {
             self.keys.key_type(),
             crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
         );
+        if !self.keys.tracks_order() {
+            fork.keys.set_read_order();
+        }
         fork.key_type_given = self.key_type_given;
         fork.sk_type = self.sk_type;
         fork.names = self.names.clone();

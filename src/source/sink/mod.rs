@@ -71,7 +71,12 @@ struct Staged {
 impl Sink {
     pub fn new(opts: &LoadOptions) -> Self {
         Self {
-            keys: KeySet::new(opts.key_type.unwrap_or_default()),
+            keys: {
+                // Every input a sink reads is in read order (lines of writes have their own parser).
+                let mut keys = KeySet::new(opts.key_type.unwrap_or_default());
+                keys.set_read_order();
+                keys
+            },
             key_type: opts.key_type,
             key_type_given: opts.key_type.is_some(),
             sk_type: None,
@@ -139,7 +144,7 @@ impl Sink {
             None => {
                 self.key_type = Some(ty);
                 if self.keys.is_empty() {
-                    self.keys = KeySet::new(ty);
+                    self.keys = self.keys.empty_like(ty);
                 }
                 Ok(())
             }
