@@ -543,7 +543,7 @@ impl<'a> Cursor<'a> {
             if let Some((slot, start)) = from {
                 let span = self.s.get(start..self.i)?;
                 let out = scratch.values.get_mut(slot)?;
-                match simple_value(span, &mut scratch.spare, out) {
+                match simple_value(span, &mut scratch.spare, slot, out) {
                     Some(read) => read.then_some(())?,
                     None => *out = Some(typed_value(span, &scratch.extract[slot])?),
                 }
@@ -1295,6 +1295,35 @@ mod tests {
             mutated_taken > 9000 / 20,
             "{mutated_taken} mutated lines taken"
         );
+    }
+
+    /// One scratch reused line after line, as a load uses it (each item's values written over the last item's
+    /// value of the same slot, whatever its shape): every line's values are serde's.
+    #[test]
+    fn a_reused_scratch_extracts_each_line_as_serde_does() {
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        let all = names("pk", Some("sk"));
+        let mut fast = stale_extracting();
+        let (mut taken, mut lists) = (0, 0);
+        for _ in 0..3000 {
+            let (line, field) = gen_line(&mut rng);
+            if !scan_record(&line, field, &all, &mut fast) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let Some(slow) = serde_values(&line, field, &all) else {
+                panic!("serde refuses what the fast path took: {text}");
+            };
+            assert_eq!(fast.values, slow.values, "values differ on {text}");
+            taken += 1;
+            lists += fast
+                .values
+                .iter()
+                .filter(|v| matches!(v, Some(Value::L(_))))
+                .count();
+        }
+        assert!(taken > 2000, "{taken} of 3000 lines taken");
+        assert!(lists > 500, "{lists} lists read");
     }
 
     #[test]

@@ -16,9 +16,13 @@ use crate::source::json::item::Spare;
 /// into the slot, the value went through the stack in overlapping 16-byte copies whose loads waited on the
 /// narrower stores before them (store-forwarding stalls, 5.6 % of `shardlens-bench extract`'s
 /// `{pk}#{status}#{tags.0}` samples on four instructions).
+///
+/// `slot` is the value's slot: its strings and lists are written over the last item's value of the slot
+/// ([`Spare::string_in`], [`Spare::list_in`]).
 pub(super) fn simple_value(
     span: &[u8],
     spare: &mut Spare,
+    slot: usize,
     out: &mut Option<Value>,
 ) -> Option<bool> {
     let mut c = Cursor { s: span, i: 0 };
@@ -31,7 +35,7 @@ pub(super) fn simple_value(
             c.expect(b'"')?;
             let text = c.plain_text()?;
             if tag == b"S" {
-                *out = Some(Value::S(spare.string(text)));
+                *out = Some(Value::S(spare.string_in(slot, text)));
                 true
             } else {
                 *out = scalar(tag, text);
@@ -40,28 +44,44 @@ pub(super) fn simple_value(
         }
         b"SS" | b"NS" | b"BS" => {
             c.expect(b'[')?;
-            let mut members = spare.list();
+            let mut members = spare.list_in(slot);
+            let mut len = 0;
             let mut all = true;
-            if !c.close(b']') {
+            let mut read = || -> Option<()> {
+                if c.close(b']') {
+                    return Some(());
+                }
                 loop {
                     c.expect(b'"')?;
                     let text = c.plain_text()?;
                     if tag[0] == b'S' {
-                        members.push(Value::S(spare.string(text)));
+                        spare.member_in(&mut members, len, text);
+                        len += 1;
                     } else {
                         match scalar(tag.get(..1)?, text) {
-                            Some(v) => members.push(v),
+                            Some(v) if len < members.len() => {
+                                members[len] = v;
+                                len += 1;
+                            }
+                            Some(v) => {
+                                members.push(v);
+                                len += 1;
+                            }
                             None => all = false,
                         }
                     }
                     match c.next_token()? {
                         b',' => {}
-                        b']' => break,
+                        b']' => return Some(()),
                         _ => return None,
                     }
                 }
-            }
+            };
+            let done = read();
+            spare.end_list(&mut members, len);
+            // Kept in the slot even when the shape was not the common one: serde then writes over it.
             *out = Some(Value::L(members));
+            done?;
             all
         }
         b"BOOL" => {
