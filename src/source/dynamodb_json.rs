@@ -300,7 +300,7 @@ mod deferred_tests {
             .collect()
     }
 
-    /// Items keyed by a key expression are added one item late by the lines loader: the same keys in the same
+    /// Items keyed by a key expression are added a few items late by the lines loader: the same keys in the same
     /// order, counts, items and sizes as adding each at once, bad lines skipped in between included.
     #[test]
     fn a_key_expression_load_adds_every_item_as_at_once() {

@@ -315,7 +315,7 @@ impl KeySet {
 
 /// A 64-bit hash of (key, sort key) without building the pair: the sort key's xxh3 seeded with the key's
 /// [`key_hash`](crate::model::key_hash). Known before the key is looked up, so a loader can ask for the
-/// slot it will test ([`KeySet::prefetch_add`]).
+/// slot it will test ([`KeySet::prefetch_seen`]).
 pub(super) fn pair_hash(key_hash: u64, sk: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(sk, key_hash.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
