@@ -42,6 +42,7 @@
 use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
+use crate::model::keyexpr::Value;
 
 mod value;
 use value::simple_value;
@@ -520,18 +521,22 @@ impl<'a> Cursor<'a> {
             // As serde: the partition key first when both names are the same, and the last occurrence wins.
             size += name.len() as u64;
             let ttl = scratch.ttl.is_ttl(name);
+            // A string key attribute's text, when the attribute is also extracted: its value, read once.
+            let mut key_text = None;
             if name == pk {
                 let (t, raw) = self.key_value()?;
                 size += super::size::key_size(t, raw)?;
                 scratch.pk = Some(Tag::Key(t));
                 scratch.pk_raw.clear();
                 scratch.pk_raw.extend_from_slice(raw);
+                key_text = (t == KeyType::S).then_some(raw);
             } else if sk == Some(name) {
                 let (t, raw) = self.key_value()?;
                 size += super::size::key_size(t, raw)?;
                 scratch.sk = Some(Tag::Key(t));
                 scratch.sk_raw.clear();
                 scratch.sk_raw.extend_from_slice(raw);
+                key_text = (t == KeyType::S).then_some(raw);
             } else {
                 self.skip_ws();
                 let start = self.i;
@@ -540,7 +545,13 @@ impl<'a> Cursor<'a> {
                     scratch.ttl.value = super::ttl::typed_ttl(self.s.get(start..self.i)?);
                 }
             }
-            if let Some((slot, start)) = from {
+            if let (Some((slot, _)), Some(raw)) = (from, key_text) {
+                // `key_value` took exactly `{"S":"…"}` with valid UTF-8 and no escapes: the value is the text,
+                // as `simple_value` would read it from the span again.
+                let text = std::str::from_utf8(raw).ok()?;
+                let value = scratch.spare.string_in(slot, text);
+                *scratch.values.get_mut(slot)? = Some(Value::S(value));
+            } else if let Some((slot, start)) = from {
                 let span = self.s.get(start..self.i)?;
                 let out = scratch.values.get_mut(slot)?;
                 match simple_value(span, &mut scratch.spare, slot, out) {
