@@ -47,7 +47,7 @@ pub struct Sink {
     attribute_names: Vec<String>,
     /// The TTL attribute's values, once the items have one.
     pub ttl: Option<TtlStats>,
-    /// An item keyed by the key expression, checked and counted but not yet added ([`Self::add_scratch_deferred`]).
+    /// Items keyed by the key expression, checked and counted but not yet added ([`Self::add_scratch_deferred`]).
     staged: StagedRing,
 }
 
