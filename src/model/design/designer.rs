@@ -55,6 +55,16 @@ impl Designer {
         }
     }
 
+    /// Whether [`Self::prepare`] has nothing to do for any record: no candidates, no GSIs, nothing to collect
+    /// for `--shard-by` (a load keyed by a key expression alone). A loader then skips it and [`Self::commit`]:
+    /// their empty [`Prepared`] was 1.65 % of `shardlens analyze --key-expr '{pk}#{status}#{tags.0}'`'s samples,
+    /// and skipping them takes 3.2 % of its instructions (callgrind, 200,000 export lines: 1.629 -> 1.577 G).
+    pub fn is_idle(&self) -> bool {
+        self.design.candidates.is_empty()
+            && self.gsis.is_empty()
+            && (self.shard_by.is_none() || self.design.shard_by.is_none())
+    }
+
     /// The size of the record [`Self::prepare`] reads next (DynamoDB's, [`crate::model::item_size`]) and of
     /// its table key attributes (names and values): each GSI that holds it notes its projected size. `None`
     /// for a record without its whole item (a key list): the indexes get no sizes.

@@ -281,6 +281,7 @@ impl Sink {
                 )
             });
         let prepared = match &mut self.designer {
+            Some(d) if d.is_idle() => None,
             Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
                 Ok(p) => Some(p),
                 Err(e) => return Err(self.design_message(&e)),
@@ -553,6 +554,7 @@ impl Sink {
             )
         });
         let prepared = match &mut self.designer {
+            Some(d) if d.is_idle() => None,
             Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
                 Ok(p) => Some(p),
                 Err(e) => return Err(self.design_message(&e)),
