@@ -122,10 +122,28 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     };
     sink.shape = None;
     let split = size.and_then(|size| {
-        let plain = matches!(format, FormatIn::Auto | FormatIn::Lines)
-            && input.compression == Compression::None
-            && !is_stdin(path);
-        plain.then(|| load_lines_split_into(path, &name, size, read_before, sink, ctx))
+        if input.compression != Compression::None || is_stdin(path) {
+            return None;
+        }
+        match format {
+            FormatIn::Auto | FormatIn::Lines => Some(load_lines_split_into(
+                path,
+                &name,
+                size,
+                read_before,
+                sink,
+                ctx,
+            )),
+            FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split(
+                path,
+                &name,
+                size,
+                read_before,
+                sink,
+                ctx,
+            )),
+            _ => None,
+        }
     });
     let result = match split {
         Some(Ok(true)) => Ok(()),

@@ -282,7 +282,7 @@ impl Stretches<'_> {
 /// Where `size` bytes of `path` are cut into `parts` stretches of whole lines: `parts + 1` offsets from 0 to
 /// `size`, each inner one just after a newline. `None` when a stretch would be empty or no newline is near a
 /// cut (a line longer than a read: the single reader reports it).
-fn cut_points(
+pub(super) fn cut_points(
     path: &Path,
     name: &Path,
     size: u64,

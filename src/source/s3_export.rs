@@ -22,8 +22,10 @@ use super::dispatch::Ctx;
 use super::dynamodb_json::json_line;
 use super::ion::ion_line;
 use super::json::item::Scratch;
+use super::json::ttl::TtlProbe;
 use super::read::{Sink, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
+use crate::model::health::ttl::TtlValue;
 
 mod parallel;
 use parallel::load_parallel;
@@ -419,14 +421,15 @@ fn check_counts(files: &[DataFile], counts: &[u64], root: &Path, sink: &mut Sink
     groups
 }
 
-/// Reads the first item of a data file to fix the key attributes before the files load in parallel.
-fn resolve_names(
+/// Reads the first item of a data file to fix the key attributes before the files load in parallel; returns
+/// what that item decided about the TTL attribute (`None` when no item was read: the real load reports why).
+pub(super) fn resolve_names(
     path: &Path,
     format: FormatIn,
     sink: &mut Sink,
     opts: &LoadOptions,
     bytes: &AtomicU64,
-) -> Result<(), SourceError> {
+) -> Result<Option<TtlProbe>, SourceError> {
     // Bytes read here are read again by the real load: count them apart.
     let _ = bytes;
     let scratch_bytes = AtomicU64::new(0);
@@ -466,9 +469,12 @@ fn resolve_names(
                 sink.key_type = probe.key_type;
                 sink.keys = sink.keys.empty_like(probe.keys.key_type());
             }
-            Ok(())
+            Ok(Some(TtlProbe {
+                value: TtlValue::Absent,
+                ..scratch.ttl
+            }))
         }
         // Errors are reported by the real load, with the policy applied.
-        _ => Ok(()),
+        _ => Ok(None),
     }
 }

@@ -82,6 +82,33 @@ impl Index {
     }
 }
 
+/// Hashes between the prefetch of a slot and its probe in [`HashSet64::insert_all`] and
+/// [`HashSet64::shares_any`].
+const AHEAD: usize = 16;
+
+/// Calls `ahead` with each hash of `set`, and `each` with the hash [`AHEAD`] places before it (then the last
+/// ones), so that `each` finds in cache what `ahead` asked for; both with `state`.
+fn ahead_each<S>(
+    set: &HashSet64,
+    state: &mut S,
+    ahead: impl Fn(&S, u64),
+    mut each: impl FnMut(&mut S, u64),
+) {
+    let mut ring = [0u64; AHEAD];
+    let mut n = 0;
+    for h in set.iter() {
+        ahead(state, h);
+        if n >= AHEAD {
+            each(state, ring[n % AHEAD]);
+        }
+        ring[n % AHEAD] = h;
+        n += 1;
+    }
+    for k in n.saturating_sub(AHEAD)..n {
+        each(state, ring[k % AHEAD]);
+    }
+}
+
 /// `n` zero slots whose pages are already written.
 ///
 /// `vec![0; n]` of a large `n` is fresh zero pages from the kernel; probing reads them first, which maps the
@@ -107,6 +134,31 @@ pub(super) struct HashSet64 {
 }
 
 impl HashSet64 {
+    /// Whether `hash` was added.
+    pub(super) fn contains(&self, hash: u64) -> bool {
+        let hash = hash.max(1);
+        let Some(mask) = self.slots.len().checked_sub(1) else {
+            return false;
+        };
+        let mut pos = hash as usize & mask;
+        loop {
+            match self.slots[pos] {
+                0 => return false,
+                h if h == hash => return true,
+                _ => pos = (pos + 1) & mask,
+            }
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The hashes held (as stored: 0 as 1), in no particular order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.slots.iter().copied().filter(|&h| h != 0)
+    }
+
     /// Adds `hash`; returns whether it was new.
     pub(super) fn insert(&mut self, hash: u64) -> bool {
         let hash = hash.max(1);
@@ -142,6 +194,39 @@ impl HashSet64 {
 
     pub(super) fn heap_bytes(&self) -> usize {
         self.slots.capacity() * 8
+    }
+
+    /// Adds every hash of `other`; `false` when one was here already. Grows once for all of them, and asks for
+    /// each slot [`AHEAD`] hashes before it is probed (a merge of two loads' million-pair tables: each insert
+    /// is a cache miss).
+    pub(super) fn insert_all(&mut self, other: &HashSet64) -> bool {
+        let need = (self.len + other.len) * 2;
+        if need > self.slots.len() {
+            let grown = written_zeros(need.next_power_of_two());
+            let old = std::mem::replace(&mut self.slots, grown);
+            for h in old.into_iter().filter(|&h| h != 0) {
+                self.place(h);
+            }
+        }
+        let mut all_new = true;
+        ahead_each(other, self, HashSet64::prefetch, |me, h| {
+            all_new &= me.insert(h);
+        });
+        all_new
+    }
+
+    /// Whether any hash of `other` is here, each slot asked for [`AHEAD`] hashes before it is probed.
+    pub(super) fn shares_any(&self, other: &HashSet64) -> bool {
+        let mut shared = false;
+        ahead_each(
+            other,
+            &mut &*self,
+            |me, h| me.prefetch(h),
+            |me, h| {
+                shared |= me.contains(h);
+            },
+        );
+        shared
     }
 
     fn place(&mut self, hash: u64) {

@@ -125,10 +125,17 @@ impl KeySet {
         self.track_order
     }
 
+    /// The budget for kept sort keys, in bytes.
+    pub fn kept_budget(&self) -> usize {
+        self.kept_budget
+    }
+
     /// Changes the budget for kept sort keys (what is kept already stays).
     pub fn set_kept_budget(&mut self, bytes: usize) {
         self.kept_budget = bytes.min(MAX_KEPT_SORT_KEY_BYTES);
         if let Some(t) = self.sort_keys.as_mut() {
+            // A set that filled a smaller budget (a loader thread's share) takes more sort keys again.
+            t.full &= self.kept_budget <= t.kept_budget;
             t.kept_budget = self.kept_budget;
         }
     }
@@ -274,7 +281,11 @@ impl KeySet {
 
     /// Index of a key given as canonical bytes.
     pub fn find(&self, canonical: &[u8]) -> Option<u32> {
-        let hash = key_hash(canonical);
+        self.find_hashed(canonical, key_hash(canonical))
+    }
+
+    /// [`Self::find`] of a key whose hash is known.
+    fn find_hashed(&self, canonical: &[u8], hash: u64) -> Option<u32> {
         self.index.find(hash, |i| {
             span(&self.arena, &self.entries, i as usize) == canonical
         })
@@ -299,6 +310,13 @@ impl KeySet {
 
     /// Adds every key and count of `other` (which must be of the same key type) to this set.
     pub fn merge(&mut self, other: &KeySet) {
+        let _ = self.merge_counted(other);
+    }
+
+    /// [`Self::merge`]; `true` when every distinct item is counted once: `false` when both sets count distinct
+    /// items (not [`Self::set_items_distinct`]) and held one item in common, which is then counted twice if its
+    /// key had more than one item in `other` (and its sort key may be kept twice).
+    pub fn merge_counted(&mut self, other: &KeySet) -> bool {
         self.write_ordered = if self.is_empty() {
             other.write_ordered
         } else {
@@ -320,19 +338,22 @@ impl KeySet {
                 start = end as usize;
             }
             pipeline.drain(self, &other.arena);
-            return;
+            return true;
         }
         let mut mapped = Vec::with_capacity(other.len());
+        let mut exact = true;
         for i in 0..other.len() as u32 {
             let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
             mapped.push(idx);
-            self.merge_sort_key_facts(idx, other, i);
+            exact &= self.merge_sort_key_facts(idx, other, i);
         }
+        exact &= self.merge_seen(other);
         self.merge_kept_sort_keys(other, &mapped);
         if let Some(theirs) = other.sizes.as_ref() {
             let mine = self.sizes.get_or_insert_with(ItemSizes::default);
             mine.merge(theirs, &mapped);
         }
+        exact
     }
 
     /// Keys in insertion order with their counts.

@@ -39,6 +39,9 @@ pub(super) struct SortKeys {
     pub(super) kept_budget: usize,
     /// Every distinct sort key fitted in the budget.
     pub(super) kept_all: bool,
+    /// A sort key did not fit the budget as it is: no later one is kept (until the budget grows, as a loader
+    /// thread's share of it does when its set becomes the whole load's).
+    pub(super) full: bool,
 }
 
 /// The last sort key of each key, back to back in one arena: a key's first sort key is one copy onto the end,
@@ -133,12 +136,18 @@ impl SortKeys {
             kept_arena: Vec::new(),
             kept_budget,
             kept_all: true,
+            full: false,
         }
     }
 
+    /// Keeps `sk` for key `idx` while every sort key so far has fitted: the kept sort keys are the first ones of
+    /// the input, in order, so sets loaded apart with the whole budget each and merged in input order keep
+    /// what one set that read it all would have (a later, shorter sort key is not kept after a longer one did
+    /// not fit).
     pub(super) fn keep(&mut self, idx: u32, sk: &[u8]) {
-        if self.kept_arena.len() + sk.len() > self.kept_budget {
+        if self.full || self.kept_arena.len() + sk.len() > self.kept_budget {
             self.kept_all = false;
+            self.full = true;
             return;
         }
         self.kept_arena.extend_from_slice(sk);
@@ -272,12 +281,17 @@ impl KeySet {
         (sks, t.kept_all)
     }
 
-    /// Adds the sort-key facts of `other`'s key `i` to this set's key `idx` (the same key).
-    pub(super) fn merge_sort_key_facts(&mut self, idx: u32, other: &KeySet, i: u32) {
+    /// Adds the sort-key facts of `other`'s key `i` to this set's key `idx` (the same key). When both sets count
+    /// distinct items, the key's item pairs go where a set that read both inputs would have them (a key with
+    /// one item keeps its pair in `first`, a key with more has all of them in `seen`; the pairs `other` holds
+    /// in its `seen` are added by [`Self::merge_seen`]). `false` when `other`'s one item of this key is one this
+    /// set has already: it is not counted twice, but the kept sort keys may hold it twice.
+    pub(super) fn merge_sort_key_facts(&mut self, idx: u32, other: &KeySet, i: u32) -> bool {
         let (Some(facts), Some(theirs)) = (other.sort_key_facts(i), other.sort_keys.as_ref())
         else {
-            return;
+            return true;
         };
+        let counting = !self.items_distinct && !other.items_distinct;
         let budget = self.kept_budget;
         let (at, track) = (idx as usize, self.track_order);
         let tracker = self
@@ -289,17 +303,88 @@ impl KeySet {
                 tracker.last.resize(at + 1);
             }
         }
+        let before = tracker.facts[at].items;
+        let mut exact = true;
+        let mut added = facts.items;
+        if counting && before + facts.items >= 2 {
+            if before == 1
+                && let Some(&pair) = tracker.first.get(at)
+            {
+                tracker.seen.insert(pair);
+            }
+            if facts.items == 1
+                && let Some(&pair) = theirs.first.get(i as usize)
+                && !tracker.seen.insert(pair)
+            {
+                added = 0;
+                exact = false;
+            }
+        }
         let mine = &mut tracker.facts[at];
-        let was_empty = mine.items == 0;
-        mine.items += facts.items;
-        mine.only_increasing = was_empty && facts.only_increasing;
+        mine.items += added;
+        mine.only_increasing = before == 0 && facts.only_increasing;
         // A key that arrives with one item keeps that item's hash, for the items added after the merge.
-        if let (true, 1, Some(&pair)) = (was_empty, facts.items, theirs.first.get(i as usize)) {
+        if let (0, 1, Some(&pair)) = (before, facts.items, theirs.first.get(i as usize)) {
             if tracker.first.len() <= at {
                 tracker.first.resize(at + 1, 0);
             }
             tracker.first[at] = pair;
         }
+        exact
+    }
+
+    /// Whether [`Self::merge_counted`] of `other` would count every distinct item once: `false` when both sets
+    /// count distinct items and hold one in common. Changes nothing; costs a lookup per key of `other` and one
+    /// per item pair the smaller of the two sets holds in its `seen`.
+    pub fn merges_exactly(&self, other: &KeySet) -> bool {
+        if self.items_distinct || other.items_distinct {
+            return true;
+        }
+        let (Some(mine), Some(theirs)) = (self.sort_keys.as_ref(), other.sort_keys.as_ref()) else {
+            return true;
+        };
+        let items = |t: &SortKeys, i: usize| t.facts.get(i).map_or(0, |f| f.items);
+        for i in 0..other.len() {
+            let t = items(theirs, i);
+            if t == 0 {
+                continue;
+            }
+            let Some(idx) = self.find_hashed(other.key_bytes(i as u32), other.hash(i as u32))
+            else {
+                continue;
+            };
+            let (at, m) = (idx as usize, items(mine, idx as usize));
+            let shared = match (m, t) {
+                (0, _) => false,
+                (1, 1) => mine.first.get(at) == theirs.first.get(i),
+                (1, _) => mine.first.get(at).is_some_and(|&p| theirs.seen.contains(p)),
+                (_, 1) => theirs.first.get(i).is_some_and(|&p| mine.seen.contains(p)),
+                // Both hold several: their pairs are in both `seen` tables, checked below.
+                _ => false,
+            };
+            if shared {
+                return false;
+            }
+        }
+        let (small, large) = if mine.seen.len() <= theirs.seen.len() {
+            (&mine.seen, &theirs.seen)
+        } else {
+            (&theirs.seen, &mine.seen)
+        };
+        !large.shares_any(small)
+    }
+
+    /// Adds the item pairs `other` holds in its `seen` (its keys' with two items or more) to this set's, after
+    /// [`Self::merge_sort_key_facts`] for every key. `false` when one of them is here already: an item both
+    /// sets counted, which this set then counts twice (the pair does not say whose key it is).
+    pub(super) fn merge_seen(&mut self, other: &KeySet) -> bool {
+        if self.items_distinct || other.items_distinct {
+            return true;
+        }
+        let (Some(mine), Some(theirs)) = (self.sort_keys.as_mut(), other.sort_keys.as_ref()) else {
+            return true;
+        };
+        mine.seen.insert_all(&theirs.seen)
     }
 
     /// Keeps `other`'s kept sort keys too; `mapped[i]` is the index here of `other`'s key `i`.
@@ -508,6 +593,135 @@ mod tests {
         let (j, _) = a.item_sort_keys(a.find(b"J").unwrap());
         assert_eq!(j, [b"x".as_slice(), b"y"]);
         assert_eq!(KeySet::new(KeyType::S).item_sort_keys(0).0.len(), 0);
+    }
+
+    /// Sets in read order that count distinct items, one per part of `items`.
+    fn counted(items: &[(&str, &str)]) -> KeySet {
+        let mut set = KeySet::new(KeyType::S);
+        set.set_read_order();
+        for (pk, sk) in items {
+            set.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        set
+    }
+
+    fn items_of(set: &KeySet, pk: &str) -> u64 {
+        set.sort_key_facts(set.find(pk.as_bytes()).unwrap())
+            .unwrap()
+            .items
+    }
+
+    #[test]
+    fn merged_sets_count_each_item_once_and_know_them_all_afterwards() {
+        let first = [("A", "1"), ("B", "1"), ("B", "2"), ("C", "1")];
+        let second = [("A", "2"), ("B", "3"), ("D", "1"), ("D", "2"), ("E", "1")];
+        let mut merged = counted(&first);
+        assert!(merged.merge_counted(&counted(&second)), "no item in common");
+        let whole = counted(&[&first[..], &second[..]].concat());
+        for pk in ["A", "B", "C", "D", "E"] {
+            assert_eq!(items_of(&merged, pk), items_of(&whole, pk), "{pk}");
+        }
+        // Every item of both parts is known after the merge, whichever table its pair waited in: one item of
+        // each key again changes no count, a new one adds one.
+        for (pk, sk) in [
+            ("A", "1"),
+            ("A", "2"),
+            ("B", "2"),
+            ("C", "1"),
+            ("D", "1"),
+            ("E", "1"),
+        ] {
+            merged.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        merged.add_item(b"E", Some((b"2".as_slice(), KeyType::S)), 1);
+        let want = [("A", 2), ("B", 3), ("C", 1), ("D", 2), ("E", 2)];
+        for (pk, n) in want {
+            assert_eq!(
+                items_of(&merged, pk),
+                n,
+                "{pk} after adding the items again"
+            );
+        }
+    }
+
+    #[test]
+    fn a_merge_says_when_the_sets_shared_an_item() {
+        // The same one item of a key on both sides: counted once, and said.
+        let shares = |x: &[(&str, &str)], y: &[(&str, &str)]| {
+            let (a, b) = (counted(x), counted(y));
+            let said = !a.merges_exactly(&b);
+            let mut merged = a.clone();
+            assert_eq!(said, !merged.merge_counted(&b), "{x:?} {y:?}");
+            said
+        };
+        for (x, y, want) in [
+            (&[("A", "1")][..], &[("A", "1")][..], true),
+            (&[("A", "1")], &[("A", "2")], false),
+            (&[("B", "1"), ("B", "2")], &[("B", "2"), ("B", "3")], true),
+            (&[("B", "1"), ("B", "2")], &[("B", "3"), ("B", "4")], false),
+            (&[("C", "1")], &[("C", "0"), ("C", "1")], true),
+            (&[("C", "0"), ("C", "1")], &[("C", "1")], true),
+            (&[("C", "0"), ("C", "1")], &[("C", "2")], false),
+            (&[("D", "1")], &[("E", "1")], false),
+        ] {
+            assert_eq!(shares(x, y), want, "{x:?} {y:?}");
+        }
+        let mut a = counted(&[("A", "1")]);
+        assert!(!a.merge_counted(&counted(&[("A", "1")])));
+        assert_eq!(items_of(&a, "A"), 1);
+        // A key with several items on both sides, one of them shared.
+        let mut b = counted(&[("B", "1"), ("B", "2")]);
+        assert!(!b.merge_counted(&counted(&[("B", "2"), ("B", "3")])));
+        // One item here, the same among several there.
+        let mut c = counted(&[("C", "1")]);
+        assert!(!c.merge_counted(&counted(&[("C", "0"), ("C", "1")])));
+        // Sets that take their items as distinct are not checked.
+        let mut d = counted(&[("D", "1")]);
+        let mut e = counted(&[("D", "1")]);
+        e.set_items_distinct(true);
+        assert!(d.merge_counted(&e));
+    }
+
+    #[test]
+    fn kept_sort_keys_are_the_first_ones_of_the_input() {
+        let mut a = KeySet::with_kept_budget(KeyType::S, 4);
+        for sk in ["aaa", "bb", "c"] {
+            a.add_item(b"K", Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        let (kept, all) = a.item_sort_keys(0);
+        assert_eq!(
+            kept,
+            [b"aaa".as_slice()],
+            "\"c\" would fit, after \"bb\" did not"
+        );
+        assert!(!all);
+        // Loaded in two parts and merged in input order: what one set kept.
+        let mut first = KeySet::with_kept_budget(KeyType::S, 4);
+        first.add_item(b"K", Some((b"aaa".as_slice(), KeyType::S)), 1);
+        let mut second = KeySet::with_kept_budget(KeyType::S, 4);
+        for sk in ["bb", "c"] {
+            second.add_item(b"K", Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        first.merge(&second);
+        assert_eq!(first.item_sort_keys(0), (vec![b"aaa".as_slice()], false));
+    }
+
+    #[test]
+    fn a_thread_share_of_the_budget_that_filled_takes_more_once_it_is_the_whole_budget() {
+        let keep = |sks: &[&str]| {
+            let mut set = KeySet::with_kept_budget(KeyType::S, 4);
+            for sk in sks {
+                set.add_item(b"K", Some((sk.as_bytes(), KeyType::S)), 1);
+            }
+            set
+        };
+        let mut first = keep(&["aa", "bb", "cc"]);
+        assert_eq!(first.item_sort_keys(0).0.len(), 2, "its share is full");
+        first.set_kept_budget(8);
+        first.merge(&keep(&["dd", "ee"]));
+        let (kept, all) = first.item_sort_keys(0);
+        assert_eq!(kept, [b"aa".as_slice(), b"bb", b"dd", b"ee"]);
+        assert!(!all, "\"cc\" is not among them");
     }
 
     #[test]

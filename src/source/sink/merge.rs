@@ -15,10 +15,8 @@ impl Sink {
             on_bad: self.on_bad,
             ..LoadOptions::default()
         });
-        fork.keys = KeySet::with_kept_budget(
-            self.keys.key_type(),
-            crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES / of.max(1),
-        );
+        fork.keys =
+            KeySet::with_kept_budget(self.keys.key_type(), self.keys.kept_budget() / of.max(1));
         if !self.keys.tracks_order() {
             fork.keys.set_read_order();
         }
@@ -33,7 +31,8 @@ impl Sink {
         fork
     }
 
-    /// Adds a worker's keys and counts.
+    /// Adds a worker's keys and counts. Items both sinks hold are counted twice when their key has several
+    /// items in `other` ([`KeySet::merge_counted`]; [`KeySet::merges_exactly`] tells beforehand).
     pub fn absorb(&mut self, mut other: Sink) {
         self.settle();
         other.settle();
@@ -43,9 +42,9 @@ impl Sink {
         let kept = other.kept.take();
         if self.keys.is_empty() && !self.keys.has_sort_keys() {
             self.absorb_designs(&other, kept, &|k| k);
+            let budget = self.keys.kept_budget();
             self.keys = std::mem::take(&mut other.keys);
-            self.keys
-                .set_kept_budget(crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES);
+            self.keys.set_kept_budget(budget);
             self.keys.set_items_distinct(false);
         } else {
             self.keys.merge(&other.keys);

@@ -49,6 +49,9 @@ pub struct Sink {
     pub ttl: Option<TtlStats>,
     /// Items keyed by the key expression, checked and counted but not yet added ([`Self::add_scratch_deferred`]).
     staged: staged::StagedRing,
+    /// The TTL attribute as the input's first item decided it, for a loader that starts reading after that
+    /// item (a stretch of a file loaded on several threads): its items do not guess the attribute again.
+    pub ttl_seed: Option<crate::source::json::ttl::TtlProbe>,
 }
 
 impl Sink {
@@ -82,7 +85,20 @@ impl Sink {
             attribute_names: Vec::new(),
             ttl: None,
             staged: staged::StagedRing::default(),
+            ttl_seed: None,
         }
+    }
+
+    /// Whether an input may be read in stretches on several threads, each into a [`Self::fork`] merged back in
+    /// order, with the result one reader would have had: nothing read yet, and nothing that follows the items
+    /// in order beyond the key set (key designs, kept items).
+    pub fn splits(&self) -> bool {
+        self.designer.is_none()
+            && self.kept.is_none()
+            && self.items == 0
+            && self.keys.is_empty()
+            && !self.keys.has_sort_keys()
+            && self.ttl.is_none()
     }
 
     /// Whether calculated sharding hashes the sort key (lines note it as they are read).

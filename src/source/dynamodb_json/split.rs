@@ -1,0 +1,514 @@
+//! One large, uncompressed file of DynamoDB JSON lines on every core: the file is cut at line ends into one
+//! stretch per thread, each stretch loads into a [`Sink::fork`] of its own, and the forks are merged in file
+//! order, so keys keep the order in which they first appear and every count is what one reader would have
+//! found. Anything a merge cannot give exactly sends the file back to one reader from the start (see
+//! [`load_json_lines_split`]).
+//!
+//! Measured (`benches/json_lines.sh`: the 2,000,000 items of `benches/gen_export.py`'s export as one 466 MB
+//! file, page cache warm, this 2-core machine): see `docs/performance.md` for the figures.
+
+use std::io::{BufReader, Read as _, Seek as _, SeekFrom};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::load_json_lines;
+use crate::source::dispatch::Ctx;
+use crate::source::json::ttl::TtlProbe;
+use crate::source::lines::{SPLIT_MIN_BYTES, cut_points};
+use crate::source::read::{Compression, Counting, FileLoad, Sink, TICK_LINES};
+use crate::source::s3_export::resolve_names;
+use crate::source::{At, FormatIn, SourceError};
+
+/// Bytes each stretch's reader asks for at once (as [`crate::source::read::open`]'s buffer).
+const BUF_BYTES: usize = 256 << 10;
+
+/// Loads the regular, uncompressed file `path` (`size` bytes) of DynamoDB JSON lines (`{"Item":…}`) into
+/// `sink` on up to four threads (as many as the machine has cores); `read_before` is the byte count before
+/// the file was opened (the readers count the whole file again).
+///
+/// Returns `Ok(false)`, with `sink` as it was but for the key attributes and the TTL attribute its first item
+/// decides (as one reader would have decided them), when the file is better read by one reader from the
+/// start: a single core, a file under [`SPLIT_MIN_BYTES`], a sink that already holds items or follows them
+/// beyond the key set ([`Sink::splits`]), any bad line or warning past the first stretch (one reader then names
+/// its line in the whole file), or an item that two stretches both hold (one reader counts it once).
+pub fn load_json_lines_split(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || size < SPLIT_MIN_BYTES {
+        return Ok(false);
+    }
+    load_stretches(path, name, size, threads, read_before, sink, ctx)
+}
+
+/// [`load_json_lines_split`] on `threads` threads, whatever the file's size.
+fn load_stretches(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    threads: usize,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    if !sink.splits() {
+        return Ok(false);
+    }
+    let Some(cuts) = cut_points(path, name, size, threads)? else {
+        return Ok(false);
+    };
+    // The first item fixes the key attributes and the TTL attribute for every stretch.
+    let Some(ttl) = resolve_names(path, FormatIn::DynamodbJson, sink, ctx.opts, ctx.bytes)? else {
+        return Ok(false);
+    };
+    let bytes_before = ctx.bytes.load(Ordering::Relaxed);
+    let shared = Shared {
+        path,
+        name,
+        opts: ctx.opts,
+        cancel: ctx.cancel,
+        bail: AtomicBool::new(false),
+        lines: AtomicU64::new(0),
+        read: AtomicU64::new(0),
+    };
+    let results = shared.load_all(&cuts, sink, &ttl, read_before, ctx);
+    let mut forks = Vec::with_capacity(results.len());
+    for r in results {
+        forks.push(r?);
+    }
+    match shared.merge_in_order(forks, &cuts) {
+        Some(merged) => {
+            ctx.bytes.store(
+                read_before + shared.read.load(Ordering::Relaxed),
+                Ordering::Relaxed,
+            );
+            sink.absorb(merged);
+            Ok(true)
+        }
+        None => {
+            ctx.bytes.store(bytes_before, Ordering::Relaxed);
+            Ok(false)
+        }
+    }
+}
+
+/// What the threads of [`load_stretches`] share.
+struct Shared<'a> {
+    path: &'a Path,
+    name: &'a Path,
+    opts: &'a crate::source::LoadOptions,
+    cancel: &'a AtomicBool,
+    /// Set once a stretch finds what sends the file to one reader: every stretch stops.
+    bail: AtomicBool,
+    /// Lines read so far by every stretch, and bytes.
+    lines: AtomicU64,
+    read: AtomicU64,
+}
+
+impl Shared<'_> {
+    /// Loads each stretch `cuts[k]..cuts[k + 1]` on a thread of its own into a fork of `sink` that starts from
+    /// the TTL attribute `ttl`, reporting progress through `ctx` every 50 ms; by stretch, its fork, `None`
+    /// when the file is to go to one reader, or an error (cancelled, a thread that panicked).
+    fn load_all(
+        &self,
+        cuts: &[u64],
+        sink: &Sink,
+        ttl: &TtlProbe,
+        read_before: u64,
+        ctx: &mut Ctx<'_, '_>,
+    ) -> Vec<Result<Option<Sink>, SourceError>> {
+        let (lines_before, items_before) = (sink.lines, sink.items);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = cuts
+                .windows(2)
+                .map(|w| {
+                    let mut fork = sink.fork(1);
+                    fork.ttl_seed = Some(ttl.clone());
+                    let (done, stretch) = (done_tx.clone(), (w[0], w[1]));
+                    scope.spawn(move || {
+                        let _done = done;
+                        self.load(stretch, fork)
+                    })
+                })
+                .collect();
+            drop(done_tx);
+            // `done` hangs up once every stretch has ended.
+            while let Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                done_rx.recv_timeout(Duration::from_millis(50))
+            {
+                ctx.bytes.store(
+                    read_before + self.read.load(Ordering::Relaxed),
+                    Ordering::Relaxed,
+                );
+                let n = self.lines.load(Ordering::Relaxed);
+                ctx.report(lines_before + n, items_before + n);
+            }
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(SourceError::record(
+                            self.name,
+                            At::File,
+                            "a loader thread panicked",
+                        ))
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The stretches' forks merged in file order into the first: `None` when the file is to go to one reader
+    /// (a stretch that bailed, or a warning or skipped line past the first stretch, which would name a line of
+    /// its stretch, not of the file). A stretch that holds an item of the stretches before it is read again
+    /// after them, into their sink, as one reader would have read it; the other stretches' work is kept.
+    fn merge_in_order(&self, forks: Vec<Option<Sink>>, cuts: &[u64]) -> Option<Sink> {
+        let forks: Vec<Sink> = forks.into_iter().collect::<Option<_>>()?;
+        if forks
+            .iter()
+            .skip(1)
+            .any(|f| !f.warnings.is_empty() || f.skipped > 0)
+        {
+            return None;
+        }
+        let mut forks = forks.into_iter().zip(cuts.windows(2));
+        let (mut merged, _) = forks.next()?;
+        for (fork, w) in forks {
+            if merged.keys.merges_exactly(&fork.keys) {
+                merged.absorb(fork);
+            } else {
+                self.read_into((w[0], w[1]), &mut merged, false).ok()?;
+            }
+        }
+        Some(merged)
+    }
+
+    /// Loads the bytes `from..to` of the file into `fork`: `Ok(None)` when the file is to go to one reader (a
+    /// bad line here or in another stretch).
+    fn load(&self, stretch: (u64, u64), mut fork: Sink) -> Result<Option<Sink>, SourceError> {
+        match self.read_into(stretch, &mut fork, true) {
+            Ok(()) => Ok(Some(fork)),
+            Err(SourceError::Cancelled) if self.cancel.load(Ordering::Relaxed) => {
+                Err(SourceError::Cancelled)
+            }
+            Err(_) => {
+                self.bail.store(true, Ordering::Relaxed);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Reads the bytes `from..to` of the file into `sink`; with `first` they count as read for progress (a
+    /// stretch read again does not).
+    fn read_into(
+        &self,
+        (from, to): (u64, u64),
+        sink: &mut Sink,
+        first: bool,
+    ) -> Result<(), SourceError> {
+        let io_err = |source| SourceError::Io {
+            name: self.name.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::File::open(self.path).map_err(io_err)?;
+        file.seek(SeekFrom::Start(from)).map_err(io_err)?;
+        let uncounted = AtomicU64::new(0);
+        let counted = Counting {
+            inner: file.take(to - from),
+            count: if first { &self.read } else { &uncounted },
+        };
+        let mut reader = BufReader::with_capacity(BUF_BYTES, counted);
+        let mut tick = |_: u64, _: u64| {
+            if self.cancel.load(Ordering::Relaxed) || self.bail.load(Ordering::Relaxed) {
+                return Err(SourceError::Cancelled);
+            }
+            if first {
+                self.lines.fetch_add(TICK_LINES, Ordering::Relaxed);
+            }
+            Ok(())
+        };
+        load_json_lines(
+            FileLoad {
+                reader: &mut reader,
+                compression: Compression::None,
+                name: self.name,
+                opts: self.opts,
+                sink,
+                tick: &mut tick,
+            },
+            "Item",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::read::load_text;
+    use crate::source::{LoadOptions, OnBad};
+
+    /// Everything a load leaves in its sink that a report reads, as text.
+    fn summary(s: &Sink) -> String {
+        let k = &s.keys;
+        let keys: Vec<String> = k
+            .iter()
+            .map(|(i, key, count)| {
+                format!(
+                    "{} {count} {:?} {:?} {:?}",
+                    String::from_utf8_lossy(key),
+                    k.sort_key_facts(i),
+                    k.item_sort_keys(i),
+                    k.item_bytes(i),
+                )
+            })
+            .collect();
+        format!(
+            "{keys:#?}\ntotal {} items {} lines {} skipped {} names {:?} ttl {:?} warnings {:?} sizes {:?} \
+             largest {:?}",
+            k.total(),
+            s.items,
+            s.lines,
+            s.skipped,
+            s.names,
+            s.ttl,
+            s.warnings,
+            k.size_profile(),
+            k.largest_items(5),
+        )
+    }
+
+    /// Items of a table: keys with one item and with many, items written again (`repeat` of them, anywhere in
+    /// the file), a TTL attribute on some, blank and CRLF lines.
+    fn items(n: usize, seed: u64, repeat: usize) -> String {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x >> 33
+        };
+        let mut lines = Vec::new();
+        for i in 0..n {
+            let pk = if next() % 3 == 0 {
+                format!("solo#{i}")
+            } else {
+                format!("user#{}", next() % 40)
+            };
+            let ttl = if next() % 4 == 0 {
+                format!(
+                    r#","expires":{{"N":"{}"}}"#,
+                    1_700_000_000 + next() % 100_000
+                )
+            } else {
+                String::new()
+            };
+            let pad = "x".repeat((next() % 300) as usize);
+            lines.push(format!(
+                r#"{{"Item":{{"pk":{{"S":"{pk}"}},"sk":{{"S":"{:06}"}},"v":{{"S":"{pad}"}}{ttl}}}}}"#,
+                next() % 50_000
+            ));
+        }
+        for _ in 0..repeat {
+            let from = (next() as usize) % lines.len();
+            let to = (next() as usize) % lines.len();
+            let again = lines[from].clone();
+            lines.insert(to, again);
+        }
+        let mut text = String::new();
+        for (i, l) in lines.iter().enumerate() {
+            text.push_str(l);
+            text.push_str(match i % 97 {
+                0 => "\r\n",
+                1 => "\n\n",
+                _ => "\n",
+            });
+        }
+        text
+    }
+
+    /// `text` loaded as a file in `threads` stretches (falling back to one reader as `load_file` does), into a
+    /// sink keeping `budget` bytes of sort keys; whether it loaded in stretches.
+    fn split_kept(
+        text: &str,
+        threads: usize,
+        opts: &LoadOptions,
+        budget: usize,
+    ) -> (Result<Sink, SourceError>, bool) {
+        let dir = std::env::temp_dir().join(format!(
+            "shardlens-json-split-{}-{threads}-{}",
+            std::process::id(),
+            text.len()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("items.json");
+        std::fs::write(&path, text).unwrap();
+        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
+        let mut progress = |_| {};
+        let mut ctx = Ctx {
+            opts,
+            cancel: &cancel,
+            bytes: &bytes,
+            total_bytes: None,
+            total_items: None,
+            progress: &mut progress,
+        };
+        let mut sink = Sink::new(opts);
+        sink.keys.set_kept_budget(budget);
+        let name = Path::new("items.json");
+        let split = load_stretches(
+            &path,
+            name,
+            text.len() as u64,
+            threads,
+            0,
+            &mut sink,
+            &mut ctx,
+        );
+        let in_stretches = matches!(split, Ok(true));
+        let out = match split {
+            Ok(true) => Ok(sink),
+            Ok(false) => {
+                let mut reader = BufReader::new(std::fs::File::open(&path).unwrap());
+                load_json_lines(
+                    FileLoad {
+                        reader: &mut reader,
+                        compression: Compression::None,
+                        name,
+                        opts,
+                        sink: &mut sink,
+                        tick: &mut |_, _| Ok(()),
+                    },
+                    "Item",
+                )
+                .map(|()| sink)
+            }
+            Err(e) => Err(e),
+        };
+        std::fs::remove_dir_all(&dir).unwrap();
+        (out, in_stretches)
+    }
+
+    fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {
+        split_kept(
+            text,
+            threads,
+            opts,
+            crate::model::keyset::MAX_KEPT_SORT_KEY_BYTES,
+        )
+    }
+
+    fn one_reader_kept(text: &str, opts: &LoadOptions, budget: usize) -> Result<Sink, SourceError> {
+        let mut sink = Sink::new(opts);
+        sink.keys.set_kept_budget(budget);
+        let mut reader = text.as_bytes();
+        load_json_lines(
+            FileLoad {
+                reader: &mut reader,
+                compression: Compression::None,
+                name: Path::new("items.json"),
+                opts,
+                sink: &mut sink,
+                tick: &mut |_, _| Ok(()),
+            },
+            "Item",
+        )
+        .map(|()| sink)
+    }
+
+    fn one_reader(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
+        let sink = load_text(text, "items.json", opts, |cx| load_json_lines(cx, "Item"))?;
+        Ok(sink)
+    }
+
+    #[test]
+    fn stretches_load_what_one_reader_loads() {
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(1, 0), (2, 0), (3, 5), (4, 200)] {
+            let text = items(3_000, seed, repeat);
+            let want = summary(&one_reader(&text, &opts).unwrap());
+            for threads in 2..=4 {
+                let (got, split) = split(&text, threads, &opts);
+                assert!(split, "seed {seed}, {threads} threads: loaded in stretches");
+                assert_eq!(
+                    summary(&got.unwrap()),
+                    want,
+                    "seed {seed}, {threads} threads"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kept_sort_keys_over_the_budget_are_the_first_ones_as_one_reader_keeps_them() {
+        // A small budget, as a very large file fills the real one; with and without items written again.
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(5, 0), (6, 100)] {
+            let text = items(2_000, seed, repeat);
+            for budget in [500, 3_000, 9_000] {
+                let want = summary(&one_reader_kept(&text, &opts, budget).unwrap());
+                assert!(want.contains("false)"), "over the budget: {budget}");
+                for threads in 2..=4 {
+                    let (got, _) = split_kept(&text, threads, &opts, budget);
+                    assert_eq!(
+                        summary(&got.unwrap()),
+                        want,
+                        "seed {seed}, budget {budget}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_line_past_the_first_stretch_is_named_by_its_line_in_the_file() {
+        let mut text = items(2_000, 6, 0);
+        let at = text.len() * 3 / 4;
+        let nl = at + text[at..].find('\n').unwrap() + 1;
+        text.insert_str(nl, "{\"Item\":{\"pk\":{\"S\":\"a\"}\n");
+        let line = text[..nl].lines().count() + 1;
+        let opts = LoadOptions::default();
+        let want = one_reader(&text, &opts).unwrap_err().to_string();
+        assert!(want.contains(&format!("line {line}:")), "{want}");
+        for threads in 2..=4 {
+            let (got, split) = split(&text, threads, &opts);
+            assert!(!split);
+            assert_eq!(got.unwrap_err().to_string(), want);
+        }
+        // Skipped, it is a warning naming its line: one reader's too.
+        let skip = LoadOptions {
+            on_bad: OnBad::Skip,
+            ..LoadOptions::default()
+        };
+        let want = summary(&one_reader(&text, &skip).unwrap());
+        assert!(want.contains(&format!("line {line}")), "{want}");
+        let (got, split) = split(&text, 2, &skip);
+        assert!(!split);
+        assert_eq!(summary(&got.unwrap()), want);
+    }
+
+    #[test]
+    fn a_ttl_attribute_is_decided_by_the_first_item_for_every_stretch() {
+        // The first item has no TTL-like attribute; later ones do: one reader guesses none.
+        let mut text = String::from("{\"Item\":{\"pk\":{\"S\":\"first\"}}}\n");
+        for i in 0..3_000 {
+            text.push_str(&format!(
+                "{{\"Item\":{{\"pk\":{{\"S\":\"k{}\"}},\"ttl\":{{\"N\":\"{}\"}}}}}}\n",
+                i % 50,
+                1_700_000_000 + i
+            ));
+        }
+        let opts = LoadOptions::default();
+        let want = summary(&one_reader(&text, &opts).unwrap());
+        assert!(want.contains("ttl None"), "{want}");
+        let (got, split) = split(&text, 3, &opts);
+        assert!(split);
+        assert_eq!(summary(&got.unwrap()), want);
+    }
+}
