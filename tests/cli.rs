@@ -592,3 +592,68 @@ fn sql_trace_duckdb_query_replays_like_the_export_itself() {
         "{text}"
     );
 }
+
+/// A file of DynamoDB JSON lines large enough to load in stretches on every core (over 16 MB) reads as the same
+/// items gzipped, which one reader reads: the same report but for the input's bytes and name. Its items include
+/// some written twice, far apart (a stretch that holds an item of an earlier one is read again after it), sort
+/// keys, and a TTL-like attribute on every item but the first (which decides there is none). The source's unit
+/// tests check that such a file does load in stretches.
+#[test]
+fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
+    let dir = temp_dir("json-lines-stretches");
+    let mut text = Vec::new();
+    let mut x = 17u64;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        x >> 33
+    };
+    let pad = "p".repeat(180);
+    // The first item has no TTL-like attribute: one reader guesses none, whatever later items hold.
+    let mut lines = vec![r#"{"Item":{"pk":{"S":"first"},"sk":{"S":"0"}}}"#.to_owned()];
+    for i in 0..90_000u64 {
+        let pk = if i % 5 == 0 {
+            format!("solo#{i}")
+        } else if i % 7 == 1 {
+            "HOT".to_owned()
+        } else {
+            format!("user#{}", next() % 300)
+        };
+        lines.push(format!(
+            "{{\"Item\":{{\"pk\":{{\"S\":\"{pk}\"}},\"sk\":{{\"S\":\"{:07}\"}},\"ttl\":{{\"N\":\"{}\"}},\"v\":{{\"S\":\"{pad}\"}}}}}}",
+            next() % 1_000_000,
+            1_700_000_000 + next() % 1_000_000
+        ));
+    }
+    // Items of the first half written again in the second: the largest collection's (its count is reported)
+    // and keys' of one item.
+    for k in 0..50 {
+        for i in [k * 700 + 2, k * 700 + 6] {
+            let again = lines[i].clone();
+            lines.push(again);
+        }
+    }
+    for l in &lines {
+        writeln!(text, "{l}").unwrap();
+    }
+    assert!(text.len() > 16 << 20, "{} bytes", text.len());
+    let plain = write(&dir, "items.json", &text);
+    let gz_path = dir.join("items.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz_path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(&text).unwrap();
+    gz.finish().unwrap();
+    let report = |p: &Path| {
+        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
+        let o = v.as_object_mut().unwrap();
+        o.remove("source");
+        o["input"].as_object_mut().unwrap().remove("bytes");
+        v
+    };
+    let (stretches, one) = (report(&plain), report(&gz_path));
+    assert_eq!(stretches["total"], 90_101);
+    assert_eq!(stretches, one);
+}
