@@ -71,6 +71,20 @@ impl Index {
         self.slots.capacity() * 8
     }
 
+    /// Grows at once to hold `keys` keys at most half full (`hashes`: every key's hash so far), so that adding
+    /// up to that many rehashes nothing.
+    pub(super) fn reserve(&mut self, keys: usize, hashes: &[u64]) {
+        let need = (keys * 2).next_power_of_two().max(16);
+        if need <= self.slots.len() {
+            return;
+        }
+        self.slots = written_zeros(need);
+        self.len = 0;
+        for (j, &h) in hashes.iter().enumerate() {
+            self.place(h, j as u32);
+        }
+    }
+
     fn place(&mut self, hash: u64, i: u32) {
         let mask = self.slots.len() - 1;
         let mut pos = hash as usize & mask;

@@ -179,23 +179,28 @@ impl KeySet {
         let found = self.index.find(hash, |i| {
             same_bytes(span(&self.arena, &self.entries, i as usize), canonical)
         });
-        let idx = match found {
-            Some(i) => i,
-            None => {
-                let i = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-                self.arena.extend_from_slice(canonical);
-                self.entries.push(Entry {
-                    end: self.arena.len() as u64,
-                    count: 0,
-                });
-                self.hashes.push(hash);
-                self.index.insert(hash, i, &self.hashes);
+        match found {
+            Some(i) => {
+                self.entries[i as usize].count += count;
+                self.total += count;
                 i
             }
-        };
-        self.entries[idx as usize].count += count;
+            None => self.add_new_hashed(canonical, hash, count),
+        }
+    }
+
+    /// Adds a key known not to be in the set yet.
+    fn add_new_hashed(&mut self, canonical: &[u8], hash: u64, count: u64) -> u32 {
+        let i = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        self.arena.extend_from_slice(canonical);
+        self.entries.push(Entry {
+            end: self.arena.len() as u64,
+            count,
+        });
+        self.hashes.push(hash);
+        self.index.insert(hash, i, &self.hashes);
         self.total += count;
-        idx
+        i
     }
 
     /// Touches what adding a key of this hash will read (its index slot, and for a key already present its
@@ -341,17 +346,57 @@ impl KeySet {
             return true;
         }
         let mut mapped = Vec::with_capacity(other.len());
-        let mut exact = true;
         for i in 0..other.len() as u32 {
-            let idx = self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i));
+            mapped.push(self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i)));
+        }
+        self.merge_mapped(other, &mapped)
+    }
+
+    /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
+    /// shares no item with this one): no key is looked up again.
+    pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
+        let new = plan.iter().filter(|&&idx| idx == NEW_KEY).count();
+        self.entries.reserve(new);
+        self.hashes.reserve(new);
+        self.arena.reserve(other.arena.len());
+        self.index.reserve(self.len() + new, &self.hashes);
+        let mut mapped = Vec::with_capacity(other.len());
+        for i in 0..other.len() as u32 {
+            // A key already here has its count written; a new one its index slot probed.
+            if let Some(&ahead) = plan.get(i as usize + 16) {
+                match self.entries.get(ahead as usize) {
+                    Some(e) => prefetch::prefetch(e),
+                    None => self.prefetch_slot(other.hash(i + 16)),
+                }
+            }
+            let (bytes, hash, count) = (other.key_bytes(i), other.hash(i), other.count(i));
+            let idx = match plan.get(i as usize) {
+                Some(&idx) if idx != NEW_KEY => {
+                    if let Some(e) = self.entries.get_mut(idx as usize) {
+                        e.count += count;
+                    }
+                    self.total += count;
+                    idx
+                }
+                _ => self.add_new_hashed(bytes, hash, count),
+            };
             mapped.push(idx);
-            exact &= self.merge_sort_key_facts(idx, other, i);
+        }
+        let _ = self.merge_mapped(other, &mapped);
+    }
+
+    /// The rest of a merge once `other`'s keys are added here (`mapped[i]`: the index here of its key `i`):
+    /// their sort-key facts, item pairs, kept sort keys and item sizes. `false` as [`Self::merge_counted`].
+    fn merge_mapped(&mut self, other: &KeySet, mapped: &[u32]) -> bool {
+        let mut exact = true;
+        for (i, &idx) in mapped.iter().enumerate() {
+            exact &= self.merge_sort_key_facts(idx, other, i as u32);
         }
         exact &= self.merge_seen(other);
-        self.merge_kept_sort_keys(other, &mapped);
+        self.merge_kept_sort_keys(other, mapped);
         if let Some(theirs) = other.sizes.as_ref() {
             let mine = self.sizes.get_or_insert_with(ItemSizes::default);
-            mine.merge(theirs, &mapped);
+            mine.merge(theirs, mapped);
         }
         exact
     }
@@ -366,6 +411,9 @@ impl KeySet {
         top_by(self.len(), n, |i| self.entries[i].count)
     }
 }
+
+/// In a [`KeySet::merge_plan`], a key the set does not hold yet.
+pub const NEW_KEY: u32 = u32::MAX;
 
 /// A key's end offset in the arena and its count.
 ///

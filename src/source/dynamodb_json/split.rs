@@ -181,8 +181,8 @@ impl Shared<'_> {
         let mut forks = forks.into_iter().zip(cuts.windows(2));
         let (mut merged, _) = forks.next()?;
         for (fork, w) in forks {
-            if merged.keys.merges_exactly(&fork.keys) {
-                merged.absorb(fork);
+            if let Some(plan) = merged.keys.merge_plan(&fork.keys) {
+                merged.absorb_planned(fork, Some(&plan));
             } else {
                 self.read_into((w[0], w[1]), &mut merged, false).ok()?;
             }
@@ -441,6 +441,32 @@ mod tests {
                     want,
                     "seed {seed}, {threads} threads"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_expression_alone_loads_in_stretches_and_a_random_one_does_not() {
+        let keyed = |expr: &str| LoadOptions {
+            design: crate::model::design::Design {
+                key: crate::model::design::parse_key(expr).ok(),
+                ..crate::model::design::Design::default()
+            },
+            ..LoadOptions::default()
+        };
+        let text = items(3_000, 7, 40);
+        for (expr, in_stretches) in [
+            ("{pk}#{sk:first 3}", true),
+            ("V#{v:first 2}", true),
+            ("{pk}#{random 4}", false),
+        ] {
+            let opts = keyed(expr);
+            assert!(opts.design.key.is_some(), "{expr}");
+            let want = summary(&one_reader(&text, &opts).unwrap());
+            for threads in 2..=3 {
+                let (got, split) = split(&text, threads, &opts);
+                assert_eq!(split, in_stretches, "{expr}");
+                assert_eq!(summary(&got.unwrap()), want, "{expr}, {threads} threads");
             }
         }
     }

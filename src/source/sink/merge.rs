@@ -33,7 +33,13 @@ impl Sink {
 
     /// Adds a worker's keys and counts. Items both sinks hold are counted twice when their key has several
     /// items in `other` ([`KeySet::merge_counted`]; [`KeySet::merges_exactly`] tells beforehand).
-    pub fn absorb(&mut self, mut other: Sink) {
+    pub fn absorb(&mut self, other: Sink) {
+        self.absorb_planned(other, None);
+    }
+
+    /// [`Self::absorb`], `other`'s keys merged by the places `plan` found for them here
+    /// ([`KeySet::merge_plan`]), when there is one.
+    pub fn absorb_planned(&mut self, mut other: Sink, plan: Option<&[u32]>) {
         self.settle();
         other.settle();
         if self.key_type.is_none() {
@@ -47,7 +53,10 @@ impl Sink {
             self.keys.set_kept_budget(budget);
             self.keys.set_items_distinct(false);
         } else {
-            self.keys.merge(&other.keys);
+            match plan {
+                Some(plan) => self.keys.merge_planned(&other.keys, plan),
+                None => self.keys.merge(&other.keys),
+            }
             // Where the other sink's keys are now; only needed by what refers to keys by index.
             let needs_map = kept.is_some()
                 || self

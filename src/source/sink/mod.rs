@@ -91,9 +91,12 @@ impl Sink {
 
     /// Whether an input may be read in stretches on several threads, each into a [`Self::fork`] merged back in
     /// order, with the result one reader would have had: nothing read yet, and nothing that follows the items
-    /// in order beyond the key set (key designs, kept items).
+    /// beyond the key set (a key design other than a key expression alone, kept items), nor a key drawn at
+    /// random (`{random N}`: an item without a partition key draws by its place in the input).
     pub fn splits(&self) -> bool {
-        self.designer.is_none()
+        let keyed_alone =
+            |d: &Designer| d.is_idle() && d.design().key.as_ref().is_none_or(|k| !k.has_random());
+        self.designer.as_ref().is_none_or(keyed_alone)
             && self.kept.is_none()
             && self.items == 0
             && self.keys.is_empty()
