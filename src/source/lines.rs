@@ -126,8 +126,9 @@ fn read_lines(
     }
 }
 
-/// Files at least this large are split between threads ([`load_lines_split`]); below it a thread's start-up
-/// and the merge cost more than they save.
+/// Files at least this large are split between threads ([`load_lines_split`], and files of DynamoDB JSON lines
+/// in [`super::dynamodb_json::load_json_lines_split`]); below it a thread's start-up and the merge cost more
+/// than they save.
 pub const SPLIT_MIN_BYTES: u64 = 16 << 20;
 
 /// Loads a regular, uncompressed file of keys of `size` bytes on up to four threads (as many as the machine
