@@ -1,5 +1,6 @@
-"""What the load benchmarks share (benches/export_load.sh, json_array.sh, ion_load.sh import it from the
-repository's root): a shardlens result checked against a generator's truth, and best-of-N timings."""
+"""What the load benchmarks share (benches/export_load.sh, json_array.sh, json_lines.sh, lines_duckdb.sh and
+ion_load.sh import it from the repository's root): a shardlens result checked against a generator's truth, and
+timings (best of N; one run with a DuckDB query's own time)."""
 import json
 import subprocess
 import sys
@@ -27,3 +28,16 @@ def best_of(cmd, runs=3):
         m = (float(wall), int(rss) / 1024)
         best = m if best is None or m[0] < best[0] else best
     return best
+
+
+def timed_with_query(cmd):
+    """(wall seconds, peak RSS in MB, the seconds a `query N` line on stderr reports or None) of one run of the
+    shell command `cmd`, by /usr/bin/time -f "%e %M"; exits naming the command if it fails. A DuckDB peer
+    writes `query N` from inside its process, so its query is timed without Python's start-up."""
+    p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {cmd}\n{p.stderr}")
+    err = p.stderr.strip().splitlines()
+    wall, rss = err[-1].split()
+    inner = next((float(l.split()[1]) for l in err if l.startswith("query ")), None)
+    return float(wall), int(rss) / 1024, inner

@@ -33,7 +33,7 @@ fi
 python3 - "$BIN" "$ROOT" <<'PY'
 import json, os, subprocess, sys
 sys.path.insert(0, "benches")
-from bench_util import check_against_truth
+from bench_util import check_against_truth, timed_with_query as timed
 import duckdb
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
@@ -54,15 +54,6 @@ duck_py = ("import duckdb, sys, time\n"
 got = subprocess.run(["python3", "-c", duck_py], check=True, capture_output=True, text=True).stdout.split()
 assert [int(x) for x in got] == [truth["distinct"], truth["total"], truth["hot_count"]], (got, truth)
 print("DuckDB's result checked too: distinct, total, hottest count")
-
-def timed(cmd):
-    p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"failed: {cmd}\n{p.stderr}")
-    err = p.stderr.strip().splitlines()
-    wall, rss = err[-1].split()
-    inner = next((float(l.split()[1]) for l in err if l.startswith("query ")), None)
-    return float(wall), int(rss) / 1024, inner
 
 peers = {
     "shardlens": f"{bin_} analyze {keys} --format json > /dev/null",

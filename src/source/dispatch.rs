@@ -121,30 +121,17 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         f => f,
     };
     sink.shape = None;
-    let split = size.and_then(|size| {
-        if input.compression != Compression::None || is_stdin(path) {
-            return None;
-        }
-        match format {
-            FormatIn::Auto | FormatIn::Lines => Some(load_lines_split_into(
-                path,
-                &name,
-                size,
-                read_before,
-                sink,
-                ctx,
-            )),
-            FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split(
-                path,
-                &name,
-                size,
-                read_before,
-                sink,
-                ctx,
-            )),
-            _ => None,
-        }
-    });
+    // A large plain file of lines is read in stretches on every core when its format can be.
+    let in_stretches: Option<SplitLoad> = match format {
+        FormatIn::Auto | FormatIn::Lines => Some(load_lines_split_into),
+        FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split),
+        _ => None,
+    };
+    let plain = input.compression == Compression::None && !is_stdin(path);
+    let split = size
+        .zip(in_stretches)
+        .filter(|_| plain)
+        .map(|(size, load)| load(path, &name, size, read_before, sink, ctx));
     let result = match split {
         Some(Ok(true)) => Ok(()),
         Some(Err(e)) => Err(e),
@@ -235,6 +222,11 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
     sink.absorb_lines(loaded);
     Ok(())
 }
+
+/// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
+/// size, the byte count before it was opened); `Ok(false)` when it is to be read by one.
+type SplitLoad =
+    fn(&Path, &Path, u64, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
 /// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).

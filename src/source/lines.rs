@@ -151,11 +151,17 @@ pub fn load_lines_split(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Option<Loaded>, SourceError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || size < SPLIT_MIN_BYTES {
+    let Some(threads) = stretch_threads(size) else {
         return Ok(None);
-    }
+    };
     load_stretches(path, name, size, threads, parser, cancel, progress)
+}
+
+/// How many threads read a file of `size` bytes in stretches: as many as the machine has cores, up to four;
+/// `None` on a single core or below [`SPLIT_MIN_BYTES`].
+pub(super) fn stretch_threads(size: u64) -> Option<usize> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    (threads >= 2 && size >= SPLIT_MIN_BYTES).then_some(threads)
 }
 
 /// [`load_lines_split`] on `threads` threads, whatever the file's size.

@@ -19,7 +19,7 @@ use std::time::Duration;
 use super::load_json_lines;
 use crate::source::dispatch::Ctx;
 use crate::source::json::ttl::TtlProbe;
-use crate::source::lines::{SPLIT_MIN_BYTES, cut_points};
+use crate::source::lines::{cut_points, stretch_threads};
 use crate::source::read::{Compression, Counting, FileLoad, Sink, TICK_LINES};
 use crate::source::s3_export::resolve_names;
 use crate::source::{At, FormatIn, SourceError};
@@ -33,9 +33,10 @@ const BUF_BYTES: usize = 256 << 10;
 ///
 /// Returns `Ok(false)`, with `sink` as it was but for the key attributes and the TTL attribute its first item
 /// decides (as one reader would have decided them), when the file is better read by one reader from the
-/// start: a single core, a file under [`SPLIT_MIN_BYTES`], a sink that already holds items or follows them
-/// beyond the key set ([`Sink::splits`]), any bad line or warning past the first stretch (one reader then names
-/// its line in the whole file), or an item that two stretches both hold (one reader counts it once).
+/// start: a single core, a file under [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that already holds
+/// items or follows them beyond the key set ([`Sink::splits`]), or any bad line or warning past the first
+/// stretch (one reader then names its line in the whole file). A stretch that holds an item of the stretches
+/// before it is read again after them (one reader counts the item once).
 pub fn load_json_lines_split(
     path: &Path,
     name: &Path,
@@ -44,10 +45,9 @@ pub fn load_json_lines_split(
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || size < SPLIT_MIN_BYTES {
+    let Some(threads) = stretch_threads(size) else {
         return Ok(false);
-    }
+    };
     load_stretches(path, name, size, threads, read_before, sink, ctx)
 }
 
