@@ -521,6 +521,16 @@ mod tests {
         let (got, split) = split(&text, 2, &skip);
         assert!(!split);
         assert_eq!(summary(&got.unwrap()), want);
+        // In the first stretch, its line in the stretch is its line in the file: the stretches stand.
+        let mut early = items(2_000, 8, 0);
+        let nl = early.find('\n').unwrap() * 3;
+        let nl = nl + early[nl..].find('\n').unwrap() + 1;
+        early.insert_str(nl, "{\"Item\":{\"pk\":{\"N\":\"x\"}}}\n");
+        let want = summary(&one_reader(&early, &skip).unwrap());
+        assert!(want.contains("skipped 1"), "{want}");
+        let (got, in_stretches) = self::split(&early, 3, &skip);
+        assert!(in_stretches);
+        assert_eq!(summary(&got.unwrap()), want);
     }
 
     #[test]
