@@ -322,11 +322,7 @@ impl KeySet {
     /// items (not [`Self::set_items_distinct`]) and held one item in common, which is then counted twice if its
     /// key had more than one item in `other` (and its sort key may be kept twice).
     pub fn merge_counted(&mut self, other: &KeySet) -> bool {
-        self.write_ordered = if self.is_empty() {
-            other.write_ordered
-        } else {
-            self.write_ordered && other.write_ordered
-        };
+        self.merge_write_order(other);
         if other.sort_keys.is_none() && other.sizes.is_none() {
             // Only keys and counts: their lookups pipelined, as a load's are.
             let mut pipeline = Pipeline::default();
@@ -355,6 +351,7 @@ impl KeySet {
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
     /// shares no item with this one): no key is looked up again.
     pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
+        self.merge_write_order(other);
         let new = plan.iter().filter(|&&idx| idx == NEW_KEY).count();
         self.entries.reserve(new);
         self.hashes.reserve(new);
@@ -383,6 +380,15 @@ impl KeySet {
             mapped.push(idx);
         }
         let _ = self.merge_mapped(other, &mapped);
+    }
+
+    /// Whether the merged keys were written in order: both sets' were (or only `other` holds keys).
+    fn merge_write_order(&mut self, other: &KeySet) {
+        self.write_ordered = if self.is_empty() {
+            other.write_ordered
+        } else {
+            self.write_ordered && other.write_ordered
+        };
     }
 
     /// The rest of a merge once `other`'s keys are added here (`mapped[i]`: the index here of its key `i`):

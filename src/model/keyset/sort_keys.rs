@@ -663,6 +663,42 @@ mod tests {
     }
 
     #[test]
+    fn a_planned_merge_is_the_merge() {
+        let first = [("A", "1"), ("B", "1"), ("B", "2"), ("C", "1")];
+        let second = [("A", "2"), ("D", "1"), ("B", "3"), ("D", "2"), ("E", "1")];
+        let (mut plain, mut planned) = (counted(&first), counted(&first));
+        for s in [&mut plain, &mut planned] {
+            s.note_item_bytes(0, 100, 1);
+        }
+        let mut theirs = counted(&second);
+        theirs.note_item_bytes(1, 300, 1);
+        let plan = planned.merge_plan(&theirs).unwrap();
+        // Its keys in order: A (here at 0), D (new), B (here at 1), E (new).
+        assert_eq!(plan, [0, NEW_KEY, 1, NEW_KEY]);
+        plain.merge(&theirs);
+        planned.merge_planned(&theirs, &plan);
+        let describe = |s: &KeySet| {
+            s.iter()
+                .map(|(i, k, c)| {
+                    format!(
+                        "{} {c} {:?} {:?} {:?}",
+                        String::from_utf8_lossy(k),
+                        s.sort_key_facts(i),
+                        s.item_sort_keys(i),
+                        s.item_bytes(i)
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(describe(&planned), describe(&plain));
+        assert_eq!(planned.total(), plain.total());
+        for (pk, sk) in second {
+            planned.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+        }
+        assert_eq!(items_of(&planned, "D"), 2, "the merged pairs are known");
+    }
+
+    #[test]
     fn a_merge_says_when_the_sets_shared_an_item() {
         // The same one item of a key on both sides: counted once, and said.
         let shares = |x: &[(&str, &str)], y: &[(&str, &str)]| {
