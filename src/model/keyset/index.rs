@@ -71,20 +71,6 @@ impl Index {
         self.slots.capacity() * 8
     }
 
-    /// Grows at once to hold `keys` keys at most half full (`hashes`: every key's hash so far), so that adding
-    /// up to that many rehashes nothing.
-    pub(super) fn reserve(&mut self, keys: usize, hashes: &[u64]) {
-        let need = (keys * 2).next_power_of_two().max(16);
-        if need <= self.slots.len() {
-            return;
-        }
-        self.slots = written_zeros(need);
-        self.len = 0;
-        for (j, &h) in hashes.iter().enumerate() {
-            self.place(h, j as u32);
-        }
-    }
-
     fn place(&mut self, hash: u64, i: u32) {
         let mask = self.slots.len() - 1;
         let mut pos = hash as usize & mask;
@@ -93,33 +79,6 @@ impl Index {
         }
         self.slots[pos] = (hash & Self::TAG) | (u64::from(i) + 1);
         self.len += 1;
-    }
-}
-
-/// Hashes between the prefetch of a slot and its probe in [`HashSet64::insert_all`] and
-/// [`HashSet64::shares_any`].
-const AHEAD: usize = 16;
-
-/// Calls `ahead` with each hash of `set`, and `each` with the hash [`AHEAD`] places before it (then the last
-/// ones), so that `each` finds in cache what `ahead` asked for; both with `state`.
-fn ahead_each<S>(
-    set: &HashSet64,
-    state: &mut S,
-    ahead: impl Fn(&S, u64),
-    mut each: impl FnMut(&mut S, u64),
-) {
-    let mut ring = [0u64; AHEAD];
-    let mut n = 0;
-    for h in set.iter() {
-        ahead(state, h);
-        if n >= AHEAD {
-            each(state, ring[n % AHEAD]);
-        }
-        ring[n % AHEAD] = h;
-        n += 1;
-    }
-    for k in n.saturating_sub(AHEAD)..n {
-        each(state, ring[k % AHEAD]);
     }
 }
 
@@ -210,37 +169,19 @@ impl HashSet64 {
         self.slots.capacity() * 8
     }
 
-    /// Adds every hash of `other`; `false` when one was here already. Grows once for all of them, and asks for
-    /// each slot [`AHEAD`] hashes before it is probed (a merge of two loads' million-pair tables: each insert
-    /// is a cache miss).
+    /// Adds every hash of `other`; `false` when one was here already. (Growing once for all of them and asking
+    /// for each slot some hashes ahead was measured: no faster on a merge of two million-pair tables.)
     pub(super) fn insert_all(&mut self, other: &HashSet64) -> bool {
-        let need = (self.len + other.len) * 2;
-        if need > self.slots.len() {
-            let grown = written_zeros(need.next_power_of_two());
-            let old = std::mem::replace(&mut self.slots, grown);
-            for h in old.into_iter().filter(|&h| h != 0) {
-                self.place(h);
-            }
-        }
         let mut all_new = true;
-        ahead_each(other, self, HashSet64::prefetch, |me, h| {
-            all_new &= me.insert(h);
-        });
+        for h in other.iter() {
+            all_new &= self.insert(h);
+        }
         all_new
     }
 
-    /// Whether any hash of `other` is here, each slot asked for [`AHEAD`] hashes before it is probed.
+    /// Whether any hash of `other` is here.
     pub(super) fn shares_any(&self, other: &HashSet64) -> bool {
-        let mut shared = false;
-        ahead_each(
-            other,
-            &mut &*self,
-            |me, h| me.prefetch(h),
-            |me, h| {
-                shared |= me.contains(h);
-            },
-        );
-        shared
+        other.iter().any(|h| self.contains(h))
     }
 
     fn place(&mut self, hash: u64) {

@@ -352,20 +352,8 @@ impl KeySet {
     /// shares no item with this one): no key is looked up again.
     pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
         self.merge_write_order(other);
-        let new = plan.iter().filter(|&&idx| idx == NEW_KEY).count();
-        self.entries.reserve(new);
-        self.hashes.reserve(new);
-        self.arena.reserve(other.arena.len());
-        self.index.reserve(self.len() + new, &self.hashes);
         let mut mapped = Vec::with_capacity(other.len());
         for i in 0..other.len() as u32 {
-            // A key already here has its count written; a new one its index slot probed.
-            if let Some(&ahead) = plan.get(i as usize + 16) {
-                match self.entries.get(ahead as usize) {
-                    Some(e) => prefetch::prefetch(e),
-                    None => self.prefetch_slot(other.hash(i + 16)),
-                }
-            }
             let (bytes, hash, count) = (other.key_bytes(i), other.hash(i), other.count(i));
             let idx = match plan.get(i as usize) {
                 Some(&idx) if idx != NEW_KEY => {

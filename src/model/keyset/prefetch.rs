@@ -195,7 +195,7 @@ impl KeySet {
 
     /// Asks for the index slot a lookup of `hash` starts at.
     #[inline]
-    pub(super) fn prefetch_slot(&self, hash: u64) {
+    fn prefetch_slot(&self, hash: u64) {
         if let Some(mask) = self.index.slots.len().checked_sub(1) {
             prefetch(&self.index.slots[hash as usize & mask]);
         }
@@ -229,7 +229,7 @@ impl KeySet {
 
     /// Asks for the end offset before the home key's (where its bytes start) and its count.
     #[inline]
-    pub(super) fn prefetch_entry(&self, hash: u64) {
+    fn prefetch_entry(&self, hash: u64) {
         if let Some(i) = self.home_key(hash) {
             prefetch(&self.entries[i.saturating_sub(1)]);
             prefetch(&self.entries[i]);
@@ -238,7 +238,7 @@ impl KeySet {
 
     /// Asks for the home key's first bytes.
     #[inline]
-    pub(super) fn prefetch_bytes(&self, hash: u64) {
+    fn prefetch_bytes(&self, hash: u64) {
         if let Some(i) = self.home_key(hash) {
             let start = if i == 0 {
                 0

@@ -32,7 +32,7 @@ impl Sink {
     }
 
     /// Adds a worker's keys and counts. Items both sinks hold are counted twice when their key has several
-    /// items in `other` ([`KeySet::merge_counted`]; [`KeySet::merges_exactly`] tells beforehand).
+    /// items in `other` ([`KeySet::merge_counted`]; [`KeySet::merge_plan`] tells beforehand).
     pub fn absorb(&mut self, other: Sink) {
         self.absorb_planned(other, None);
     }
