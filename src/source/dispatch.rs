@@ -121,10 +121,11 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         f => f,
     };
     sink.shape = None;
-    // A large plain file of lines is read in stretches on every core when its format can be.
+    // A large plain file is read in stretches on every core when its format can be.
     let in_stretches: Option<SplitLoad> = match format {
         FormatIn::Auto | FormatIn::Lines => Some(load_lines_split_into),
         FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split),
+        FormatIn::JsonArray => Some(super::json::array_split::load_json_array_split),
         _ => None,
     };
     let plain = input.compression == Compression::None && !is_stdin(path);

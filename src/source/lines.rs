@@ -320,7 +320,7 @@ pub(super) fn cut_points(
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match reader.read(&mut buf[n..]) {

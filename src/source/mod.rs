@@ -64,6 +64,7 @@ pub mod scenario;
 pub mod session;
 pub mod sink;
 pub mod sql;
+pub mod stretches;
 pub mod trace;
 pub mod workbench;
 

@@ -461,20 +461,27 @@ pub(super) fn resolve_names(
     );
     match result {
         Err(SourceError::Record { what, .. }) if what == stop => {
-            sink.names = probe.names.take();
-            for w in probe.warnings.drain(..) {
-                sink.warn(w);
-            }
-            if sink.key_type.is_none() {
-                sink.key_type = probe.key_type;
-                sink.keys = sink.keys.empty_like(probe.keys.key_type());
-            }
-            Ok(Some(TtlProbe {
-                value: TtlValue::Absent,
-                ..scratch.ttl
-            }))
+            Ok(Some(adopt_first(sink, probe, scratch.ttl)))
         }
         // Errors are reported by the real load, with the policy applied.
         _ => Ok(None),
+    }
+}
+
+/// Takes into `sink` what `probe`, a sink that read a file's first item and nothing else, decided: the key
+/// attributes (and the warnings deciding them gave), the key type. Returns the TTL attribute decided with
+/// them (`ttl`, the item reader's), its value forgotten: the state every stretch of the file starts from.
+pub(super) fn adopt_first(sink: &mut Sink, mut probe: Sink, ttl: TtlProbe) -> TtlProbe {
+    sink.names = probe.names.take();
+    for w in probe.warnings.drain(..) {
+        sink.warn(w);
+    }
+    if sink.key_type.is_none() {
+        sink.key_type = probe.key_type;
+        sink.keys = sink.keys.empty_like(probe.keys.key_type());
+    }
+    TtlProbe {
+        value: TtlValue::Absent,
+        ..ttl
     }
 }

@@ -11,21 +11,16 @@
 //! one reader's 0.83–0.89 s. Keyed by `{pk}#{status}#{tags.0}` (1.9 million keys): 0.79 s against 1.21 s, of
 //! which the merge is about 0.16 s on one core.
 
-use std::io::{BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicU64;
 
 use super::load_json_lines;
 use crate::source::dispatch::Ctx;
-use crate::source::json::ttl::TtlProbe;
 use crate::source::lines::{cut_points, stretch_threads};
-use crate::source::read::{Compression, Counting, FileLoad, Sink, TICK_LINES};
+use crate::source::read::{Compression, FileLoad, Sink};
 use crate::source::s3_export::resolve_names;
-use crate::source::{At, FormatIn, SourceError};
-
-/// Bytes each stretch's reader asks for at once (as [`crate::source::read::open`]'s buffer).
-const BUF_BYTES: usize = 256 << 10;
+use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
+use crate::source::{FormatIn, SourceError};
 
 /// Loads the regular, uncompressed file `path` (`size` bytes) of DynamoDB JSON lines (`{"Item":…}`) into
 /// `sink` on up to four threads (as many as the machine has cores); `read_before` is the byte count before
@@ -71,222 +66,40 @@ fn load_stretches(
     let Some(ttl) = resolve_names(path, FormatIn::DynamodbJson, sink, ctx.opts, ctx.bytes)? else {
         return Ok(false);
     };
-    let bytes_before = ctx.bytes.load(Ordering::Relaxed);
-    let shared = Shared {
-        path,
-        name,
-        opts: ctx.opts,
-        cancel: ctx.cancel,
-        bail: AtomicBool::new(false),
-        lines: AtomicU64::new(0),
-        read: AtomicU64::new(0),
-    };
-    let results = shared.load_all(&cuts, sink, &ttl, read_before, ctx);
-    let mut forks = Vec::with_capacity(results.len());
-    for r in results {
-        forks.push(r?);
-    }
-    match shared.merge_in_order(forks, &cuts) {
-        Some(merged) => {
-            ctx.bytes.store(
-                read_before + shared.read.load(Ordering::Relaxed),
-                Ordering::Relaxed,
-            );
-            sink.absorb(merged);
-            Ok(true)
-        }
-        None => {
-            ctx.bytes.store(bytes_before, Ordering::Relaxed);
-            Ok(false)
-        }
-    }
+    load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read_lines)
 }
 
-/// What the threads of [`load_stretches`] share.
-struct Shared<'a> {
-    path: &'a Path,
-    name: &'a Path,
-    opts: &'a crate::source::LoadOptions,
-    cancel: &'a AtomicBool,
-    /// Set once a stretch finds what sends the file to one reader: every stretch stops.
-    bail: AtomicBool,
-    /// Lines read so far by every stretch, and bytes.
-    lines: AtomicU64,
-    read: AtomicU64,
-}
-
-impl Shared<'_> {
-    /// Loads each stretch `cuts[k]..cuts[k + 1]` on a thread of its own into a fork of `sink` that starts from
-    /// the TTL attribute `ttl`, reporting progress through `ctx` every 50 ms; by stretch, its fork, `None`
-    /// when the file is to go to one reader, or an error (cancelled, a thread that panicked).
-    fn load_all(
-        &self,
-        cuts: &[u64],
-        sink: &Sink,
-        ttl: &TtlProbe,
-        read_before: u64,
-        ctx: &mut Ctx<'_, '_>,
-    ) -> Vec<Result<Option<Sink>, SourceError>> {
-        let (lines_before, items_before) = (sink.lines, sink.items);
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = cuts
-                .windows(2)
-                .map(|w| {
-                    let mut fork = sink.fork(1);
-                    fork.ttl_seed = Some(ttl.clone());
-                    let (done, stretch) = (done_tx.clone(), (w[0], w[1]));
-                    scope.spawn(move || {
-                        let _done = done;
-                        self.load(stretch, fork)
-                    })
-                })
-                .collect();
-            drop(done_tx);
-            // `done` hangs up once every stretch has ended.
-            while let Ok(()) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                done_rx.recv_timeout(Duration::from_millis(50))
-            {
-                ctx.bytes.store(
-                    read_before + self.read.load(Ordering::Relaxed),
-                    Ordering::Relaxed,
-                );
-                let n = self.lines.load(Ordering::Relaxed);
-                ctx.report(lines_before + n, items_before + n);
-            }
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(SourceError::record(
-                            self.name,
-                            At::File,
-                            "a loader thread panicked",
-                        ))
-                    })
-                })
-                .collect()
-        })
-    }
-
-    /// The stretches' forks merged in file order into the first: `None` when the file is to go to one reader
-    /// (a stretch that bailed, or a warning or skipped line past the first stretch, which would name a line of
-    /// its stretch, not of the file). A stretch that holds an item of the stretches before it is read again
-    /// after them, into their sink, as one reader would have read it; the other stretches' work is kept.
-    fn merge_in_order(&self, forks: Vec<Option<Sink>>, cuts: &[u64]) -> Option<Sink> {
-        let forks: Vec<Sink> = forks.into_iter().collect::<Option<_>>()?;
-        if forks
-            .iter()
-            .skip(1)
-            .any(|f| !f.warnings.is_empty() || f.skipped > 0)
-        {
-            return None;
-        }
-        let mut forks = forks.into_iter().zip(cuts.windows(2));
-        let (mut merged, _) = forks.next()?;
-        for (fork, w) in forks {
-            if let Some(plan) = merged.keys.merge_plan(&fork.keys) {
-                merged.absorb_planned(fork, Some(&plan));
-            } else {
-                self.read_into((w[0], w[1]), &mut merged, false).ok()?;
-            }
-        }
-        Some(merged)
-    }
-
-    /// Loads the bytes `from..to` of the file into `fork`: `Ok(None)` when the file is to go to one reader (a
-    /// bad line here or in another stretch).
-    fn load(&self, stretch: (u64, u64), mut fork: Sink) -> Result<Option<Sink>, SourceError> {
-        match self.read_into(stretch, &mut fork, true) {
-            Ok(()) => Ok(Some(fork)),
-            Err(SourceError::Cancelled) if self.cancel.load(Ordering::Relaxed) => {
-                Err(SourceError::Cancelled)
-            }
-            Err(_) => {
-                self.bail.store(true, Ordering::Relaxed);
-                Ok(None)
-            }
-        }
-    }
-
-    /// Reads the bytes `from..to` of the file into `sink`; with `first` they count as read for progress (a
-    /// stretch read again does not).
-    fn read_into(
-        &self,
-        (from, to): (u64, u64),
-        sink: &mut Sink,
-        first: bool,
-    ) -> Result<(), SourceError> {
-        let io_err = |source| SourceError::Io {
-            name: self.name.to_path_buf(),
-            source,
-        };
-        let mut file = std::fs::File::open(self.path).map_err(io_err)?;
-        file.seek(SeekFrom::Start(from)).map_err(io_err)?;
-        let uncounted = AtomicU64::new(0);
-        let counted = Counting {
-            inner: file.take(to - from),
-            count: if first { &self.read } else { &uncounted },
-        };
-        let mut reader = BufReader::with_capacity(BUF_BYTES, counted);
-        let mut tick = |_: u64, _: u64| {
-            if self.cancel.load(Ordering::Relaxed) || self.bail.load(Ordering::Relaxed) {
-                return Err(SourceError::Cancelled);
-            }
-            if first {
-                self.lines.fetch_add(TICK_LINES, Ordering::Relaxed);
-            }
-            Ok(())
-        };
-        load_json_lines(
-            FileLoad {
-                reader: &mut reader,
-                compression: Compression::None,
-                name: self.name,
-                opts: self.opts,
-                sink,
-                tick: &mut tick,
-            },
-            "Item",
-        )
-    }
+/// Reads the lines of `stretch` into `sink` (a stretch of lines ends where the next begins).
+fn read_lines(
+    on: &FileStretches<'_>,
+    stretch: Stretch,
+    sink: &mut Sink,
+    first: bool,
+) -> Result<(), SourceError> {
+    let uncounted = AtomicU64::new(0);
+    let mut reader = on.open_at(stretch.from, stretch.to - stretch.from, first, &uncounted)?;
+    let mut tick = on.tick(first);
+    load_json_lines(
+        FileLoad {
+            reader: &mut reader,
+            compression: Compression::None,
+            name: on.name,
+            opts: on.opts,
+            sink,
+            tick: &mut tick,
+        },
+        "Item",
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::read::load_text;
+    use crate::source::stretches::summary;
     use crate::source::{LoadOptions, OnBad};
-
-    /// Everything a load leaves in its sink that a report reads, as text.
-    fn summary(s: &Sink) -> String {
-        let k = &s.keys;
-        let keys: Vec<String> = k
-            .iter()
-            .map(|(i, key, count)| {
-                format!(
-                    "{} {count} {:?} {:?} {:?}",
-                    String::from_utf8_lossy(key),
-                    k.sort_key_facts(i),
-                    k.item_sort_keys(i),
-                    k.item_bytes(i),
-                )
-            })
-            .collect();
-        format!(
-            "{keys:#?}\ntotal {} items {} lines {} skipped {} names {:?} ttl {:?} warnings {:?} sizes {:?} \
-             largest {:?}",
-            k.total(),
-            s.items,
-            s.lines,
-            s.skipped,
-            s.names,
-            s.ttl,
-            s.warnings,
-            k.size_profile(),
-            k.largest_items(5),
-        )
-    }
+    use std::io::BufReader;
+    use std::sync::atomic::AtomicBool;
 
     /// Items of a table: keys with one item and with many, items written again (`repeat` of them, anywhere in
     /// the file), a TTL attribute on some, blank and CRLF lines.

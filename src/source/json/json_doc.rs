@@ -28,6 +28,7 @@ use serde_json::value::RawValue;
 use super::fast_json::{scan_item, scan_plain_item};
 use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
+use super::ttl::TtlProbe;
 use crate::source::key_ahead::KeyAhead;
 use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
 use crate::source::{At, FormatIn, LoadOptions, SourceError};
@@ -76,6 +77,24 @@ impl ItemReader {
             typing: Some(Typing::Typed),
             scratch: Scratch::for_load(opts),
         }
+    }
+
+    /// A reader of a stretch of a file whose first item (read before) decided how items are written and the
+    /// TTL attribute `ttl` ([`crate::source::stretches`]).
+    pub fn for_stretch(typing: Typing, opts: &LoadOptions, ttl: Option<&TtlProbe>) -> Self {
+        let mut scratch = Scratch::for_load(opts);
+        if let Some(ttl) = ttl {
+            scratch.ttl = ttl.clone();
+        }
+        Self {
+            typing: Some(typing),
+            scratch,
+        }
+    }
+
+    /// The TTL attribute as the items read so far decided it.
+    pub fn into_ttl(self) -> TtlProbe {
+        self.scratch.ttl
     }
 
     /// One item's compact JSON text; `Err` is what is wrong with it.
@@ -530,7 +549,7 @@ fn read_request(
 }
 
 /// Item `n`, starting on `line`, is cut off by the end of the file.
-fn truncated(name: &std::path::Path, n: u64, line: u64) -> SourceError {
+pub(super) fn truncated(name: &std::path::Path, n: u64, line: u64) -> SourceError {
     SourceError::record(
         name,
         At::Item {
@@ -543,7 +562,11 @@ fn truncated(name: &std::path::Path, n: u64, line: u64) -> SourceError {
 
 /// After item `n` of an array (`what` in messages): `true` on `,` (another item follows), `false` on `]`
 /// (the array ends); anything else breaks the document.
-fn array_goes_on(js: &mut JsonStream<'_>, n: u64, what: &str) -> Result<bool, SourceError> {
+pub(super) fn array_goes_on(
+    js: &mut JsonStream<'_>,
+    n: u64,
+    what: &str,
+) -> Result<bool, SourceError> {
     match js.peek()? {
         Some(b',') => {
             js.bump();
@@ -565,15 +588,15 @@ fn array_goes_on(js: &mut JsonStream<'_>, n: u64, what: &str) -> Result<bool, So
 
 /// Elements cut out by the splitter: their bytes back to back, and each one's range, item number and line.
 #[derive(Default)]
-struct Batch {
-    data: Vec<u8>,
-    items: Vec<(usize, usize, u64, u64)>,
+pub(super) struct Batch {
+    pub(super) data: Vec<u8>,
+    pub(super) items: Vec<(usize, usize, u64, u64)>,
 }
 
 impl Batch {
     /// Each element in order to `f` (with its item and line number), each shown to `ahead` up to
     /// [`LINES_AHEAD`] elements before; stops at `f`'s first error.
-    fn each(
+    pub(super) fn each(
         &self,
         ahead: &mut KeyAhead,
         sink: &mut Sink,

@@ -1,0 +1,619 @@
+//! One large, uncompressed JSON array of items on every core ([`crate::source::stretches`]): the file is cut
+//! where an item seems to begin, each stretch is cut into items and read on a thread of its own, and each
+//! stretch checks that the one after it really begins where it was cut.
+//!
+//! Where an array's element begins cannot be known from the middle of a file without reading it from the
+//! start (a string may hold anything, a nested list of maps looks like the array). So a cut is a guess: the
+//! first place after the cut's offset that reads `,`, then the white space the array puts before its items,
+//! then the first item's opening up to its first attribute name (`{\n        "pk"` in a file pretty-printed
+//! with four spaces), after a `}`. Each stretch reads its items from its start, through its end, to the start
+//! of the item after its last: that must be exactly where the next stretch began, else the guess was wrong
+//! and the whole file goes to one reader. The first stretch starts at the file's start, so by induction every
+//! stretch is read as one reader would read it.
+//!
+//! Why: an array is cut into compact items by a splitter (`super::json_stream`) before the items are read,
+//! and one reader of a pretty-printed array keeps both cores busy with the two (a splitter thread and an item
+//! thread) while a file of lines is read twice as fast on them. Measured on `benches/json_array.sh` (2,000,000
+//! items, a 1.25 GB pretty-printed array; page cache warm, this 2-core machine): see `docs/performance.md`.
+
+use std::cell::Cell;
+use std::io::{BufRead, Read};
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+use super::json_doc::{Batch, ItemReader, Typing, array_goes_on, truncated};
+use super::json_stream::{End, JsonStream};
+use crate::source::dispatch::Ctx;
+use crate::source::key_ahead::KeyAhead;
+use crate::source::lines::{read_full, stretch_threads};
+use crate::source::read::{Compression, Sink, TICK_LINES};
+use crate::source::s3_export::adopt_first;
+use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
+use crate::source::{At, LoadOptions, SourceError};
+
+/// How far past a cut's offset an item's start is looked for before the cut is given up.
+const LOOK_BYTES: usize = 4 << 20;
+/// The longest first attribute name a cut's pattern holds.
+const NAME_MAX: usize = 256;
+/// Items a stretch cuts out before reading them (as the one-reader splitter's batches).
+const BATCH_ITEMS: usize = 2048;
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Loads the regular, uncompressed file `path` (`size` bytes), a JSON array of items, into `sink` on up to
+/// four threads. `Ok(false)`, with `sink` as it was but for the key attributes its first item decides, when
+/// the file is better read by one reader (from the start): a single core, a file under
+/// [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that does not split ([`Sink::splits`]), a file that is
+/// not one array of objects, a cut whose guess was wrong, or anything past the first stretch that one reader
+/// would report (a bad item, a warning).
+pub fn load_json_array_split(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    let Some(threads) = stretch_threads(size) else {
+        return Ok(false);
+    };
+    load_stretches(path, name, size, threads, read_before, sink, ctx)
+}
+
+/// [`load_json_array_split`] on `threads` threads, whatever the file's size.
+fn load_stretches(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    threads: usize,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    if !sink.splits() {
+        return Ok(false);
+    }
+    let io_err = |source| SourceError::Io {
+        name: name.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let mut head = vec![0u8; 1 << 20];
+    let n = read_full(&mut file, &mut head).map_err(io_err)?;
+    head.truncate(n);
+    let Some(pattern) = item_start_pattern(&head) else {
+        return Ok(false);
+    };
+    let Some((typing, ttl)) = first_item(&head, name, sink, ctx.opts) else {
+        return Ok(false);
+    };
+    let Some(cuts) = cut_points(&mut file, size, threads, &pattern).map_err(io_err)? else {
+        return Ok(false);
+    };
+    let read = move |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
+        read_items(on, stretch, sink, first, typing)
+    };
+    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read)?;
+    if split {
+        sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
+    }
+    Ok(split)
+}
+
+/// The bytes that begin every item of the array `head` (the file's first bytes) opens, with what comes
+/// before them after the item before: `,`, the white space between the array's `[` and its first item, then
+/// the first item's `{`, white space and first attribute name in quotes. `None` when the file does not open
+/// an array of objects this way (a byte order mark, an empty object, an escaped or long name).
+fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let open = head.iter().position(|b| !is_space(b))?;
+    if head[open] != b'[' {
+        return None;
+    }
+    let item = open + 1 + head[open + 1..].iter().position(|b| !is_space(b))?;
+    if head[item] != b'{' {
+        return None;
+    }
+    let quote = item + 1 + head[item + 1..].iter().position(|b| !is_space(b))?;
+    if head[quote] != b'"' {
+        return None;
+    }
+    let len = head[quote + 1..]
+        .iter()
+        .take(NAME_MAX)
+        .position(|&b| b == b'"' || b == b'\\')?;
+    let close = quote + 1 + len;
+    if head[close] != b'"' || len == 0 {
+        return None;
+    }
+    let mut pattern = vec![b','];
+    pattern.extend_from_slice(&head[open + 1..item]);
+    pattern.extend_from_slice(&head[item..=close]);
+    Some(pattern)
+}
+
+/// Reads the array's first item (from `head`, the file's first bytes) into a probe and takes what it decides
+/// into `sink` ([`adopt_first`]): how items are written and the TTL attribute every stretch starts from.
+/// `None` when it cannot be read from `head` (one reader reports what is wrong with it).
+fn first_item(
+    head: &[u8],
+    name: &Path,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) -> Option<(Typing, crate::source::json::ttl::TtlProbe)> {
+    let mut reader = head;
+    let mut js = JsonStream::new(&mut reader, name, Compression::None);
+    js.expect(b'[', "").ok()?;
+    let mut item = Vec::new();
+    if js.capture(&mut item, true).ok()? != End::Complete {
+        return None;
+    }
+    let mut probe = Sink::new(opts);
+    let mut items = ItemReader::new(opts);
+    items.item(&item, &mut probe, opts).ok()?;
+    probe.names.as_ref()?;
+    let typing = items.typing?;
+    Some((typing, adopt_first(sink, probe, items.into_ttl())))
+}
+
+/// Where the file is cut: `0`, then for each of the `threads - 1` even offsets the first place after it that
+/// reads `pattern` after a `}` (the `{` there), then `size`. A cut with no such place in [`LOOK_BYTES`] is
+/// left out; `None` when none is left.
+fn cut_points(
+    file: &mut std::fs::File,
+    size: u64,
+    threads: usize,
+    pattern: &[u8],
+) -> std::io::Result<Option<Vec<u64>>> {
+    use std::io::{Seek as _, SeekFrom};
+    let finder = memchr::memmem::Finder::new(pattern);
+    let mut cuts = vec![0u64];
+    let mut window = vec![0u8; LOOK_BYTES];
+    // The `{` of a match, counted from the match's `,`.
+    let brace = pattern.iter().position(|&b| b == b'{').unwrap_or(0) as u64;
+    for k in 1..threads as u64 {
+        let at = size * k / threads as u64;
+        file.seek(SeekFrom::Start(at))?;
+        let n = read_full(file, &mut window)?;
+        let found = finder.find_iter(&window[..n]).find(|&i| {
+            let before = window[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+            before == Some(&b'}')
+        });
+        if let Some(i) = found {
+            let cut = at + i as u64 + brace;
+            if cut > cuts[cuts.len() - 1] && cut < size {
+                cuts.push(cut);
+            }
+        }
+    }
+    if cuts.len() < 2 {
+        return Ok(None);
+    }
+    cuts.push(size);
+    Ok(Some(cuts))
+}
+
+/// Counts the bytes a [`JsonStream`] consumes (where in the file its next byte is).
+struct Tracked<'a> {
+    inner: &'a mut dyn BufRead,
+    consumed: &'a Cell<u64>,
+}
+
+impl Read for Tracked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed.set(self.consumed.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl BufRead for Tracked<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+        self.consumed.set(self.consumed.get() + amt as u64);
+    }
+}
+
+/// Reads the items of `stretch` into `sink`: from its start (the file's first stretch opens the array),
+/// through its end, to the start of the item after its last, which must be the stretch's end (where the next
+/// stretch began); the last stretch reads to the array's `]` and the end of the file. Items are cut out
+/// compact, in batches, and read as one reader's item thread reads them ([`Batch::each`]).
+fn read_items(
+    on: &FileStretches<'_>,
+    stretch: Stretch,
+    sink: &mut Sink,
+    first: bool,
+    typing: Typing,
+) -> Result<(), SourceError> {
+    let uncounted = AtomicU64::new(0);
+    let mut file = on.open_at(stretch.from, u64::MAX, false, &uncounted)?;
+    let consumed = Cell::new(0u64);
+    let mut tracked = Tracked {
+        inner: &mut file,
+        consumed: &consumed,
+    };
+    let mut js = JsonStream::new(&mut tracked, on.name, Compression::None);
+    let (name, opts) = (on.name, on.opts);
+    let mut tick = on.tick(first);
+    let mut items = ItemReader::for_stretch(typing, opts, sink.ttl_seed.as_ref());
+    let mut ahead = KeyAhead::new(sink);
+    let mut batch = Batch::default();
+    let mut read_batch = |batch: &mut Batch, sink: &mut Sink| {
+        let r = batch.each(&mut ahead, sink, |sink, text, item, line| {
+            let at = At::Item {
+                item,
+                line: Some(line),
+            };
+            let result = items
+                .item(text, sink, opts)
+                .map_err(|what| SourceError::record(name, at, what));
+            sink.check(result)
+        });
+        batch.data.clear();
+        batch.items.clear();
+        r
+    };
+    let mismatch = |js: &JsonStream<'_>| js.broken(MISMATCH);
+    if stretch.from == 0 {
+        js.expect(b'[', "to open the array of items")?;
+    }
+    let (mut n, mut counted) = (0u64, 0u64);
+    loop {
+        js.peek()?;
+        let at = stretch.from + consumed.get();
+        if n > 0 && !stretch.last && at >= stretch.to {
+            if at != stretch.to {
+                return Err(mismatch(&js));
+            }
+            break;
+        }
+        let line = js.line;
+        n += 1;
+        let start = batch.data.len();
+        if js.capture(&mut batch.data, true)? == End::Truncated {
+            return Err(truncated(name, n, line));
+        }
+        batch.items.push((start, batch.data.len(), n, line));
+        if n.is_multiple_of(TICK_LINES) {
+            let now = consumed.get().min(stretch.to - stretch.from);
+            if first {
+                on.add_read(now - counted);
+            }
+            counted = now;
+            tick(js.line, n)?;
+        }
+        let goes_on = array_goes_on(&mut js, n, "the array of items")?;
+        if !goes_on || batch.items.len() >= BATCH_ITEMS || batch.data.len() >= BATCH_BYTES {
+            read_batch(&mut batch, sink)?;
+        }
+        if !goes_on {
+            // Only the last stretch holds the array's end, and nothing may follow it (one reader reads a
+            // second array after it).
+            if !stretch.last || js.peek()?.is_some() {
+                return Err(mismatch(&js));
+            }
+            break;
+        }
+    }
+    read_batch(&mut batch, sink)?;
+    if first {
+        on.add_read((stretch.to - stretch.from) - counted);
+    }
+    // Lines are counted from 1 at the file's start; a later stretch's first line is its first stretch's last.
+    sink.lines += if stretch.from == 0 {
+        js.line
+    } else {
+        js.line - 1
+    };
+    Ok(())
+}
+
+/// What a stretch that is not read as one reader reads it says (never shown: one reader reads the file then).
+const MISMATCH: &str = "a stretch does not end where the next one begins";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::dispatch::Ctx;
+    use crate::source::json::json_doc::load_json_doc;
+    use crate::source::read::{FileLoad, load_text};
+    use crate::source::stretches::summary;
+    use crate::source::{FormatIn, OnBad};
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+
+    /// Typed items, compact, one string each: keys with one item and with many, items written again
+    /// (`repeat` of them, anywhere), a TTL attribute on the first and on some others, and some items whose
+    /// first attribute is not the key (the cuts' pattern does not match them).
+    fn items(n: usize, seed: u64, repeat: usize) -> Vec<String> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x >> 33
+        };
+        let mut items = Vec::new();
+        for i in 0..n {
+            let pk = if next() % 3 == 0 {
+                format!("solo#{i}")
+            } else {
+                format!("user#{}", next() % 40)
+            };
+            let sk = format!(r#""sk":{{"S":"{:06}"}}"#, next() % 50_000);
+            let ttl = if i == 0 || next() % 4 == 0 {
+                format!(
+                    r#","expires":{{"N":"{}"}}"#,
+                    1_700_000_000 + next() % 100_000
+                )
+            } else {
+                String::new()
+            };
+            let v = format!(
+                r#""v":{{"L":[{{"S":"{}"}},{{"M":{{"n":{{"N":"{}"}}}}}}]}}"#,
+                "x".repeat((next() % 200) as usize),
+                next() % 1000
+            );
+            items.push(if next() % 5 == 0 {
+                format!(r#"{{{v},"pk":{{"S":"{pk}"}},{sk}{ttl}}}"#)
+            } else {
+                format!(r#"{{"pk":{{"S":"{pk}"}},{sk},{v}{ttl}}}"#)
+            });
+        }
+        for _ in 0..repeat {
+            let from = (next() as usize) % items.len();
+            let to = (next() as usize) % items.len();
+            let again = items[from].clone();
+            items.insert(to, again);
+        }
+        items
+    }
+
+    /// Compact JSON re-indented as pretty printers write it: `indent` spaces a level, `": "` after names.
+    fn pretty(compact: &str, indent: usize) -> String {
+        let mut out = String::new();
+        let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
+        let newline = |out: &mut String, depth: usize| {
+            out.push('\n');
+            out.push_str(&" ".repeat(depth * indent));
+        };
+        for c in compact.chars() {
+            if in_str {
+                out.push(c);
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => {
+                    in_str = true;
+                    out.push(c);
+                }
+                '{' | '[' => {
+                    depth += 1;
+                    out.push(c);
+                    newline(&mut out, depth);
+                }
+                '}' | ']' => {
+                    depth -= 1;
+                    newline(&mut out, depth);
+                    out.push(c);
+                }
+                ',' => {
+                    out.push(c);
+                    newline(&mut out, depth);
+                }
+                ':' => out.push_str(": "),
+                _ => out.push(c),
+            }
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The items as one array: compact, or pretty-printed with `indent` spaces.
+    fn array(items: &[String], indent: Option<usize>) -> String {
+        let compact = format!("[{}]", items.join(","));
+        indent.map_or(compact.clone(), |n| pretty(&compact, n))
+    }
+
+    /// `text` loaded as a file in `threads` stretches (falling back to one reader as `load_file` does);
+    /// whether it loaded in stretches.
+    fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {
+        let dir = std::env::temp_dir().join(format!(
+            "shardlens-array-split-{}-{threads}-{}",
+            std::process::id(),
+            text.len()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("items.json");
+        std::fs::write(&path, text).unwrap();
+        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
+        let mut progress = |_| {};
+        let mut ctx = Ctx {
+            opts,
+            cancel: &cancel,
+            bytes: &bytes,
+            total_bytes: None,
+            total_items: None,
+            progress: &mut progress,
+        };
+        let mut sink = Sink::new(opts);
+        let name = Path::new("items.json");
+        let split = load_stretches(
+            &path,
+            name,
+            text.len() as u64,
+            threads,
+            0,
+            &mut sink,
+            &mut ctx,
+        );
+        let in_stretches = matches!(split, Ok(true));
+        let out = match split {
+            Ok(true) => Ok(sink),
+            Ok(false) => {
+                let mut reader = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+                load_json_doc(
+                    FileLoad {
+                        reader: &mut reader,
+                        compression: Compression::None,
+                        name,
+                        opts,
+                        sink: &mut sink,
+                        tick: &mut |_, _| Ok(()),
+                    },
+                    FormatIn::JsonArray,
+                )
+                .map(|()| sink)
+            }
+            Err(e) => Err(e),
+        };
+        std::fs::remove_dir_all(&dir).unwrap();
+        (out, in_stretches)
+    }
+
+    fn one_reader(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
+        load_text(text, "items.json", opts, |cx| {
+            load_json_doc(cx, FormatIn::JsonArray)
+        })
+    }
+
+    /// What a report reads, and the shape the load names.
+    fn report(s: &Sink) -> String {
+        format!("{}\nshape {:?}", summary(s), s.shape)
+    }
+
+    #[test]
+    fn stretches_load_what_one_reader_loads() {
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(1, 0), (2, 0), (3, 5), (4, 200)] {
+            for indent in [None, Some(2), Some(4)] {
+                let text = array(&items(3_000, seed, repeat), indent);
+                let want = report(&one_reader(&text, &opts).unwrap());
+                assert!(want.contains("expires"), "the TTL attribute is found");
+                for threads in 2..=4 {
+                    let (got, in_stretches) = split(&text, threads, &opts);
+                    let what = format!("seed {seed}, indent {indent:?}, {threads} threads");
+                    assert!(in_stretches, "{what}: loaded in stretches");
+                    assert_eq!(report(&got.unwrap()), want, "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_expression_alone_loads_in_stretches() {
+        let opts = LoadOptions {
+            design: crate::model::design::Design {
+                key: crate::model::design::parse_key("{pk}#{sk:first 3}").ok(),
+                ..crate::model::design::Design::default()
+            },
+            ..LoadOptions::default()
+        };
+        let text = array(&items(3_000, 7, 40), Some(4));
+        let want = report(&one_reader(&text, &opts).unwrap());
+        let (got, in_stretches) = split(&text, 3, &opts);
+        assert!(in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
+    }
+
+    /// Plain JSON items holding long lists of objects that begin as the items do (`},{"pk"`): a cut lands
+    /// inside a list, its guess is wrong, and one reader reads the file.
+    #[test]
+    fn a_cut_inside_a_nested_list_sends_the_file_to_one_reader() {
+        let items: Vec<String> = (0..200)
+            .map(|i| {
+                let kids: Vec<String> =
+                    (0..100).map(|j| format!(r#"{{"pk":"kid#{j}"}}"#)).collect();
+                format!(r#"{{"pk":"user#{}","kids":[{}]}}"#, i % 17, kids.join(","))
+            })
+            .collect();
+        let text = array(&items, None);
+        let opts = LoadOptions::default();
+        let want = report(&one_reader(&text, &opts).unwrap());
+        for threads in 2..=4 {
+            let (got, in_stretches) = split(&text, threads, &opts);
+            assert!(
+                !in_stretches,
+                "{threads} threads: a wrong guess is not kept"
+            );
+            assert_eq!(report(&got.unwrap()), want, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_bad_item_past_the_first_stretch_is_reported_as_one_reader_reports_it() {
+        let mut items = items(3_000, 9, 0);
+        items[2_500] = r#"{"pk":{"S":"a"},"sk":{"N":"x"}}"#.to_owned();
+        items[2_600] = r#""not an item""#.to_owned();
+        for indent in [None, Some(4)] {
+            let text = array(&items, indent);
+            let fail = LoadOptions::default();
+            let want = one_reader(&text, &fail).err().map(|e| e.to_string());
+            assert!(want.is_some(), "the bad item is an error");
+            let (got, in_stretches) = split(&text, 2, &fail);
+            assert!(!in_stretches);
+            assert_eq!(got.err().map(|e| e.to_string()), want, "{indent:?}");
+            let skip = LoadOptions {
+                on_bad: OnBad::Skip,
+                ..LoadOptions::default()
+            };
+            let want = report(&one_reader(&text, &skip).unwrap());
+            assert!(want.contains("skipped 2"), "{want}");
+            let (got, in_stretches) = split(&text, 2, &skip);
+            assert!(!in_stretches);
+            assert_eq!(report(&got.unwrap()), want);
+        }
+    }
+
+    #[test]
+    fn a_second_array_or_a_truncated_one_is_read_as_one_reader_reads_it() {
+        let items = items(2_000, 11, 0);
+        let opts = LoadOptions::default();
+        let twice = format!(
+            "{}\n{}",
+            array(&items[..1_000], Some(2)),
+            array(&items[1_000..], Some(2))
+        );
+        let want = report(&one_reader(&twice, &opts).unwrap());
+        let (got, in_stretches) = split(&twice, 2, &opts);
+        assert!(!in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
+        let whole = array(&items, Some(2));
+        let cut = &whole[..whole.len() - 40];
+        let want = one_reader(cut, &opts).err().map(|e| e.to_string());
+        assert!(want.is_some());
+        let (got, in_stretches) = split(cut, 2, &opts);
+        assert!(!in_stretches);
+        assert_eq!(got.err().map(|e| e.to_string()), want);
+    }
+
+    #[test]
+    fn the_pattern_is_the_first_item_s_opening_after_the_array_s_white_space() {
+        let p =
+            |head: &str| item_start_pattern(head.as_bytes()).map(|p| String::from_utf8(p).unwrap());
+        assert_eq!(p(r#"[{"pk":{"S":"a"}}]"#).as_deref(), Some(r#",{"pk""#));
+        assert_eq!(
+            p("[\n    {\n        \"pk\": {").as_deref(),
+            Some(",\n    {\n        \"pk\"")
+        );
+        assert_eq!(p(" [ {\"Item\":{").as_deref(), Some(", {\"Item\""));
+        for not in [
+            "{\"Items\":[",
+            "[[1]]",
+            "[{}]",
+            "[{\"a\\\"b\":1}]",
+            "\u{feff}[{\"pk\":1}]",
+            "[1,2]",
+        ] {
+            assert_eq!(p(not), None, "{not}");
+        }
+    }
+}
