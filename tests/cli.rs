@@ -716,3 +716,42 @@ fn a_large_json_array_reads_as_one_reader_reads_it() {
     assert_eq!(stretches["total"], 70_000);
     assert_eq!(stretches, one);
 }
+
+/// Plain JSON items one a line over 16 MB (a DocumentClient dump) are read in stretches too, with what one
+/// reader gives.
+#[test]
+fn large_json_item_lines_read_as_one_reader_reads_them() {
+    let dir = temp_dir("json-items-stretches");
+    let pad = "r".repeat(200);
+    let mut text = String::new();
+    for i in 0..80_000u64 {
+        let pk = if i % 4 == 0 {
+            format!("solo#{i}")
+        } else {
+            format!("user#{}", (i * 7_919) % 500)
+        };
+        text.push_str(&format!(
+            "{{\"pk\": \"{pk}\", \"sk\": \"{:07}\", \"n\": {i}, \"pad\": \"{pad}\"}}\n",
+            (i * 104_729) % 1_000_000
+        ));
+    }
+    assert!(text.len() > 16 << 20, "{} bytes", text.len());
+    let plain = write(&dir, "items.json", text.as_bytes());
+    let gz_path = dir.join("items.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz_path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let report = |p: &Path| {
+        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
+        let o = v.as_object_mut().unwrap();
+        o.remove("source");
+        o["input"].as_object_mut().unwrap().remove("bytes");
+        v
+    };
+    let (stretches, one) = (report(&plain), report(&gz_path));
+    assert_eq!(stretches["total"], 80_000);
+    assert_eq!(stretches, one);
+}

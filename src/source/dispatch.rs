@@ -125,7 +125,8 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     let in_stretches: Option<SplitLoad> = match format {
         FormatIn::Auto | FormatIn::Lines => Some(load_lines_split_into),
         FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split),
-        FormatIn::JsonArray => Some(super::json::array_split::load_json_array_split),
+        FormatIn::JsonArray => Some(super::json::doc_split::load_json_array_split),
+        FormatIn::JsonItems => Some(super::json::doc_split::load_json_items_split),
         _ => None,
     };
     let plain = input.compression == Compression::None && !is_stdin(path);

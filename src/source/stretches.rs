@@ -3,7 +3,7 @@
 //! first appear and every count is what one reader would have found. The format decides where the file is cut
 //! and how a stretch is read ([`ReadStretch`]); this module runs the threads, reports progress and merges.
 //! Used by DynamoDB JSON lines ([`crate::source::dynamodb_json::load_json_lines_split`]) and JSON arrays
-//! ([`crate::source::json::array_split`]).
+//! ([`crate::source::json::doc_split`]).
 
 use std::io::{BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
@@ -29,8 +29,8 @@ pub struct Stretch {
 /// Reads one stretch into a sink; `first` is set on the stretch's first reading (a stretch read again after
 /// a merge found an item shared with the stretches before it is not counted again for progress). Any error
 /// sends the file to one reader, which reports it.
-pub type ReadStretch =
-    dyn Fn(&FileStretches<'_>, Stretch, &mut Sink, bool) -> Result<(), SourceError> + Sync;
+pub type ReadStretch<'r> =
+    dyn Fn(&FileStretches<'_>, Stretch, &mut Sink, bool) -> Result<(), SourceError> + Sync + 'r;
 
 /// What the threads reading the stretches of one file share.
 pub struct FileStretches<'a> {
@@ -60,7 +60,7 @@ pub fn load_in_stretches(
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
     ttl: &TtlProbe,
-    read: &ReadStretch,
+    read: &ReadStretch<'_>,
 ) -> Result<bool, SourceError> {
     let bytes_before = ctx.bytes.load(Ordering::Relaxed);
     let shared = FileStretches {
@@ -114,7 +114,7 @@ impl FileStretches<'_> {
         ttl: &TtlProbe,
         read_before: u64,
         ctx: &mut Ctx<'_, '_>,
-        read: &ReadStretch,
+        read: &ReadStretch<'_>,
     ) -> Vec<Result<Option<Sink>, SourceError>> {
         let (lines_before, items_before) = (sink.lines, sink.items);
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
@@ -162,7 +162,7 @@ impl FileStretches<'_> {
         &self,
         forks: Vec<Option<Sink>>,
         cuts: &[u64],
-        read: &ReadStretch,
+        read: &ReadStretch<'_>,
     ) -> Option<Sink> {
         let forks: Vec<Sink> = forks.into_iter().collect::<Option<_>>()?;
         if forks
@@ -190,7 +190,7 @@ impl FileStretches<'_> {
         &self,
         stretch: Stretch,
         mut fork: Sink,
-        read: &ReadStretch,
+        read: &ReadStretch<'_>,
     ) -> Result<Option<Sink>, SourceError> {
         match read(self, stretch, &mut fork, true) {
             Ok(()) => Ok(Some(fork)),

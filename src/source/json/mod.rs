@@ -3,8 +3,8 @@
 //! the key (`extract`), and the streaming splitter that cuts whole documents into items ([`json_stream`])
 //! with the loader of those documents ([`json_doc`]).
 
-pub mod array_split;
 mod blocks;
+pub mod doc_split;
 pub(crate) mod extract;
 /// Public only for the differential fuzz target (`fuzz/`), which checks this fast path against the serde
 /// path on every input it accepts; not part of the API.

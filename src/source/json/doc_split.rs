@@ -1,20 +1,21 @@
-//! One large, uncompressed JSON array of items on every core ([`crate::source::stretches`]): the file is cut
-//! where an item seems to begin, each stretch is cut into items and read on a thread of its own, and each
-//! stretch checks that the one after it really begins where it was cut.
+//! Large, uncompressed JSON documents of items on every core ([`crate::source::stretches`]): a JSON array of
+//! items, and items one a line (`json-items`).
 //!
-//! Where an array's element begins cannot be known from the middle of a file without reading it from the
-//! start (a string may hold anything, a nested list of maps looks like the array). So a cut is a guess: the
-//! first place after the cut's offset that reads `,`, then the white space the array puts before its items,
-//! then the first item's opening up to its first attribute name (`{\n        "pk"` in a file pretty-printed
-//! with four spaces), after a `}`. Each stretch reads its items from its start, through its end, to the start
-//! of the item after its last: that must be exactly where the next stretch began, else the guess was wrong
-//! and the whole file goes to one reader. The first stretch starts at the file's start, so by induction every
-//! stretch is read as one reader would read it.
+//! **An array** is cut where an item seems to begin, each stretch is cut into items and read on a thread of
+//! its own, and each stretch checks that the one after it really begins where it was cut. Where an array's
+//! element begins cannot be known from the middle of a file without reading it from the start (a string may
+//! hold anything, a nested list of maps looks like the array). So a cut is a guess: the first place after the
+//! cut's offset that reads `,`, then the white space the array puts before its items, then the first item's
+//! opening up to its first attribute name (`{\n        "pk"` in a file pretty-printed with four spaces), after
+//! a `}`. Each stretch reads its items from its start, through its end, to the start of the item after its
+//! last: that must be exactly where the next stretch began, else the guess was wrong and the whole file goes
+//! to one reader. The first stretch starts at the file's start, so by induction every stretch is read as one
+//! reader would read it.
 //!
-//! Why: an array is cut into compact items by a splitter (`super::json_stream`) before the items are read,
-//! and one reader of a pretty-printed array keeps both cores busy with the two (a splitter thread and an item
-//! thread) while a file of lines is read twice as fast on them. Measured on `benches/json_array.sh` (2,000,000
-//! items, a 1.25 GB pretty-printed array; page cache warm, this 2-core machine): see `docs/performance.md`.
+//! **Items one a line** are cut at line ends, as DynamoDB JSON lines are, and each line read as one item: a
+//! line that is not one whole item (items pretty-printed, or two on a line) sends the file to one reader.
+//!
+//! Measured (`benches/json_array.sh`, page cache warm, this 2-core machine): see `docs/performance.md`.
 
 use std::cell::Cell;
 use std::io::{BufRead, Read};
@@ -26,7 +27,7 @@ use super::json_stream::{End, JsonStream};
 use crate::source::dispatch::Ctx;
 use crate::source::key_ahead::KeyAhead;
 use crate::source::lines::{read_full, stretch_threads};
-use crate::source::read::{Compression, Sink, TICK_LINES};
+use crate::source::read::{Compression, Sink, TICK_LINES, for_each_line_ahead};
 use crate::source::s3_export::adopt_first;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
 use crate::source::{At, LoadOptions, SourceError};
@@ -77,16 +78,14 @@ fn load_stretches(
         source,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
-    let mut head = vec![0u8; 1 << 20];
-    let n = read_full(&mut file, &mut head).map_err(io_err)?;
-    head.truncate(n);
+    let head = read_head(&mut file).map_err(io_err)?;
     let Some(pattern) = item_start_pattern(&head) else {
         return Ok(false);
     };
-    let Some((typing, ttl)) = first_item(&head, name, sink, ctx.opts) else {
+    let Some((typing, ttl)) = first_item(&head, true, name, sink, ctx.opts) else {
         return Ok(false);
     };
-    let Some(cuts) = cut_points(&mut file, size, threads, &pattern).map_err(io_err)? else {
+    let Some(cuts) = array_cut_points(&mut file, size, threads, &pattern).map_err(io_err)? else {
         return Ok(false);
     };
     let read = move |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
@@ -97,6 +96,127 @@ fn load_stretches(
         sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
     }
     Ok(split)
+}
+
+/// The file's first bytes (up to 1 MB: the first item is at most 400 KB).
+fn read_head(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+    let mut head = vec![0u8; 1 << 20];
+    let n = read_full(file, &mut head)?;
+    head.truncate(n);
+    Ok(head)
+}
+
+/// Loads the regular, uncompressed file `path` (`size` bytes) of JSON items one a line (`json-items`: typed
+/// or plain items, as `jq -c '.Items[]'` or a DocumentClient dump writes them) into `sink` on up to four
+/// threads, cut at line ends. `Ok(false)`, with `sink` as it was but for the key attributes its first item
+/// decides, when the file is better read by one reader (from the start): a single core, a file under
+/// [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that does not split ([`Sink::splits`]), a line that is
+/// not one whole item, or anything past the first stretch that one reader would report.
+pub fn load_json_items_split(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    let Some(threads) = stretch_threads(size) else {
+        return Ok(false);
+    };
+    load_item_lines(path, name, size, threads, read_before, sink, ctx)
+}
+
+/// [`load_json_items_split`] on `threads` threads, whatever the file's size.
+fn load_item_lines(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    threads: usize,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    use std::io::{Seek as _, SeekFrom};
+    if !sink.splits() || size == 0 {
+        return Ok(false);
+    }
+    let io_err = |source| SourceError::Io {
+        name: name.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let head = read_head(&mut file).map_err(io_err)?;
+    let Some((typing, ttl)) = first_item(&head, false, name, sink, ctx.opts) else {
+        return Ok(false);
+    };
+    let Some(cuts) = crate::source::lines::cut_points(path, name, size, threads)? else {
+        return Ok(false);
+    };
+    let mut last = [0u8];
+    file.seek(SeekFrom::Start(size - 1)).map_err(io_err)?;
+    read_full(&mut file, &mut last).map_err(io_err)?;
+    let items = AtomicU64::new(0);
+    let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
+        read_item_lines(on, stretch, sink, first, typing, &items)
+    };
+    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read)?;
+    if split {
+        // One reader counts lines from 1, and the line after the file's last newline.
+        sink.lines += u64::from(last[0] == b'\n');
+        sink.shape = Some(
+            format!(
+                "{} one after another ({} read)",
+                typing.describe(),
+                items.load(std::sync::atomic::Ordering::Relaxed)
+            )
+            .into(),
+        );
+    }
+    Ok(split)
+}
+
+/// Reads the lines of `stretch` into `sink`, each line one whole item (blank lines skipped); counts the items
+/// of a first reading in `items`. Any line that is not read cleanly is an error (one reader then reads the
+/// file and reports it).
+fn read_item_lines(
+    on: &FileStretches<'_>,
+    stretch: Stretch,
+    sink: &mut Sink,
+    first: bool,
+    typing: Typing,
+    items: &AtomicU64,
+) -> Result<(), SourceError> {
+    let uncounted = AtomicU64::new(0);
+    let mut reader = on.open_at(stretch.from, stretch.to - stretch.from, first, &uncounted)?;
+    let mut tick = on.tick(first);
+    let (name, opts) = (on.name, on.opts);
+    let reader_of_items = ItemReader::for_stretch(typing, opts, sink.ttl_seed.as_ref());
+    let mut state = (KeyAhead::new(sink), sink, reader_of_items, 0u64);
+    let lines = for_each_line_ahead(
+        &mut reader,
+        name,
+        Compression::None,
+        &mut tick,
+        &mut state,
+        |(ahead, sink, ..), line| ahead.ahead(sink, line),
+        |(ahead, sink, reader, n), line, at| {
+            if line.trim_ascii().is_empty() {
+                return Ok(());
+            }
+            *n += 1;
+            let result = reader
+                .item(line, sink, opts)
+                .map_err(|what| SourceError::record(name, At::Line(at), what));
+            ahead.after(sink);
+            result
+        },
+    )?;
+    let (_, sink, _, n) = state;
+    sink.lines += lines;
+    if first {
+        items.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(())
 }
 
 /// The bytes that begin every item of the array `head` (the file's first bytes) opens, with what comes
@@ -131,18 +251,21 @@ fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
     Some(pattern)
 }
 
-/// Reads the array's first item (from `head`, the file's first bytes) into a probe and takes what it decides
+/// Reads the first item (from `head`, the file's first bytes, opening an array with `in_array`) into a probe and takes what it decides
 /// into `sink` ([`adopt_first`]): how items are written and the TTL attribute every stretch starts from.
 /// `None` when it cannot be read from `head` (one reader reports what is wrong with it).
 fn first_item(
     head: &[u8],
+    in_array: bool,
     name: &Path,
     sink: &mut Sink,
     opts: &LoadOptions,
 ) -> Option<(Typing, crate::source::json::ttl::TtlProbe)> {
     let mut reader = head;
     let mut js = JsonStream::new(&mut reader, name, Compression::None);
-    js.expect(b'[', "").ok()?;
+    if in_array {
+        js.expect(b'[', "").ok()?;
+    }
     let mut item = Vec::new();
     if js.capture(&mut item, true).ok()? != End::Complete {
         return None;
@@ -155,10 +278,10 @@ fn first_item(
     Some((typing, adopt_first(sink, probe, items.into_ttl())))
 }
 
-/// Where the file is cut: `0`, then for each of the `threads - 1` even offsets the first place after it that
+/// Where an array is cut: `0`, then for each of the `threads - 1` even offsets the first place after it that
 /// reads `pattern` after a `}` (the `{` there), then `size`. A cut with no such place in [`LOOK_BYTES`] is
 /// left out; `None` when none is left.
-fn cut_points(
+fn array_cut_points(
     file: &mut std::fs::File,
     size: u64,
     threads: usize,
@@ -423,9 +546,24 @@ mod tests {
         indent.map_or(compact.clone(), |n| pretty(&compact, n))
     }
 
-    /// `text` loaded as a file in `threads` stretches (falling back to one reader as `load_file` does);
-    /// whether it loaded in stretches.
+    /// A loader of a file in stretches, as [`load_stretches`].
+    type Splitter =
+        fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
+
+    /// `text`, an array, loaded as a file in `threads` stretches (falling back to one reader as `load_file`
+    /// does); whether it loaded in stretches.
     fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {
+        split_as(text, threads, opts, load_stretches, FormatIn::JsonArray)
+    }
+
+    /// `text` loaded as a file of `format` by `splitter` in `threads` stretches, falling back to one reader.
+    fn split_as(
+        text: &str,
+        threads: usize,
+        opts: &LoadOptions,
+        splitter: Splitter,
+        format: FormatIn,
+    ) -> (Result<Sink, SourceError>, bool) {
         let dir = std::env::temp_dir().join(format!(
             "shardlens-array-split-{}-{threads}-{}",
             std::process::id(),
@@ -446,7 +584,7 @@ mod tests {
         };
         let mut sink = Sink::new(opts);
         let name = Path::new("items.json");
-        let split = load_stretches(
+        let split = splitter(
             &path,
             name,
             text.len() as u64,
@@ -469,7 +607,7 @@ mod tests {
                         sink: &mut sink,
                         tick: &mut |_, _| Ok(()),
                     },
-                    FormatIn::JsonArray,
+                    format,
                 )
                 .map(|()| sink)
             }
@@ -480,9 +618,120 @@ mod tests {
     }
 
     fn one_reader(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
-        load_text(text, "items.json", opts, |cx| {
-            load_json_doc(cx, FormatIn::JsonArray)
-        })
+        one_reader_as(text, opts, FormatIn::JsonArray)
+    }
+
+    fn one_reader_as(
+        text: &str,
+        opts: &LoadOptions,
+        format: FormatIn,
+    ) -> Result<Sink, SourceError> {
+        load_text(text, "items.json", opts, |cx| load_json_doc(cx, format))
+    }
+
+    /// The items one a line: compact, or with a space after each `:` and `,` (as Python's `json.dumps`
+    /// writes), with CRLF line ends and blank lines here and there, and a last line with or without its
+    /// newline.
+    fn item_lines(items: &[String], spaced: bool, last_newline: bool) -> String {
+        let mut text = String::new();
+        for (i, item) in items.iter().enumerate() {
+            if spaced {
+                text.push_str(&item.replace("\":", "\": ").replace(",\"", ", \""));
+            } else {
+                text.push_str(item);
+            }
+            text.push_str(match i % 97 {
+                0 => "\r\n",
+                1 => "\n\n",
+                _ => "\n",
+            });
+        }
+        if !last_newline {
+            text.truncate(text.trim_end().len());
+        }
+        text
+    }
+
+    fn split_items(
+        text: &str,
+        threads: usize,
+        opts: &LoadOptions,
+    ) -> (Result<Sink, SourceError>, bool) {
+        split_as(text, threads, opts, load_item_lines, FormatIn::JsonItems)
+    }
+
+    #[test]
+    fn item_lines_load_in_stretches_what_one_reader_loads() {
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(21, 0), (22, 150)] {
+            let items = items(3_000, seed, repeat);
+            for (spaced, last_newline) in [(false, true), (true, true), (false, false)] {
+                let text = item_lines(&items, spaced, last_newline);
+                let want = report(&one_reader_as(&text, &opts, FormatIn::JsonItems).unwrap());
+                assert!(want.contains("expires"), "the TTL attribute is found");
+                for threads in 2..=4 {
+                    let (got, in_stretches) = split_items(&text, threads, &opts);
+                    let what = format!(
+                        "seed {seed}, spaced {spaced}, newline {last_newline}, {threads} threads"
+                    );
+                    assert!(in_stretches, "{what}: loaded in stretches");
+                    assert_eq!(report(&got.unwrap()), want, "{what}");
+                }
+            }
+        }
+        // Plain JSON items, as a DocumentClient dump writes them.
+        let plain: Vec<String> = (0..3_000)
+            .map(|i| format!(r#"{{"pk":"user#{}","sk":"{i:05}","n":{i}}}"#, i % 70))
+            .collect();
+        let text = item_lines(&plain, false, true);
+        let want = report(&one_reader_as(&text, &opts, FormatIn::JsonItems).unwrap());
+        let (got, in_stretches) = split_items(&text, 2, &opts);
+        assert!(in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
+    }
+
+    /// Pretty-printed items back to back are not one a line: one reader reads them.
+    #[test]
+    fn items_not_one_a_line_are_read_by_one_reader() {
+        let opts = LoadOptions::default();
+        let items = items(2_000, 23, 0);
+        let pretty: String = items.iter().map(|i| pretty(i, 2)).collect();
+        let want = report(&one_reader_as(&pretty, &opts, FormatIn::JsonItems).unwrap());
+        let (got, in_stretches) = split_items(&pretty, 2, &opts);
+        assert!(!in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
+        // Two items on the line a cut ends.
+        let mut text = item_lines(&items, false, true);
+        let middle = text[text.len() / 2..].find('\n').unwrap() + text.len() / 2;
+        text.replace_range(middle..=middle, " ");
+        let want = report(&one_reader_as(&text, &opts, FormatIn::JsonItems).unwrap());
+        let (got, in_stretches) = split_items(&text, 2, &opts);
+        assert!(!in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
+    }
+
+    #[test]
+    fn a_bad_item_line_past_the_first_stretch_is_reported_as_one_reader_reports_it() {
+        let mut items = items(3_000, 24, 0);
+        items[2_500] = r#"{"pk":{"S":"a"},"sk":{"N":"x"}}"#.to_owned();
+        let text = item_lines(&items, false, true);
+        let fail = LoadOptions::default();
+        let want = one_reader_as(&text, &fail, FormatIn::JsonItems)
+            .err()
+            .map(|e| e.to_string());
+        assert!(want.is_some(), "the bad item is an error");
+        let (got, in_stretches) = split_items(&text, 2, &fail);
+        assert!(!in_stretches);
+        assert_eq!(got.err().map(|e| e.to_string()), want);
+        let skip = LoadOptions {
+            on_bad: OnBad::Skip,
+            ..LoadOptions::default()
+        };
+        let want = report(&one_reader_as(&text, &skip, FormatIn::JsonItems).unwrap());
+        assert!(want.contains("skipped 1"), "{want}");
+        let (got, in_stretches) = split_items(&text, 2, &skip);
+        assert!(!in_stretches);
+        assert_eq!(report(&got.unwrap()), want);
     }
 
     /// What a report reads, and the shape the load names.
