@@ -6,7 +6,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::read::{Compression, FileLoad, Input, display_name, is_stdin, open};
+use super::read::{Compression, FileLoad, Input, display_name, is_stdin, open_apart};
 use super::sink::Sink;
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
 
@@ -115,7 +115,7 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         .filter(std::fs::Metadata::is_file)
         .map(|m| m.len());
     let read_before = ctx.bytes.load(Ordering::Relaxed);
-    let mut input = open(path, ctx.bytes)?;
+    let mut input = open_apart(path, ctx.bytes)?;
     let format = match ctx.opts.format {
         FormatIn::Auto => super::detect::detect_input(&mut input, path, &name)?,
         f => f,

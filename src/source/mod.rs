@@ -53,6 +53,7 @@ pub mod dynamo;
 pub mod dynamodb_json;
 pub mod hint;
 pub mod incremental;
+pub mod inflate;
 pub mod ion;
 pub mod json;
 pub mod key_ahead;

@@ -127,6 +127,48 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
     }
 }
 
+/// [`open`], for a file read by one reader on a machine of several cores: a gzip or zstd file is decompressed
+/// on a thread of its own ([`super::inflate`]), while the reader parses. Standard input and plain files open
+/// as with [`open`].
+pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if is_stdin(path) || cores < 2 {
+        return open(path, count);
+    }
+    let name = display_name(path);
+    let io_err = |source| SourceError::Io {
+        name: name.clone(),
+        source,
+    };
+    let mut magic = [0u8; 4];
+    let n = File::open(path)
+        .and_then(|mut f| super::lines::read_full(&mut f, &mut magic))
+        .map_err(io_err)?;
+    let compression = if magic[..n].starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if magic[..n].starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else {
+        return open(path, count);
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let reader = super::inflate::inflate_on_thread(
+        file,
+        move |raw| -> std::io::Result<Box<dyn Read>> {
+            let buffered = BufReader::with_capacity(BUF_BYTES, raw);
+            Ok(match compression {
+                Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+                _ => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+            })
+        },
+        count,
+    );
+    Ok(Input {
+        reader: Box::new(reader),
+        compression,
+    })
+}
+
 /// Called every [`TICK_LINES`] lines with the lines read in the current file; returns `Err(Cancelled)` to stop.
 pub type Tick<'t> = dyn FnMut(u64, u64) -> Result<(), SourceError> + 't;
 
