@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# A pretty-printed JSON array of typed items against the same items as DynamoDB JSON lines, in one run; prints
-# figures.
+# A pretty-printed JSON array of typed items against the same items as DynamoDB JSON lines, as a compact array
+# and as typed items one a line, in one run; prints figures.
 #
 #   benches/json_array.sh [ITEMS]      (default 2,000,000 items: ~1 GB pretty-printed, ~0.5 GB of lines)
 #
-# Builds the headless release binary (`--no-default-features`), generates both files once under
-# $CARGO_TARGET_DIR/tmp (benches/gen_json_array.py, Zipf keys), checks shardlens' total, distinct count and
-# hottest key on both against the generator's truth, then times each with /usr/bin/time -f "%e %M" (wall
-# seconds, peak RSS), best of 3 runs:
+# Builds the headless release binary (`--no-default-features`), generates the files once under
+# $CARGO_TARGET_DIR/tmp (benches/gen_json_array.py, Zipf keys; the compact array and the item lines are
+# rewritten from the lines), checks shardlens' total, distinct count and hottest key on each against the
+# generator's truth, then times each with /usr/bin/time -f "%e %M" (wall seconds, peak RSS), best of 3 runs:
 #   shardlens analyze lines.json --format json > /dev/null      (DynamoDB JSON lines)
 #   shardlens analyze array.json --format json > /dev/null      (the same items, one pretty-printed array)
+#   shardlens analyze compact.json --format json > /dev/null    (the same items, one compact array)
+#   shardlens analyze items.json --format json > /dev/null      (the same items, typed, one a line)
+# and the pretty-printed array again on one core (taskset -c 0): what reading it in stretches costs in CPU.
 # Goals (issue 26): the array loads at >= 75 % of the lines' speed (items per second), peak RSS <= 200 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,24 +28,40 @@ if [ ! -f "$ROOT/truth.json" ]; then
 fi
 
 python3 - "$BIN" "$ROOT" <<'PY'
-import json, os, sys
+import json, os, shutil, sys
 sys.path.insert(0, "benches")
 from bench_util import best_of, check_against_truth
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
-print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {os.path.getsize(arr)/1e6:.0f} MB "
-      f"pretty-printed, lines.json {os.path.getsize(lines)/1e6:.0f} MB")
-for path in (arr, lines):
+compact, items = f"{root}/compact.json", f"{root}/items.json"
+if not (os.path.exists(compact) and os.path.exists(items)):
+    # The export lines' items, unwrapped: one compact array, and one typed item a line.
+    with open(lines, "rb") as src, open(compact, "wb") as c, open(items, "wb") as i:
+        c.write(b"[")
+        for n, line in enumerate(l for l in src if l.strip()):
+            item = line.strip()[len(b'{"Item":'):-1]
+            c.write((b"," if n else b"") + item)
+            i.write(item + b"\n")
+        c.write(b"]\n")
+size = lambda p: os.path.getsize(p) / 1e6
+print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {size(arr):.0f} MB "
+      f"pretty-printed, lines.json {size(lines):.0f} MB, compact.json {size(compact):.0f} MB, "
+      f"items.json {size(items):.0f} MB")
+for path in (arr, lines, compact, items):
     check_against_truth(bin_, path, truth)
-print("both results checked against the generator: total, distinct, hottest key")
+print("every result checked against the generator: total, distinct, hottest key")
 
-l, a = (best_of(f"{bin_} analyze {p} --format json > /dev/null") for p in (lines, arr))
+l, a, c, i = (best_of(f"{bin_} analyze {p} --format json > /dev/null") for p in (lines, arr, compact, items))
+one = best_of(f"taskset -c 0 {bin_} analyze {arr} --format json > /dev/null") if shutil.which("taskset") else None
 n = truth["total"] / 1e6
 print('\nbest of 3 runs (/usr/bin/time -f "%e %M"):')
-print(f"  DynamoDB JSON lines        {l[0]:>6.2f} s  {n / l[0]:.2f} M items/s  {l[1]:>7.1f} MB peak RSS")
-print(f"  pretty-printed JSON array  {a[0]:>6.2f} s  {n / a[0]:.2f} M items/s  {a[1]:>7.1f} MB peak RSS"
-      f"  ({os.path.getsize(arr) / 1e6 / a[0]:.0f} MB/s of JSON)")
+for name, w, path in (("DynamoDB JSON lines", l, lines), ("pretty-printed JSON array", a, arr),
+                      ("compact JSON array", c, compact), ("typed items one a line", i, items)):
+    print(f"  {name:<26} {w[0]:>6.2f} s  {n / w[0]:.2f} M items/s  {w[1]:>7.1f} MB peak RSS"
+          f"  ({size(path) / w[0]:.0f} MB/s of JSON)")
+if one:
+    print(f"  pretty array, one core     {one[0]:>6.2f} s  (taskset -c 0: {one[0] / a[0]:.2f}x the time on every core)")
 r = l[0] / a[0]
 print(f"\n  array speed / lines speed: {r * 100:.0f} %  (goal >= 75 %: {'met' if r >= 0.75 else 'NOT met'})")
 print(f"  array peak RSS:            {a[1]:.1f} MB (goal <= 200 MB: {'met' if a[1] <= 200 else 'NOT met'})")
