@@ -128,11 +128,13 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
 }
 
 /// [`open`], for a file read by one reader on a machine of several cores: a gzip or zstd file is decompressed
-/// on a thread of its own ([`super::inflate`]), while the reader parses. Standard input and plain files open
-/// as with [`open`].
+/// on a thread of its own ([`super::inflate`]), while the reader parses. Standard input, anything but a
+/// regular file (a FIFO's bytes can be read only once: its first are not looked at apart) and uncompressed
+/// files open as with [`open`].
 pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if is_stdin(path) || cores < 2 {
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if is_stdin(path) || !regular || cores < 2 {
         return open(path, count);
     }
     let name = display_name(path);
