@@ -133,7 +133,8 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
     let split = size
         .zip(in_stretches)
         .filter(|_| plain)
-        .map(|(size, load)| load(path, &name, size, read_before, sink, ctx));
+        .and_then(|(size, load)| Some((size, super::lines::stretch_threads(size)?, load)))
+        .map(|(size, threads, load)| load(path, &name, size, threads, read_before, sink, ctx));
     let result = match split {
         Some(Ok(true)) => Ok(()),
         Some(Err(e)) => Err(e),
@@ -226,9 +227,9 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
 }
 
 /// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
-/// size, the byte count before it was opened); `Ok(false)` when it is to be read by one.
+/// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
 type SplitLoad =
-    fn(&Path, &Path, u64, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
+    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
 /// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).
@@ -236,6 +237,7 @@ fn load_lines_split_into(
     path: &Path,
     name: &Path,
     size: u64,
+    threads: usize,
     read_before: u64,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
@@ -254,10 +256,11 @@ fn load_lines_split_into(
     // The count holds what opening the file read (its first buffer); the readers count the file from 0.
     let bytes_before = ctx.bytes.load(Ordering::Relaxed);
     let base = read_before;
-    let loaded = super::lines::load_lines_split(path, name, size, &parser, ctx.cancel, &mut |p| {
-        ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
-        ctx.report(lines_before + p.lines, items_before + p.lines);
-    });
+    let loaded =
+        super::lines::load_lines_split(path, name, size, threads, &parser, ctx.cancel, &mut |p| {
+            ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
+            ctx.report(lines_before + p.lines, items_before + p.lines);
+        });
     match loaded {
         Ok(Some(loaded)) => {
             ctx.bytes.store(base + loaded.bytes, Ordering::Relaxed);

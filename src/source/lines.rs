@@ -126,46 +126,31 @@ fn read_lines(
     }
 }
 
-/// Files at least this large are split between threads ([`load_lines_split`], and files of DynamoDB JSON lines
-/// in [`super::dynamodb_json::load_json_lines_split`]); below it a thread's start-up and the merge cost more
-/// than they save.
+/// Files at least this large are split between threads ([`stretch_threads`]: key lines, DynamoDB JSON lines,
+/// JSON items one a line and JSON arrays); below it a thread's start-up and the merge cost more than they
+/// save.
 pub const SPLIT_MIN_BYTES: u64 = 16 << 20;
 
-/// Loads a regular, uncompressed file of keys of `size` bytes on up to four threads (as many as the machine
-/// has cores): each reads its own stretch of the file, cut at line ends, into a key set of its own, and the
-/// sets are merged in file order, so keys keep the order in which they first appear and every count is what
-/// one reader would have found.
+/// How many threads read a file of `size` bytes in stretches: as many as the machine has cores, up to four;
+/// `None` on a single core or below [`SPLIT_MIN_BYTES`].
+pub fn stretch_threads(size: u64) -> Option<usize> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    (threads >= 2 && size >= SPLIT_MIN_BYTES).then_some(threads)
+}
+
+/// Loads a regular, uncompressed file of keys of `size` bytes on `threads` threads (as many as the machine
+/// has cores, up to four: [`stretch_threads`]): each reads its own stretch of the file, cut at line ends, into
+/// a key set of its own, and the sets are merged in file order, so keys keep the order in which they first
+/// appear and every count is what one reader would have found.
 ///
-/// Returns `Ok(None)` when the file is better read by [`load_lines`] from the start: a single core, a file
-/// under [`SPLIT_MIN_BYTES`], a line with a tab (sort keys: a key's facts depend on all its lines in order),
-/// or any bad line (one reader then names it by its line number in the whole file).
+/// Returns `Ok(None)` when the file is better read by [`load_lines`] from the start: a line with a tab (sort
+/// keys: a key's facts depend on all its lines in order), or any bad line (one reader then names it by its
+/// line number in the whole file).
 ///
 /// Measured (`benches/lines_duckdb.sh`: 10,000,000 lines, 762,704 distinct keys, this 2-core machine,
 /// `perf stat -r 5`): one core 0.43 s, two 0.26 s. Merging the second set, whose lookups are pipelined like the
 /// lines', is about 40 ms of the two cores' time (`perf script` timeline), on one core while the other idles.
 pub fn load_lines_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    parser: &(dyn Fn() -> LineParser + Sync),
-    cancel: &AtomicBool,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Option<Loaded>, SourceError> {
-    let Some(threads) = stretch_threads(size) else {
-        return Ok(None);
-    };
-    load_stretches(path, name, size, threads, parser, cancel, progress)
-}
-
-/// How many threads read a file of `size` bytes in stretches: as many as the machine has cores, up to four;
-/// `None` on a single core or below [`SPLIT_MIN_BYTES`].
-pub(super) fn stretch_threads(size: u64) -> Option<usize> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    (threads >= 2 && size >= SPLIT_MIN_BYTES).then_some(threads)
-}
-
-/// [`load_lines_split`] on `threads` threads, whatever the file's size.
-fn load_stretches(
     path: &Path,
     name: &Path,
     size: u64,
@@ -392,7 +377,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("keys.txt");
         std::fs::write(&path, text).unwrap();
-        let out = load_stretches(
+        let out = load_lines_split(
             &path,
             Path::new("keys.txt"),
             text.len() as u64,

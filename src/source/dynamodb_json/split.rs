@@ -16,38 +16,23 @@ use std::sync::atomic::AtomicU64;
 
 use super::load_json_lines;
 use crate::source::dispatch::Ctx;
-use crate::source::lines::{cut_points, stretch_threads};
+use crate::source::lines::cut_points;
 use crate::source::read::{Compression, FileLoad, Sink};
 use crate::source::s3_export::resolve_names;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
 use crate::source::{FormatIn, SourceError};
 
 /// Loads the regular, uncompressed file `path` (`size` bytes) of DynamoDB JSON lines (`{"Item":…}`) into
-/// `sink` on up to four threads (as many as the machine has cores); `read_before` is the byte count before
-/// the file was opened (the readers count the whole file again).
+/// `sink` on `threads` threads (as many as the machine has cores, up to four: the caller asks
+/// [`crate::source::lines::stretch_threads`]); `read_before` is the byte count before the file was opened (the
+/// readers count the whole file again).
 ///
 /// Returns `Ok(false)`, with `sink` as it was but for the key attributes and the TTL attribute its first item
 /// decides (as one reader would have decided them), when the file is better read by one reader from the
-/// start: a single core, a file under [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that already holds
-/// items or follows them beyond the key set ([`Sink::splits`]), or any bad line or warning past the first
-/// stretch (one reader then names its line in the whole file). A stretch that holds an item of the stretches
-/// before it is read again after them (one reader counts the item once).
+/// start: a sink that already holds items or follows them beyond the key set ([`Sink::splits`]), or any bad
+/// line or warning past the first stretch (one reader then names its line in the whole file). A stretch that
+/// holds an item of the stretches before it is read again after them (one reader counts the item once).
 pub fn load_json_lines_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    read_before: u64,
-    sink: &mut Sink,
-    ctx: &mut Ctx<'_, '_>,
-) -> Result<bool, SourceError> {
-    let Some(threads) = stretch_threads(size) else {
-        return Ok(false);
-    };
-    load_stretches(path, name, size, threads, read_before, sink, ctx)
-}
-
-/// [`load_json_lines_split`] on `threads` threads, whatever the file's size.
-fn load_stretches(
     path: &Path,
     name: &Path,
     size: u64,
@@ -179,7 +164,7 @@ mod tests {
         let mut sink = Sink::new(opts);
         sink.keys.set_kept_budget(budget);
         let name = Path::new("items.json");
-        let split = load_stretches(
+        let split = load_json_lines_split(
             &path,
             name,
             text.len() as u64,

@@ -26,7 +26,9 @@ use super::json_doc::{Batch, ItemReader, Typing, array_goes_on, truncated};
 use super::json_stream::{End, JsonStream};
 use crate::source::dispatch::Ctx;
 use crate::source::key_ahead::KeyAhead;
-use crate::source::lines::{read_full, stretch_threads};
+use crate::source::lines::read_full;
+#[cfg(doc)]
+use crate::source::lines::stretch_threads;
 use crate::source::read::{Compression, Sink, TICK_LINES, for_each_line_ahead};
 use crate::source::s3_export::adopt_first;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
@@ -40,28 +42,12 @@ const NAME_MAX: usize = 256;
 const BATCH_ITEMS: usize = 2048;
 const BATCH_BYTES: usize = 1 << 20;
 
-/// Loads the regular, uncompressed file `path` (`size` bytes), a JSON array of items, into `sink` on up to
-/// four threads. `Ok(false)`, with `sink` as it was but for the key attributes its first item decides, when
-/// the file is better read by one reader (from the start): a single core, a file under
-/// [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that does not split ([`Sink::splits`]), a file that is
-/// not one array of objects, a cut whose guess was wrong, or anything past the first stretch that one reader
-/// would report (a bad item, a warning).
+/// Loads the regular, uncompressed file `path` (`size` bytes), a JSON array of items, into `sink` on
+/// `threads` threads ([`stretch_threads`]). `Ok(false)`, with `sink` as it was but for the key attributes its
+/// first item decides, when the file is better read by one reader (from the start): a sink that does not
+/// split ([`Sink::splits`]), a file that is not one array of objects, a cut whose guess was wrong, or anything
+/// past the first stretch that one reader would report (a bad item, a warning).
 pub fn load_json_array_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    read_before: u64,
-    sink: &mut Sink,
-    ctx: &mut Ctx<'_, '_>,
-) -> Result<bool, SourceError> {
-    let Some(threads) = stretch_threads(size) else {
-        return Ok(false);
-    };
-    load_stretches(path, name, size, threads, read_before, sink, ctx)
-}
-
-/// [`load_json_array_split`] on `threads` threads, whatever the file's size.
-fn load_stretches(
     path: &Path,
     name: &Path,
     size: u64,
@@ -107,27 +93,12 @@ fn read_head(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
 }
 
 /// Loads the regular, uncompressed file `path` (`size` bytes) of JSON items one a line (`json-items`: typed
-/// or plain items, as `jq -c '.Items[]'` or a DocumentClient dump writes them) into `sink` on up to four
-/// threads, cut at line ends. `Ok(false)`, with `sink` as it was but for the key attributes its first item
-/// decides, when the file is better read by one reader (from the start): a single core, a file under
-/// [`crate::source::lines::SPLIT_MIN_BYTES`], a sink that does not split ([`Sink::splits`]), a line that is
-/// not one whole item, or anything past the first stretch that one reader would report.
+/// or plain items, as `jq -c '.Items[]'` or a DocumentClient dump writes them) into `sink` on `threads`
+/// threads ([`stretch_threads`]), cut at line ends. `Ok(false)`, with `sink` as it was but for the key
+/// attributes its first item decides, when the file is better read by one reader (from the start): a sink
+/// that does not split ([`Sink::splits`]), a line that is not one whole item, or anything past the first
+/// stretch that one reader would report.
 pub fn load_json_items_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    read_before: u64,
-    sink: &mut Sink,
-    ctx: &mut Ctx<'_, '_>,
-) -> Result<bool, SourceError> {
-    let Some(threads) = stretch_threads(size) else {
-        return Ok(false);
-    };
-    load_item_lines(path, name, size, threads, read_before, sink, ctx)
-}
-
-/// [`load_json_items_split`] on `threads` threads, whatever the file's size.
-fn load_item_lines(
     path: &Path,
     name: &Path,
     size: u64,
@@ -546,14 +517,20 @@ mod tests {
         indent.map_or(compact.clone(), |n| pretty(&compact, n))
     }
 
-    /// A loader of a file in stretches, as [`load_stretches`].
+    /// A loader of a file in stretches, as [`load_json_array_split`].
     type Splitter =
         fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
     /// `text`, an array, loaded as a file in `threads` stretches (falling back to one reader as `load_file`
     /// does); whether it loaded in stretches.
     fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {
-        split_as(text, threads, opts, load_stretches, FormatIn::JsonArray)
+        split_as(
+            text,
+            threads,
+            opts,
+            load_json_array_split,
+            FormatIn::JsonArray,
+        )
     }
 
     /// `text` loaded as a file of `format` by `splitter` in `threads` stretches, falling back to one reader.
@@ -657,7 +634,13 @@ mod tests {
         threads: usize,
         opts: &LoadOptions,
     ) -> (Result<Sink, SourceError>, bool) {
-        split_as(text, threads, opts, load_item_lines, FormatIn::JsonItems)
+        split_as(
+            text,
+            threads,
+            opts,
+            load_json_items_split,
+            FormatIn::JsonItems,
+        )
     }
 
     #[test]
