@@ -593,6 +593,30 @@ fn sql_trace_duckdb_query_replays_like_the_export_itself() {
     );
 }
 
+/// `text`, a file over 16 MB, gives the report (but for its source and bytes) the same text gzipped gives,
+/// which one reader reads, with `total` items.
+fn reads_as_its_gzip_reads(dir: &Path, text: &[u8], total: u64) {
+    assert!(text.len() > 16 << 20, "{} bytes", text.len());
+    let plain = write(dir, "items.json", text);
+    let gz_path = dir.join("items.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz_path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(text).unwrap();
+    gz.finish().unwrap();
+    let report = |p: &Path| {
+        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
+        let o = v.as_object_mut().unwrap();
+        o.remove("source");
+        o["input"].as_object_mut().unwrap().remove("bytes");
+        v
+    };
+    let (stretches, one) = (report(&plain), report(&gz_path));
+    assert_eq!(stretches["total"], total);
+    assert_eq!(stretches, one);
+}
+
 /// A file of DynamoDB JSON lines large enough to load in stretches on every core (over 16 MB) reads as the same
 /// items gzipped, which one reader reads: the same report but for the input's bytes and name. Its items include
 /// some written twice, far apart (a stretch that holds an item of an earlier one is read again after it), sort
@@ -637,25 +661,7 @@ fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
     for l in &lines {
         writeln!(text, "{l}").unwrap();
     }
-    assert!(text.len() > 16 << 20, "{} bytes", text.len());
-    let plain = write(&dir, "items.json", &text);
-    let gz_path = dir.join("items.json.gz");
-    let mut gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz_path).unwrap(),
-        flate2::Compression::fast(),
-    );
-    gz.write_all(&text).unwrap();
-    gz.finish().unwrap();
-    let report = |p: &Path| {
-        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
-        let o = v.as_object_mut().unwrap();
-        o.remove("source");
-        o["input"].as_object_mut().unwrap().remove("bytes");
-        v
-    };
-    let (stretches, one) = (report(&plain), report(&gz_path));
-    assert_eq!(stretches["total"], 90_101);
-    assert_eq!(stretches, one);
+    reads_as_its_gzip_reads(&dir, &text, 90_101);
 }
 
 /// A JSON array over 16 MB is read in stretches on every core, each cut where an item seems to begin; a
@@ -696,25 +702,7 @@ fn a_large_json_array_reads_as_one_reader_reads_it() {
         ));
     }
     text.push_str("\n]\n");
-    assert!(text.len() > 16 << 20, "{} bytes", text.len());
-    let plain = write(&dir, "items.json", text.as_bytes());
-    let gz_path = dir.join("items.json.gz");
-    let mut gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz_path).unwrap(),
-        flate2::Compression::fast(),
-    );
-    gz.write_all(text.as_bytes()).unwrap();
-    gz.finish().unwrap();
-    let report = |p: &Path| {
-        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
-        let o = v.as_object_mut().unwrap();
-        o.remove("source");
-        o["input"].as_object_mut().unwrap().remove("bytes");
-        v
-    };
-    let (stretches, one) = (report(&plain), report(&gz_path));
-    assert_eq!(stretches["total"], 70_000);
-    assert_eq!(stretches, one);
+    reads_as_its_gzip_reads(&dir, text.as_bytes(), 70_000);
 }
 
 /// Plain JSON items one a line over 16 MB (a DocumentClient dump) are read in stretches too, with what one
@@ -735,23 +723,5 @@ fn large_json_item_lines_read_as_one_reader_reads_them() {
             (i * 104_729) % 1_000_000
         ));
     }
-    assert!(text.len() > 16 << 20, "{} bytes", text.len());
-    let plain = write(&dir, "items.json", text.as_bytes());
-    let gz_path = dir.join("items.json.gz");
-    let mut gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz_path).unwrap(),
-        flate2::Compression::fast(),
-    );
-    gz.write_all(text.as_bytes()).unwrap();
-    gz.finish().unwrap();
-    let report = |p: &Path| {
-        let mut v = json(&run(&["analyze", p.to_str().unwrap(), "--format", "json"]));
-        let o = v.as_object_mut().unwrap();
-        o.remove("source");
-        o["input"].as_object_mut().unwrap().remove("bytes");
-        v
-    };
-    let (stretches, one) = (report(&plain), report(&gz_path));
-    assert_eq!(stretches["total"], 80_000);
-    assert_eq!(stretches, one);
+    reads_as_its_gzip_reads(&dir, text.as_bytes(), 80_000);
 }
