@@ -277,3 +277,70 @@ pub(crate) fn summary(s: &Sink) -> String {
         k.largest_items(5),
     )
 }
+
+/// A loader of one file in stretches, as dispatch calls it (path, name, size, threads, bytes read before,
+/// sink, context); for tests.
+#[cfg(test)]
+pub(crate) type Splitter =
+    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
+
+/// `text` written to a file and loaded into `sink` by `splitter` in `threads` stretches, or, when it declines,
+/// by `one_reader` from the start, as `load_file` does; the sink, and whether it loaded in stretches.
+#[cfg(test)]
+pub(crate) fn load_in_stretches_or_one(
+    text: &str,
+    threads: usize,
+    opts: &crate::source::LoadOptions,
+    mut sink: Sink,
+    splitter: Splitter,
+    one_reader: impl FnOnce(crate::source::read::FileLoad<'_, '_>) -> Result<(), SourceError>,
+) -> (Result<Sink, SourceError>, bool) {
+    static FILES: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "shardlens-stretches-{}-{}",
+        std::process::id(),
+        FILES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("items.json");
+    std::fs::write(&path, text).unwrap();
+    let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
+    let mut progress = |_| {};
+    let mut ctx = Ctx {
+        opts,
+        cancel: &cancel,
+        bytes: &bytes,
+        total_bytes: None,
+        total_items: None,
+        progress: &mut progress,
+    };
+    let name = Path::new("items.json");
+    let split = splitter(
+        &path,
+        name,
+        text.len() as u64,
+        threads,
+        0,
+        &mut sink,
+        &mut ctx,
+    );
+    let in_stretches = matches!(split, Ok(true));
+    let out = match split {
+        Ok(true) => Ok(sink),
+        Ok(false) => {
+            let mut reader = BufReader::new(std::fs::File::open(&path).unwrap());
+            one_reader(crate::source::read::FileLoad {
+                reader: &mut reader,
+                compression: crate::source::read::Compression::None,
+                name,
+                opts,
+                sink: &mut sink,
+                tick: &mut |_, _| Ok(()),
+            })
+            .map(|()| sink)
+        }
+        Err(e) => Err(e),
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    (out, in_stretches)
+}

@@ -81,10 +81,8 @@ fn read_lines(
 mod tests {
     use super::*;
     use crate::source::read::load_text;
-    use crate::source::stretches::summary;
+    use crate::source::stretches::{load_in_stretches_or_one, summary};
     use crate::source::{LoadOptions, OnBad};
-    use std::io::BufReader;
-    use std::sync::atomic::AtomicBool;
 
     /// Items of a table: keys with one item and with many, items written again (`repeat` of them, anywhere in
     /// the file), a TTL attribute on some, blank and CRLF lines.
@@ -143,58 +141,11 @@ mod tests {
         opts: &LoadOptions,
         budget: usize,
     ) -> (Result<Sink, SourceError>, bool) {
-        let dir = std::env::temp_dir().join(format!(
-            "shardlens-json-split-{}-{threads}-{}",
-            std::process::id(),
-            text.len()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("items.json");
-        std::fs::write(&path, text).unwrap();
-        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
-        let mut progress = |_| {};
-        let mut ctx = Ctx {
-            opts,
-            cancel: &cancel,
-            bytes: &bytes,
-            total_bytes: None,
-            total_items: None,
-            progress: &mut progress,
-        };
         let mut sink = Sink::new(opts);
         sink.keys.set_kept_budget(budget);
-        let name = Path::new("items.json");
-        let split = load_json_lines_split(
-            &path,
-            name,
-            text.len() as u64,
-            threads,
-            0,
-            &mut sink,
-            &mut ctx,
-        );
-        let in_stretches = matches!(split, Ok(true));
-        let out = match split {
-            Ok(true) => Ok(sink),
-            Ok(false) => {
-                let mut reader = BufReader::new(std::fs::File::open(&path).unwrap());
-                load_json_lines(
-                    FileLoad {
-                        reader: &mut reader,
-                        compression: Compression::None,
-                        name,
-                        opts,
-                        sink: &mut sink,
-                        tick: &mut |_, _| Ok(()),
-                    },
-                    "Item",
-                )
-                .map(|()| sink)
-            }
-            Err(e) => Err(e),
-        };
-        std::fs::remove_dir_all(&dir).unwrap();
-        (out, in_stretches)
+        load_in_stretches_or_one(text, threads, opts, sink, load_json_lines_split, |cx| {
+            load_json_lines(cx, "Item")
+        })
     }
 
     fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {

@@ -411,12 +411,10 @@ const MISMATCH: &str = "a stretch does not end where the next one begins";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::dispatch::Ctx;
     use crate::source::json::json_doc::load_json_doc;
-    use crate::source::read::{FileLoad, load_text};
-    use crate::source::stretches::summary;
+    use crate::source::read::load_text;
+    use crate::source::stretches::{Splitter, load_in_stretches_or_one, summary};
     use crate::source::{FormatIn, OnBad};
-    use std::sync::atomic::{AtomicBool, AtomicU64};
 
     /// Typed items, compact, one string each: keys with one item and with many, items written again
     /// (`repeat` of them, anywhere), a TTL attribute on the first and on some others, and some items whose
@@ -517,10 +515,6 @@ mod tests {
         indent.map_or(compact.clone(), |n| pretty(&compact, n))
     }
 
-    /// A loader of a file in stretches, as [`load_json_array_split`].
-    type Splitter =
-        fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
-
     /// `text`, an array, loaded as a file in `threads` stretches (falling back to one reader as `load_file`
     /// does); whether it loaded in stretches.
     fn split(text: &str, threads: usize, opts: &LoadOptions) -> (Result<Sink, SourceError>, bool) {
@@ -541,57 +535,9 @@ mod tests {
         splitter: Splitter,
         format: FormatIn,
     ) -> (Result<Sink, SourceError>, bool) {
-        let dir = std::env::temp_dir().join(format!(
-            "shardlens-array-split-{}-{threads}-{}",
-            std::process::id(),
-            text.len()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("items.json");
-        std::fs::write(&path, text).unwrap();
-        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
-        let mut progress = |_| {};
-        let mut ctx = Ctx {
-            opts,
-            cancel: &cancel,
-            bytes: &bytes,
-            total_bytes: None,
-            total_items: None,
-            progress: &mut progress,
-        };
-        let mut sink = Sink::new(opts);
-        let name = Path::new("items.json");
-        let split = splitter(
-            &path,
-            name,
-            text.len() as u64,
-            threads,
-            0,
-            &mut sink,
-            &mut ctx,
-        );
-        let in_stretches = matches!(split, Ok(true));
-        let out = match split {
-            Ok(true) => Ok(sink),
-            Ok(false) => {
-                let mut reader = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
-                load_json_doc(
-                    FileLoad {
-                        reader: &mut reader,
-                        compression: Compression::None,
-                        name,
-                        opts,
-                        sink: &mut sink,
-                        tick: &mut |_, _| Ok(()),
-                    },
-                    format,
-                )
-                .map(|()| sink)
-            }
-            Err(e) => Err(e),
-        };
-        std::fs::remove_dir_all(&dir).unwrap();
-        (out, in_stretches)
+        load_in_stretches_or_one(text, threads, opts, Sink::new(opts), splitter, |cx| {
+            load_json_doc(cx, format)
+        })
     }
 
     fn one_reader(text: &str, opts: &LoadOptions) -> Result<Sink, SourceError> {
