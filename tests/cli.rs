@@ -200,6 +200,41 @@ fn reads_standard_input_and_prints_a_table() {
     assert!(csv.starts_with("bucket,range_start,range_end,count,share,top_key,top_key_count\n"));
 }
 
+/// Gzip (two members) and zstd on standard input give what the same lines give plain, and a truncated gzip
+/// stream stops the load with its reason.
+#[test]
+fn compressed_standard_input_reads_as_plain_does() {
+    let mut lines = String::new();
+    for i in 0..60_000 {
+        lines.push_str(&format!("user#{}\n", (i * 7_919) % 1_000));
+    }
+    let (a, b) = lines.as_bytes().split_at(lines.len() / 3);
+    let mut gz = Vec::new();
+    for part in [a, b] {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(part).unwrap();
+        gz.extend(enc.finish().unwrap());
+    }
+    let zst = zstd::encode_all(lines.as_bytes(), 1).unwrap();
+    let args = ["analyze", "-", "--format", "json"];
+    let report = |input: &[u8]| {
+        let mut v = json(&run_stdin(&args, input));
+        v.as_object_mut().unwrap().remove("input");
+        v
+    };
+    let plain = report(lines.as_bytes());
+    assert_eq!(plain["total"], 60_000);
+    assert_eq!(report(&gz), plain, "gzip");
+    assert_eq!(report(&zst), plain, "zstd");
+    let cut = run_stdin(&args, &gz[..gz.len() / 2]);
+    assert!(!cut.status.success());
+    let err = String::from_utf8_lossy(&cut.stderr);
+    assert!(
+        err.contains("standard input") && err.contains("incomplete deflate stream"),
+        "{err}"
+    );
+}
+
 #[test]
 fn number_keys_merge_by_value() {
     let out = json(&run_stdin(

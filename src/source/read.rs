@@ -106,13 +106,14 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
             Err(e) => return Err(io_err(e)),
         }
     };
-    if head.starts_with(&[0x1f, 0x8b]) {
+    let sniffed = sniff(head);
+    if sniffed == Compression::Gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
             compression: Compression::Gzip,
         })
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if sniffed == Compression::Zstd {
         // Concatenated frames are read one after the other, like gzip members.
         let decoder = zstd::stream::read::Decoder::with_buffer(buffered).map_err(io_err)?;
         Ok(Input {
@@ -127,14 +128,24 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
     }
 }
 
-/// [`open`], for a file read by one reader on a machine of several cores: a gzip or zstd file is decompressed
-/// on a thread of its own ([`super::inflate`]), while the reader parses. Standard input, anything but a
-/// regular file (a FIFO's bytes can be read only once: its first are not looked at apart) and uncompressed
-/// files open as with [`open`].
+/// How the bytes that begin an input are compressed (gzip and zstd by their magic bytes).
+fn sniff(head: &[u8]) -> Compression {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else {
+        Compression::None
+    }
+}
+
+/// [`open`], for an input read by one reader on a machine of several cores: a gzip or zstd file, or standard
+/// input, is decompressed on a thread of its own ([`super::inflate`]) while the reader parses. Anything but a
+/// regular file or standard input (a FIFO's bytes can be read only once, and [`open`] reads its first bytes
+/// where the reader reads the rest) and uncompressed files open as with [`open`].
 pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    if is_stdin(path) || !regular || cores < 2 {
+    if cores < 2 {
         return open(path, count);
     }
     let name = display_name(path);
@@ -143,19 +154,46 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
         source,
     };
     let mut magic = [0u8; 4];
+    if is_stdin(path) {
+        // The first bytes, read to tell the compression, go back in front of the rest.
+        let mut stdin = std::io::stdin();
+        let n = super::lines::read_full(&mut stdin, &mut magic).map_err(io_err)?;
+        let raw = std::io::Cursor::new(magic[..n].to_vec()).chain(stdin);
+        return Ok(match sniff(&magic[..n]) {
+            Compression::None => Input {
+                reader: Box::new(BufReader::with_capacity(
+                    BUF_BYTES,
+                    Counting { inner: raw, count },
+                )),
+                compression: Compression::None,
+            },
+            compression => inflated(raw, compression, count),
+        });
+    }
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return open(path, count);
+    }
     let n = File::open(path)
         .and_then(|mut f| super::lines::read_full(&mut f, &mut magic))
         .map_err(io_err)?;
-    let compression = if magic[..n].starts_with(&[0x1f, 0x8b]) {
-        Compression::Gzip
-    } else if magic[..n].starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Compression::Zstd
-    } else {
-        return open(path, count);
-    };
-    let file = File::open(path).map_err(io_err)?;
+    match sniff(&magic[..n]) {
+        Compression::None => open(path, count),
+        compression => Ok(inflated(
+            File::open(path).map_err(io_err)?,
+            compression,
+            count,
+        )),
+    }
+}
+
+/// `raw`, compressed as `compression` says, decompressed on a thread of its own.
+fn inflated<'a, R: Read + Send + 'static>(
+    raw: R,
+    compression: Compression,
+    count: &'a AtomicU64,
+) -> Input<'a> {
     let reader = super::inflate::inflate_on_thread(
-        file,
+        raw,
         move |raw| -> std::io::Result<Box<dyn Read>> {
             let buffered = BufReader::with_capacity(BUF_BYTES, raw);
             Ok(match compression {
@@ -165,10 +203,10 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
         },
         count,
     );
-    Ok(Input {
+    Input {
         reader: Box::new(reader),
         compression,
-    })
+    }
 }
 
 /// Called every [`TICK_LINES`] lines with the lines read in the current file; returns `Err(Cancelled)` to stop.
