@@ -206,7 +206,6 @@ struct Delete<'a> {
 struct Doc<'r, 'a, 't> {
     js: JsonStream<'r>,
     items: ItemReader,
-    elem: Vec<u8>,
     /// Elements read (items and requests), for messages and progress.
     n: u64,
     sink: &'a mut Sink,
@@ -215,35 +214,6 @@ struct Doc<'r, 'a, 't> {
 }
 
 impl Doc<'_, '_, '_> {
-    /// Reads the next element and hands its compact text to `f`, applying the bad-record policy.
-    fn element(
-        &mut self,
-        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message>,
-    ) -> Result<(), SourceError> {
-        self.js.peek()?;
-        let line = self.js.line;
-        self.elem.clear();
-        self.n += 1;
-        if self.js.capture(&mut self.elem, true)? == End::Truncated {
-            return Err(truncated(self.js.name, self.n, line));
-        }
-        let result = f(&mut self.items, &self.elem, self.sink, self.opts).map_err(|what| {
-            SourceError::record(
-                self.js.name,
-                At::Item {
-                    item: self.n,
-                    line: Some(line),
-                },
-                what,
-            )
-        });
-        self.sink.check(result)?;
-        if self.n.is_multiple_of(TICK_LINES) {
-            (self.tick)(self.js.line, self.n)?;
-        }
-        Ok(())
-    }
-
     /// An array (its `[` next) whose elements go to `f`; `what` names it in messages.
     ///
     /// Two threads: this one cuts the elements out (the splitter is about half the work of a pretty-printed
@@ -252,13 +222,24 @@ impl Doc<'_, '_, '_> {
     fn array(
         &mut self,
         what: &str,
-        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
+        f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
     ) -> Result<(), SourceError> {
         self.js.expect(b'[', &format!("to open {what}"))?;
         if self.js.peek()? == Some(b']') {
             self.js.bump();
             return Ok(());
         }
+        self.elements(f, |js, n| array_goes_on(js, n, what))
+    }
+
+    /// Elements from the next one on to `f`, cut out on this thread and read on a worker ([`Self::array`]);
+    /// after each, `goes_on` says whether another follows (an array's `,`, or more than white space before the
+    /// end of a file of items).
+    fn elements(
+        &mut self,
+        mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
+        mut goes_on: impl FnMut(&mut JsonStream<'_>, u64) -> Result<bool, SourceError>,
+    ) -> Result<(), SourceError> {
         let Doc {
             js,
             items,
@@ -304,7 +285,7 @@ impl Doc<'_, '_, '_> {
                     if n.is_multiple_of(TICK_LINES) {
                         tick(js.line, *n)?;
                     }
-                    let end = !array_goes_on(js, *n, what)?;
+                    let end = !goes_on(js, *n)?;
                     if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
                         let full =
                             std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
@@ -347,12 +328,13 @@ impl Doc<'_, '_, '_> {
         Ok(())
     }
 
-    /// Items one after another at the top level (JSON lines, or pretty-printed items back to back).
+    /// Items one after another at the top level (JSON lines, or pretty-printed items back to back), cut out
+    /// and read on two threads as an array's are.
     fn stream(&mut self) -> Result<(), SourceError> {
-        while self.js.peek()?.is_some() {
-            self.element(ItemReader::item)?;
+        if self.js.peek()?.is_none() {
+            return Ok(());
         }
-        Ok(())
+        self.elements(ItemReader::item, |js, _| Ok(js.peek()?.is_some()))
     }
 
     /// Scan output pages `{"Items":[…],"Count":…}` back to back.
@@ -663,7 +645,6 @@ pub fn load_json_doc(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), Sourc
         } else {
             ItemReader::new(opts)
         },
-        elem: Vec::with_capacity(64 << 10),
         n: 0,
         sink,
         opts,
