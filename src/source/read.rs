@@ -3,7 +3,7 @@
 //! a format's loader takes. The records go into a [`Sink`] (`sink.rs`); [`super::load`] dispatches the paths.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -173,16 +173,14 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return open(path, count);
     }
-    let n = File::open(path)
-        .and_then(|mut f| super::lines::read_full(&mut f, &mut magic))
-        .map_err(io_err)?;
+    let mut file = File::open(path).map_err(io_err)?;
+    let n = super::lines::read_full(&mut file, &mut magic).map_err(io_err)?;
     match sniff(&magic[..n]) {
         Compression::None => open(path, count),
-        compression => Ok(inflated(
-            File::open(path).map_err(io_err)?,
-            compression,
-            count,
-        )),
+        compression => {
+            file.seek(std::io::SeekFrom::Start(0)).map_err(io_err)?;
+            Ok(inflated(file, compression, count))
+        }
     }
 }
 
