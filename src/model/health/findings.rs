@@ -90,28 +90,39 @@ pub fn findings(h: &Health, input: &HealthInput<'_>) -> Vec<Finding> {
     out
 }
 
-/// Keys whose largest item is over `above` bytes: how many, the largest item's size, and the keys, largest
-/// first.
-fn items_over(keys: &KeySet, above: u64) -> (u64, u64, Vec<String>) {
-    let mut over: Vec<(u64, u32)> = Vec::new();
-    let mut n = 0;
-    for (idx, _, _) in keys.iter() {
-        if let Some(b) = keys.item_bytes(idx).filter(|b| b.max > above) {
-            n += 1;
-            over.push((b.max, idx));
+/// The keys whose largest item is over [`NEAR_ITEM_LIMIT`], largest first (ties by key index), and the largest
+/// item at or under [`MAX_ITEM_BYTES`]: one pass over the measured keys, where the findings made three (16 ms
+/// for 1.9 million keys, now 6–7 ms).
+fn large_items(keys: &KeySet) -> (Vec<(u64, u32)>, u64) {
+    let mut near: Vec<(u64, u32)> = Vec::new();
+    let mut largest_fitting = 0;
+    for (idx, b) in keys.measured() {
+        if b.max > NEAR_ITEM_LIMIT {
+            near.push((b.max, idx));
+        }
+        if b.max <= MAX_ITEM_BYTES {
+            largest_fitting = largest_fitting.max(b.max);
         }
     }
-    over.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    near.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    (near, largest_fitting)
+}
+
+/// Keys whose largest item is over `above` bytes (at least [`NEAR_ITEM_LIMIT`]), of [`large_items`]'s list:
+/// how many, the largest item's size, and the first keys, largest first.
+fn items_over(keys: &KeySet, large: &[(u64, u32)], above: u64) -> (u64, u64, Vec<String>) {
+    let over: Vec<&(u64, u32)> = large.iter().filter(|(max, _)| *max > above).collect();
     let examples = over
         .iter()
         .take(EXAMPLES)
-        .map(|&(_, idx)| keys.display(idx).into_owned())
+        .map(|&&(_, idx)| keys.display(idx).into_owned())
         .collect();
-    (n, over.first().map_or(0, |o| o.0), examples)
+    (over.len() as u64, over.first().map_or(0, |o| o.0), examples)
 }
 
 fn item_limit(keys: &KeySet, out: &mut Vec<Finding>) {
-    let (over, largest, examples) = items_over(keys, MAX_ITEM_BYTES);
+    let (large, largest_fitting) = large_items(keys);
+    let (over, largest, examples) = items_over(keys, &large, MAX_ITEM_BYTES);
     if over > 0 {
         out.push(finding(
             "item_over_400kb",
@@ -132,16 +143,12 @@ fn item_limit(keys: &KeySet, out: &mut Vec<Finding>) {
             SRC_SIZE,
         ));
     }
-    let (near, largest, examples) = items_over(keys, NEAR_ITEM_LIMIT);
+    let (near, largest, examples) = items_over(keys, &large, NEAR_ITEM_LIMIT);
     let near = near - over;
     if near > 0 {
         // The largest item under the limit: the examples past the ones over it.
         let examples: Vec<String> = examples.into_iter().skip(over as usize).collect();
-        let largest = if over > 0 {
-            keys_largest_under(keys, MAX_ITEM_BYTES)
-        } else {
-            largest
-        };
+        let largest = if over > 0 { largest_fitting } else { largest };
         out.push(finding(
             "item_near_400kb",
             Severity::Warning,
@@ -161,15 +168,6 @@ fn item_limit(keys: &KeySet, out: &mut Vec<Finding>) {
             SRC_SIZE,
         ));
     }
-}
-
-/// The largest item at or under `limit` bytes.
-fn keys_largest_under(keys: &KeySet, limit: u64) -> u64 {
-    keys.iter()
-        .filter_map(|(idx, _, _)| keys.item_bytes(idx).map(|b| b.max))
-        .filter(|&m| m <= limit)
-        .max()
-        .unwrap_or(0)
 }
 
 fn keys_phrase(n: u64) -> String {

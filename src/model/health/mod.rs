@@ -191,13 +191,14 @@ fn storage(keys: &KeySet, partitions: usize) -> Storage {
     let parts = Partitioner::equal(partitions.max(1));
     let mut per_partition = vec![0u64; parts.len()];
     let (mut item_bytes, mut storage_bytes) = (0u64, 0u64);
-    let sized = keys.iter().filter_map(|(idx, _, _)| {
-        let b = keys.item_bytes(idx)?;
+    let hashes = keys.hashes();
+    let sized = keys.measured().map(|(idx, b)| {
         let stored = b.bytes + b.items * STORAGE_OVERHEAD_BYTES;
         item_bytes += b.bytes;
         storage_bytes += stored;
-        per_partition[parts.partition_of(keys.hash(idx))] += stored;
-        Some((stored, idx, b.items))
+        let hash = hashes.get(idx as usize).copied().unwrap_or(0);
+        per_partition[parts.partition_of(hash)] += stored;
+        (stored, idx, b.items)
     });
     let collections = crate::model::keyset::first_n_of(sized, COLLECTIONS, |a, b| {
         b.0.cmp(&a.0).then(a.1.cmp(&b.1))

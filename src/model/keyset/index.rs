@@ -55,20 +55,46 @@ impl Index {
     /// Inserts key `i` (not present yet); `hashes` holds every key's hash for growing.
     pub(super) fn insert(&mut self, hash: u64, i: u32, hashes: &[u64]) {
         if (self.len + 1) * 2 > self.slots.len() {
-            let cap = (self.slots.len() * 2).max(16);
-            self.slots = written_zeros(cap);
-            self.len = 0;
-            for (j, &h) in hashes.iter().enumerate() {
-                if j as u32 != i {
-                    self.place(h, j as u32);
-                }
-            }
+            self.grow_to((self.slots.len() * 2).max(16), hashes, Some(i));
         }
         self.place(hash, i);
     }
 
+    /// Grows, if need be, to hold `keys` keys at most half full, so that inserting up to that many grows no
+    /// more; `hashes` holds the hash of every key in the index.
+    pub(super) fn reserve(&mut self, keys: usize, hashes: &[u64]) {
+        let cap = keys.saturating_mul(2).next_power_of_two().max(16);
+        if cap > self.slots.len() {
+            self.grow_to(cap, hashes, None);
+        }
+    }
+
+    /// `cap` empty slots, then every key of `hashes` (key `j` of hash `hashes[j]`) but `skip` placed again.
+    fn grow_to(&mut self, cap: usize, hashes: &[u64], skip: Option<u32>) {
+        self.slots = written_zeros(cap);
+        self.len = 0;
+        for (j, &h) in hashes.iter().enumerate() {
+            // The slot of the key some keys on, asked for now: the places are random, and one after the
+            // other each waited for its slot's memory.
+            if let Some(&ahead) = hashes.get(j + GROW_AHEAD) {
+                self.prefetch_slot(ahead);
+            }
+            if Some(j as u32) != skip {
+                self.place(h, j as u32);
+            }
+        }
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         self.slots.capacity() * 8
+    }
+
+    /// Asks for the slot a lookup (or an insert) of `hash` starts at.
+    #[inline]
+    pub(super) fn prefetch_slot(&self, hash: u64) {
+        if let Some(mask) = self.slots.len().checked_sub(1) {
+            super::prefetch::prefetch(&self.slots[hash as usize & mask]);
+        }
     }
 
     fn place(&mut self, hash: u64, i: u32) {
@@ -81,6 +107,9 @@ impl Index {
         self.len += 1;
     }
 }
+
+/// How many keys ahead of its placing a growing index asks for a key's slot.
+const GROW_AHEAD: usize = 16;
 
 /// `n` zero slots whose pages are already written.
 ///

@@ -196,9 +196,7 @@ impl KeySet {
     /// Asks for the index slot a lookup of `hash` starts at.
     #[inline]
     fn prefetch_slot(&self, hash: u64) {
-        if let Some(mask) = self.index.slots.len().checked_sub(1) {
-            prefetch(&self.index.slots[hash as usize & mask]);
-        }
+        self.index.prefetch_slot(hash);
     }
 
     /// The key a lookup of `hash` will compare against: the first of the probe's next few slots whose tag is
