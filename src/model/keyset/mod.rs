@@ -350,10 +350,60 @@ impl KeySet {
 
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
     /// shares no item with this one): no key is looked up again.
+    ///
+    /// The plan tells where each key of `other` will be before it is added, so a large set's sort-key facts
+    /// and item sizes are merged on a thread of their own while this one adds the keys (the two touch
+    /// different parts of the set). Measured on `shardlens-bench extract`'s file keyed by
+    /// `{pk}#{status}#{tags.0}` (983,732 keys merged into 983,375, nearly all new; this 2-core machine): the
+    /// keys took 65–72 ms and the rest 50 ms one after the other.
     pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
         self.merge_write_order(other);
+        let mut next = u32::try_from(self.len()).unwrap_or(u32::MAX);
+        let mapped: Vec<u32> = (0..other.len())
+            .map(|i| match plan.get(i) {
+                Some(&idx) if idx != NEW_KEY => idx,
+                _ => {
+                    next = next.saturating_add(1);
+                    next - 1
+                }
+            })
+            .collect();
+        let extras = other.sort_keys.is_some() || other.sizes.is_some();
+        if extras && other.len() >= PARALLEL_MERGE_KEYS {
+            let mut apart = self.take_extras();
+            std::thread::scope(|scope| {
+                let merging = scope.spawn(|| {
+                    let _ = apart.merge_mapped(other, &mapped);
+                    apart
+                });
+                self.add_planned(other, plan);
+                match merging.join() {
+                    Ok(merged) => {
+                        self.sort_keys = merged.sort_keys;
+                        self.sizes = merged.sizes;
+                    }
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            });
+        } else {
+            self.add_planned(other, plan);
+            let _ = self.merge_mapped(other, &mapped);
+        }
+    }
+
+    /// An empty set holding this one's sort-key facts and item sizes, taken from it, with its settings: what
+    /// [`Self::merge_mapped`] works on, apart from the keys.
+    fn take_extras(&mut self) -> KeySet {
+        KeySet {
+            sort_keys: self.sort_keys.take(),
+            sizes: self.sizes.take(),
+            ..self.empty_like(self.key_type)
+        }
+    }
+
+    /// Adds the keys and counts of `other` where `plan` says they are (a new key at the end).
+    fn add_planned(&mut self, other: &KeySet, plan: &[u32]) {
         self.reserve_for(other, plan);
-        let mut mapped = Vec::with_capacity(other.len());
         for i in 0..other.len() as u32 {
             // What adding the key `AHEAD` keys on will touch: its entry here, or the index slot a new key
             // goes in (from `reserve_for`, the index does not grow).
@@ -365,19 +415,18 @@ impl KeySet {
                 }
             }
             let (bytes, hash, count) = (other.key_bytes(i), other.hash(i), other.count(i));
-            let idx = match plan.get(i as usize) {
+            match plan.get(i as usize) {
                 Some(&idx) if idx != NEW_KEY => {
                     if let Some(e) = self.entries.get_mut(idx as usize) {
                         e.count += count;
                     }
                     self.total += count;
-                    idx
                 }
-                _ => self.add_new_hashed(bytes, hash, count),
-            };
-            mapped.push(idx);
+                _ => {
+                    self.add_new_hashed(bytes, hash, count);
+                }
+            }
         }
-        let _ = self.merge_mapped(other, &mapped);
     }
 
     /// Makes room for the keys of `other` that `plan` finds new here: the index grows once to hold them all,
@@ -447,6 +496,9 @@ impl KeySet {
 
 /// How many keys ahead of its addition a merge asks for the memory a key's addition touches.
 const MERGE_AHEAD: usize = 16;
+
+/// The fewest keys a merge by plan merges with sort-key facts or item sizes on a second thread.
+const PARALLEL_MERGE_KEYS: usize = 1 << 16;
 
 /// In a [`KeySet::merge_plan`], a key the set does not hold yet.
 pub const NEW_KEY: u32 = u32::MAX;
@@ -632,6 +684,39 @@ mod tests {
             assert_eq!(planned.find(k), Some(i));
         }
         assert_eq!(planned.find(b"user#0000001"), None);
+    }
+
+    /// Large enough for the sort-key facts and item sizes to be merged on a thread of their own: the same
+    /// facts, sizes, kept sort keys and counts as a merge key by key.
+    #[test]
+    fn planned_merge_of_items_on_two_threads_is_the_plain_merge() {
+        // Keys in common, items not: the sort keys of `b` differ from those of `a`.
+        let set = |from: u32, to: u32, tag: &str| {
+            let mut s = KeySet::new(KeyType::S);
+            for k in from..to {
+                let pk = format!("user#{:07}", k / 2);
+                let sk = format!("2024-05-{:02}#{k}{tag}", k % 28 + 1);
+                let idx = s.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+                s.note_item_bytes(idx, u64::from(k % 5000 + 100), 1);
+            }
+            s
+        };
+        let (a, b) = (set(0, 100_000, "a"), set(60_000, 220_000, "b"));
+        assert!(b.len() >= PARALLEL_MERGE_KEYS);
+        let mut plain = a.clone();
+        assert!(plain.merge_counted(&b));
+        let mut planned = a.clone();
+        let plan = planned.merge_plan(&b).unwrap();
+        planned.merge_planned(&b, &plan);
+        assert_eq!(planned.len(), 110_000);
+        assert_eq!(planned.total(), plain.total());
+        for (i, k, c) in plain.iter() {
+            assert_eq!(planned.key_bytes(i), k);
+            assert_eq!(planned.count(i), c);
+            assert_eq!(planned.sort_key_facts(i), plain.sort_key_facts(i));
+            assert_eq!(planned.item_bytes(i), plain.item_bytes(i));
+        }
+        assert_eq!(planned.size_profile(), plain.size_profile());
     }
 
     #[test]
