@@ -498,7 +498,7 @@ impl KeySet {
 const MERGE_AHEAD: usize = 16;
 
 /// The fewest keys a merge by plan merges with sort-key facts or item sizes on a second thread.
-const PARALLEL_MERGE_KEYS: usize = 1 << 16;
+pub(super) const PARALLEL_MERGE_KEYS: usize = 1 << 16;
 
 /// In a [`KeySet::merge_plan`], a key the set does not hold yet.
 pub const NEW_KEY: u32 = u32::MAX;
