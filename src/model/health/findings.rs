@@ -77,12 +77,27 @@ fn finding(
     }
 }
 
-/// Every rule's findings, most severe first.
-pub fn findings(h: &Health, input: &HealthInput<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    item_limit(input.keys, &mut out);
+/// The findings of the rules that read every key (item sizes near the limit, big items among the hottest
+/// keys), apart from the rest ([`findings`]): the health report looks for them while it sums the storage.
+#[derive(Debug, Default)]
+pub struct KeyFindings {
+    item_limit: Vec<Finding>,
+    hot_reads: Vec<Finding>,
+}
+
+/// The findings [`KeyFindings`] holds.
+pub fn key_findings(input: &HealthInput<'_>) -> KeyFindings {
+    let mut found = KeyFindings::default();
+    item_limit(input.keys, &mut found.item_limit);
+    big_hot_reads(input, &mut found.hot_reads);
+    found
+}
+
+/// Every rule's findings, most severe first, with those of [`key_findings`].
+pub fn findings(h: &Health, input: &HealthInput<'_>, keyed: KeyFindings) -> Vec<Finding> {
+    let mut out = keyed.item_limit;
     collections(h, input, &mut out);
-    big_hot_reads(input, &mut out);
+    out.extend(keyed.hot_reads);
     ttl(h, &mut out);
     gsis(h, &mut out);
     partitions(h, input, &mut out);
