@@ -5,8 +5,9 @@ use std::io::{Result, Write};
 
 use crate::model::design::{DesignKeys, DesignKind, Figures};
 use crate::model::fmt::{bytes, percent};
+use crate::model::health::findings::key_findings;
 use crate::model::health::ttl::TtlStats;
-use crate::model::health::{GsiInput, Health, HealthInput, health};
+use crate::model::health::{GsiInput, Health, HealthInput, health, health_from, storage_of};
 use crate::model::{KeySet, Report};
 
 /// The health report of `keys` under `report`'s view: `designs` and their `figures` (the comparison rows, the
@@ -38,7 +39,7 @@ pub(super) fn build(
             })
         })
         .collect();
-    health(&HealthInput {
+    let input = HealthInput {
         keys,
         partitions: report.analysis.buckets.len(),
         workload: report.workload.as_ref(),
@@ -46,8 +47,26 @@ pub(super) fn build(
         ttl,
         now: now(),
         gsis,
-    })
+    };
+    if keys.len() < TWO_THREAD_KEYS {
+        return health(&input);
+    }
+    // The storage and the findings that read every key are each a pass over all keys: on two threads.
+    // Measured (1.9 million keys: `{pk}#{status}#{tags.0}` on `shardlens-bench extract`'s file, this 2-core
+    // machine): 11–19 ms and 12–13 ms one after the other; the whole command 0.78 -> 0.76 s.
+    let (storage, keyed) = std::thread::scope(|scope| {
+        let keyed = scope.spawn(|| key_findings(&input));
+        let storage = storage_of(&input);
+        match keyed.join() {
+            Ok(keyed) => (storage, keyed),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    health_from(&input, storage, keyed)
 }
+
+/// The fewest keys whose health passes run on two threads.
+const TWO_THREAD_KEYS: usize = 1 << 16;
 
 /// Now, in epoch seconds.
 fn now() -> i64 {

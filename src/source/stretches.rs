@@ -175,7 +175,7 @@ impl FileStretches<'_> {
         let mut forks = forks.into_iter().zip(stretches(cuts));
         let (mut merged, _) = forks.next()?;
         for (fork, stretch) in forks {
-            if let Some(plan) = merged.keys.merge_plan(&fork.keys) {
+            if let Some(plan) = crate::source::sink::plan_merge(&merged.keys, &fork.keys) {
                 merged.absorb_planned(fork, Some(&plan));
             } else {
                 read(self, stretch, &mut merged, false).ok()?;

@@ -154,34 +154,32 @@ impl TtlReport {
     }
 }
 
-/// The fewest keys whose health passes run on two threads.
-const PARALLEL_KEYS: usize = 1 << 16;
-
 /// The health report of `input`.
 pub fn health(input: &HealthInput<'_>) -> Health {
+    health_from(input, storage_of(input), findings::key_findings(input))
+}
+
+/// The storage of `input`'s keys, when their item sizes were measured: a pass over every key, which a caller
+/// may run beside [`findings::key_findings`] before [`health_from`].
+pub fn storage_of(input: &HealthInput<'_>) -> Option<Storage> {
+    input
+        .keys
+        .size_profile()
+        .map(|_| storage(input.keys, input.partitions))
+}
+
+/// [`health`] from its two passes over every key: the storage ([`storage_of`]) and the findings that read
+/// every key ([`findings::key_findings`]).
+pub fn health_from(
+    input: &HealthInput<'_>,
+    storage: Option<Storage>,
+    keyed: findings::KeyFindings,
+) -> Health {
     let keys = input.keys;
     let profile = keys.size_profile();
     let items = profile
         .as_ref()
         .map_or(0, super::keyset::SizeProfile::items);
-    // The storage and the findings of every key are each a pass over all keys: for a large set they run on
-    // two threads. Measured (1.9 million keys, `{pk}#{status}#{tags.0}` on `shardlens-bench extract`'s file,
-    // this 2-core machine): 11–19 ms and 12–13 ms one after the other.
-    let (storage, keyed) = if keys.len() >= PARALLEL_KEYS {
-        std::thread::scope(|scope| {
-            let keyed = scope.spawn(|| findings::key_findings(input));
-            let storage = profile.as_ref().map(|_| storage(keys, input.partitions));
-            match keyed.join() {
-                Ok(keyed) => (storage, keyed),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        })
-    } else {
-        (
-            profile.as_ref().map(|_| storage(keys, input.partitions)),
-            findings::key_findings(input),
-        )
-    };
     let ttl = input.ttl.map(|t| TtlReport {
         stats: t.clone(),
         split: t.split_at(input.now),

@@ -349,17 +349,23 @@ impl KeySet {
     }
 
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
-    /// shares no item with this one): no key is looked up again.
-    ///
-    /// The plan tells where each key of `other` will be before it is added, so a large set's sort-key facts
-    /// and item sizes are merged on a thread of their own while this one adds the keys (the two touch
-    /// different parts of the set). Measured on `shardlens-bench extract`'s file keyed by
-    /// `{pk}#{status}#{tags.0}` (983,732 keys merged into 983,375, nearly all new; this 2-core machine): the
-    /// keys took 65–72 ms and the rest 50 ms one after the other.
+    /// shares no item with this one): no key is looked up again. The same as [`Self::merge_apart`], then
+    /// [`Self::add_planned`] and [`MergeApart::merge_rest`] (which a loader may run at once), then
+    /// [`Self::rejoin`].
     pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
+        let mut apart = self.merge_apart(other, plan);
+        self.add_planned(other, plan);
+        apart.merge_rest(other);
+        self.rejoin(apart);
+    }
+
+    /// Begins a merge by plan (see [`Self::merge_planned`]): takes this set's sort-key facts and item sizes
+    /// out, with where each key of `other` will be, to be merged apart from the keys. The plan tells each
+    /// key's place before it is added, so the two parts touch different memory.
+    pub fn merge_apart(&mut self, other: &KeySet, plan: &[u32]) -> MergeApart {
         self.merge_write_order(other);
         let mut next = u32::try_from(self.len()).unwrap_or(u32::MAX);
-        let mapped: Vec<u32> = (0..other.len())
+        let places = (0..other.len())
             .map(|i| match plan.get(i) {
                 Some(&idx) if idx != NEW_KEY => idx,
                 _ => {
@@ -368,41 +374,31 @@ impl KeySet {
                 }
             })
             .collect();
-        let extras = other.sort_keys.is_some() || other.sizes.is_some();
-        if extras && other.len() >= PARALLEL_MERGE_KEYS {
-            let mut apart = self.take_extras();
-            std::thread::scope(|scope| {
-                let merging = scope.spawn(|| {
-                    let _ = apart.merge_mapped(other, &mapped);
-                    apart
-                });
-                self.add_planned(other, plan);
-                match merging.join() {
-                    Ok(merged) => {
-                        self.sort_keys = merged.sort_keys;
-                        self.sizes = merged.sizes;
-                    }
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            });
-        } else {
-            self.add_planned(other, plan);
-            let _ = self.merge_mapped(other, &mapped);
+        MergeApart {
+            rest: KeySet {
+                sort_keys: self.sort_keys.take(),
+                sizes: self.sizes.take(),
+                ..self.empty_like(self.key_type)
+            },
+            places,
         }
     }
 
-    /// An empty set holding this one's sort-key facts and item sizes, taken from it, with its settings: what
-    /// [`Self::merge_mapped`] works on, apart from the keys.
-    fn take_extras(&mut self) -> KeySet {
-        KeySet {
-            sort_keys: self.sort_keys.take(),
-            sizes: self.sizes.take(),
-            ..self.empty_like(self.key_type)
-        }
+    /// Ends a merge by plan: the sort-key facts and item sizes merged apart come back.
+    pub fn rejoin(&mut self, apart: MergeApart) {
+        self.sort_keys = apart.rest.sort_keys;
+        self.sizes = apart.rest.sizes;
     }
 
-    /// Adds the keys and counts of `other` where `plan` says they are (a new key at the end).
-    fn add_planned(&mut self, other: &KeySet, plan: &[u32]) {
+    /// Whether this set holds more than keys and counts (sort-key facts or item sizes): what
+    /// [`MergeApart::merge_rest`] has to merge.
+    pub fn has_more_than_counts(&self) -> bool {
+        self.sort_keys.is_some() || self.sizes.is_some()
+    }
+
+    /// Adds the keys and counts of `other` where `plan` says they are (a new key at the end); the rest of a
+    /// merge by plan ([`Self::merge_apart`]).
+    pub fn add_planned(&mut self, other: &KeySet, plan: &[u32]) {
         self.reserve_for(other, plan);
         for i in 0..other.len() as u32 {
             // What adding the key `AHEAD` keys on will touch: its entry here, or the index slot a new key
@@ -497,11 +493,26 @@ impl KeySet {
 /// How many keys ahead of its addition a merge asks for the memory a key's addition touches.
 const MERGE_AHEAD: usize = 16;
 
-/// The fewest keys a merge by plan merges with sort-key facts or item sizes on a second thread.
-pub(super) const PARALLEL_MERGE_KEYS: usize = 1 << 16;
-
 /// In a [`KeySet::merge_plan`], a key the set does not hold yet.
 pub const NEW_KEY: u32 = u32::MAX;
+
+/// The sort-key facts and item sizes of a set being merged by plan ([`KeySet::merge_apart`]), merged apart
+/// from its keys: nothing here reads the keys, so a loader may run [`Self::merge_rest`] on one thread while
+/// [`KeySet::add_planned`] runs on another.
+#[derive(Debug)]
+pub struct MergeApart {
+    /// An empty set holding the merged set's facts and sizes, with its settings.
+    rest: KeySet,
+    /// Where each key of the other set is (or will be) in the merged set.
+    places: Vec<u32>,
+}
+
+impl MergeApart {
+    /// Merges `other`'s sort-key facts, item pairs, kept sort keys and item sizes.
+    pub fn merge_rest(&mut self, other: &KeySet) {
+        let _ = self.rest.merge_mapped(other, &self.places);
+    }
+}
 
 /// A key's end offset in the arena and its count.
 ///
@@ -686,10 +697,10 @@ mod tests {
         assert_eq!(planned.find(b"user#0000001"), None);
     }
 
-    /// Large enough for the sort-key facts and item sizes to be merged on a thread of their own: the same
-    /// facts, sizes, kept sort keys and counts as a merge key by key.
+    /// A merge by plan of items with sort keys and sizes (their facts and sizes merged apart from the keys):
+    /// the same facts, sizes and counts as a merge key by key.
     #[test]
-    fn planned_merge_of_items_on_two_threads_is_the_plain_merge() {
+    fn planned_merge_of_items_is_the_plain_merge() {
         // Keys in common, items not: the sort keys of `b` differ from those of `a`.
         let set = |from: u32, to: u32, tag: &str| {
             let mut s = KeySet::new(KeyType::S);
@@ -701,14 +712,13 @@ mod tests {
             }
             s
         };
-        let (a, b) = (set(0, 100_000, "a"), set(60_000, 220_000, "b"));
-        assert!(b.len() >= PARALLEL_MERGE_KEYS);
+        let (a, b) = (set(0, 10_000, "a"), set(6_000, 22_000, "b"));
         let mut plain = a.clone();
         assert!(plain.merge_counted(&b));
         let mut planned = a.clone();
         let plan = planned.merge_plan(&b).unwrap();
         planned.merge_planned(&b, &plan);
-        assert_eq!(planned.len(), 110_000);
+        assert_eq!(planned.len(), 11_000);
         assert_eq!(planned.total(), plain.total());
         for (i, k, c) in plain.iter() {
             assert_eq!(planned.key_bytes(i), k);

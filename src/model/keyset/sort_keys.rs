@@ -335,29 +335,29 @@ impl KeySet {
 
     /// Where each key of `other` is in this set ([`NEW_KEY`] for a key it does not hold); `None` when both sets
     /// count distinct items and hold one in common (then [`Self::merge_counted`] would count it twice). Changes
-    /// nothing; [`Self::merge_planned`] merges by it without looking the keys up again.
-    ///
-    /// A large `other`'s keys are looked up in two halves at once: re-keying `shardlens-bench extract`'s file
-    /// by `{pk}#{status}#{tags.0}` (983,732 keys looked up in 983,375) went from 0.78–0.84 s to 0.74–0.77 s
-    /// wall (this 2-core machine), output identical. (Asking for each key's memory some keys ahead, as loads do,
-    /// was measured: 42–45 ms either way for a million keys. For key lines, whose lookups all find their key,
-    /// two halves at once were no faster than one pass asking ahead.)
+    /// nothing; [`Self::merge_planned`] merges by it without looking the keys up again. (Asking for each key's
+    /// memory some keys ahead, as loads do, was measured: 42–45 ms either way for a million keys.) A loader
+    /// may look up parts of `other` at once ([`Self::lookup_part`], then [`Self::plan_from`]).
     pub fn merge_plan(&self, other: &KeySet) -> Option<Vec<u32>> {
-        let n = other.len();
-        let plan = if n >= super::PARALLEL_MERGE_KEYS {
-            // Two halves looked up at once (the lookups change nothing).
-            std::thread::scope(|scope| {
-                let second = scope.spawn(|| self.lookups(other, n / 2..n));
-                let mut plan = self.lookups(other, 0..n / 2);
-                match second.join() {
-                    Ok(rest) => plan.extend(rest),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-                plan
+        self.plan_from(other, self.lookup_part(other, 0..other.len()))
+    }
+
+    /// Where each key `range` of `other` is in this set ([`NEW_KEY`] for a key it does not hold), in order.
+    pub fn lookup_part(&self, other: &KeySet, range: std::ops::Range<usize>) -> Vec<u32> {
+        range
+            .map(|i| {
+                self.find_hashed(other.key_bytes(i as u32), other.hash(i as u32))
+                    .unwrap_or(NEW_KEY)
             })
-        } else {
-            self.lookups(other, 0..n)
-        };
+            .collect()
+    }
+
+    /// [`Self::merge_plan`] from the places of all of `other`'s keys ([`Self::lookup_part`]s joined in order);
+    /// `None` too when `plan` does not hold one place per key.
+    pub fn plan_from(&self, other: &KeySet, plan: Vec<u32>) -> Option<Vec<u32>> {
+        if plan.len() != other.len() {
+            return None;
+        }
         if self.items_distinct || other.items_distinct {
             return Some(plan);
         }
@@ -389,16 +389,6 @@ impl KeySet {
             (&theirs.seen, &mine.seen)
         };
         (!large.shares_any(small)).then_some(plan)
-    }
-
-    /// Where each key `range` of `other` is in this set ([`NEW_KEY`] for a key it does not hold), in order.
-    fn lookups(&self, other: &KeySet, range: std::ops::Range<usize>) -> Vec<u32> {
-        range
-            .map(|i| {
-                self.find_hashed(other.key_bytes(i as u32), other.hash(i as u32))
-                    .unwrap_or(NEW_KEY)
-            })
-            .collect()
     }
 
     /// Adds the item pairs `other` holds in its `seen` (its keys' with two items or more) to this set's, after
