@@ -174,7 +174,10 @@ impl FileStretches<'_> {
         }
         let mut forks = forks.into_iter().zip(stretches(cuts));
         let (mut merged, _) = forks.next()?;
-        for (fork, stretch) in forks {
+        for (mut fork, stretch) in forks {
+            // Staged items first, as the merge takes them: the plan is of the keys merged.
+            merged.settle();
+            fork.settle();
             if let Some(plan) = crate::source::sink::plan_merge(&merged.keys, &fork.keys) {
                 merged.absorb_planned(fork, Some(&plan));
             } else {
