@@ -83,15 +83,31 @@ pub fn analyze(
                 heap.push(Reverse(item));
             }
         };
+    // The smallest count a full heap holds: a later key (ties favour earlier keys) with no more writes cannot
+    // enter it, which one comparison tells (a look into each heap for every key was 2.5 of the 5.7 ms this
+    // pass took over 762,704 keys, `perf record`).
+    let floor = |heap: &TopHeap, limit: usize| {
+        (heap.len() >= limit)
+            .then(|| heap.peek().map(|Reverse(min)| min.0))
+            .flatten()
+    };
+    let mut top_floor = None;
+    let mut bucket_floors = vec![None; n];
     for (order, (id, hash, count)) in sharded.physical(keys).enumerate() {
         let b = partitions.partition_of(hash);
         buckets[b] += count;
-        push(&mut top, top_n, (count, Reverse(order), id));
-        push(
-            &mut per_bucket[b],
-            TOP_PER_BUCKET,
-            (count, Reverse(order), id),
-        );
+        if top_floor.is_none_or(|f| count > f) {
+            push(&mut top, top_n, (count, Reverse(order), id));
+            top_floor = floor(&top, top_n);
+        }
+        if bucket_floors[b].is_none_or(|f| count > f) {
+            push(
+                &mut per_bucket[b],
+                TOP_PER_BUCKET,
+                (count, Reverse(order), id),
+            );
+            bucket_floors[b] = floor(&per_bucket[b], TOP_PER_BUCKET);
+        }
     }
     let to_list = |heap: TopHeap| -> Vec<TopKey> {
         let mut items: Vec<_> = heap.into_iter().map(|Reverse(x)| x).collect();

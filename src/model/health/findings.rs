@@ -250,6 +250,11 @@ fn collections(h: &Health, input: &HealthInput<'_>, out: &mut Vec<Finding>) {
 
 fn big_hot_reads(input: &HealthInput<'_>, out: &mut Vec<Finding>) {
     let keys = input.keys;
+    if keys.size_profile().is_none() {
+        // No item was measured (key lines): no key's items are big, and the hottest keys need not be found
+        // (a pass over every key: 2.4 ms of `analyze`'s 0.22 s on 10 M key lines).
+        return;
+    }
     let eventual = input
         .workload
         .is_some_and(|w| w.consistency == Consistency::Eventual);
