@@ -235,6 +235,37 @@ mod tests {
         assert_eq!(hottest(&[3, 9, 9, 1]), 1);
     }
 
+    proptest::proptest! {
+        /// The top keys, overall and by bucket, are those of sorting every key by its writes (ties by the
+        /// order keys came in) and keeping the first: many ties, small and large lists.
+        #[test]
+        fn top_keys_are_the_first_of_all_sorted(
+            counts in proptest::collection::vec(1u64..12, 0..400),
+            top_n in 0usize..15,
+            buckets in 1usize..6,
+        ) {
+            let mut keys = KeySet::new(KeyType::S);
+            for (i, &c) in counts.iter().enumerate() {
+                keys.add(format!("k{i}").as_bytes(), c);
+            }
+            let parts = Partitioner::equal(buckets);
+            let a = analyze(&keys, &ShardPlan::none().apply(&keys), &parts, top_n);
+            let first = |of: &mut dyn Iterator<Item = u32>, n: usize| {
+                let mut all: Vec<u32> = of.collect();
+                all.sort_by_key(|&i| (std::cmp::Reverse(keys.count(i)), i));
+                all.truncate(n);
+                all
+            };
+            let ids = |list: &[TopKey]| list.iter().map(|t| t.id.key).collect::<Vec<_>>();
+            let n = keys.len() as u32;
+            proptest::prop_assert_eq!(ids(&a.top_keys), first(&mut (0..n), top_n));
+            for (b, tops) in a.bucket_top.iter().enumerate() {
+                let mut inside = (0..n).filter(|&i| parts.partition_of(keys.hash(i)) == b);
+                proptest::prop_assert_eq!(ids(tops), first(&mut inside, TOP_PER_BUCKET));
+            }
+        }
+    }
+
     #[test]
     fn analysis_of_a_hot_key() {
         let mut keys = KeySet::new(KeyType::S);
