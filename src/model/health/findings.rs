@@ -78,7 +78,8 @@ fn finding(
 }
 
 /// The findings of the rules that read every key (item sizes near the limit, big items among the hottest
-/// keys), apart from the rest ([`findings`]): the health report looks for them while it sums the storage.
+/// keys), apart from the rest ([`findings`]): a caller may look for them while it sums the storage
+/// ([`super::storage_of`]), as the CLI does for a large set.
 #[derive(Debug, Default)]
 pub struct KeyFindings {
     item_limit: Vec<Finding>,

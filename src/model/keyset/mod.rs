@@ -476,8 +476,8 @@ impl KeySet {
 
     /// Key indices ordered by count, highest first (ties by insertion order), at most `n` of them.
     pub fn top(&self, n: usize) -> Vec<u32> {
-        // Counts beside their indices, compared as they stand: through `top_by`'s lookups of each count,
-        // a pass over 1.9 million keys took twice as long.
+        // Counts beside their indices, compared as they stand: looking each count up by index through the
+        // comparison, the pass over 1.9 million keys took 7–9 ms, this way about 6 ms.
         let counts = self
             .entries
             .iter()
