@@ -615,6 +615,20 @@ pub fn first_n<T>(v: &mut Vec<T>, n: usize, mut order: impl FnMut(&T, &T) -> std
     v.sort_unstable_by(order);
 }
 
+/// `to - from` items of keys `user#…` (two items a key), their sort keys tagged `tag` (sets of different tags
+/// share keys, not items), with item sizes: for tests of merges.
+#[cfg(test)]
+pub(crate) fn sized_items(from: u32, to: u32, tag: &str) -> KeySet {
+    let mut s = KeySet::new(KeyType::S);
+    for k in from..to {
+        let pk = format!("user#{:07}", k / 2);
+        let sk = format!("2024-05-{:02}#{k}{tag}", k % 28 + 1);
+        let idx = s.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+        s.note_item_bytes(idx, u64::from(k % 5000 + 100), 1);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -701,18 +715,8 @@ mod tests {
     /// the same facts, sizes and counts as a merge key by key.
     #[test]
     fn planned_merge_of_items_is_the_plain_merge() {
-        // Keys in common, items not: the sort keys of `b` differ from those of `a`.
-        let set = |from: u32, to: u32, tag: &str| {
-            let mut s = KeySet::new(KeyType::S);
-            for k in from..to {
-                let pk = format!("user#{:07}", k / 2);
-                let sk = format!("2024-05-{:02}#{k}{tag}", k % 28 + 1);
-                let idx = s.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
-                s.note_item_bytes(idx, u64::from(k % 5000 + 100), 1);
-            }
-            s
-        };
-        let (a, b) = (set(0, 10_000, "a"), set(6_000, 22_000, "b"));
+        // Keys in common, items not.
+        let (a, b) = (sized_items(0, 10_000, "a"), sized_items(6_000, 22_000, "b"));
         let mut plain = a.clone();
         assert!(plain.merge_counted(&b));
         let mut planned = a.clone();

@@ -183,20 +183,7 @@ pub fn merge_planned(keys: &mut KeySet, other: &KeySet, plan: &[u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::KeyType;
-
-    /// `to - from` items of keys `k / 2`, sort keys tagged `tag` (sets of different tags share keys, not
-    /// items), with sizes.
-    fn items(from: u32, to: u32, tag: &str) -> KeySet {
-        let mut s = KeySet::new(KeyType::S);
-        for k in from..to {
-            let pk = format!("user#{:07}", k / 2);
-            let sk = format!("2024-05-{:02}#{k}{tag}", k % 28 + 1);
-            let idx = s.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
-            s.note_item_bytes(idx, u64::from(k % 5000 + 100), 1);
-        }
-        s
-    }
+    use crate::model::keyset::sized_items as items;
 
     /// A merge on two threads (the plan's halves looked up at once, the facts and sizes merged beside the
     /// keys) leaves what the merge on one thread leaves.
