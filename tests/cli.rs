@@ -652,6 +652,18 @@ fn reads_as_its_gzip_reads(dir: &Path, text: &[u8], total: u64) {
     assert_eq!(stretches, one);
 }
 
+/// The same numbers each run for generated inputs: a 64-bit linear congruential generator from `seed`, giving
+/// its state's top 31 bits.
+fn numbers(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        x >> 33
+    }
+}
+
 /// A file of DynamoDB JSON lines large enough to load in stretches on every core (over 16 MB) reads as the same
 /// items gzipped, which one reader reads: the same report but for the input's bytes and name. Its items include
 /// some written twice, far apart (a stretch that holds an item of an earlier one is read again after it), sort
@@ -661,13 +673,7 @@ fn reads_as_its_gzip_reads(dir: &Path, text: &[u8], total: u64) {
 fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
     let dir = temp_dir("json-lines-stretches");
     let mut text = Vec::new();
-    let mut x = 17u64;
-    let mut next = || {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        x >> 33
-    };
+    let mut next = numbers(17);
     let pad = "p".repeat(180);
     // The first item has no TTL-like attribute: one reader guesses none, whatever later items hold.
     let mut lines = vec![r#"{"Item":{"pk":{"S":"first"},"sk":{"S":"0"}}}"#.to_owned()];
@@ -704,13 +710,7 @@ fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
 #[test]
 fn a_large_json_array_reads_as_one_reader_reads_it() {
     let dir = temp_dir("json-array-stretches");
-    let mut x = 23u64;
-    let mut next = || {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        x >> 33
-    };
+    let mut next = numbers(23);
     let pad = "q".repeat(150);
     let mut text = String::from("[\n");
     for i in 0..70_000u64 {

@@ -228,7 +228,7 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
 
 /// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
 /// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
-type SplitLoad =
+pub(crate) type SplitLoad =
     fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;

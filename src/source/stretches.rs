@@ -281,11 +281,18 @@ pub(crate) fn summary(s: &Sink) -> String {
     )
 }
 
-/// A loader of one file in stretches, as dispatch calls it (path, name, size, threads, bytes read before,
-/// sink, context); for tests.
+/// The same numbers each run for tests' generated inputs: a 64-bit linear congruential generator from
+/// `seed`, giving its state's top 31 bits.
 #[cfg(test)]
-pub(crate) type Splitter =
-    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
+pub(crate) fn test_numbers(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        x >> 33
+    }
+}
 
 /// `text` written to a file and loaded into `sink` by `splitter` in `threads` stretches, or, when it declines,
 /// by `one_reader` from the start, as `load_file` does; the sink, and whether it loaded in stretches.
@@ -295,7 +302,7 @@ pub(crate) fn load_in_stretches_or_one(
     threads: usize,
     opts: &crate::source::LoadOptions,
     mut sink: Sink,
-    splitter: Splitter,
+    splitter: crate::source::dispatch::SplitLoad,
     one_reader: impl FnOnce(crate::source::read::FileLoad<'_, '_>) -> Result<(), SourceError>,
 ) -> (Result<Sink, SourceError>, bool) {
     static FILES: AtomicU64 = AtomicU64::new(0);

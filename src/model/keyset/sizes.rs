@@ -165,29 +165,15 @@ impl KeySet {
 
     /// The `n` keys with the largest items, largest first: (key, its largest item's size).
     pub fn largest_items(&self, n: usize) -> Vec<(u32, u64)> {
-        let Some(sizes) = self.sizes.as_ref() else {
-            return Vec::new();
-        };
-        let sized = sizes
-            .per_key
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.items > 0)
-            .map(|(i, k)| (i as u32, k.max));
+        let sized = self.measured().map(|(i, k)| (i, k.max));
         super::first_n_of(sized, n, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)))
     }
 
     /// The key whose measured items take the most bytes together (for an export: the largest item
     /// collection), with its sizes.
     pub fn largest_collection(&self) -> Option<(u32, KeyBytes)> {
-        let sizes = self.sizes.as_ref()?;
-        sizes
-            .per_key
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| k.items > 0)
+        self.measured()
             .max_by_key(|(i, k)| (k.bytes, std::cmp::Reverse(*i)))
-            .map(|(i, k)| (i as u32, *k))
     }
 }
 

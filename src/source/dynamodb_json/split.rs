@@ -81,27 +81,21 @@ fn read_lines(
 mod tests {
     use super::*;
     use crate::source::read::load_text;
-    use crate::source::stretches::{load_in_stretches_or_one, summary};
+    use crate::source::stretches::{load_in_stretches_or_one, summary, test_numbers};
     use crate::source::{LoadOptions, OnBad};
 
     /// Items of a table: keys with one item and with many, items written again (`repeat` of them, anywhere in
     /// the file), a TTL attribute on some, blank and CRLF lines.
     fn items(n: usize, seed: u64, repeat: usize) -> String {
-        let mut x = seed;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            x >> 33
-        };
+        let mut next = test_numbers(seed);
         let mut lines = Vec::new();
         for i in 0..n {
-            let pk = if next() % 3 == 0 {
+            let pk = if next().is_multiple_of(3) {
                 format!("solo#{i}")
             } else {
                 format!("user#{}", next() % 40)
             };
-            let ttl = if next() % 4 == 0 {
+            let ttl = if next().is_multiple_of(4) {
                 format!(
                     r#","expires":{{"N":"{}"}}"#,
                     1_700_000_000 + next() % 100_000

@@ -411,31 +411,26 @@ const MISMATCH: &str = "a stretch does not end where the next one begins";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::dispatch::SplitLoad;
     use crate::source::json::json_doc::load_json_doc;
     use crate::source::read::load_text;
-    use crate::source::stretches::{Splitter, load_in_stretches_or_one, summary};
+    use crate::source::stretches::{load_in_stretches_or_one, summary, test_numbers};
     use crate::source::{FormatIn, OnBad};
 
     /// Typed items, compact, one string each: keys with one item and with many, items written again
     /// (`repeat` of them, anywhere), a TTL attribute on the first and on some others, and some items whose
     /// first attribute is not the key (the cuts' pattern does not match them).
     fn items(n: usize, seed: u64, repeat: usize) -> Vec<String> {
-        let mut x = seed;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            x >> 33
-        };
+        let mut next = test_numbers(seed);
         let mut items = Vec::new();
         for i in 0..n {
-            let pk = if next() % 3 == 0 {
+            let pk = if next().is_multiple_of(3) {
                 format!("solo#{i}")
             } else {
                 format!("user#{}", next() % 40)
             };
             let sk = format!(r#""sk":{{"S":"{:06}"}}"#, next() % 50_000);
-            let ttl = if i == 0 || next() % 4 == 0 {
+            let ttl = if i == 0 || next().is_multiple_of(4) {
                 format!(
                     r#","expires":{{"N":"{}"}}"#,
                     1_700_000_000 + next() % 100_000
@@ -448,7 +443,7 @@ mod tests {
                 "x".repeat((next() % 200) as usize),
                 next() % 1000
             );
-            items.push(if next() % 5 == 0 {
+            items.push(if next().is_multiple_of(5) {
                 format!(r#"{{{v},"pk":{{"S":"{pk}"}},{sk}{ttl}}}"#)
             } else {
                 format!(r#"{{"pk":{{"S":"{pk}"}},{sk},{v}{ttl}}}"#)
@@ -532,7 +527,7 @@ mod tests {
         text: &str,
         threads: usize,
         opts: &LoadOptions,
-        splitter: Splitter,
+        splitter: SplitLoad,
         format: FormatIn,
     ) -> (Result<Sink, SourceError>, bool) {
         load_in_stretches_or_one(text, threads, opts, Sink::new(opts), splitter, |cx| {
