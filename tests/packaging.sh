@@ -27,19 +27,9 @@ command -v desktop-file-validate >/dev/null || need+=(desktop-file-utils)
 command -v appstreamcli >/dev/null || need+=(appstream)
 if [ ${#need[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || { say "missing ${need[*]} and no apt-get to install them"; exit 1; }
-    sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || { say "missing ${need[*]} and not root (no sudo)"; exit 1; }
-        sudo=(sudo)
-    fi
-    say "installing: ${need[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${need[@]}" >/dev/null; then
-        say "install failed; running apt-get update and trying again"
-        "${sudo[@]}" apt-get update >/dev/null
-        "${sudo[@]}" apt-get install -y --no-install-recommends "${need[@]}" >/dev/null \
-            || { say "could not install: ${need[*]}"; exit 1; }
-    fi
+    # shellcheck source=tests/apt.sh
+    source tests/apt.sh
+    apt_install packaging "${need[@]}" || exit 1
 fi
 
 # ---- desktop entry -------------------------------------------------------------------------------------------

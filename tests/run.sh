@@ -16,6 +16,14 @@ eval "$(tests/duckdb.sh)"
 # The live-table tests (tests/live.rs) start their own moto server (DynamoDB Streams and CloudWatch) on 127.0.0.1.
 eval "$(tests/moto.sh)"
 
+# ISA-L's inflate (Debian's libisal-dev, found through pkg-config when shardlens builds): with it installed the
+# gzip tests also check ISA-L against zlib-rs, and fail if the build did not pick it up.
+# shellcheck source=tests/apt.sh
+source tests/apt.sh
+if apt_install isal libisal-dev pkg-config && pkg-config --exists libisal 2>/dev/null; then
+    export SHARDLENS_REQUIRE_ISAL=1
+fi
+
 cargo test --locked --all-features "$@" 2>&1 | tee "$log"
 
 echo "== smoke test of the desktop app under Xvfb"

@@ -55,31 +55,9 @@ packages=(
     libgl1 libegl1 libgl1-mesa-dri libegl-mesa0
     libx11-6 libx11-xcb1 libxcb1 libxcursor1 libxi6 libxrender1 libxkbcommon0 libxkbcommon-x11-0 libdbus-1-3
 )
-install_missing() {
-    if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
-        say "no dpkg/apt-get here: not installing anything; expecting Xvfb, xdotool and ImageMagick on PATH"
-        return 0
-    fi
-    local missing=() p
-    for p in "${packages[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || fail "missing packages and not root (no sudo): ${missing[*]}"
-        sudo=(sudo)
-    fi
-    say "installing: ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; then
-        say "install failed; running apt-get update and trying again"
-        "${sudo[@]}" apt-get update >/dev/null
-        "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null \
-            || fail "could not install: ${missing[*]}"
-    fi
-}
-install_missing
+# shellcheck source=tests/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_install smoke "${packages[@]}" || fail "could not install the packages this test needs"
 for tool in Xvfb xdotool import convert; do
     command -v "$tool" >/dev/null || fail "$tool not found (packages: xvfb, xdotool, imagemagick)"
 done

@@ -51,6 +51,7 @@ pub mod detect;
 pub mod dispatch;
 pub mod dynamo;
 pub mod dynamodb_json;
+pub mod gzip;
 pub mod hint;
 pub mod incremental;
 pub mod inflate;

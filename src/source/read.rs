@@ -108,7 +108,7 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
     };
     let sniffed = sniff(head);
     if sniffed == Compression::Gzip {
-        let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
+        let decoder = super::gzip::gz_decoder(buffered);
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
             compression: Compression::Gzip,
@@ -196,7 +196,7 @@ fn inflated<'a, R: Read + Send + 'static>(
             let buffered = BufReader::with_capacity(BUF_BYTES, raw);
             Ok(match compression {
                 Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
-                _ => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+                _ => super::gzip::gz_decoder(buffered),
             })
         },
         count,
