@@ -3,6 +3,7 @@
 //! each coming record's partition key without parsing it ([`KeyProbe`]) and hands its hash to the key set's
 //! [`Lookahead`], so that the lookup finds the key's slot, entry and bytes in cache when the record is added.
 
+use super::json::fast_json::short_eq;
 use super::sink::Sink;
 use crate::model::keyset::Lookahead;
 use crate::model::{KeyType, key_hash};
@@ -98,7 +99,10 @@ impl KeyProbe {
         // Where the key usually is, the first attribute of an item (`{"pk":…`) or of an export line's item
         // (`{"Item":{"pk":…`), is looked at before searching (`perf record`: the search was 5 % of a JSON
         // array's load, on the thread that bounds it, with every key at byte 1).
-        let at = |i: usize| line.get(i..i + needle.len()) == Some(needle);
+        let at = |i: usize| {
+            line.get(i..i + needle.len())
+                .is_some_and(|here| short_eq(here, needle))
+        };
         let from = if at(1) {
             1
         } else if at(9) {

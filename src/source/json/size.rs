@@ -222,7 +222,7 @@ impl<'a> Cursor<'a> {
         if depth > MAX_DEPTH {
             return Err(SizeErr::Json);
         }
-        if let Some(size) = self.compact_scalar() {
+        if let Some(size) = self.compact_scalar().or_else(|| self.compact_set()) {
             return Ok(size);
         }
         self.skip_ws();
@@ -278,6 +278,52 @@ impl<'a> Cursor<'a> {
                 self.i = start;
                 None
             }
+        }
+    }
+
+    /// A string or number set written as exports write it, `{"SS":["…","…"]}` or `{"NS":["…"]}` without white
+    /// space, read as [`Self::compact_scalar`] reads a scalar: its size, or `None` with the cursor where it was
+    /// (anything else goes the general way, which gives the same size or the message). Measured with
+    /// `valgrind --tool=callgrind` on one file of `benches/export_load.sh` (a two-member `SS` in each item): the
+    /// general walk took about 320 instructions a set.
+    #[inline]
+    fn compact_set(&mut self) -> Option<u64> {
+        let start = self.i;
+        let head = self.s.get(start..start + 8)?;
+        if head[..2] != *b"{\"" || head[3..] != *b"S\":[\"" {
+            return None;
+        }
+        let numbers = match head[2] {
+            b'S' => false,
+            b'N' => true,
+            _ => return None,
+        };
+        self.i += 8;
+        let mut size = 0;
+        let read = loop {
+            let member = if numbers {
+                self.plain_str().and_then(checked_number_size)
+            } else {
+                self.str_size()
+            };
+            let Some(member) = member else {
+                break false;
+            };
+            size += member;
+            match self.s.get(self.i..self.i + 2) {
+                Some([b',', b'"']) => self.i += 2,
+                Some([b']', b'}']) => {
+                    self.i += 2;
+                    break true;
+                }
+                _ => break false,
+            }
+        };
+        if read {
+            Some(size)
+        } else {
+            self.i = start;
+            None
         }
     }
 
