@@ -35,7 +35,14 @@ pub use simulate::SimulateArgs;
 ///
 /// With no command, opens the desktop app.
 #[derive(Debug, Parser)]
-#[command(name = "shardlens", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "shardlens",
+    version,
+    long_version = crate::source::gzip::LONG_VERSION,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,

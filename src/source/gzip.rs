@@ -33,6 +33,20 @@ pub fn gz_decoder_name() -> &'static str {
     if use_isal() { "ISA-L" } else { "zlib-rs" }
 }
 
+/// `shardlens --version`: the version and the gzip decompressor the build has, so that a user can tell whether
+/// the build found ISA-L.
+pub const LONG_VERSION: &str = if shardlens_isal::AVAILABLE {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (gzip: ISA-L; SHARDLENS_GZIP=zlib-rs picks zlib-rs)"
+    )
+} else {
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (gzip: zlib-rs; built without ISA-L, see the README)"
+    )
+};
+
 /// ISA-L is in the build and not turned off by `SHARDLENS_GZIP=zlib-rs`.
 fn use_isal() -> bool {
     shardlens_isal::AVAILABLE && std::env::var_os("SHARDLENS_GZIP").is_none_or(|v| v != "zlib-rs")
