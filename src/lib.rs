@@ -4,9 +4,9 @@
 //! the model turns a key set and view settings into plain results; the app and the CLI only draw or print them.
 //!
 //! - [`model`] is pure logic, with no UI, async or AWS imports:
-//!   - keys and key sets: canonical keys ([`model::key`]), the compact key set ([`model::keyset`]), the
-//!     plain-text format ([`model::text`]), item collections in sort-key order ([`model::collection`]) and
-//!     sort keys that look time-ordered ([`model::sortkey`]);
+//!   - keys and key sets: canonical keys ([`model::key`]) and byte comparisons ([`model::bytes`]), the
+//!     compact key set ([`model::keyset`]), the plain-text format ([`model::text`]), item collections in
+//!     sort-key order ([`model::collection`]) and sort keys that look time-ordered ([`model::sortkey`]);
 //!   - the analysis: the teaching hash (and `mix64`, the integer mix the other modules seed with) and partition
 //!     ranges ([`model::partition`]), write sharding ([`model::shard`], with the `--shard-by` hashes it splits
 //!     by), statistics ([`model::stats`]), and [`model::report`], which puts them together;

@@ -4,6 +4,7 @@
 //! Nothing here draws, waits or touches the network: no egui, eframe, tokio, aws or rfd. Everything is
 //! unit-tested directly, and both the app and the CLI show what these functions return.
 
+pub mod bytes;
 pub mod calendar;
 pub mod capacity;
 pub mod collection;

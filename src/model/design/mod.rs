@@ -265,7 +265,11 @@ pub struct RootValues<'a> {
 
 impl Attrs for RootValues<'_> {
     fn get(&self, path: &AttrPath) -> Option<&Value> {
-        let i = self.roots.iter().position(|r| r == path.root())?;
+        let root = path.root().as_bytes();
+        let i = self
+            .roots
+            .iter()
+            .position(|r| crate::model::bytes::short_eq(r.as_bytes(), root))?;
         self.values
             .get(i)?
             .as_ref()?

@@ -46,9 +46,9 @@ use crate::model::keyexpr::Value;
 
 mod scan;
 mod value;
+pub(crate) use crate::model::bytes::short_eq;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
-pub(crate) use scan::short_eq;
 use value::simple_value;
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
