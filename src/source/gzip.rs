@@ -28,11 +28,6 @@ pub fn gz_decoder<'a, R: BufRead + Send + 'a>(r: R) -> Box<dyn Read + Send + 'a>
     }
 }
 
-/// The name of the decompressor [`gz_decoder`] uses.
-pub fn gz_decoder_name() -> &'static str {
-    if use_isal() { "ISA-L" } else { "zlib-rs" }
-}
-
 /// `shardlens --version`: the version and the gzip decompressor the build has, so that a user can tell whether
 /// the build found ISA-L.
 pub const LONG_VERSION: &str = if shardlens_isal::AVAILABLE {

@@ -3,8 +3,8 @@
 //! each coming record's partition key without parsing it ([`KeyProbe`]) and hands its hash to the key set's
 //! [`Lookahead`], so that the lookup finds the key's slot, entry and bytes in cache when the record is added.
 
-use super::json::fast_json::short_eq;
 use super::sink::Sink;
+use crate::model::bytes::short_eq;
 use crate::model::keyset::Lookahead;
 use crate::model::{KeyType, key_hash};
 

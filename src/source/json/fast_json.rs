@@ -42,11 +42,11 @@
 use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
+use crate::model::bytes::short_eq;
 use crate::model::keyexpr::Value;
 
 mod scan;
 mod value;
-pub(crate) use crate::model::bytes::short_eq;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
 use value::simple_value;

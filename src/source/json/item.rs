@@ -218,7 +218,7 @@ impl Scratch {
         }
         self.extract
             .iter()
-            .position(|e| crate::model::bytes::short_eq(e.as_bytes(), name))
+            .position(|e| e.len() == name.len() && e.as_bytes() == name)
     }
 
     /// Whether the loader should note `name` in [`Self::names`] (extraction on, first item, not too many).

@@ -259,12 +259,8 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn compact_scalar(&mut self) -> Option<u64> {
         let start = self.i;
-        let head = self.s.get(start..start + 6)?;
-        if head[..2] != *b"{\"" || head[3..] != *b"\":\"" {
-            return None;
-        }
-        self.i += 6;
-        let size = match head[2] {
+        let tag = self.compact_head(b"\":\"")?;
+        let size = match tag {
             b'S' => self.str_size(),
             b'N' => self.plain_str().and_then(checked_number_size),
             _ => None,
@@ -281,6 +277,18 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The one-letter type tag of a typed value written without white space, `{"` + tag + `rest`, and the
+    /// cursor moved past it; `None` (the cursor unmoved) for anything else.
+    #[inline]
+    fn compact_head(&mut self, rest: &[u8]) -> Option<u8> {
+        let head = self.s.get(self.i..self.i + 3 + rest.len())?;
+        if head[..2] != *b"{\"" || head[3..] != *rest {
+            return None;
+        }
+        self.i += head.len();
+        Some(head[2])
+    }
+
     /// A string or number set written as exports write it, `{"SS":["…","…"]}` or `{"NS":["…"]}` without white
     /// space, read as [`Self::compact_scalar`] reads a scalar: its size, or `None` with the cursor where it was
     /// (anything else goes the general way, which gives the same size or the message). Measured with
@@ -289,16 +297,14 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn compact_set(&mut self) -> Option<u64> {
         let start = self.i;
-        let head = self.s.get(start..start + 8)?;
-        if head[..2] != *b"{\"" || head[3..] != *b"S\":[\"" {
-            return None;
-        }
-        let numbers = match head[2] {
+        let numbers = match self.compact_head(b"S\":[\"")? {
             b'S' => false,
             b'N' => true,
-            _ => return None,
+            _ => {
+                self.i = start;
+                return None;
+            }
         };
-        self.i += 8;
         let mut size = 0;
         let read = loop {
             let member = if numbers {
