@@ -298,6 +298,19 @@ fn assert_bad_input(out: &Output, expected: &str) {
         "{err:?} should contain {expected:?}"
     );
     assert!(out.stdout.is_empty(), "no partial result is printed");
+    assert_said_once(&err);
+}
+
+/// No part of an error's message is said twice: a reason that is both in an error's text and its `source()`
+/// came out as "cannot read x: No such file or directory (os error 2): No such file or directory (os error 2)".
+fn assert_said_once(err: &str) {
+    let parts: Vec<&str> = err.trim().split(": ").filter(|p| p.len() >= 8).collect();
+    for (i, part) in parts.iter().enumerate() {
+        assert!(
+            !parts[i + 1..].contains(part),
+            "{part:?} is said twice in {err:?}"
+        );
+    }
 }
 
 /// A session file saved by the app is not keys: the CLI says what it is and how to open it.
@@ -346,6 +359,65 @@ fn bad_input_names_the_line() {
     );
     let missing = dir.join("missing.txt");
     assert_bad_input(&run(&["analyze", missing.to_str().unwrap()]), "cannot read");
+    let missing_gz = dir.join("missing.json.gz");
+    assert_bad_input(
+        &run(&["analyze", missing_gz.to_str().unwrap()]),
+        "No such file",
+    );
+    let scenario = write(
+        &dir,
+        "bad.toml",
+        b"duration = \"1d\"\n[table]\nbilling = \"nope\"\n",
+    );
+    let out = run(&["simulate", scenario.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("expected one of provisioned, on-demand"),
+        "{err}"
+    );
+    assert_said_once(&err);
+    let out = run(&["simulate", dir.join("missing.toml").to_str().unwrap()]);
+    assert_said_once(&String::from_utf8_lossy(&out.stderr));
+}
+
+/// A reader that stops early (`shardlens analyze … | head`) ends the command quietly with status 0, as `grep`'s
+/// does, and the output it did read is the output's start.
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::io::Read as _;
+    let dir = temp_dir("early-reader");
+    let keys: String = (0..40_000).map(|k| format!("customer#{k:06}\n")).collect();
+    let path = write(&dir, "keys.txt", keys.as_bytes());
+    let args = [
+        "analyze",
+        path.to_str().unwrap(),
+        "--top",
+        "40000",
+        "--format",
+        "json",
+    ];
+    let whole = run(&args);
+    assert!(whole.status.success());
+    // Far more than a pipe and the output's buffer hold, so the command is still writing when the reader goes.
+    assert!(whole.stdout.len() > 1 << 20, "{} bytes", whole.stdout.len());
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut start = vec![0u8; 4096];
+    child.stdout.take().unwrap().read_exact(&mut start).unwrap();
+    // The read end is closed here.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("Broken pipe") && !err.contains("cannot write"),
+        "{err}"
+    );
+    assert_eq!(start, whole.stdout[..4096]);
 }
 
 #[test]

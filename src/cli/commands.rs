@@ -15,8 +15,7 @@ use crate::model::design::{Design, DesignKeys};
 use crate::source::dynamo::{DynamoClient, ScanEvent, ScanOptions, ScanStatus, Scanned};
 use crate::source::{self, LoadOptions, OnBad};
 
-pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+pub(super) fn sql(args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if args.trace {
         let query = super::sql_trace::TraceQuery {
             export_path: args.export_path.trim_end_matches('/').to_owned(),
@@ -34,7 +33,7 @@ pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
                 args.athena_table.clone()
             },
         };
-        return print_queries(&mut out, args.engine, &query.duckdb(), &query.athena());
+        return print_queries(out, args.engine, &query.duckdb(), &query.athena());
     }
     let query = crate::source::sql::ExportQuery {
         export_path: args.export_path.trim_end_matches('/').to_owned(),
@@ -44,7 +43,7 @@ pub(super) fn sql(args: &SqlArgs) -> anyhow::Result<()> {
         by_file_output: args.by_file_output.clone(),
         athena_table: args.athena_table.clone(),
     };
-    print_queries(&mut out, args.engine, &query.duckdb(), &query.athena())
+    print_queries(out, args.engine, &query.duckdb(), &query.athena())
 }
 
 /// The query of each engine `engine` asks for, DuckDB's first.
@@ -66,7 +65,7 @@ fn print_queries(
     Ok(())
 }
 
-pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
+pub(super) fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let cancel = AtomicBool::new(false);
     // Check the options before reading the keys.
     args.view.view_settings()?;
@@ -131,9 +130,8 @@ pub(super) fn analyze(args: &AnalyzeArgs) -> anyhow::Result<()> {
         [one] => one.display().to_string(),
         many => format!("{} inputs", many.len()),
     };
-    let mut out = std::io::stdout().lock();
     print_loaded(
-        &mut out,
+        out,
         &name,
         &loaded,
         &args.view,
@@ -159,7 +157,7 @@ fn scan_options(args: &ScanArgs, design: Design, by_expr: bool) -> ScanOptions {
     }
 }
 
-pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
+pub(super) fn scan(args: &ScanArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     args.view.view_settings()?;
     let client = DynamoClient::connect(&args.connect.options())?;
     let (design, by_expr) = scan_design(args, &client)?;
@@ -203,7 +201,6 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         partition_key: scanned.key_attribute.clone().filter(|_| !by_expr),
         sort_key: scanned.sort_key_attribute.clone(),
     };
-    let mut out = std::io::stdout().lock();
     let designs = super::Designs {
         list: &scanned.designs,
         shard_by: scanned.shard_by.as_ref(),
@@ -213,8 +210,9 @@ pub(super) fn scan(args: &ScanArgs) -> anyhow::Result<()> {
         ttl: scanned.ttl.as_ref(),
         has_lsi: scanned.has_lsi,
     };
-    print_analysis(&mut out, &name, &keys, &args.view, designs)
-        .context("cannot write the output")?;
+    print_analysis(out, &name, &keys, &args.view, designs).context("cannot write the output")?;
+    // The summary and any error below follow the analysis they speak of.
+    out.flush().context("cannot write the output")?;
     eprintln!("shardlens: {}", scan_summary(&scanned, &cap));
     if scanned.status == ScanStatus::Cancelled {
         anyhow::bail!(
@@ -333,17 +331,16 @@ fn scan_summary(scanned: &Scanned, cap: &str) -> String {
     )
 }
 
-pub(super) fn tables(args: &TablesArgs) -> anyhow::Result<()> {
+pub(super) fn tables(args: &TablesArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let client = DynamoClient::connect(&args.connect.options())?;
     let names = client.list_tables()?;
     let mut infos = Vec::with_capacity(names.len());
     for name in &names {
         infos.push(client.describe_table(name)?);
     }
-    let mut out = std::io::stdout().lock();
     match args.format {
         TablesFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &infos).context("cannot write the output")?;
+            serde_json::to_writer_pretty(&mut *out, &infos).context("cannot write the output")?;
             writeln!(out)?;
         }
         TablesFormat::Table => {

@@ -174,7 +174,7 @@ impl Watching {
 }
 
 /// `shardlens stream`.
-pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
+pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     args.view.view_settings()?;
     let client = DynamoClient::connect(&args.connect.options())?;
     let opts = StreamOptions {
@@ -243,7 +243,9 @@ pub(super) fn stream(args: &StreamArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{}", e.message()))?;
         Some(load)
     };
-    print_stream(args, &name, &info, trace.as_ref())?;
+    print_stream(out, args, &name, &info, trace.as_ref())?;
+    // How the read ended, and any error, follow the analysis they speak of.
+    out.flush().context("cannot write the output")?;
     say_the_end(args, &read)
 }
 
@@ -288,6 +290,7 @@ fn write_series(trace: &Trace) -> Vec<f64> {
 }
 
 fn print_stream(
+    out: &mut dyn Write,
     args: &StreamArgs,
     name: &str,
     info: &crate::source::dynamo::TableInfo,
@@ -361,12 +364,11 @@ fn print_stream(
         ttl: None,
         has_lsi: false,
     };
-    let mut out = std::io::stdout().lock();
-    super::output::print_analysis_and(&mut out, name, &keys, &args.view, designs, extra, &lines)
+    super::output::print_analysis_and(out, name, &keys, &args.view, designs, extra, &lines)
 }
 
 /// `shardlens metrics`.
-pub(super) fn metrics(args: &MetricsArgs) -> anyhow::Result<()> {
+pub(super) fn metrics(args: &MetricsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
@@ -402,15 +404,15 @@ pub(super) fn metrics(args: &MetricsArgs) -> anyhow::Result<()> {
     for note in &read.notes {
         eprintln!("shardlens: {note}");
     }
-    let mut out = std::io::stdout().lock();
     match args.format {
         MetricsFormat::Json => {
             let doc = metrics_json(&read, opts.since, &docs)?;
-            serde_json::to_writer_pretty(&mut out, &doc)?;
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
-        MetricsFormat::Table => print_metrics_table(&mut out, &read, &docs, &opts)?,
+        MetricsFormat::Table => print_metrics_table(out, &read, &docs, &opts)?,
     }
+    out.flush().context("cannot write the output")?;
     if let Some(p) = &args.save_trace {
         eprintln!(
             "shardlens: saved to {} (replay: shardlens simulate --trace {})",

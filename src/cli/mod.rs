@@ -19,7 +19,10 @@ mod table;
 mod trace;
 mod values;
 
+use std::io::Write;
 use std::path::PathBuf;
+
+use anyhow::Context as _;
 
 use clap::{Parser, Subcommand};
 
@@ -72,21 +75,99 @@ pub enum Command {
 }
 
 /// Runs a headless command; returns the process exit code (0 ok, 1 bad input or failure).
+///
+/// A command computes its result and then writes it to `out`, standard output behind a 64 KB buffer: written
+/// a line at a time (Rust's standard output is line-buffered), `analyze --top 200000 --format json` of the
+/// export bench's 124,266 keys made 621,571 `write` calls and took 1.06 s where the analysis takes 0.47 s.
+/// When the reader of the output goes away (`shardlens analyze … | head`), the command stops at its next write
+/// and the process exits 0 without a message, as `grep` and ripgrep do.
 pub fn run(command: Command) -> i32 {
+    let mut out = Output::default();
     let result = match command {
-        Command::Analyze(args) => commands::analyze(&args),
-        Command::Scan(args) => commands::scan(&args),
-        Command::Tables(args) => commands::tables(&args),
-        Command::Simulate(args) => simulate::simulate(&args),
-        Command::Stream(args) => live::stream(&args),
-        Command::Metrics(args) => live::metrics(&args),
-        Command::Sql(args) => commands::sql(&args),
+        Command::Analyze(args) => commands::analyze(&args, &mut out),
+        Command::Scan(args) => commands::scan(&args, &mut out),
+        Command::Tables(args) => commands::tables(&args, &mut out),
+        Command::Simulate(args) => simulate::simulate(&args, &mut out),
+        Command::Stream(args) => live::stream(&args, &mut out),
+        Command::Metrics(args) => live::metrics(&args, &mut out),
+        Command::Sql(args) => commands::sql(&args, &mut out),
     };
-    match result {
+    let flushed = out.flush().context("cannot write the output");
+    match result.and(flushed) {
         Ok(()) => 0,
+        Err(_) if out.closed() => 0,
         Err(e) => {
             eprintln!("shardlens: {e:#}");
             1
         }
+    }
+}
+
+/// Standard output, buffered, which knows when its reader went away (a broken pipe).
+struct Output {
+    buffered: std::io::BufWriter<Watched>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Self {
+            buffered: std::io::BufWriter::with_capacity(
+                64 << 10,
+                Watched {
+                    stdout: std::io::stdout().lock(),
+                    closed: false,
+                },
+            ),
+        }
+    }
+}
+
+impl Output {
+    /// Whether a write found standard output closed by its reader.
+    fn closed(&self) -> bool {
+        self.buffered.get_ref().closed
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.buffered.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.buffered.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.buffered.flush()
+    }
+}
+
+/// The locked standard output, noting a broken pipe.
+struct Watched {
+    stdout: std::io::StdoutLock<'static>,
+    closed: bool,
+}
+
+impl Watched {
+    fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.closed = true;
+        }
+        result
+    }
+}
+
+impl Write for Watched {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let written = self.stdout.write(buf);
+        self.note(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let flushed = self.stdout.flush();
+        self.note(flushed)
     }
 }

@@ -95,7 +95,7 @@ fn hot_share(args: &SimulateArgs) -> Option<f64> {
 }
 
 /// `shardlens simulate`.
-pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
+pub fn simulate(args: &SimulateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let (scenario, replay) = if args.replay.trace.is_empty() {
         (load_scenario(args)?, None)
     } else {
@@ -111,21 +111,13 @@ pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
         bail!("the simulation was cancelled");
     };
     let diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
-    let mut out = std::io::stdout().lock();
     match args.format {
         OutputFormat::Table => {
             let sources = replay.as_ref().map(|(r, _)| r);
-            print_story(&mut out, &scenario, &outcome, &diagnosis, sources)?;
+            print_story(out, &scenario, &outcome, &diagnosis, sources)?;
             if let Some((_, unsharded)) = &replay {
                 let hot = hot_share(args);
-                trace::print_what_if(
-                    &mut out,
-                    unsharded,
-                    &outcome,
-                    args.shards,
-                    hot,
-                    &args.separator,
-                )?;
+                trace::print_what_if(out, unsharded, &outcome, args.shards, hot, &args.separator)?;
             }
         }
         OutputFormat::Json => {
@@ -137,10 +129,10 @@ pub fn simulate(args: &SimulateArgs) -> anyhow::Result<()> {
                 // A scenario file's trace: t = 0 is a real time.
                 doc["start"] = serde_json::json!(crate::model::trace::iso(scenario.setup.start));
             }
-            serde_json::to_writer_pretty(&mut out, &doc)?;
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
-        OutputFormat::Csv => print_csv(&mut out, &outcome)?,
+        OutputFormat::Csv => print_csv(out, &outcome)?,
     }
     Ok(())
 }

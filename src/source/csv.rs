@@ -531,9 +531,9 @@ fn csv_error(e: csv::Error, name: &Path, compression: Compression, line: u64) ->
         csv::ErrorKind::Io(io) if compression != Compression::None => {
             compression.corrupt(name, Some(line), &io)
         }
-        csv::ErrorKind::Io(source) => SourceError::Io {
+        csv::ErrorKind::Io(error) => SourceError::Io {
             name: name.to_path_buf(),
-            source,
+            error,
         },
         other => SourceError::record(name, At::Line(line + 1), format!("invalid CSV: {other:?}")),
     }

@@ -139,10 +139,10 @@ pub fn detect_input(
             Err(e) if input.compression != super::read::Compression::None => {
                 return Err(input.compression.corrupt(name, None, &e));
             }
-            Err(source) => {
+            Err(error) => {
                 return Err(SourceError::Io {
                     name: name.to_path_buf(),
-                    source,
+                    error,
                 });
             }
         }

@@ -96,10 +96,10 @@ fn read_lines(
         let read = match reader.read(&mut buf[filled..]) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(source) => {
+            Err(error) => {
                 return Err(SourceError::Io {
                     name: name.to_path_buf(),
-                    source,
+                    error,
                 });
             }
         };
@@ -234,9 +234,9 @@ impl Stretches<'_> {
         tick: &mut dyn FnMut(),
     ) -> Result<Option<(LineParser, u64)>, SourceError> {
         let (from, to) = (self.cuts[k], self.cuts[k + 1]);
-        let io_err = |source| SourceError::Io {
+        let io_err = |error| SourceError::Io {
             name: self.name.to_path_buf(),
-            source,
+            error,
         };
         let mut file = std::fs::File::open(self.path).map_err(io_err)?;
         file.seek(SeekFrom::Start(from)).map_err(io_err)?;
@@ -280,9 +280,9 @@ pub(super) fn cut_points(
     size: u64,
     parts: usize,
 ) -> Result<Option<Vec<u64>>, SourceError> {
-    let io_err = |source| SourceError::Io {
+    let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
-        source,
+        error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let mut cuts = vec![0u64];

@@ -144,11 +144,12 @@ impl fmt::Display for At {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("cannot read {}: {source}", name.display())]
+    /// The reason is part of the message and not also its `source()`: the CLI prints an error with its chain
+    /// (`{:#}`), which said it twice ("No such file or directory (os error 2): No such file or directory").
+    #[error("cannot read {}: {error}", name.display())]
     Io {
         name: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{error} (in {})", name.display())]
     Line { name: PathBuf, error: LineError },

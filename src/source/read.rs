@@ -89,9 +89,9 @@ pub fn display_file_name(path: &Path) -> String {
 /// Opens a file (or standard input for `-`), decompressing gzip or zstd (detected by their magic bytes).
 pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
     let name = display_name(path);
-    let io_err = |source| SourceError::Io {
+    let io_err = |error| SourceError::Io {
         name: name.clone(),
-        source,
+        error,
     };
     let raw: Box<dyn Read + Send> = if is_stdin(path) {
         Box::new(std::io::stdin())
@@ -149,9 +149,9 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
         return open(path, count);
     }
     let name = display_name(path);
-    let io_err = |source| SourceError::Io {
+    let io_err = |error| SourceError::Io {
         name: name.clone(),
-        source,
+        error,
     };
     let mut magic = [0u8; 4];
     if is_stdin(path) {
@@ -347,18 +347,18 @@ fn fill_lines<'r>(
             Err(e) if compression != Compression::None => {
                 return Err(compression.corrupt(name, Some(n), &e));
             }
-            Err(source) => {
+            Err(error) => {
                 return Err(SourceError::Io {
                     name: name.to_path_buf(),
-                    source,
+                    error,
                 });
             }
         }
     }
     // Filled: this returns the same buffer without reading.
-    reader.fill_buf().map_err(|source| SourceError::Io {
+    reader.fill_buf().map_err(|error| SourceError::Io {
         name: name.to_path_buf(),
-        source,
+        error,
     })
 }
 

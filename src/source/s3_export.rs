@@ -142,9 +142,9 @@ fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read(&path).map_err(|source| SourceError::Io {
+    let text = std::fs::read(&path).map_err(|error| SourceError::Io {
         name: path.clone(),
-        source,
+        error,
     })?;
     let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
         SourceError::record(
@@ -226,9 +226,9 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
     if manifest.is_file() {
         return Ok((listed_files(root, &manifest, prefix.as_deref())?, true));
     }
-    let entries = std::fs::read_dir(&data).map_err(|source| SourceError::Io {
+    let entries = std::fs::read_dir(&data).map_err(|error| SourceError::Io {
         name: data.clone(),
-        source,
+        error,
     })?;
     let mut files: Vec<DataFile> = entries
         .flatten()
@@ -264,9 +264,9 @@ fn listed_files(
     prefix: Option<&str>,
 ) -> Result<Vec<DataFile>, SourceError> {
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    let text = std::fs::read(manifest).map_err(|source| SourceError::Io {
+    let text = std::fs::read(manifest).map_err(|error| SourceError::Io {
         name: manifest.to_path_buf(),
-        source,
+        error,
     })?;
     let mut files = Vec::new();
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {

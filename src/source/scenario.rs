@@ -13,15 +13,13 @@ use crate::model::simulate::Keys;
 /// Why a scenario could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioFileError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("in {label}: {source}")]
+    // Each reason is part of the message and not also its `source()`, which the CLI's `{:#}` would say again.
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: std::io::Error },
+    #[error("in {label}: {error}")]
     Parse {
         label: String,
-        source: crate::model::sim_file::ScenarioError,
+        error: crate::model::sim_file::ScenarioError,
     },
     /// A stream's trace could not be read or replayed.
     #[error("{label}: trace of stream {stream}: {message}")]
@@ -72,9 +70,9 @@ pub fn today() -> i64 {
 
 /// Reads and parses the scenario at `path`, with its key files.
 pub fn load_scenario_file(path: &Path) -> Result<Scenario, ScenarioFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioFileError::Read {
+    let text = std::fs::read_to_string(path).map_err(|error| ScenarioFileError::Read {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     parse_scenario(&text, path.parent(), &path.display().to_string())
 }
@@ -86,9 +84,9 @@ pub fn parse_scenario(
     base: Option<&Path>,
     label: &str,
 ) -> Result<Scenario, ScenarioFileError> {
-    let mut scenario = parse(text, today()).map_err(|source| ScenarioFileError::Parse {
+    let mut scenario = parse(text, today()).map_err(|error| ScenarioFileError::Parse {
         label: label.to_owned(),
-        source,
+        error,
     })?;
     for (i, source) in scenario.keys.clone().iter().enumerate() {
         let KeySource::File(name) = source else {

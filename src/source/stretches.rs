@@ -216,9 +216,9 @@ impl FileStretches<'_> {
         first: bool,
         uncounted: &'c AtomicU64,
     ) -> Result<BufReader<Counting<'c, std::io::Take<std::fs::File>>>, SourceError> {
-        let io_err = |source| SourceError::Io {
+        let io_err = |error| SourceError::Io {
             name: self.name.to_path_buf(),
-            source,
+            error,
         };
         let mut file = std::fs::File::open(self.path).map_err(io_err)?;
         file.seek(SeekFrom::Start(from)).map_err(io_err)?;

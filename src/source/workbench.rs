@@ -117,9 +117,9 @@ fn read_model(reader: &mut dyn std::io::BufRead, name: &Path) -> Result<Model, S
     let mut text = Vec::new();
     limited
         .read_to_end(&mut text)
-        .map_err(|source| SourceError::Io {
+        .map_err(|error| SourceError::Io {
             name: name.to_path_buf(),
-            source,
+            error,
         })?;
     if text.len() as u64 > MAX_MODEL_BYTES {
         return Err(SourceError::record(

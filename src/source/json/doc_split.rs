@@ -59,9 +59,9 @@ pub fn load_json_array_split(
     if !sink.splits() {
         return Ok(false);
     }
-    let io_err = |source| SourceError::Io {
+    let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
-        source,
+        error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let head = read_head(&mut file).map_err(io_err)?;
@@ -111,9 +111,9 @@ pub fn load_json_items_split(
     if !sink.splits() || size == 0 {
         return Ok(false);
     }
-    let io_err = |source| SourceError::Io {
+    let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
-        source,
+        error,
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let head = read_head(&mut file).map_err(io_err)?;

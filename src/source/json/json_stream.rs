@@ -52,7 +52,7 @@ impl<'r> JsonStream<'r> {
         if self.compression == Compression::None {
             SourceError::Io {
                 name: self.name.to_path_buf(),
-                source: e,
+                error: e,
             }
         } else {
             self.compression.corrupt(self.name, None, &e)

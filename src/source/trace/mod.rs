@@ -516,9 +516,9 @@ impl From<TraceError> for ReadError {
 /// The files of a path: itself, or a folder's files in name order (recursively), without an export's
 /// manifests and checksums.
 fn files_of(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
-    let io = |source| SourceError::Io {
+    let io = |error| SourceError::Io {
         name: path.to_path_buf(),
-        source,
+        error,
     };
     if !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
@@ -560,7 +560,7 @@ fn read_all(path: &Path) -> Result<Vec<u8>, SourceError> {
         match input.compression {
             super::read::Compression::None => SourceError::Io {
                 name: path.to_path_buf(),
-                source: e,
+                error: e,
             },
             c => c.corrupt(path, None, &e),
         }
