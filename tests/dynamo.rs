@@ -315,6 +315,44 @@ fn lists_tables() {
     }
 }
 
+/// A machine with no AWS configuration at all talks to a local server (DynamoDB Local and dynalite check no
+/// signature): placeholder keys sign its requests. Elsewhere, the missing credentials are named as such, not as
+/// an unreachable server, with what to do.
+#[test]
+fn a_local_server_needs_no_credentials_and_a_remote_one_says_what_is_missing() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("nokeys");
+    setup.create(&name, ("pk", ScalarAttributeType::S), None);
+    let no_keys = |args: &[&str]| {
+        let mut cmd = bin(args);
+        cmd.env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env_remove("AWS_SESSION_TOKEN");
+        cmd.output().unwrap()
+    };
+    let endpoint = server.endpoint().replace("127.0.0.1", "localhost");
+    let out = no_keys(&["tables", "--endpoint-url", &endpoint]);
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&name));
+    // 192.0.2.1 is TEST-NET-1: never anyone's server; the request stops before any connection.
+    let out = no_keys(&[
+        "tables",
+        "--endpoint-url",
+        "http://192.0.2.1:8000",
+        "--connect-timeout",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ListTables: no AWS credentials found"),
+        "{err}"
+    );
+    assert!(err.contains("pass --profile NAME"), "{err}");
+    assert!(!err.contains("cannot reach the server"), "{err}");
+}
+
 #[allow(
     clippy::too_many_lines,
     reason = "one described table, checked field by field"

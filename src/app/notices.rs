@@ -237,6 +237,10 @@ pub fn control(hint: Hint) -> &'static str {
         Hint::KeyTypeSays => "as the Key type (S, N, B) says",
         Hint::KeyTypeMustBeS => "the Key type must be S",
         Hint::Region => "fill in Region",
+        Hint::Credentials => {
+            "fill in Profile, or start shardlens with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set \
+             (`aws configure` or `aws sso login` gives a profile its keys)"
+        }
         Hint::TraceFormat => "the trace's format",
         Hint::ItemSize => "the item size",
         Hint::TimeColumn => "name the log's time column",

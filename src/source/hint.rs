@@ -38,6 +38,8 @@ pub enum Hint {
     KeyTypeMustBeS,
     /// Give the AWS region.
     Region,
+    /// Give AWS credentials: a profile, or keys in the environment.
+    Credentials,
     /// The option that names a trace file's format (`simulate --trace`).
     TraceFormat,
     /// The option that gives the bytes of one request's item when a trace's records do not.
@@ -54,7 +56,7 @@ pub enum Hint {
 
 impl Hint {
     /// Every hint, for tests that check each one's words.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::ChooseKey,
         Self::ChooseKeyColumn,
         Self::ChooseSortKey,
@@ -68,6 +70,7 @@ impl Hint {
         Self::KeyTypeSays,
         Self::KeyTypeMustBeS,
         Self::Region,
+        Self::Credentials,
         Self::TraceFormat,
         Self::ItemSize,
         Self::TimeColumn,
@@ -93,6 +96,10 @@ impl Hint {
             Self::KeyTypeSays => "as --key-type says",
             Self::KeyTypeMustBeS => "--key-type must be S",
             Self::Region => "pass --region",
+            Self::Credentials => {
+                "pass --profile NAME (or set AWS_PROFILE), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \
+                 (`aws configure` or `aws sso login` gives a profile its keys)"
+            }
             Self::TraceFormat => "--trace-format",
             Self::ItemSize => "--item-size",
             Self::TimeColumn => "pass --time-column COLUMN",

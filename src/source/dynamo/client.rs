@@ -94,6 +94,48 @@ impl fmt::Debug for StaticKeys {
 
 /// Checks that `url` is an `http://` or `https://` URL with a host (and a numeric port, if any), before any
 /// request is made.
+/// Whether `url` names this machine (`localhost`, `127.0.0.1`, `[::1]`): a local server such as DynamoDB Local or
+/// dynalite, which checks no signature.
+fn is_loopback(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The credentials for a server on this machine: the environment's keys, else the profile's (`--profile`,
+/// `AWS_PROFILE`, else `default`), else placeholder keys. DynamoDB Local and dynalite accept any keys but the SDK
+/// signs every request, so without this a machine with no AWS configuration could not talk to a local server:
+/// the default chain ended at the instance metadata service, whose failure read as "cannot reach the server".
+/// (NoSQL Workbench connects to DynamoDB Local the same way.) The chain never asks instance metadata, so it
+/// does not wait for its timeouts.
+fn local_credentials(
+    profile: Option<&str>,
+) -> aws_config::meta::credentials::CredentialsProviderChain {
+    let mut from_profile = aws_config::profile::ProfileFileCredentialsProvider::builder();
+    if let Some(p) = profile {
+        from_profile = from_profile.profile_name(p);
+    }
+    aws_config::meta::credentials::CredentialsProviderChain::first_try(
+        "environment",
+        aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
+    )
+    .or_else("profile", from_profile.build())
+    .or_else(
+        "local placeholder",
+        Credentials::new("local", "local", None, None, "shardlens-local"),
+    )
+}
+
 pub fn validate_endpoint(url: &str) -> Result<(), DynamoError> {
     let bad = |reason: &str| DynamoError::InvalidEndpoint {
         url: url.to_owned(),
@@ -371,6 +413,8 @@ impl DynamoClient {
                 None,
                 "shardlens",
             ));
+        } else if endpoint.as_deref().is_some_and(is_loopback) {
+            loader = loader.credentials_provider(local_credentials(opts.profile.as_deref()));
         }
         let sdk_config = runtime.block_on(loader.load());
         let mut builder = aws_sdk_dynamodb::config::Builder::from(&sdk_config);

@@ -30,6 +30,16 @@ pub enum DynamoError {
         after: Duration,
         endpoint: Option<String>,
     },
+    /// No credentials, so no request was sent: the SDK's chain (environment, profile, web identity, container,
+    /// instance metadata) came up empty (`reason` is `None`: its list of what each provider lacked is many
+    /// lines of noise), or a provider failed (an expired SSO session, a bad profile: `reason` says). The last
+    /// provider's failure ("failed to load IMDS session token") read as "cannot reach the server" before.
+    #[error("{}", no_credentials_message(.operation, .reason, .endpoint))]
+    NoCredentials {
+        operation: &'static str,
+        reason: Option<String>,
+        endpoint: Option<String>,
+    },
     /// The connection failed or broke (refused, reset, DNS, TLS).
     #[error("{operation}: cannot reach the server ({reason}){}", at(.endpoint))]
     Connect {
@@ -57,10 +67,32 @@ impl DynamoError {
     pub fn message(&self) -> Message {
         match self {
             Self::Config(m) => m.clone(),
+            Self::NoCredentials {
+                operation,
+                reason,
+                endpoint,
+            } => no_credentials_message(operation, reason, endpoint),
             Self::NoStream { table } => no_stream(table),
             other => Message::new(other.to_string()),
         }
     }
+}
+
+/// What a request without credentials needs: a profile or keys.
+fn no_credentials_message(
+    operation: &str,
+    reason: &Option<String>,
+    endpoint: &Option<String>,
+) -> Message {
+    let what = match reason {
+        None => "no AWS credentials found".to_owned(),
+        Some(r) => format!("cannot get AWS credentials ({r})"),
+    };
+    Message::hinted(
+        format!("{operation}: {what}: "),
+        Hint::Credentials,
+        &at(endpoint),
+    )
 }
 
 /// What a table without a stream needs: its owner's change (shardlens never makes one).
@@ -188,6 +220,11 @@ impl DynamoError {
             _ => false,
         };
         match err {
+            _ if let Some(reason) = credentials_failure(err) => Self::NoCredentials {
+                operation,
+                reason,
+                endpoint,
+            },
             _ if timed_out => Self::Timeout {
                 operation,
                 after: timeout,
@@ -243,6 +280,15 @@ impl DynamoError {
                 reason: sent.scrub(&reason),
                 endpoint,
             },
+            Self::NoCredentials {
+                operation,
+                reason,
+                endpoint,
+            } => Self::NoCredentials {
+                operation,
+                reason: reason.map(|r| sent.scrub(&r)),
+                endpoint,
+            },
             Self::Service {
                 operation,
                 code,
@@ -278,6 +324,26 @@ impl DynamoError {
 /// The most specific message in an error's source chain, which for SDK errors is the useful one
 /// ("Connection refused (os error 111)" rather than "dispatch failure"). Never includes request bodies or
 /// signatures: the SDK's error messages hold neither.
+/// Whether the request failed getting credentials (a `CredentialsError` anywhere in its causes): `Some(None)`
+/// when none were found, `Some(Some(reason))` when a provider failed, on one line.
+fn credentials_failure(err: &(dyn std::error::Error + 'static)) -> Option<Option<String>> {
+    use aws_credential_types::provider::error::CredentialsError;
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if let Some(c) = e.downcast_ref::<CredentialsError>() {
+            if matches!(c, CredentialsError::CredentialsNotLoaded(_)) {
+                return Some(None);
+            }
+            let reason = innermost(c);
+            return Some(Some(
+                reason.split_whitespace().collect::<Vec<_>>().join(" "),
+            ));
+        }
+        next = e.source();
+    }
+    None
+}
+
 fn innermost(err: &dyn std::error::Error) -> String {
     let mut messages = vec![err.to_string()];
     let mut source = err.source();
