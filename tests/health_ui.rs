@@ -9,6 +9,8 @@
 
 #[path = "support/kittest.rs"]
 mod kittest;
+#[path = "support/cli.rs"]
+mod support;
 
 use std::path::PathBuf;
 
@@ -48,8 +50,8 @@ fn export(name: &str) -> PathBuf {
         ));
         text.push('\n');
     }
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}.json", std::process::id()));
+    // A folder of this test process's own, which a later run removes (files named by process piled up).
+    let path = support::temp_dir("health", name.trim_start_matches("health-")).join("export.json");
     std::fs::write(&path, text).unwrap();
     path
 }

@@ -6,6 +6,8 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 #[path = "support/kittest.rs"]
 mod kittest;
+#[path = "support/cli.rs"]
+mod support;
 use egui_kittest::kittest::Queryable as _;
 use kittest::{Settle as _, harness, step_until};
 use shardlens::app::{App, Command, Keys, UICommand};
@@ -491,9 +493,9 @@ fn wait_for_error(h: &mut Harness<'_, App>) {
 /// Writes `text` to a file named `name` (with this process's id before the extension) in the test's temporary
 /// folder, and returns its path.
 fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "txt"));
-    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{stem}-{}.{ext}", std::process::id()));
+    // In a folder of this test process's own, which a later run removes (files named by process piled up).
+    let (stem, _) = name.rsplit_once('.').unwrap_or((name, "txt"));
+    let path = support::temp_dir("ui", stem.trim_start_matches("ui-")).join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -1070,9 +1072,7 @@ fn a_few_items_from_a_file_are_called_items_and_the_legend_says_too_few_to_judge
 #[test]
 fn a_file_loading_at_start_shows_its_name_and_progress_not_an_error() {
     // A named pipe: the load waits for its writer, so the window can be looked at mid-load.
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ui-loading-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::temp_dir("ui", "loading");
     let fifo = dir.join("keys-fifo.txt");
     std::fs::remove_file(&fifo).ok();
     let made = std::process::Command::new("mkfifo")
