@@ -322,6 +322,24 @@ impl KeySet {
     /// items (not [`Self::set_items_distinct`]) and held one item in common, which is then counted twice if its
     /// key had more than one item in `other` (and its sort key may be kept twice).
     pub fn merge_counted(&mut self, other: &KeySet) -> bool {
+        self.merge_counted_taking(other, None)
+    }
+
+    /// [`Self::merge_counted`], taking `other`'s kept sort keys (the partition inspector's item collections)
+    /// instead of copying them: `other` is left without them.
+    pub fn merge_taking_sort_keys(&mut self, other: &mut KeySet) -> bool {
+        let taken = other
+            .sort_keys
+            .as_mut()
+            .map(|t| std::mem::take(&mut t.kept));
+        self.merge_counted_taking(other, taken)
+    }
+
+    fn merge_counted_taking(
+        &mut self,
+        other: &KeySet,
+        taken: Option<sort_keys::KeptSortKeys>,
+    ) -> bool {
         self.merge_write_order(other);
         if other.sort_keys.is_none() && other.sizes.is_none() {
             // Only keys and counts: their lookups pipelined, as a load's are.
@@ -341,18 +359,32 @@ impl KeySet {
             pipeline.drain(self, &other.arena);
             return true;
         }
+        // The keys pipelined too, noting where each went (5.7-6.4 -> 5.1-5.7 ms for the S3 export bench's
+        // 88,103 keys of its second loader thread).
         let mut mapped = Vec::with_capacity(other.len());
-        for i in 0..other.len() as u32 {
-            mapped.push(self.add_hashed(other.key_bytes(i), other.hash(i), other.count(i)));
+        let mut pipeline = Pipeline::default();
+        let mut start = 0;
+        for i in 0..other.len() {
+            let Entry { end, count } = other.entries[i];
+            let key = (start, end as usize);
+            if let Some(k) = pipeline.push(self, &other.arena, key, other.hashes[i], count) {
+                mapped.push(k);
+            }
+            start = end as usize;
         }
-        self.merge_mapped(other, &mapped)
+        pipeline.drain_each(self, &other.arena, |k| mapped.push(k));
+        let exact = self.merge_mapped(other, &mapped);
+        if let Some(taken) = taken {
+            self.append_kept_sort_keys(taken, &mapped);
+        }
+        exact
     }
 
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
     /// shares no item with this one): no key is looked up again. The same as [`Self::merge_apart`], then
     /// [`Self::add_planned`] and [`MergeApart::merge_rest`] (which a loader may run at once), then
     /// [`Self::rejoin`].
-    pub fn merge_planned(&mut self, other: &KeySet, plan: &[u32]) {
+    pub fn merge_planned(&mut self, other: &mut KeySet, plan: &[u32]) {
         let mut apart = self.merge_apart(other, plan);
         self.add_planned(other, plan);
         apart.merge_rest(other);
@@ -361,8 +393,9 @@ impl KeySet {
 
     /// Begins a merge by plan (see [`Self::merge_planned`]): takes this set's sort-key facts and item sizes
     /// out, with where each key of `other` will be, to be merged apart from the keys. The plan tells each
-    /// key's place before it is added, so the two parts touch different memory.
-    pub fn merge_apart(&mut self, other: &KeySet, plan: &[u32]) -> MergeApart {
+    /// key's place before it is added, so the two parts touch different memory. `other`'s kept sort keys are
+    /// taken, not copied ([`Self::merge_taking_sort_keys`]).
+    pub fn merge_apart(&mut self, other: &mut KeySet, plan: &[u32]) -> MergeApart {
         self.merge_write_order(other);
         let mut next = u32::try_from(self.len()).unwrap_or(u32::MAX);
         let places = (0..other.len())
@@ -381,6 +414,10 @@ impl KeySet {
                 ..self.empty_like(self.key_type)
             },
             places,
+            taken: other
+                .sort_keys
+                .as_mut()
+                .map(|t| std::mem::take(&mut t.kept)),
         }
     }
 
@@ -505,12 +542,17 @@ pub struct MergeApart {
     rest: KeySet,
     /// Where each key of the other set is (or will be) in the merged set.
     places: Vec<u32>,
+    /// The other set's kept sort keys, taken out of it.
+    taken: Option<sort_keys::KeptSortKeys>,
 }
 
 impl MergeApart {
     /// Merges `other`'s sort-key facts, item pairs, kept sort keys and item sizes.
     pub fn merge_rest(&mut self, other: &KeySet) {
         let _ = self.rest.merge_mapped(other, &self.places);
+        if let Some(taken) = self.taken.take() {
+            self.rest.append_kept_sort_keys(taken, &self.places);
+        }
     }
 }
 
@@ -697,7 +739,7 @@ mod tests {
         let mut planned = a.clone();
         let plan = planned.merge_plan(&b).unwrap();
         assert_eq!(plan.iter().filter(|&&p| p == NEW_KEY).count(), 16_667);
-        planned.merge_planned(&b, &plan);
+        planned.merge_planned(&mut b.clone(), &plan);
         let all = |s: &KeySet| {
             s.iter()
                 .map(|(_, k, c)| (k.to_vec(), c))
@@ -721,7 +763,7 @@ mod tests {
         assert!(plain.merge_counted(&b));
         let mut planned = a.clone();
         let plan = planned.merge_plan(&b).unwrap();
-        planned.merge_planned(&b, &plan);
+        planned.merge_planned(&mut b.clone(), &plan);
         assert_eq!(planned.len(), 11_000);
         assert_eq!(planned.total(), plain.total());
         for (i, k, c) in plain.iter() {

@@ -54,8 +54,10 @@ impl Sink {
             self.keys.set_items_distinct(false);
         } else {
             match plan {
-                Some(plan) => merge_planned(&mut self.keys, &other.keys, plan),
-                None => self.keys.merge(&other.keys),
+                Some(plan) => merge_planned(&mut self.keys, &mut other.keys, plan),
+                None => {
+                    self.keys.merge_taking_sort_keys(&mut other.keys);
+                }
             }
             // Where the other sink's keys are now; only needed by what refers to keys by index.
             let needs_map = kept.is_some()
@@ -160,12 +162,13 @@ pub fn plan_merge(keys: &KeySet, other: &KeySet) -> Option<Vec<u32>> {
 ///
 /// Measured on the same file and key expression (the second stretch's 983,732 keys, nearly all new): the keys
 /// took 65–72 ms and the rest 50 ms one after the other; `shardlens analyze` 0.84 → 0.80 s, output identical.
-pub fn merge_planned(keys: &mut KeySet, other: &KeySet, plan: &[u32]) {
+pub fn merge_planned(keys: &mut KeySet, other: &mut KeySet, plan: &[u32]) {
     if other.len() < TWO_THREAD_KEYS || !other.has_more_than_counts() {
         keys.merge_planned(other, plan);
         return;
     }
     let mut apart = keys.merge_apart(other, plan);
+    let other = &*other;
     let apart = std::thread::scope(|scope| {
         let rest = scope.spawn(move || {
             apart.merge_rest(other);
@@ -193,11 +196,11 @@ mod tests {
         assert!(b.len() >= TWO_THREAD_KEYS);
         let mut one = a.clone();
         let plan = one.merge_plan(&b).unwrap();
-        one.merge_planned(&b, &plan);
+        one.merge_planned(&mut b.clone(), &plan);
         let mut two = a.clone();
         let halves = plan_merge(&two, &b).unwrap();
         assert_eq!(halves, plan);
-        merge_planned(&mut two, &b, &halves);
+        merge_planned(&mut two, &mut b.clone(), &halves);
         assert_eq!((two.len(), two.total()), (110_000, one.total()));
         for (i, k, c) in one.iter() {
             assert_eq!((two.key_bytes(i), two.count(i)), (k, c));
