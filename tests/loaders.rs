@@ -536,6 +536,39 @@ fn generated_export_is_counted_exactly() {
     assert_eq!(groups, total);
 }
 
+/// An export's manifest, picked by a user who exported a table, reads as its export, and says so; with a
+/// format given, the file itself is read.
+#[test]
+fn an_export_manifest_reads_as_its_export() {
+    let dir = temp_dir("manifest-export");
+    let truth = zipf_export(&dir, 3, 50, 500);
+    let total: u64 = truth.values().sum();
+    for manifest in ["manifest-summary.json", "manifest-files.json"] {
+        let path = dir.join(manifest);
+        let doc = cli_json(&[path.to_str().unwrap()]);
+        assert_eq!(doc["total"], total, "{manifest}");
+        assert_eq!(doc["distinct"], truth.len());
+        let warnings = doc["input"]["warnings"].as_array().unwrap();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.as_str().unwrap().contains(&format!(
+                    "{manifest} is an S3 export's manifest: read as the export in"
+                ))),
+            "{warnings:?}"
+        );
+    }
+    let path = dir.join("manifest-files.json");
+    let doc = cli_json(&[
+        path.to_str().unwrap(),
+        "--format-in",
+        "json-items",
+        "--key",
+        "etag",
+    ]);
+    assert_eq!(doc["total"], 3, "one item a data file");
+}
+
 /// Each key's items, their sizes together and the largest, by DynamoDB's rules ([`sizes`]), read off the
 /// fixture's lines (`{"Item":{…}}`).
 fn item_bytes_by_key(text: &str) -> HashMap<String, (u64, u64, u64)> {

@@ -56,6 +56,25 @@ pub fn load(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Loaded, SourceError> {
+    // An S3 export's manifest stands for its export (detection is on: a format given reads the file itself).
+    let mut notes = Vec::new();
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| match super::s3_export::export_of_manifest(p) {
+            Some(folder) if opts.format == FormatIn::Auto => {
+                notes.push(format!(
+                    "{} is an S3 export's manifest: read as the export in {} (--format-in json-items reads the \
+                     file itself)",
+                    display_name(p).display(),
+                    std::fs::canonicalize(&folder)
+                        .unwrap_or_else(|_| folder.clone())
+                        .display()
+                ));
+                folder
+            }
+            _ => p.clone(),
+        })
+        .collect();
     let bytes = AtomicU64::new(0);
     let total_bytes = paths
         .iter()
@@ -74,9 +93,16 @@ pub fn load(
         progress,
     };
     let mut sink = Sink::new(opts);
+    for note in notes {
+        sink.warn(note);
+    }
     let mut groups: Option<Vec<Group>> = None;
     let stdin = [PathBuf::from("-")];
-    let paths = if paths.is_empty() { &stdin[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &stdin[..]
+    } else {
+        &paths[..]
+    };
     for path in paths {
         if cancel.load(Ordering::Relaxed) {
             return Err(SourceError::Cancelled);

@@ -64,6 +64,24 @@ pub fn input_items(path: &Path) -> Option<u64> {
     read_summary(&root).ok()??.item_count
 }
 
+/// The export folder whose manifest `path` is (`manifest-summary.json` or `manifest-files.json`, beside the other
+/// manifest and `data/`): a user who exported a table may well pick the manifest, which read as a JSON file is
+/// one item of export metadata.
+pub fn export_of_manifest(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    if name != "manifest-summary.json" && name != "manifest-files.json" || !path.is_file() {
+        return None;
+    }
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let export = folder.join("manifest-summary.json").is_file()
+        && folder.join("manifest-files.json").is_file()
+        && folder.join("data").is_dir();
+    export.then(|| folder.to_path_buf())
+}
+
 /// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (four levels deep: the
 /// `AWSDynamoDB` folder with one export in it, or a copy of the bucket with the export under its `s3Prefix`,
 /// also work).
