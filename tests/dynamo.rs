@@ -353,6 +353,35 @@ fn a_local_server_needs_no_credentials_and_a_remote_one_says_what_is_missing() {
     assert!(!err.contains("cannot reach the server"), "{err}");
 }
 
+/// `metrics` at a server with no CloudWatch (dynalite) says the server does not seem to serve it, not
+/// "UnknownError: no message".
+#[test]
+fn metrics_at_a_server_without_cloudwatch_says_so() {
+    let server = Dynalite::start();
+    let setup = Setup::new(&server);
+    let name = unique("nocw");
+    setup.create(&name, ("pk", ScalarAttributeType::S), None);
+    let out = bin(&[
+        "metrics",
+        "--table",
+        &name,
+        "--endpoint-url",
+        &server.endpoint(),
+        "--since",
+        "1h",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("GetMetricData: the server answered HTTP")
+            && err.contains("without a CloudWatch error: does it serve CloudWatch?"),
+        "{err}"
+    );
+    assert!(!err.contains("UnknownError"), "{err}");
+}
+
 #[allow(
     clippy::too_many_lines,
     reason = "one described table, checked field by field"

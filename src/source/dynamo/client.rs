@@ -465,15 +465,14 @@ impl DynamoClient {
             .unwrap_or_else(|| format!("region {}", self.region))
     }
 
-    fn err<E, R>(
+    fn err<E>(
         &self,
         operation: &'static str,
-        e: &aws_sdk_dynamodb::error::SdkError<E, R>,
+        e: &aws_sdk_dynamodb::error::SdkError<E, aws_sdk_dynamodb::config::http::HttpResponse>,
         table: Option<&str>,
     ) -> DynamoError
     where
         E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,
-        R: fmt::Debug + 'static,
     {
         DynamoError::from_sdk(
             operation,

@@ -3,6 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
 use crate::source::{Hint, Message};
@@ -54,6 +55,16 @@ pub enum DynamoError {
         code: String,
         message: String,
     },
+    /// The server answered with an error that is not one of the service's (no error code could be read from
+    /// it): at a custom endpoint, most likely a server that does not serve this service, or not in the protocol
+    /// the SDK speaks (dynalite has no CloudWatch; moto's answers only JSON and query requests). It read as
+    /// "GetMetricData: UnknownError: no message" before.
+    #[error("{}", unreadable_message(.operation, *.status, .endpoint))]
+    Unreadable {
+        operation: &'static str,
+        status: u16,
+        endpoint: Option<String>,
+    },
     /// Anything else (an unreadable response, a request that could not be built).
     #[error("{operation}: {reason}")]
     Other {
@@ -75,6 +86,30 @@ impl DynamoError {
             Self::NoStream { table } => no_stream(table),
             other => Message::new(other.to_string()),
         }
+    }
+}
+
+/// The AWS service an operation belongs to, as its users name it.
+fn service_of(operation: &str) -> &'static str {
+    match operation {
+        "GetMetricData" | "GetInsightRuleReport" => "CloudWatch",
+        "DescribeStream" | "GetShardIterator" | "GetRecords" | "ListStreams" => "DynamoDB Streams",
+        _ => "DynamoDB",
+    }
+}
+
+fn unreadable_message(operation: &str, status: u16, endpoint: &Option<String>) -> String {
+    let service = service_of(operation);
+    match endpoint {
+        // A custom endpoint (the target is otherwise "region …").
+        Some(url) if url.starts_with("http") => format!(
+            "{operation}: the server answered HTTP {status} without a {service} error: does it serve {service}? \
+             (dynalite serves DynamoDB only; shardlens reads CloudWatch from AWS or LocalStack): {url}"
+        ),
+        other => format!(
+            "{operation}: the server answered HTTP {status} without a {service} error{}",
+            at(other)
+        ),
     }
 }
 
@@ -202,16 +237,15 @@ pub(crate) const TRANSIENT_CODES: [&str; 3] = [
 impl DynamoError {
     /// Converts an SDK error into a short message. `timeout` is the per-attempt timeout in force, so the
     /// message can say how long it waited.
-    pub(crate) fn from_sdk<E, R>(
+    pub(crate) fn from_sdk<E>(
         operation: &'static str,
-        err: &SdkError<E, R>,
+        err: &SdkError<E, HttpResponse>,
         timeout: Duration,
         endpoint: Option<&str>,
         table: Option<&str>,
     ) -> Self
     where
         E: ProvideErrorMetadata + std::error::Error + 'static,
-        R: std::fmt::Debug + 'static,
     {
         let endpoint = endpoint.map(str::to_owned);
         let timed_out = match err {
@@ -239,7 +273,13 @@ impl DynamoError {
             },
             SdkError::ServiceError(service) => {
                 let e = service.err();
-                let code = e.code().unwrap_or("UnknownError").to_owned();
+                let Some(code) = e.code().map(str::to_owned) else {
+                    return Self::Unreadable {
+                        operation,
+                        status: service.raw().status().as_u16(),
+                        endpoint,
+                    };
+                };
                 if code == "ResourceNotFoundException"
                     && let Some(table) = table
                 {
@@ -306,7 +346,8 @@ impl DynamoError {
             | Self::Config(_)
             | Self::TableNotFound { .. }
             | Self::NoStream { .. }
-            | Self::Timeout { .. }) => other,
+            | Self::Timeout { .. }
+            | Self::Unreadable { .. }) => other,
         }
     }
 

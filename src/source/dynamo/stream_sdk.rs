@@ -76,14 +76,16 @@ pub(super) struct SdkStream {
 }
 
 impl SdkStream {
-    fn err<E, R>(
+    fn err<E>(
         &self,
         operation: &'static str,
-        e: &aws_sdk_dynamodbstreams::error::SdkError<E, R>,
+        e: &aws_sdk_dynamodbstreams::error::SdkError<
+            E,
+            aws_sdk_dynamodbstreams::config::http::HttpResponse,
+        >,
     ) -> DynamoError
     where
         E: aws_sdk_dynamodbstreams::error::ProvideErrorMetadata + std::error::Error + 'static,
-        R: std::fmt::Debug + 'static,
     {
         DynamoError::from_sdk(operation, e, self.timeout, Some(&self.target), None)
             .scrubbed(&self.sent)
