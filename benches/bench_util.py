@@ -1,6 +1,6 @@
 """What the load benchmarks share (benches/export_load.sh, json_array.sh, json_lines.sh, lines_duckdb.sh and
 ion_load.sh import it from the repository's root): a shardlens result checked against a generator's truth, and
-timings (best of N; one run with a DuckDB query's own time)."""
+timings (best of N; interleaved rounds; one run with a DuckDB query's own time)."""
 import json
 import subprocess
 import sys
@@ -28,6 +28,26 @@ def best_of(cmd, runs=3):
         m = (float(wall), int(rss) / 1024)
         best = m if best is None or m[0] < best[0] else best
     return best
+
+
+def interleaved(cmds, rounds=5):
+    """Runs each shell command of `cmds` once a round, in turn, for `rounds` rounds (so that a host getting
+    busier or quieter weighs on every command alike); for each, (best wall seconds, median wall seconds, peak RSS
+    in MB of the best run), by /usr/bin/time -f "%e %M". Exits naming the command if one run fails."""
+    runs = [[] for _ in cmds]
+    for _ in range(rounds):
+        for i, cmd in enumerate(cmds):
+            p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "sh", "-c", cmd], capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"failed: {cmd}\n{p.stderr}")
+            wall, rss = p.stderr.strip().splitlines()[-1].split()
+            runs[i].append((float(wall), int(rss) / 1024))
+    out = []
+    for r in runs:
+        walls = sorted(w for w, _ in r)
+        best = min(r)
+        out.append((best[0], walls[len(walls) // 2], best[1]))
+    return out
 
 
 def timed_with_query(cmd):
