@@ -69,7 +69,7 @@ pub fn input_items(path: &Path) -> Option<u64> {
 /// one item of export metadata.
 pub fn export_of_manifest(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?;
-    if name != "manifest-summary.json" && name != "manifest-files.json" || !path.is_file() {
+    if (name != "manifest-summary.json" && name != "manifest-files.json") || !path.is_file() {
         return None;
     }
     let folder = path
