@@ -19,6 +19,9 @@ use aws_sdk_dynamodb::types::{
 };
 use serde::Serialize;
 
+use super::endpoint::{
+    env_endpoint, is_loopback, local_credentials, streams_env_endpoint, validate_endpoint,
+};
 use super::error::{DynamoError, NoteSentCredentials, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_pages::SdkPages;
@@ -90,100 +93,6 @@ impl fmt::Debug for StaticKeys {
             .field("secret_access_key", &"** redacted **")
             .finish()
     }
-}
-
-/// Checks that `url` is an `http://` or `https://` URL with a host (and a numeric port, if any), before any
-/// request is made.
-/// Whether `url` names this machine (`localhost`, `127.0.0.1`, `[::1]`): a local server such as DynamoDB Local or
-/// dynalite, which checks no signature.
-fn is_loopback(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .unwrap_or(url);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => authority.split(':').next().unwrap_or_default(),
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The credentials for a server on this machine: the environment's keys, else the profile's (`--profile`,
-/// `AWS_PROFILE`, else `default`), else placeholder keys. DynamoDB Local and dynalite accept any keys but the SDK
-/// signs every request, so without this a machine with no AWS configuration could not talk to a local server:
-/// the default chain ended at the instance metadata service, whose failure read as "cannot reach the server".
-/// (NoSQL Workbench connects to DynamoDB Local the same way.) The chain never asks instance metadata, so it
-/// does not wait for its timeouts.
-fn local_credentials(
-    profile: Option<&str>,
-) -> aws_config::meta::credentials::CredentialsProviderChain {
-    let mut from_profile = aws_config::profile::ProfileFileCredentialsProvider::builder();
-    if let Some(p) = profile {
-        from_profile = from_profile.profile_name(p);
-    }
-    aws_config::meta::credentials::CredentialsProviderChain::first_try(
-        "environment",
-        aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
-    )
-    .or_else("profile", from_profile.build())
-    .or_else(
-        "local placeholder",
-        Credentials::new("local", "local", None, None, "shardlens-local"),
-    )
-}
-
-pub fn validate_endpoint(url: &str) -> Result<(), DynamoError> {
-    let bad = |reason: &str| DynamoError::InvalidEndpoint {
-        url: url.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let rest = if let Some(r) = url.strip_prefix("http://") {
-        r
-    } else if let Some(r) = url.strip_prefix("https://") {
-        r
-    } else {
-        return Err(bad("it must start with http:// or https://"));
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    if authority.is_empty() {
-        return Err(bad("no host"));
-    }
-    if authority.contains('@') {
-        return Err(bad("user names or passwords do not belong in the URL"));
-    }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(bad("it contains spaces"));
-    }
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((h, p)) => (h, p.strip_prefix(':')),
-            None => return Err(bad("unclosed [ in the host")),
-        }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        }
-    };
-    if host.is_empty() {
-        return Err(bad("no host"));
-    }
-    if !host
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
-    {
-        return Err(bad("the host has characters a host name cannot have"));
-    }
-    if let Some(p) = port
-        && !matches!(p.parse::<u16>(), Ok(n) if n > 0)
-    {
-        return Err(bad("the port must be a number from 1 to 65535"));
-    }
-    Ok(())
 }
 
 /// A key attribute: name and scalar type.
@@ -347,23 +256,6 @@ fn stream_arn(t: &aws_sdk_dynamodb::types::TableDescription) -> Option<String> {
                 .is_none_or(aws_sdk_dynamodb::types::StreamSpecification::stream_enabled)
         })
         .map(str::to_owned)
-}
-
-/// A local DynamoDB named by `AWS_ENDPOINT_URL_DYNAMODB` serves its streams too: the stream's calls go there
-/// unless `AWS_ENDPOINT_URL_DYNAMODB_STREAMS` (which the SDK reads itself) names another. Only without an
-/// endpoint in the options, which holds for every service.
-fn streams_env_endpoint() -> Option<String> {
-    let set = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    if set("AWS_ENDPOINT_URL_DYNAMODB_STREAMS").is_some() {
-        return None;
-    }
-    set("AWS_ENDPOINT_URL_DYNAMODB")
-}
-
-fn env_endpoint() -> Option<String> {
-    ["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
 }
 
 impl DynamoClient {
@@ -704,32 +596,6 @@ impl DynamoClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn endpoints_are_checked_before_any_request() {
-        for ok in [
-            "http://localhost:8000",
-            "http://127.0.0.1:8000/",
-            "https://dynamodb.eu-west-1.amazonaws.com",
-            "http://[::1]:8000",
-        ] {
-            assert!(validate_endpoint(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "localhost:8000",
-            "127.0.0.1",
-            "ftp://x",
-            "http://",
-            "http://:80",
-            "http://host:port",
-            "http://host:0",
-            "http://a b",
-            "not a url",
-        ] {
-            let e = validate_endpoint(bad).unwrap_err().to_string();
-            assert!(e.contains("not a URL") && e.ends_with(bad), "{bad}: {e}");
-        }
-    }
 
     #[test]
     fn debug_prints_no_secret() {

@@ -46,13 +46,15 @@
 //!   [`DynamoClient::scan_to_channel`] is the same over a bounded `std` channel, ending with
 //!   [`ScanEvent::Done`]: the shape the app's background jobs use.
 //!
-//! Files: `client.rs` (options, the client, tables), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
+//! Files: `client.rs` (options, the client, tables), `endpoint.rs` (endpoint URLs, and the credentials for a
+//! server on this machine), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
 //! pages from the SDK), `scan.rs` (the parallel scan itself, independent of the SDK: segments started, pages
 //! merged into keys and designs), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
 //! and the read-capacity limiter),
 //! `error.rs` (SDK errors in short messages).
 
 mod client;
+mod endpoint;
 mod error;
 mod gsi;
 mod metrics;
@@ -66,8 +68,9 @@ mod stream_sdk;
 
 pub use client::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,
-    IndexInfo, KeyAttribute, StaticKeys, TableInfo, validate_endpoint,
+    IndexInfo, KeyAttribute, StaticKeys, TableInfo,
 };
+pub use endpoint::validate_endpoint;
 pub use error::DynamoError;
 pub use gsi::{describe_index, gsi_designs};
 pub use metrics::{Insights, METRICS, MetricsOptions, MetricsRead};
