@@ -22,6 +22,8 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
+use shardlens_simd::{Elements, Kernel};
+
 use super::json_doc::{Batch, ItemReader, Typing, array_goes_on, truncated};
 use super::json_stream::{End, JsonStream};
 use crate::source::dispatch::Ctx;
@@ -354,7 +356,7 @@ fn read_items(
     if stretch.from == 0 {
         js.expect(b'[', "to open the array of items")?;
     }
-    let (mut n, mut counted) = (0u64, 0u64);
+    let (mut n, mut counted, mut next_tick, kernel) = (0u64, 0u64, TICK_LINES, Kernel::detect());
     loop {
         js.peek()?;
         let at = stretch.from + consumed.get();
@@ -371,7 +373,9 @@ fn read_items(
             return Err(truncated(name, n, line));
         }
         batch.items.push((start, batch.data.len(), n, line));
-        if n.is_multiple_of(TICK_LINES) {
+        n += take_elements(&mut js, kernel, stretch, consumed.get(), &mut batch, n)?;
+        if n >= next_tick {
+            next_tick = (n / TICK_LINES + 1) * TICK_LINES;
             let now = consumed.get().min(stretch.to - stretch.from);
             if first {
                 on.add_read(now - counted);
@@ -403,6 +407,34 @@ fn read_items(
         js.line - 1
     };
     Ok(())
+}
+
+/// The elements after element `n` (just cut out; `consumed` bytes into `stretch`) with the CPU's SIMD kernel,
+/// up to the stretch's end (the element that begins there is the next stretch's) and as many as the batch
+/// holds: how many it took.
+fn take_elements(
+    js: &mut JsonStream<'_>,
+    kernel: Option<Kernel>,
+    stretch: Stretch,
+    consumed: u64,
+    batch: &mut Batch,
+    n: u64,
+) -> Result<u64, SourceError> {
+    let Some(kernel) = kernel else {
+        return Ok(0);
+    };
+    let limit = if stretch.last {
+        u64::MAX
+    } else {
+        stretch.to.saturating_sub(stretch.from + consumed)
+    };
+    let mut out = Elements {
+        data: &mut batch.data,
+        items: &mut batch.items,
+        max_items: BATCH_ITEMS,
+        max_bytes: BATCH_BYTES,
+    };
+    js.take_elements(kernel, limit, &mut out, n + 1)
 }
 
 /// What a stretch that is not read as one reader reads it says (never shown: one reader reads the file then).

@@ -167,6 +167,28 @@ impl<'r> JsonStream<'r> {
         }
     }
 
+    /// Takes the whole elements of an array of objects that follow, from right after an element (its closing
+    /// `}`), with the CPU's SIMD kernel, from what the reader holds now and at most `limit` bytes of it: see
+    /// [`shardlens_simd::Kernel::take_elements`]. Returns how many it took (each numbered from `item`, with
+    /// its line); the rest is read on as before, so a document reads the same either way.
+    pub fn take_elements(
+        &mut self,
+        kernel: shardlens_simd::Kernel,
+        limit: u64,
+        out: &mut shardlens_simd::Elements<'_>,
+        item: u64,
+    ) -> Result<u64, SourceError> {
+        let buf = match fill(&mut *self.r) {
+            Ok(b) => b,
+            Err(e) => return Err(self.io_error(e)),
+        };
+        let n = buf.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+        let taken = kernel.take_elements(&buf[..n], out, item, self.line);
+        self.r.consume(taken.bytes);
+        self.line += taken.lines;
+        Ok(taken.elements)
+    }
+
     /// Skips one value without holding it.
     pub fn skip(&mut self) -> Result<End, SourceError> {
         let mut none = Vec::new();
