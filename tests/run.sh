@@ -24,7 +24,8 @@ if apt_install isal libisal-dev pkg-config && pkg-config --exists libisal 2>/dev
     export SHARDLENS_REQUIRE_ISAL=1
 fi
 
-cargo test --locked --all-features "$@" 2>&1 | tee "$log"
+# Every crate of the workspace: shardlens and its two small unsafe crates (ISA-L's inflate, the SIMD kernels).
+cargo test --workspace --locked --all-features "$@" 2>&1 | tee "$log"
 
 echo "== smoke test of the desktop app under Xvfb"
 tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke.png"
