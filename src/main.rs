@@ -1,10 +1,14 @@
 //! The `shardlens` binary: headless commands, or (with no command) the desktop app.
 
-use clap::Parser as _;
-use shardlens::cli::{Cli, run};
+use clap::{CommandFactory as _, FromArgMatches as _};
+use shardlens::cli::{Cli, long_version, run};
 
 fn main() {
-    let cli = Cli::parse();
+    // As `Cli::parse`, with a `--version` that says what this CPU gets (known only at run time).
+    let matches = Cli::command()
+        .long_version(&*Box::leak(long_version().into_boxed_str()))
+        .get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let code = match cli.command {
         Some(command) => run(command),
         None => match cli.files.iter().find(|f| !f.exists()) {

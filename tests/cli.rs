@@ -249,12 +249,21 @@ fn compressed_standard_input_reads_as_plain_does() {
     );
 }
 
-/// `--version` names the gzip decompressor the build has; where tests/run.sh installed ISA-L, it is ISA-L.
+/// `--version` names the gzip decompressor the build has (where tests/run.sh installed ISA-L, it is ISA-L) and
+/// the JSON array kernel this CPU gets, which `SHARDLENS_SIMD=off` turns off.
 #[test]
-fn version_names_the_gzip_decompressor() {
+fn version_names_the_gzip_decompressor_and_the_json_kernel() {
     let out = bin().arg("--version").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("(gzip: "), "{text}");
+    assert!(text.contains("(JSON arrays: "), "{text}");
+    let off = bin()
+        .arg("--version")
+        .env("SHARDLENS_SIMD", "off")
+        .output()
+        .unwrap();
+    let off = String::from_utf8_lossy(&off.stdout);
+    assert!(off.contains("(JSON arrays: byte by byte;"), "{off}");
     if std::env::var_os("SHARDLENS_REQUIRE_ISAL").is_some() {
         assert!(text.contains("(gzip: ISA-L;"), "{text}");
     }
@@ -808,7 +817,9 @@ fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
 fn a_large_json_array_reads_as_one_reader_reads_it() {
     let dir = temp_dir("json-array-stretches");
     let mut next = numbers(23);
-    let pad = "q".repeat(150);
+    // Some values hold escaped quotes and brackets, which the SIMD kernels must see inside strings.
+    let plain_pad = "q".repeat(150);
+    let escaped_pad = format!("{}\\\"{{}}[]\\\\", "q".repeat(140));
     let mut text = String::from("[\n");
     for i in 0..70_000u64 {
         let pk = if i % 5 == 0 {
@@ -816,6 +827,7 @@ fn a_large_json_array_reads_as_one_reader_reads_it() {
         } else {
             format!("user#{}", next() % 300)
         };
+        let pad = if i % 7 == 3 { &escaped_pad } else { &plain_pad };
         // Some items open with another attribute than the key: no cut is guessed at them.
         let (first, second) = (
             format!("\"pk\": {{\n      \"S\": \"{pk}\"\n    }}"),
@@ -835,6 +847,35 @@ fn a_large_json_array_reads_as_one_reader_reads_it() {
     }
     text.push_str("\n]\n");
     reads_as_its_gzip_reads(&dir, text.as_bytes(), 70_000);
+    // Each SIMD kernel this CPU has, and none, read it alike: the plain file in stretches, the gzip one by one
+    // reader.
+    let report = |simd: &str, name: &str| {
+        let out = bin()
+            .args([
+                "analyze",
+                dir.join(name).to_str().unwrap(),
+                "--format",
+                "json",
+            ])
+            .env("SHARDLENS_SIMD", simd)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    for name in ["items.json", "items.json.gz"] {
+        let off = report("off", name);
+        for simd in ["avx2", "best"] {
+            assert!(
+                report(simd, name) == off,
+                "{name}: SHARDLENS_SIMD={simd} differs from off"
+            );
+        }
+    }
 }
 
 /// Plain JSON items one a line over 16 MB (a DocumentClient dump) are read in stretches too, with what one

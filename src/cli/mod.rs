@@ -41,7 +41,6 @@ pub use simulate::SimulateArgs;
 #[command(
     name = "shardlens",
     version,
-    long_version = crate::source::gzip::LONG_VERSION,
     about,
     long_about = None,
     args_conflicts_with_subcommands = true
@@ -81,6 +80,19 @@ pub enum Command {
 /// export bench's 124,266 keys made 621,571 `write` calls and took 1.06 s where the analysis takes 0.47 s.
 /// When the reader of the output goes away (`shardlens analyze … | head`), the command stops at its next write
 /// and the process exits 0 without a message, as `grep` and ripgrep do.
+/// `shardlens --version`: the version, the gzip decompressor the build has and the SIMD kernel this CPU
+/// gets for JSON arrays ([`shardlens_simd::Kernel::detect`]), each with the variable that picks another.
+pub fn long_version() -> String {
+    let kernel = match shardlens_simd::Kernel::detect() {
+        Some(k) => format!("{}; SHARDLENS_SIMD=off turns it off", k.isa().name()),
+        None => "byte by byte; this CPU has no AVX2, or SHARDLENS_SIMD=off".to_owned(),
+    };
+    format!(
+        "{} (JSON arrays: {kernel})",
+        crate::source::gzip::LONG_VERSION
+    )
+}
+
 pub fn run(command: Command) -> i32 {
     let mut out = Output::default();
     let result = match command {

@@ -28,8 +28,8 @@ pub fn gz_decoder<'a, R: BufRead + Send + 'a>(r: R) -> Box<dyn Read + Send + 'a>
     }
 }
 
-/// `shardlens --version`: the version and the gzip decompressor the build has, so that a user can tell whether
-/// the build found ISA-L.
+/// The version and the gzip decompressor the build has, so that a user can tell whether the build found ISA-L
+/// (`shardlens --version` adds the JSON array kernel: [`crate::cli::long_version`]).
 pub const LONG_VERSION: &str = if shardlens_isal::AVAILABLE {
     concat!(
         env!("CARGO_PKG_VERSION"),

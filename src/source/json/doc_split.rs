@@ -24,7 +24,9 @@ use std::sync::atomic::AtomicU64;
 
 use shardlens_simd::{Elements, Kernel};
 
-use super::json_doc::{Batch, ItemReader, Typing, array_goes_on, truncated};
+use super::json_doc::{
+    BATCH_BYTES, BATCH_ITEMS, Batch, ItemReader, Typing, array_goes_on, truncated,
+};
 use super::json_stream::{End, JsonStream};
 use crate::source::dispatch::Ctx;
 use crate::source::key_ahead::KeyAhead;
@@ -40,9 +42,6 @@ use crate::source::{At, LoadOptions, SourceError};
 const LOOK_BYTES: usize = 4 << 20;
 /// The longest first attribute name a cut's pattern holds.
 const NAME_MAX: usize = 256;
-/// Items a stretch cuts out before reading them (as the one-reader splitter's batches).
-const BATCH_ITEMS: usize = 2048;
-const BATCH_BYTES: usize = 1 << 20;
 
 /// Loads the regular, uncompressed file `path` (`size` bytes), a JSON array of items, into `sink` on
 /// `threads` threads ([`stretch_threads`]). `Ok(false)`, with `sink` as it was but for the key attributes its

@@ -26,6 +26,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::item_reader::{ItemReader, Typing};
+use shardlens_simd::{Elements, Kernel};
+
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
 use crate::source::key_ahead::KeyAhead;
 use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
@@ -79,15 +81,17 @@ impl Doc<'_, '_, '_> {
             self.js.bump();
             return Ok(());
         }
-        self.elements(f, |js, n| array_goes_on(js, n, what))
+        self.elements(f, Kernel::detect(), |js, n| array_goes_on(js, n, what))
     }
 
     /// Elements from the next one on to `f`, cut out on this thread and read on a worker ([`Self::array`]);
     /// after each, `goes_on` says whether another follows (an array's `,`, or more than white space before the
-    /// end of a file of items).
+    /// end of a file of items). In an array, `kernel` (the CPU's SIMD kernel) cuts out the elements that
+    /// follow each one this thread cut out, while it is sure of them.
     fn elements(
         &mut self,
         mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
+        kernel: Option<Kernel>,
         mut goes_on: impl FnMut(&mut JsonStream<'_>, u64) -> Result<bool, SourceError>,
     ) -> Result<(), SourceError> {
         let Doc {
@@ -122,6 +126,7 @@ impl Doc<'_, '_, '_> {
                 Ok(())
             });
             let mut batch = Batch::default();
+            let mut next_tick = (*n / TICK_LINES + 1) * TICK_LINES;
             let split = (|| -> Result<(), SourceError> {
                 loop {
                     js.peek()?;
@@ -132,11 +137,21 @@ impl Doc<'_, '_, '_> {
                         return Err(truncated(name, *n, line));
                     }
                     batch.items.push((from, batch.data.len(), *n, line));
-                    if n.is_multiple_of(TICK_LINES) {
+                    if let Some(kernel) = kernel {
+                        let mut out = Elements {
+                            data: &mut batch.data,
+                            items: &mut batch.items,
+                            max_items: BATCH_ITEMS,
+                            max_bytes: BATCH_BYTES,
+                        };
+                        *n += js.take_elements(kernel, u64::MAX, &mut out, *n + 1)?;
+                    }
+                    if *n >= next_tick {
+                        next_tick = (*n / TICK_LINES + 1) * TICK_LINES;
                         tick(js.line, *n)?;
                     }
                     let end = !goes_on(js, *n)?;
-                    if end || batch.items.len() >= 2048 || batch.data.len() >= 1 << 20 {
+                    if end || batch.items.len() >= BATCH_ITEMS || batch.data.len() >= BATCH_BYTES {
                         let full =
                             std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
                         batch.data.clear();
@@ -184,7 +199,7 @@ impl Doc<'_, '_, '_> {
         if self.js.peek()?.is_none() {
             return Ok(());
         }
-        self.elements(ItemReader::item, |js, _| Ok(js.peek()?.is_some()))
+        self.elements(ItemReader::item, None, |js, _| Ok(js.peek()?.is_some()))
     }
 
     /// Scan output pages `{"Items":[…],"Count":…}` back to back.
@@ -417,6 +432,11 @@ pub(super) fn array_goes_on(
         ))),
     }
 }
+
+/// Elements a batch holds before it is read.
+pub(super) const BATCH_ITEMS: usize = 2048;
+/// Bytes a batch holds before it is read.
+pub(super) const BATCH_BYTES: usize = 1 << 20;
 
 /// Elements cut out by the splitter: their bytes back to back, and each one's range, item number and line.
 #[derive(Default)]
