@@ -12,6 +12,9 @@
 //! to one reader. The first stretch starts at the file's start, so by induction every stretch is read as one
 //! reader would read it.
 //!
+//! Within a stretch, each element the splitter cuts out is followed by as many as the CPU's SIMD kernel takes
+//! ([`JsonStream::take_elements`]), up to the stretch's end.
+//!
 //! **Items one a line** are cut at line ends, as DynamoDB JSON lines are, and each line read as one item: a
 //! line that is not one whole item (items pretty-printed, or two on a line) sends the file to one reader.
 //!
