@@ -73,26 +73,17 @@ fn reference(input: &[u8], item: u64, line: u64) -> Reference {
     r
 }
 
-/// A small, seeded generator (no dependency for tests).
-struct Rng(u64);
+use rand::{RngExt as _, SeedableRng as _};
+use rand_pcg::Pcg64 as Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// A number in `0..n`.
+fn below(rng: &mut Rng, n: u64) -> u64 {
+    rng.random_range(0..n)
 }
 
 /// White space as pretty printers and people write it.
 fn ws(rng: &mut Rng, out: &mut Vec<u8>, indent: usize) {
-    match rng.below(6) {
+    match below(rng, 6) {
         0 => {}
         1 => out.push(b' '),
         2 | 3 => {
@@ -100,14 +91,14 @@ fn ws(rng: &mut Rng, out: &mut Vec<u8>, indent: usize) {
             out.extend(std::iter::repeat_n(b' ', indent));
         }
         4 => out.extend_from_slice(b"\r\n\t"),
-        _ => out.extend(std::iter::repeat_n(b' ', rng.below(70) as usize)),
+        _ => out.extend(std::iter::repeat_n(b' ', below(rng, 70) as usize)),
     }
 }
 
 fn string(rng: &mut Rng, out: &mut Vec<u8>) {
     out.push(b'"');
-    for _ in 0..rng.below(12) {
-        let pick: &[u8] = match rng.below(12) {
+    for _ in 0..below(rng, 12) {
+        let pick: &[u8] = match below(rng, 12) {
             0 => b"\\\"",
             1 => b"\\\\",
             2 => b"{[",
@@ -124,13 +115,13 @@ fn string(rng: &mut Rng, out: &mut Vec<u8>) {
 }
 
 fn value(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
-    match rng.below(if depth > 4 { 3 } else { 6 }) {
+    match below(rng, if depth > 4 { 3 } else { 6 }) {
         0 => string(rng, out),
         1 => out.extend_from_slice(b"12.5"),
         2 => out.extend_from_slice(b"true"),
         3 => {
             out.push(b'[');
-            for k in 0..rng.below(4) {
+            for k in 0..below(rng, 4) {
                 if k > 0 {
                     out.push(b',');
                 }
@@ -146,7 +137,7 @@ fn value(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
 
 fn object(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
     out.push(b'{');
-    for k in 0..rng.below(5) {
+    for k in 0..below(rng, 5) {
         if k > 0 {
             out.push(b',');
         }
@@ -165,7 +156,7 @@ fn object(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
 /// broken on purpose.
 fn document(rng: &mut Rng) -> Vec<u8> {
     let mut out = Vec::new();
-    for _ in 0..rng.below(60) {
+    for _ in 0..below(rng, 60) {
         ws(rng, &mut out, 0);
         out.push(b',');
         ws(rng, &mut out, 4);
@@ -173,12 +164,12 @@ fn document(rng: &mut Rng) -> Vec<u8> {
     }
     ws(rng, &mut out, 0);
     out.push(b']');
-    if rng.below(3) == 0 && !out.is_empty() {
+    if below(rng, 3) == 0 && !out.is_empty() {
         // A byte changed, left out or doubled somewhere.
-        let at = rng.below(out.len() as u64) as usize;
+        let at = below(rng, out.len() as u64) as usize;
         let bytes = b"{}[]\",\\ \nx";
-        match rng.below(3) {
-            0 => out[at] = bytes[rng.below(bytes.len() as u64) as usize],
+        match below(rng, 3) {
+            0 => out[at] = bytes[below(rng, bytes.len() as u64) as usize],
             1 => {
                 out.remove(at);
             }
@@ -241,7 +232,7 @@ fn check(kernel: Kernel, doc: &[u8], max_items: usize, max_bytes: usize, what: &
 
 #[test]
 fn kernels_take_what_a_byte_by_byte_reader_takes() {
-    let mut rng = Rng(0x5eed_1234_abcd_9876);
+    let mut rng = Rng::seed_from_u64(0x5eed_1234_abcd_9876);
     for kernel in kernels() {
         for round in 0..3000 {
             let doc = document(&mut rng);
@@ -251,7 +242,7 @@ fn kernels_take_what_a_byte_by_byte_reader_takes() {
                 String::from_utf8_lossy(&doc)
             );
             check(kernel, &doc, usize::MAX, usize::MAX, &what);
-            let (items, bytes) = (rng.below(8) as usize, rng.below(2000) as usize);
+            let (items, bytes) = (rng.random_range(0..8), rng.random_range(0..2000));
             check(kernel, &doc, items, usize::MAX, &what);
             check(kernel, &doc, usize::MAX, bytes, &what);
         }
@@ -297,12 +288,12 @@ fn a_pretty_array_is_taken_whole_but_for_its_last_block() {
 #[test]
 fn escapes_are_found_across_blocks() {
     // Runs of backslashes of every length, ending at every place of a block and across its end.
-    let mut rng = Rng(42);
+    let mut rng = Rng::seed_from_u64(42);
     for _ in 0..20000 {
         let mut bytes = vec![b'a'; 128];
-        for _ in 0..rng.below(20) {
-            let at = rng.below(128) as usize;
-            bytes[at] = if rng.below(2) == 0 { b'\\' } else { b'"' };
+        for _ in 0..rng.random_range(0..20) {
+            let at = rng.random_range(0..128);
+            bytes[at] = if rng.random_bool(0.5) { b'\\' } else { b'"' };
         }
         let mut expected = [0u64; 2];
         let mut after_odd = false;
