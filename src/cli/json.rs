@@ -7,19 +7,20 @@ use serde::Serialize;
 
 use super::output::Shown;
 use crate::model::design::Figures;
-use crate::model::export::{ReportDoc, report_doc as model_report_doc};
+use crate::model::export::{ReportDoc, report_doc_sized as model_report_doc_sized};
 use crate::model::health::Health;
 use crate::model::query::QueryParams;
 use crate::source::{Changes, Group, Loaded};
 
 /// The report document of an analysis, fields in the document's order.
 pub(super) fn report_doc<'a>(shown: &'a Shown<'_>) -> ReportDoc<'a> {
-    model_report_doc(
+    model_report_doc_sized(
         shown.name.to_owned(),
         shown.keys,
         &shown.view,
         &shown.report,
         &shown.decision,
+        shown.item_sizes.clone(),
     )
 }
 

@@ -38,7 +38,7 @@ pub struct ReportDoc<'a> {
 }
 
 /// Item sizes measured while loading, by DynamoDB's rules ([`super::item_size`]).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ItemSizesDoc {
     pub items: u64,
     /// The items' sizes together.
@@ -54,20 +54,20 @@ pub struct ItemSizesDoc {
     pub largest_collection: Option<CollectionDoc>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct OverLimitDoc {
     pub items: u64,
     /// The keys of the largest items, largest first (over the limit or not).
     pub largest: Vec<LargestItemDoc>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct LargestItemDoc {
     pub key: String,
     pub bytes: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CollectionDoc {
     pub key: String,
     pub items: u64,
@@ -112,6 +112,19 @@ pub fn report_doc<'a>(
     view: &ViewSettings,
     report: &'a Report,
     decision: &'a Path,
+) -> ReportDoc<'a> {
+    report_doc_sized(source, keys, view, report, decision, item_sizes_doc(keys))
+}
+
+/// [`report_doc`] with its `item_sizes` object made already ([`item_sizes_doc`], which a caller may make on
+/// another thread while the report is computed: a pass over every key's sizes).
+pub fn report_doc_sized<'a>(
+    source: String,
+    keys: &KeySet,
+    view: &ViewSettings,
+    report: &'a Report,
+    decision: &'a Path,
+    item_sizes: Option<ItemSizesDoc>,
 ) -> ReportDoc<'a> {
     let a = &report.analysis;
     let partitions = Partitioner::equal(view.bucket_count());
@@ -170,13 +183,15 @@ pub fn report_doc<'a>(
         },
         workload: report.workload.clone(),
         capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),
-        item_sizes: item_sizes_doc(keys),
+        item_sizes,
     }
 }
 
 /// The `item_sizes` object, when the input carried whole items.
-fn item_sizes_doc(keys: &KeySet) -> Option<ItemSizesDoc> {
-    keys.size_profile().map(|p| ItemSizesDoc {
+pub fn item_sizes_doc(keys: &KeySet) -> Option<ItemSizesDoc> {
+    let p = keys.size_profile()?;
+    let largest = keys.largest(5);
+    Some(ItemSizesDoc {
         items: p.items(),
         bytes: p.bytes(),
         mean_bytes: p.mean(),
@@ -188,8 +203,8 @@ fn item_sizes_doc(keys: &KeySet) -> Option<ItemSizesDoc> {
                 .filter(|g| g.kb * 1024 > super::item_size::MAX_ITEM_BYTES)
                 .map(|g| g.items)
                 .sum(),
-            largest: keys
-                .largest_items(5)
+            largest: largest
+                .items
                 .into_iter()
                 .map(|(k, bytes)| LargestItemDoc {
                     key: keys.display(k).into_owned(),
@@ -197,7 +212,7 @@ fn item_sizes_doc(keys: &KeySet) -> Option<ItemSizesDoc> {
                 })
                 .collect(),
         },
-        largest_collection: keys.largest_collection().map(|(k, b)| CollectionDoc {
+        largest_collection: largest.collection.map(|(k, b)| CollectionDoc {
             key: keys.display(k).into_owned(),
             items: b.items,
             bytes: b.bytes,

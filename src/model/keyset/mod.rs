@@ -27,7 +27,7 @@ pub use merge::{MergeApart, NEW_KEY};
 pub(crate) use prefetch::prefetch;
 pub use prefetch::{Lookahead, Pipeline};
 use sizes::ItemSizes;
-pub use sizes::{KeyBytes, SizeGroup, SizeProfile};
+pub use sizes::{KeyBytes, Largest, SizeGroup, SizeProfile};
 use sort_keys::SortKeys;
 pub use sort_keys::{MAX_KEPT_SORT_KEY_BYTES, SortKeyFacts};
 

@@ -31,6 +31,15 @@ pub struct SizeProfile {
     pub groups: Vec<SizeGroup>,
 }
 
+/// The keys of the largest items and the largest item collection ([`KeySet::largest`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Largest {
+    /// As [`KeySet::largest_items`]: (key, its largest item's size), largest first.
+    pub items: Vec<(u32, u64)>,
+    /// As [`KeySet::largest_collection`].
+    pub collection: Option<(u32, KeyBytes)>,
+}
+
 /// Items whose size rounds up to `kb` KB, and their bytes together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SizeGroup {
@@ -175,12 +184,64 @@ impl KeySet {
         self.measured()
             .max_by_key(|(i, k)| (k.bytes, std::cmp::Reverse(*i)))
     }
+
+    /// [`Self::largest_items`] and [`Self::largest_collection`] in one pass over the sizes: each pass over 1.9
+    /// million keys' sizes (46 MB) was 8–9 ms of `analyze --key-expr`'s report (`perf record`).
+    pub fn largest(&self, n: usize) -> Largest {
+        if n == 0 {
+            // `first_n_of` reads nothing for none.
+            return Largest {
+                items: Vec::new(),
+                collection: self.largest_collection(),
+            };
+        }
+        let mut collection: Option<(u32, KeyBytes)> = None;
+        let sized = self.measured().map(|(i, k)| {
+            // The first key of the most bytes, as `max_by_key` with the index reversed keeps it.
+            if collection.is_none_or(|(_, l)| k.bytes > l.bytes) {
+                collection = Some((i, k));
+            }
+            (i, k.max)
+        });
+        let items = super::first_n_of(sized, n, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Largest { items, collection }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::KeyType;
+
+    #[test]
+    fn one_pass_finds_the_largest_items_and_collection_as_two_do() {
+        let mut a = KeySet::new(KeyType::S);
+        // Ties on the collection's bytes and on the items' sizes: the first key wins each.
+        for (key, sizes) in [
+            ("A", &[300u64, 100][..]),
+            ("B", &[400]),
+            ("C", &[]),
+            ("D", &[200, 200]),
+            ("E", &[400]),
+        ] {
+            let k = a.add(key.as_bytes(), 1);
+            for &b in sizes {
+                a.note_item_bytes(k, b, 1);
+            }
+        }
+        for n in 0..6 {
+            let both = a.largest(n);
+            assert_eq!(
+                (both.items, both.collection),
+                (a.largest_items(n), a.largest_collection())
+            );
+        }
+        let largest = a.largest(2).collection;
+        assert_eq!(
+            largest.map(|(k, _)| a.display(k).into_owned()),
+            Some("A".to_owned())
+        );
+    }
 
     #[test]
     fn item_sizes_per_key_and_by_kb_survive_a_merge() {
