@@ -73,13 +73,6 @@ pub enum Command {
     Sql(SqlArgs),
 }
 
-/// Runs a headless command; returns the process exit code (0 ok, 1 bad input or failure).
-///
-/// A command computes its result and then writes it to `out`, standard output behind a 64 KB buffer: written
-/// a line at a time (Rust's standard output is line-buffered), `analyze --top 200000 --format json` of the
-/// export bench's 124,266 keys made 621,571 `write` calls and took 1.06 s where the analysis takes 0.47 s.
-/// When the reader of the output goes away (`shardlens analyze … | head`), the command stops at its next write
-/// and the process exits 0 without a message, as `grep` and ripgrep do.
 /// `shardlens --version`: the version, the gzip decompressor the build has and the SIMD kernel this CPU
 /// gets for JSON arrays ([`shardlens_simd::Kernel::detect`]), each with the variable that picks another.
 pub fn long_version() -> String {
@@ -93,6 +86,13 @@ pub fn long_version() -> String {
     )
 }
 
+/// Runs a headless command; returns the process exit code (0 ok, 1 bad input or failure).
+///
+/// A command computes its result and then writes it to `out`, standard output behind a 64 KB buffer: written
+/// a line at a time (Rust's standard output is line-buffered), `analyze --top 200000 --format json` of the
+/// export bench's 124,266 keys made 621,571 `write` calls and took 1.06 s where the analysis takes 0.47 s.
+/// When the reader of the output goes away (`shardlens analyze … | head`), the command stops at its next write
+/// and the process exits 0 without a message, as `grep` and ripgrep do.
 pub fn run(command: Command) -> i32 {
     let mut out = Output::default();
     let result = match command {

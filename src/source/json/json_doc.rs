@@ -24,10 +24,9 @@
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-
-pub use super::item_reader::{ItemReader, Typing};
 use shardlens_simd::{Elements, Kernel};
 
+pub use super::item_reader::{ItemReader, Typing};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
 use crate::source::key_ahead::KeyAhead;
 use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
