@@ -25,7 +25,7 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
-use shardlens_simd::{Elements, Kernel};
+use shardlens_simd::Kernel;
 
 use super::json_doc::{
     BATCH_BYTES, BATCH_ITEMS, Batch, ItemReader, Typing, array_goes_on, truncated,
@@ -412,8 +412,7 @@ fn read_items(
 }
 
 /// The elements after element `n` (just cut out; `consumed` bytes into `stretch`) with the CPU's SIMD kernel,
-/// up to the stretch's end (the element that begins there is the next stretch's) and as many as the batch
-/// holds: how many it took.
+/// up to the stretch's end (the element that begins there is the next stretch's): how many it took.
 fn take_elements(
     js: &mut JsonStream<'_>,
     kernel: Option<Kernel>,
@@ -430,13 +429,7 @@ fn take_elements(
     } else {
         stretch.to.saturating_sub(stretch.from + consumed)
     };
-    let mut out = Elements {
-        data: &mut batch.data,
-        items: &mut batch.items,
-        max_items: BATCH_ITEMS,
-        max_bytes: BATCH_BYTES,
-    };
-    js.take_elements(kernel, limit, &mut out, n + 1)
+    batch.take_elements(js, kernel, limit, n)
 }
 
 /// What a stretch that is not read as one reader reads it says (never shown: one reader reads the file then).

@@ -137,13 +137,7 @@ impl Doc<'_, '_, '_> {
                     }
                     batch.items.push((from, batch.data.len(), *n, line));
                     if let Some(kernel) = kernel {
-                        let mut out = Elements {
-                            data: &mut batch.data,
-                            items: &mut batch.items,
-                            max_items: BATCH_ITEMS,
-                            max_bytes: BATCH_BYTES,
-                        };
-                        *n += js.take_elements(kernel, u64::MAX, &mut out, *n + 1)?;
+                        *n += batch.take_elements(js, kernel, u64::MAX, *n)?;
                     }
                     if *n >= next_tick {
                         next_tick = (*n / TICK_LINES + 1) * TICK_LINES;
@@ -445,6 +439,24 @@ pub(super) struct Batch {
 }
 
 impl Batch {
+    /// Takes the elements that follow element `n`, just cut out into this batch, with the CPU's SIMD kernel
+    /// ([`JsonStream::take_elements`]) from at most `limit` bytes, as many as a batch holds: how many it took.
+    pub(super) fn take_elements(
+        &mut self,
+        js: &mut JsonStream<'_>,
+        kernel: Kernel,
+        limit: u64,
+        n: u64,
+    ) -> Result<u64, SourceError> {
+        let mut out = Elements {
+            data: &mut self.data,
+            items: &mut self.items,
+            max_items: BATCH_ITEMS,
+            max_bytes: BATCH_BYTES,
+        };
+        js.take_elements(kernel, limit, &mut out, n + 1)
+    }
+
     /// Each element in order to `f` (with its item and line number), each shown to `ahead` up to
     /// [`LINES_AHEAD`] elements before; stops at `f`'s first error.
     pub(super) fn each(
