@@ -180,6 +180,14 @@ impl Design {
             && self.shard_by.is_none()
     }
 
+    /// The key expression, when it is all the design evaluates (no candidates, GSIs or `--shard-by`): a
+    /// loader then extracts values for the key alone.
+    pub fn key_alone(&self) -> Option<&Expr> {
+        self.key.as_ref().filter(|_| {
+            self.candidates.is_empty() && self.gsis.is_empty() && self.shard_by.is_none()
+        })
+    }
+
     /// The top-level attributes every expression of the design reads, sorted, each once: what a loader must
     /// extract from each item.
     pub fn roots(&self) -> Vec<String> {

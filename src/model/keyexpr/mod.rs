@@ -59,9 +59,11 @@ use rand::{RngExt as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
 
 mod dates;
+mod direct;
 mod parser;
 mod value;
 
+pub use direct::{Direct, Scalar};
 pub use value::{AttrPath, Attrs, Number, Value};
 
 use super::key::MAX_PARTITION_KEY_BYTES;
@@ -361,17 +363,8 @@ fn render(
     };
     match format {
         Format::Text => out.push_str(&value.text().ok_or_else(not_scalar)?),
-        Format::First(n) => out.extend(
-            value
-                .text()
-                .ok_or_else(not_scalar)?
-                .chars()
-                .take(n as usize),
-        ),
-        Format::Hash(n) => {
-            let bytes = value.canonical_bytes().ok_or_else(not_scalar)?;
-            let _ = write!(out, "{}", key_hash(bytes) % u64::from(n));
-        }
+        Format::First(n) => push_first(&value.text().ok_or_else(not_scalar)?, n, out),
+        Format::Hash(n) => push_hash(value.canonical_bytes().ok_or_else(not_scalar)?, n, out),
         Format::Day | Format::Hour | Format::Month | Format::Year => {
             let t = date_of(value).ok_or_else(|| EvalError::NotADate {
                 path: path.to_string(),
@@ -390,6 +383,16 @@ fn render(
         }
     }
     Ok(())
+}
+
+/// `:first N`: the first `n` characters of `text`.
+fn push_first(text: &str, n: u32, out: &mut String) {
+    out.extend(text.chars().take(n as usize));
+}
+
+/// `:hash N`: [`key_hash`] of the canonical bytes mod `n`.
+fn push_hash(bytes: &[u8], n: u32, out: &mut String) {
+    let _ = write!(out, "{}", key_hash(bytes) % u64::from(n));
 }
 
 /// A value in an error message: strings quoted and cut to 60 characters.

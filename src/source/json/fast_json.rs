@@ -49,7 +49,7 @@ mod scan;
 mod value;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
-use value::simple_value;
+use value::{scalar_value, simple_value};
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
 pub(super) const MAX_DEPTH: u32 = 128;
@@ -97,13 +97,59 @@ pub(crate) fn too_deep(text: &[u8]) -> Option<String> {
     None
 }
 
+/// The extracted value `span` (checked by [`Cursor::skip_value`] or [`Cursor::key_value`] already) into slot
+/// `slot` of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
+fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
+    let out = scratch.values.get_mut(slot)?;
+    match simple_value(span, &mut scratch.spare, slot, out) {
+        Some(read) => read.then_some(()),
+        None => {
+            *out = Some(typed_value(span, scratch.extract.get(slot)?)?);
+            Some(())
+        }
+    }
+}
+
+/// The item's key by [`Scratch::direct`] from the values at [`Scratch::spans`] of `record`, into
+/// [`Scratch::direct_key`] (`direct_ok`); where it gives up, every value is read into `values` instead, as
+/// without it. `None` when a value is not valid as serde would read it (the caller declines).
+fn direct_key(record: &[u8], scratch: &mut Scratch) -> Option<()> {
+    let Scratch {
+        direct: Some(direct),
+        spans,
+        direct_key,
+        ..
+    } = scratch
+    else {
+        return None;
+    };
+    let spans = &*spans;
+    let read = |slot: usize, index| {
+        let (start, end) = (*spans.get(slot)?)?;
+        scalar_value(record.get(start..end)?, index)
+    };
+    if direct.eval_into(read, direct_key) {
+        scratch.direct_ok = true;
+        return Some(());
+    }
+    for slot in 0..scratch.spans.len() {
+        if let Some((start, end)) = scratch.spans[slot] {
+            read_value(record.get(start..end)?, slot, scratch)?;
+        }
+    }
+    Some(())
+}
+
 /// Tries the fast path on one line `{"Item":{...}}` (field = "Item") or an incremental line with the item under
 /// `field` ("Keys"). `true` when the line was handled completely: the keys are in `scratch`, and its
 /// `item_bytes` is the item's size as DynamoDB counts it (the `Item`; for an incremental line its `NewImage`,
 /// none without one). `false` when the line has anything the fast path does not handle, or is invalid, or
 /// lacks `field` (the caller then runs the serde path, which gives the exact result or error message).
 pub fn scan_record(line: &[u8], field: &str, names: &KeyNames, scratch: &mut Scratch) -> bool {
-    scan_record_size(line, field, names, scratch).is_some()
+    let done = scan_record_size(line, field, names, scratch).is_some();
+    // A key built for an item the caller now hands to serde is not that item's.
+    scratch.direct_ok &= done;
+    done
 }
 
 fn scan_record_size(
@@ -163,7 +209,9 @@ pub fn scan_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
     let size = c.expect(b'{').and_then(|()| c.item(names, scratch));
     c.skip_ws();
     scratch.item_bytes = size;
-    size.is_some() && c.i == text.len()
+    let done = size.is_some() && c.i == text.len();
+    scratch.direct_ok &= done;
+    done
 }
 
 /// Tries the fast path on one plain JSON item (`{"pk":"a","n":12,…}`): key attributes that are strings without
@@ -415,6 +463,8 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let extracting = !scratch.extract.is_empty();
+        // The key built from the values where they lie: each extracted value's span noted, read at the end.
+        let direct = extracting && scratch.direct.is_some();
         let mut size = 0;
         if self.close(b'}') {
             return Some(size);
@@ -457,23 +507,29 @@ impl<'a> Cursor<'a> {
                     scratch.ttl.value = super::ttl::typed_ttl(self.s.get(start..self.i)?);
                 }
             }
-            if let (Some((slot, _)), Some(raw)) = (from, key_text) {
+            if direct && let Some((slot, start)) = from {
+                let span = scratch.spans.get_mut(slot)?;
+                if let Some(earlier) = span.replace((start, self.i)) {
+                    // A repeated attribute: the last one is the value, but the earlier must read as the
+                    // values path reads it (or the item goes to serde, as there).
+                    let earlier = self.s.get(earlier.0..earlier.1)?;
+                    read_value(earlier, slot, scratch)?;
+                }
+            } else if let (Some((slot, _)), Some(raw)) = (from, key_text) {
                 // `key_value` took exactly `{"S":"…"}` with valid UTF-8 and no escapes: the value is the text,
                 // as `simple_value` would read it from the span again.
                 let text = std::str::from_utf8(raw).ok()?;
                 let value = scratch.spare.string_in(slot, text);
                 *scratch.values.get_mut(slot)? = Some(Value::S(value));
             } else if let Some((slot, start)) = from {
-                let span = self.s.get(start..self.i)?;
-                let out = scratch.values.get_mut(slot)?;
-                match simple_value(span, &mut scratch.spare, slot, out) {
-                    Some(read) => read.then_some(())?,
-                    None => *out = Some(typed_value(span, &scratch.extract[slot])?),
-                }
+                read_value(self.s.get(start..self.i)?, slot, scratch)?;
             }
             match self.next_token()? {
                 b',' => {}
                 b'}' => {
+                    if direct {
+                        direct_key(self.s, scratch)?;
+                    }
                     scratch.ttl.item_done();
                     return Some(size);
                 }
@@ -1190,6 +1246,99 @@ mod tests {
         assert!(
             mutated_taken > 9000 / 20,
             "{mutated_taken} mutated lines taken"
+        );
+    }
+
+    /// A key built in place ([`Scratch::direct`]) is the key expression's key on serde's values, line after
+    /// line with one scratch (the values of a line whose key is not built in place are serde's): on generated
+    /// lines and mutated ones, where `payload` is renamed `tags` so that sets and lists come under it (a set's
+    /// members told apart).
+    #[test]
+    fn keys_built_in_place_are_the_expression_s_keys() {
+        use crate::model::design::RootValues;
+        use crate::model::keyexpr::{ItemSeed as Seed, parse};
+        let mut rng = Rng(0x0DDB_A11C_0FFE_E123);
+        let all = names("pk", Some("sk"));
+        let (mut built, mut declined, mut taken) = (0, 0, 0);
+        for expr in [
+            "{pk}#{status}#{tags.0}",
+            "{amount:hash 7}~{ünï:first 2}",
+            "X{tags.1}",
+            "{pk}",
+            "{status:first 3}{pk:hash 1000}",
+        ] {
+            let expr = parse(expr).unwrap();
+            let roots: Vec<String> = expr
+                .attributes()
+                .iter()
+                .map(|p| p.root().to_owned())
+                .collect();
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            // A scratch extracting the expression's attributes alone, left over from an earlier line.
+            let mut fast = Scratch::extracting(&roots);
+            fast.names = vec!["first".into()];
+            fast.names_done = true;
+            fast.direct = expr.direct(&fast.extract);
+            assert!(fast.direct.is_some(), "{expr}");
+            fast.spans = vec![None; fast.extract.len()];
+            for _ in 0..3000 {
+                let (line, field) = gen_line(&mut rng);
+                let line = String::from_utf8(line)
+                    .unwrap()
+                    .replace("\"payload\"", "\"tags\"")
+                    .replace(r#"["t2","t2"]"#, r#"["t1","t2","t3"]"#);
+                let mut lines = vec![line.clone().into_bytes()];
+                for _ in 0..2 {
+                    let mut bad = line.clone().into_bytes();
+                    mutate(&mut rng, &mut bad);
+                    lines.push(bad);
+                }
+                for line in lines {
+                    if !scan_record(&line, field, &all, &mut fast) {
+                        assert!(!fast.direct_ok, "a declined line left its key");
+                        continue;
+                    }
+                    taken += 1;
+                    let text = String::from_utf8_lossy(&line);
+                    let mut slow = Scratch::extracting(&roots);
+                    slow.names_done = true;
+                    let mut de = serde_json::Deserializer::from_slice(&line);
+                    let read = RecordSeed {
+                        field,
+                        item: ItemSeed {
+                            names: Some(&all),
+                            scratch: &mut slow,
+                        },
+                    }
+                    .deserialize(&mut de)
+                    .and_then(|found| de.end().map(|()| found));
+                    assert!(
+                        matches!(read, Ok(true)),
+                        "serde refuses what the fast path took: {text}"
+                    );
+                    assert_eq!(keys(&fast), keys(&slow), "keys differ on {text}");
+                    if fast.direct_ok {
+                        built += 1;
+                        let view = RootValues {
+                            roots: &slow.extract,
+                            values: &slow.values,
+                        };
+                        let want = expr.eval(&view, Seed::default());
+                        assert_eq!(
+                            want.as_deref(),
+                            Ok(&fast.direct_key[..]),
+                            "{expr} on {text}"
+                        );
+                    } else {
+                        declined += 1;
+                        assert_eq!(fast.values, slow.values, "values differ on {text}");
+                    }
+                }
+            }
+        }
+        assert!(
+            built > 1500 && declined > 1500,
+            "{built} keys built, {declined} not ({taken} lines taken)"
         );
     }
 

@@ -62,6 +62,16 @@ pub struct Scratch {
     pub ttl: super::ttl::TtlProbe,
     /// Strings and lists of the last item's values, cleared, for the next item's (see [`Spare`]).
     pub spare: Spare,
+    /// The load's key expression compiled against `extract`, when the key is all the load extracts for and
+    /// the fast path may build it from the values where they lie ([`Self::for_load`]).
+    pub direct: Option<crate::model::keyexpr::Direct>,
+    /// With `direct`: where each slot's value lies in the record the fast path is reading (start, end).
+    pub spans: Vec<Option<(usize, usize)>>,
+    /// The item's key when `direct_ok`.
+    pub direct_key: String,
+    /// The fast path built this item's key in `direct_key`, and left `values` empty: the key is exactly what
+    /// the key expression gives on the item's values.
+    pub direct_ok: bool,
 }
 
 /// The allocations of an item's extracted values, handed back by [`Scratch::clear`] for the next item's
@@ -191,8 +201,15 @@ impl Scratch {
     /// A scratch that extracts what `opts`' design needs.
     pub fn for_load(opts: &crate::source::LoadOptions) -> Self {
         let extract = opts.design.roots();
+        // Values are kept for nothing but the key: the fast path may build it in place.
+        let direct = (!opts.keep_items)
+            .then(|| opts.design.key_alone())
+            .flatten()
+            .and_then(|key| key.direct(&extract));
         Self {
             values: vec![None; extract.len()],
+            spans: vec![None; extract.len()],
+            direct,
             extract,
             ttl: super::ttl::TtlProbe::new(opts.ttl_attr.as_deref()),
             ..Self::default()
@@ -231,6 +248,10 @@ impl Scratch {
         self.ttl.value = crate::model::health::ttl::TtlValue::Absent;
         self.pk = None;
         self.sk = None;
+        if self.direct.is_some() {
+            self.direct_ok = false;
+            self.spans.iter_mut().for_each(|s| *s = None);
+        }
         for (slot, v) in self.values.iter_mut().enumerate() {
             if let Some(v) = v.take() {
                 self.spare.park(slot, v);

@@ -211,15 +211,23 @@ impl Sink {
         // A stable identity from the item's key text (or its position when it has no partition key), so
         // `{random N}` draws do not depend on which thread read the item. Only a design and kept items use it:
         // two key hashes an item saved on a plain load (`perf record` of the S3 export bench: `key_hash` 2.3 %).
+        // A key built in place has no `{random N}`, and nothing else of its design or kept items exists.
         let identity = match scratch.pk {
-            _ if self.designer.is_none() && self.kept.is_none() => 0,
+            _ if scratch.direct_ok || (self.designer.is_none() && self.kept.is_none()) => 0,
             Some(_) => item_identity(
                 &scratch.pk_raw,
                 scratch.sk.is_some().then_some(&scratch.sk_raw[..]),
             ),
             None => crate::model::partition::mix64(self.items ^ self.lines.rotate_left(32)),
         };
-        let by_expr = self.key_by_expr(&view, identity)?;
+        let by_expr = if scratch.direct_ok {
+            // The reader built the key expression's key in place (`Scratch::direct`).
+            self.pk_buf.clear();
+            self.pk_buf.extend_from_slice(scratch.direct_key.as_bytes());
+            true
+        } else {
+            self.key_by_expr(&view, identity)?
+        };
         if by_expr {
             if self.key_type != Some(KeyType::S) {
                 self.check_type(KeyType::S, "the key expression's key")?;

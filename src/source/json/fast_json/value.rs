@@ -3,7 +3,7 @@
 use base64::Engine as _;
 
 use super::Cursor;
-use crate::model::keyexpr::Value;
+use crate::model::keyexpr::{Scalar, Value};
 use crate::source::json::item::Spare;
 
 /// The value of an attribute written the common way, read without serde into `out`: `{"S"|"N"|"B":"…"}`, the
@@ -102,6 +102,55 @@ pub(super) fn simple_value(
     c.expect(b'}')?;
     c.skip_ws();
     (c.i == span.len()).then_some(read)
+}
+
+/// The value `span` holds read in place for a key built by [`crate::model::keyexpr::Direct`]: with no `index`,
+/// the text of `{"S":"…"}` or `{"N":"…"}`; with one, member `index` of `{"SS":[…]}`. `None` for anything
+/// else, a member past the end included: the caller then reads the value with [`simple_value`], which takes
+/// each of these spans exactly when this does (the same tokens, every member's text checked alike).
+pub(in crate::source::json) fn scalar_value(
+    span: &[u8],
+    index: Option<usize>,
+) -> Option<Scalar<'_>> {
+    let mut c = Cursor { s: span, i: 0 };
+    c.expect(b'{')?;
+    c.expect(b'"')?;
+    let tag = c.plain_str()?;
+    c.expect(b':')?;
+    let value = match (tag, index) {
+        (b"S" | b"N", None) => {
+            c.expect(b'"')?;
+            let text = c.plain_text()?;
+            if tag == b"S" {
+                Scalar::S(text)
+            } else {
+                Scalar::N(text)
+            }
+        }
+        (b"SS", Some(index)) => {
+            c.expect(b'[')?;
+            let mut found = None;
+            if !c.close(b']') {
+                for at in 0.. {
+                    c.expect(b'"')?;
+                    let text = c.plain_text()?;
+                    if at == index {
+                        found = Some(text);
+                    }
+                    match c.next_token()? {
+                        b',' => {}
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            Scalar::S(found?)
+        }
+        _ => return None,
+    };
+    c.expect(b'}')?;
+    c.skip_ws();
+    (c.i == span.len()).then_some(value)
 }
 
 /// A number (`N`) or binary (`B`) scalar from its text (a string's is taken as it is).
