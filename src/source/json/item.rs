@@ -69,8 +69,8 @@ pub struct Scratch {
     pub spans: Vec<Option<(usize, usize)>>,
     /// The item's key when `direct_ok`.
     pub direct_key: String,
-    /// The fast path built this item's key in `direct_key`, and left `values` empty: the key is exactly what
-    /// the key expression gives on the item's values.
+    /// The fast path built this item's key in `direct_key`: exactly what the key expression gives on the
+    /// item's values, which were not read (`values` is then not the item's, and nothing reads it).
     pub direct_ok: bool,
 }
 
