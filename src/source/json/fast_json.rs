@@ -49,13 +49,13 @@ use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
 use crate::model::bytes::short_eq;
-use crate::model::keyexpr::Value;
+use crate::model::keyexpr::{Scalar, Value};
 
 mod scan;
 mod value;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
-use value::{scalar_value, simple_value};
+use value::{plain_scalar_value, scalar_value, simple_value};
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
 pub(super) const MAX_DEPTH: u32 = 128;
@@ -116,10 +116,60 @@ fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
     }
 }
 
+/// A plain JSON value `span` (checked by [`Cursor::plain_size`] or [`Cursor::plain_key_value`] already) into slot
+/// `slot` of `scratch.values`, as the document clients map it; `None` when it cannot be (the caller declines).
+fn read_plain_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
+    let text = std::str::from_utf8(span).ok()?;
+    let value = plain_to_value(text, scratch.extract.get(slot)?).ok()?;
+    *scratch.values.get_mut(slot)? = Some(value);
+    Some(())
+}
+
+/// How an item's values are written: typed DynamoDB JSON or plain JSON.
+#[derive(Clone, Copy)]
+enum Shape {
+    Typed,
+    Plain,
+}
+
+impl Shape {
+    /// The value `span` holds read in place (see [`scalar_value`], [`plain_scalar_value`]).
+    fn scalar(self, span: &[u8], index: Option<usize>) -> Option<Scalar<'_>> {
+        match self {
+            Self::Typed => scalar_value(span, index),
+            Self::Plain => plain_scalar_value(span, index),
+        }
+    }
+
+    /// The value `span` holds into slot `slot` of `scratch.values` (see [`read_value`], [`read_plain_value`]).
+    fn read(self, span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
+        match self {
+            Self::Typed => read_value(span, slot, scratch),
+            Self::Plain => read_plain_value(span, slot, scratch),
+        }
+    }
+}
+
+/// Notes where the value of slot `slot` lies in `record` (`start..end`) for the key built in place. A repeated
+/// attribute's last value is the value, but the earlier one must read as the values path reads it (or the item
+/// goes to serde, as there): it is read now.
+fn note_span(
+    record: &[u8],
+    (slot, start): (usize, usize),
+    end: usize,
+    shape: Shape,
+    scratch: &mut Scratch,
+) -> Option<()> {
+    if let Some((a, b)) = scratch.spans.get_mut(slot)?.replace((start, end)) {
+        shape.read(record.get(a..b)?, slot, scratch)?;
+    }
+    Some(())
+}
+
 /// The item's key by [`Scratch::direct`] from the values at [`Scratch::spans`] of `record`, into
 /// [`Scratch::direct_key`] (`direct_ok`); where it gives up, every value is read into `values` instead, as
 /// without it. `None` when a value is not valid as serde would read it (the caller declines).
-fn direct_key(record: &[u8], scratch: &mut Scratch) -> Option<()> {
+fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> Option<()> {
     let Scratch {
         direct: Some(direct),
         spans,
@@ -132,7 +182,7 @@ fn direct_key(record: &[u8], scratch: &mut Scratch) -> Option<()> {
     let spans = &*spans;
     let read = |slot: usize, index| {
         let (start, end) = (*spans.get(slot)?)?;
-        scalar_value(record.get(start..end)?, index)
+        shape.scalar(record.get(start..end)?, index)
     };
     if direct.eval_into(read, direct_key) {
         scratch.direct_ok = true;
@@ -140,7 +190,7 @@ fn direct_key(record: &[u8], scratch: &mut Scratch) -> Option<()> {
     }
     for slot in 0..scratch.spans.len() {
         if let Some((start, end)) = scratch.spans[slot] {
-            read_value(record.get(start..end)?, slot, scratch)?;
+            shape.read(record.get(start..end)?, slot, scratch)?;
         }
     }
     Some(())
@@ -227,7 +277,9 @@ pub fn scan_plain_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> 
     let size = c.expect(b'{').and_then(|()| c.plain_item(names, scratch));
     c.skip_ws();
     scratch.item_bytes = size;
-    size.is_some() && c.i == text.len()
+    let done = size.is_some() && c.i == text.len();
+    scratch.direct_ok &= done;
+    done
 }
 
 /// Which of `NewImage` and `OldImage` an incremental export line has at its top level (a `null` value counts
@@ -513,14 +565,8 @@ impl<'a> Cursor<'a> {
                     scratch.ttl.value = super::ttl::typed_ttl(self.s.get(start..self.i)?);
                 }
             }
-            if direct && let Some((slot, start)) = from {
-                let span = scratch.spans.get_mut(slot)?;
-                if let Some(earlier) = span.replace((start, self.i)) {
-                    // A repeated attribute: the last one is the value, but the earlier must read as the
-                    // values path reads it (or the item goes to serde, as there).
-                    let earlier = self.s.get(earlier.0..earlier.1)?;
-                    read_value(earlier, slot, scratch)?;
-                }
+            if direct && let Some(from) = from {
+                note_span(self.s, from, self.i, Shape::Typed, scratch)?;
             } else if let (Some((slot, _)), Some(raw)) = (from, key_text) {
                 // `key_value` took exactly `{"S":"…"}` with valid UTF-8 and no escapes: the value is the text,
                 // as `simple_value` would read it from the span again.
@@ -534,7 +580,7 @@ impl<'a> Cursor<'a> {
                 b',' => {}
                 b'}' => {
                     if direct {
-                        direct_key(self.s, scratch)?;
+                        direct_key(self.s, Shape::Typed, scratch)?;
                     }
                     scratch.ttl.item_done();
                     return Some(size);
@@ -552,6 +598,8 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let extracting = !scratch.extract.is_empty();
+        // As in `item`: the key built from the values where they lie.
+        let direct = extracting && scratch.direct.is_some();
         let mut size = 0;
         if self.close(b'}') {
             return Some(size);
@@ -589,14 +637,17 @@ impl<'a> Cursor<'a> {
                     scratch.ttl.value = super::ttl::plain_ttl(self.s.get(start..self.i)?);
                 }
             }
-            if let Some((slot, start)) = from {
-                let text = std::str::from_utf8(self.s.get(start..self.i)?).ok()?;
-                let value = plain_to_value(text, &scratch.extract[slot]).ok()?;
-                scratch.values[slot] = Some(value);
+            if direct && let Some(from) = from {
+                note_span(self.s, from, self.i, Shape::Plain, scratch)?;
+            } else if let Some((slot, start)) = from {
+                read_plain_value(self.s.get(start..self.i)?, slot, scratch)?;
             }
             match self.next_token()? {
                 b',' => {}
                 b'}' => {
+                    if direct {
+                        direct_key(self.s, Shape::Plain, scratch)?;
+                    }
                     scratch.ttl.item_done();
                     return Some(size);
                 }
@@ -1345,6 +1396,122 @@ mod tests {
         assert!(
             built > 1500 && declined > 1500,
             "{built} keys built, {declined} not ({taken} lines taken)"
+        );
+    }
+
+    /// Plain JSON values, some of which no key can be built from in place (escapes, lists of other things,
+    /// maps, numbers DynamoDB refuses).
+    const PLAIN_VALUES: [&str; 16] = [
+        r#""ACTIVE""#,
+        r#""user#000123""#,
+        r#""é✓ 日本""#,
+        r#""a\"b""#,
+        r#""tab\there""#,
+        "12.50",
+        "-0",
+        "1E3",
+        "1e400",
+        "true",
+        "null",
+        r#"["t1","t2","t3"]"#,
+        r#"[ "x" , "y" ]"#,
+        r#"["t1",2]"#,
+        "[]",
+        r#"{"a":"b"}"#,
+    ];
+
+    /// The same as [`keys_built_in_place_are_the_expression_s_keys`] for plain JSON items, against
+    /// `PlainItemSeed`'s values.
+    #[test]
+    fn plain_keys_built_in_place_are_the_expression_s_keys() {
+        use crate::model::design::RootValues;
+        use crate::model::keyexpr::{ItemSeed as Seed, parse};
+        use crate::source::json::item::PlainItemSeed;
+        let mut rng = Rng(0x5EED_F00D_9A1A_7E57);
+        let all = names("pk", Some("sk"));
+        let (mut built, mut declined) = (0, 0);
+        for expr in [
+            "{pk}#{status}#{tags.0}",
+            "{amount:hash 7}~{status:first 2}",
+            "X{tags.1}{pk}",
+        ] {
+            let expr = parse(expr).unwrap();
+            let roots: Vec<String> = expr
+                .attributes()
+                .iter()
+                .map(|p| p.root().to_owned())
+                .collect();
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            let mut fast = Scratch::extracting(&roots);
+            fast.names = vec!["first".into()];
+            fast.names_done = true;
+            fast.direct = expr.direct(&fast.extract);
+            assert!(fast.direct.is_some(), "{expr}");
+            fast.spans = vec![None; fast.extract.len()];
+            for _ in 0..4000 {
+                // Each name most of the time, one sometimes twice; lists mostly under `tags`.
+                let mut attrs = Vec::new();
+                for name in ["pk", "status", "tags", "amount", "other", "pk"] {
+                    if rng.below(6) == 0 {
+                        continue;
+                    }
+                    let (a, b) = (*rng.pick(&WS), *rng.pick(&WS));
+                    let value = if name == "tags" && rng.below(3) != 0 {
+                        rng.pick(&PLAIN_VALUES[11..])
+                    } else {
+                        rng.pick(&PLAIN_VALUES[..11])
+                    };
+                    attrs.push(format!("{a}\"{name}\"{b}:{value}{a}"));
+                }
+                let first = rng.below(attrs.len() + 1) % attrs.len().max(1);
+                attrs.rotate_left(first);
+                let item = format!("{{{}}}", attrs.join(","));
+                let mut lines = vec![item.clone().into_bytes()];
+                let mut bad = item.into_bytes();
+                mutate(&mut rng, &mut bad);
+                lines.push(bad);
+                for line in lines {
+                    if !scan_plain_item(&line, &all, &mut fast) {
+                        assert!(!fast.direct_ok, "a declined item left its key");
+                        continue;
+                    }
+                    let text = String::from_utf8_lossy(&line);
+                    let mut slow = Scratch::extracting(&roots);
+                    slow.names_done = true;
+                    let mut de = serde_json::Deserializer::from_slice(&line);
+                    let read = PlainItemSeed {
+                        names: Some(&all),
+                        scratch: &mut slow,
+                    }
+                    .deserialize(&mut de)
+                    .and_then(|()| de.end());
+                    assert!(
+                        read.is_ok(),
+                        "serde refuses what the fast path took: {text}"
+                    );
+                    assert_eq!(keys(&fast), keys(&slow), "keys differ on {text}");
+                    if fast.direct_ok {
+                        built += 1;
+                        let view = RootValues {
+                            roots: &slow.extract,
+                            values: &slow.values,
+                        };
+                        let want = expr.eval(&view, Seed::default());
+                        assert_eq!(
+                            want.as_deref(),
+                            Ok(&fast.direct_key[..]),
+                            "{expr} on {text}"
+                        );
+                    } else {
+                        declined += 1;
+                        assert_eq!(fast.values, slow.values, "values differ on {text}");
+                    }
+                }
+            }
+        }
+        assert!(
+            built > 700 && declined > 3000,
+            "{built} keys built, {declined} not"
         );
     }
 

@@ -153,6 +153,43 @@ pub(in crate::source::json) fn scalar_value(
     (c.i == span.len()).then_some(value)
 }
 
+/// [`scalar_value`] for a plain JSON value, as the document clients map it (`plain_to_value`): with no `index`, a
+/// string without escapes (S) or a number (N, the span's text); with one, member `index` of a list whose members
+/// are all such strings. `None` for anything else (the caller then reads the value with `plain_to_value`).
+pub(in crate::source::json) fn plain_scalar_value(
+    span: &[u8],
+    index: Option<usize>,
+) -> Option<Scalar<'_>> {
+    let mut c = Cursor { s: span, i: 0 };
+    let value = match (c.next_token()?, index) {
+        (b'"', None) => Scalar::S(c.plain_text()?),
+        // The span is the number (checked by the sizer), perhaps with white space after it, as
+        // `plain_to_value` reads it.
+        (b'-' | b'0'..=b'9', None) => return Some(Scalar::N(std::str::from_utf8(span).ok()?)),
+        (b'[', Some(index)) => {
+            let mut found = None;
+            if !c.close(b']') {
+                for at in 0.. {
+                    c.expect(b'"')?;
+                    let text = c.plain_text()?;
+                    if at == index {
+                        found = Some(text);
+                    }
+                    match c.next_token()? {
+                        b',' => {}
+                        b']' => break,
+                        _ => return None,
+                    }
+                }
+            }
+            Scalar::S(found?)
+        }
+        _ => return None,
+    };
+    c.skip_ws();
+    (c.i == span.len()).then_some(value)
+}
+
 /// A number (`N`) or binary (`B`) scalar from its text (a string's is taken as it is).
 fn scalar(tag: &[u8], text: &str) -> Option<Value> {
     match tag {
