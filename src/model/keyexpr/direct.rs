@@ -11,7 +11,8 @@
 //! Why: re-keying 2,000,000 export lines by `{pk}#{status}#{tags.0}` (`shardlens-bench extract`) spent about
 //! 300 ms of CPU making, parking and walking each item's values (`perf record`: `simple_value`,
 //! `Scratch::clear`, `Spare::string_in`, `Expr::eval_into`, `render`, `RootValues::get`, against the plain
-//! load's whole 1.1 s of CPU).
+//! load's whole 1.1 s of CPU). Built in place, the load went 0.89 -> 0.71 s (1.63× -> 1.28× the plain load),
+//! and the same items as plain JSON lines 1.27 -> 0.84 s.
 
 use super::{Expr, Format, MAX_PARTITION_KEY_BYTES, Number, Part, push_first, push_hash};
 
