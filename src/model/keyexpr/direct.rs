@@ -48,7 +48,7 @@ impl Show {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DirectPart {
     Text(String),
-    /// The value in extracted slot `slot` (member `index` of a set or list when given), shown by `format`.
+    /// The value in extracted slot `slot` (member `index` of a set or list when given), shown as `show` says.
     Slot {
         slot: usize,
         index: Option<usize>,
