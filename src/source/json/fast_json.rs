@@ -1307,14 +1307,59 @@ mod tests {
         );
     }
 
+    /// A scratch extracting `expr`'s attributes alone with the key built in place, past its first item (names
+    /// noted), as a load of `--key-expr expr` makes it.
+    fn direct_scratch(expr: &crate::model::keyexpr::Expr) -> Scratch {
+        let roots: Vec<String> = expr
+            .attributes()
+            .iter()
+            .map(|p| p.root().to_owned())
+            .collect();
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        let mut fast = Scratch::extracting(&roots);
+        fast.names = vec!["first".into()];
+        fast.names_done = true;
+        fast.direct = expr.direct(&fast.extract);
+        assert!(fast.direct.is_some(), "{expr}");
+        fast.spans = vec![None; fast.extract.len()];
+        fast
+    }
+
+    /// `fast` (the fast path's scratch of item `text`) agrees with `slow` (serde's): the same keys, and the key
+    /// built in place is `expr`'s key on serde's values, or the values are serde's. Returns whether the key was
+    /// built in place.
+    fn agrees_built_in_place(
+        expr: &crate::model::keyexpr::Expr,
+        fast: &Scratch,
+        slow: &Scratch,
+        text: &str,
+    ) -> bool {
+        use crate::model::design::RootValues;
+        assert_eq!(keys(fast), keys(slow), "keys differ on {text}");
+        if !fast.direct_ok {
+            assert_eq!(fast.values, slow.values, "values differ on {text}");
+            return false;
+        }
+        let view = RootValues {
+            roots: &slow.extract,
+            values: &slow.values,
+        };
+        let want = expr.eval(&view, crate::model::keyexpr::ItemSeed::default());
+        assert_eq!(
+            want.as_deref(),
+            Ok(&fast.direct_key[..]),
+            "{expr} on {text}"
+        );
+        true
+    }
+
     /// A key built in place ([`Scratch::direct`]) is the key expression's key on serde's values, line after
     /// line with one scratch (the values of a line whose key is not built in place are serde's): on generated
     /// lines and mutated ones, where `payload` is renamed `tags` so that sets and lists come under it (a set's
     /// members told apart).
     #[test]
     fn keys_built_in_place_are_the_expression_s_keys() {
-        use crate::model::design::RootValues;
-        use crate::model::keyexpr::{ItemSeed as Seed, parse};
+        use crate::model::keyexpr::parse;
         let mut rng = Rng(0x0DDB_A11C_0FFE_E123);
         let all = names("pk", Some("sk"));
         let (mut built, mut declined, mut taken) = (0, 0, 0);
@@ -1326,19 +1371,9 @@ mod tests {
             "{status:first 3}{pk:hash 1000}",
         ] {
             let expr = parse(expr).unwrap();
-            let roots: Vec<String> = expr
-                .attributes()
-                .iter()
-                .map(|p| p.root().to_owned())
-                .collect();
-            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-            // A scratch extracting the expression's attributes alone, left over from an earlier line.
-            let mut fast = Scratch::extracting(&roots);
-            fast.names = vec!["first".into()];
-            fast.names_done = true;
-            fast.direct = expr.direct(&fast.extract);
-            assert!(fast.direct.is_some(), "{expr}");
-            fast.spans = vec![None; fast.extract.len()];
+            let mut fast = direct_scratch(&expr);
+            let extract = fast.extract.clone();
+            let roots: Vec<&str> = extract.iter().map(String::as_str).collect();
             for _ in 0..3000 {
                 let (line, field) = gen_line(&mut rng);
                 let line = String::from_utf8(line)
@@ -1374,22 +1409,10 @@ mod tests {
                         matches!(read, Ok(true)),
                         "serde refuses what the fast path took: {text}"
                     );
-                    assert_eq!(keys(&fast), keys(&slow), "keys differ on {text}");
-                    if fast.direct_ok {
+                    if agrees_built_in_place(&expr, &fast, &slow, &text) {
                         built += 1;
-                        let view = RootValues {
-                            roots: &slow.extract,
-                            values: &slow.values,
-                        };
-                        let want = expr.eval(&view, Seed::default());
-                        assert_eq!(
-                            want.as_deref(),
-                            Ok(&fast.direct_key[..]),
-                            "{expr} on {text}"
-                        );
                     } else {
                         declined += 1;
-                        assert_eq!(fast.values, slow.values, "values differ on {text}");
                     }
                 }
             }
@@ -1425,8 +1448,7 @@ mod tests {
     /// `PlainItemSeed`'s values.
     #[test]
     fn plain_keys_built_in_place_are_the_expression_s_keys() {
-        use crate::model::design::RootValues;
-        use crate::model::keyexpr::{ItemSeed as Seed, parse};
+        use crate::model::keyexpr::parse;
         use crate::source::json::item::PlainItemSeed;
         let mut rng = Rng(0x5EED_F00D_9A1A_7E57);
         let all = names("pk", Some("sk"));
@@ -1437,18 +1459,9 @@ mod tests {
             "X{tags.1}{pk}",
         ] {
             let expr = parse(expr).unwrap();
-            let roots: Vec<String> = expr
-                .attributes()
-                .iter()
-                .map(|p| p.root().to_owned())
-                .collect();
-            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-            let mut fast = Scratch::extracting(&roots);
-            fast.names = vec!["first".into()];
-            fast.names_done = true;
-            fast.direct = expr.direct(&fast.extract);
-            assert!(fast.direct.is_some(), "{expr}");
-            fast.spans = vec![None; fast.extract.len()];
+            let mut fast = direct_scratch(&expr);
+            let extract = fast.extract.clone();
+            let roots: Vec<&str> = extract.iter().map(String::as_str).collect();
             for _ in 0..4000 {
                 // Each name most of the time, one sometimes twice; lists mostly under `tags`.
                 let mut attrs = Vec::new();
@@ -1490,22 +1503,10 @@ mod tests {
                         read.is_ok(),
                         "serde refuses what the fast path took: {text}"
                     );
-                    assert_eq!(keys(&fast), keys(&slow), "keys differ on {text}");
-                    if fast.direct_ok {
+                    if agrees_built_in_place(&expr, &fast, &slow, &text) {
                         built += 1;
-                        let view = RootValues {
-                            roots: &slow.extract,
-                            values: &slow.values,
-                        };
-                        let want = expr.eval(&view, Seed::default());
-                        assert_eq!(
-                            want.as_deref(),
-                            Ok(&fast.direct_key[..]),
-                            "{expr} on {text}"
-                        );
                     } else {
                         declined += 1;
-                        assert_eq!(fast.values, slow.values, "values differ on {text}");
                     }
                 }
             }

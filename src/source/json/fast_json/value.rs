@@ -129,22 +129,7 @@ pub(in crate::source::json) fn scalar_value(
         }
         (b"SS", Some(index)) => {
             c.expect(b'[')?;
-            let mut found = None;
-            if !c.close(b']') {
-                for at in 0.. {
-                    c.expect(b'"')?;
-                    let text = c.plain_text()?;
-                    if at == index {
-                        found = Some(text);
-                    }
-                    match c.next_token()? {
-                        b',' => {}
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            Scalar::S(found?)
+            Scalar::S(member_text(&mut c, index)?)
         }
         _ => return None,
     };
@@ -166,28 +151,32 @@ pub(in crate::source::json) fn plain_scalar_value(
         // The span is the number (checked by the sizer), perhaps with white space after it, as
         // `plain_to_value` reads it.
         (b'-' | b'0'..=b'9', None) => return Some(Scalar::N(std::str::from_utf8(span).ok()?)),
-        (b'[', Some(index)) => {
-            let mut found = None;
-            if !c.close(b']') {
-                for at in 0.. {
-                    c.expect(b'"')?;
-                    let text = c.plain_text()?;
-                    if at == index {
-                        found = Some(text);
-                    }
-                    match c.next_token()? {
-                        b',' => {}
-                        b']' => break,
-                        _ => return None,
-                    }
-                }
-            }
-            Scalar::S(found?)
-        }
+        (b'[', Some(index)) => Scalar::S(member_text(&mut c, index)?),
         _ => return None,
     };
     c.skip_ws();
     (c.i == span.len()).then_some(value)
+}
+
+/// Member `index` of a list of strings without escapes, its `[` consumed: the cursor is left after its `]`.
+/// `None` when a member is anything else, or the list has no such member.
+fn member_text<'a>(c: &mut Cursor<'a>, index: usize) -> Option<&'a str> {
+    let mut found = None;
+    if !c.close(b']') {
+        for at in 0.. {
+            c.expect(b'"')?;
+            let text = c.plain_text()?;
+            if at == index {
+                found = Some(text);
+            }
+            match c.next_token()? {
+                b',' => {}
+                b']' => break,
+                _ => return None,
+            }
+        }
+    }
+    found
 }
 
 /// A number (`N`) or binary (`B`) scalar from its text (a string's is taken as it is).
