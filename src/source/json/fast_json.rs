@@ -46,17 +46,17 @@
 //! release build cost the crates would add (per-crate compile times from `cargo build --timings` on this
 //! machine): sonic-rs ~113 s (11 new crates), simd-json ~28 s (8 new crates).
 
-use super::extract::{plain_to_value, typed_value};
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
 use crate::model::bytes::short_eq;
-use crate::model::keyexpr::{Scalar, Value};
+use crate::model::keyexpr::Value;
 
+mod in_place;
 mod scan;
 mod value;
+use in_place::{Shape, direct_key, note_span, read_plain_value, read_value};
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
-use value::{plain_scalar_value, scalar_value, simple_value};
 
 /// Deepest nesting taken (the top-level object is depth 1), as serde_json's recursion limit.
 pub(super) const MAX_DEPTH: u32 = 128;
@@ -102,99 +102,6 @@ pub(crate) fn too_deep(text: &[u8]) -> Option<String> {
         i += 1;
     }
     None
-}
-
-/// The extracted value `span` (checked by [`Cursor::skip_value`] or [`Cursor::key_value`] already) into slot
-/// `slot` of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
-fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let out = scratch.values.get_mut(slot)?;
-    match simple_value(span, &mut scratch.spare, slot, out) {
-        Some(read) => read.then_some(()),
-        None => {
-            *out = Some(typed_value(span, scratch.extract.get(slot)?)?);
-            Some(())
-        }
-    }
-}
-
-/// A plain JSON value `span` (checked by [`Cursor::plain_size`] or [`Cursor::plain_key_value`] already) into slot
-/// `slot` of `scratch.values`, as the document clients map it; `None` when it cannot be (the caller declines).
-fn read_plain_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let text = std::str::from_utf8(span).ok()?;
-    let value = plain_to_value(text, scratch.extract.get(slot)?).ok()?;
-    *scratch.values.get_mut(slot)? = Some(value);
-    Some(())
-}
-
-/// How an item's values are written: typed DynamoDB JSON or plain JSON.
-#[derive(Clone, Copy)]
-enum Shape {
-    Typed,
-    Plain,
-}
-
-impl Shape {
-    /// The value `span` holds read in place (see [`scalar_value`], [`plain_scalar_value`]).
-    fn scalar(self, span: &[u8], index: Option<usize>) -> Option<Scalar<'_>> {
-        match self {
-            Self::Typed => scalar_value(span, index),
-            Self::Plain => plain_scalar_value(span, index),
-        }
-    }
-
-    /// The value `span` holds into slot `slot` of `scratch.values` (see [`read_value`], [`read_plain_value`]).
-    fn read(self, span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-        match self {
-            Self::Typed => read_value(span, slot, scratch),
-            Self::Plain => read_plain_value(span, slot, scratch),
-        }
-    }
-}
-
-/// Notes where the value of slot `slot` lies in `record` (`start..end`) for the key built in place. A repeated
-/// attribute's last value is the value, but the earlier one must read as the values path reads it (or the item
-/// goes to serde, as there): it is read now.
-fn note_span(
-    record: &[u8],
-    (slot, start): (usize, usize),
-    end: usize,
-    shape: Shape,
-    scratch: &mut Scratch,
-) -> Option<()> {
-    if let Some((a, b)) = scratch.spans.get_mut(slot)?.replace((start, end)) {
-        shape.read(record.get(a..b)?, slot, scratch)?;
-    }
-    Some(())
-}
-
-/// The item's key by [`Scratch::direct`] from the values at [`Scratch::spans`] of `record`, into
-/// [`Scratch::direct_key`] (`direct_ok`); where it gives up, every value is read into `values` instead, as
-/// without it. `None` when a value is not valid as serde would read it (the caller declines).
-fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> Option<()> {
-    let Scratch {
-        direct: Some(direct),
-        spans,
-        direct_key,
-        ..
-    } = scratch
-    else {
-        return None;
-    };
-    let spans = &*spans;
-    let read = |slot: usize, index| {
-        let (start, end) = (*spans.get(slot)?)?;
-        shape.scalar(record.get(start..end)?, index)
-    };
-    if direct.eval_into(read, direct_key) {
-        scratch.direct_ok = true;
-        return Some(());
-    }
-    for slot in 0..scratch.spans.len() {
-        if let Some((start, end)) = scratch.spans[slot] {
-            shape.read(record.get(start..end)?, slot, scratch)?;
-        }
-    }
-    Some(())
 }
 
 /// Tries the fast path on one line `{"Item":{...}}` (field = "Item") or an incremental line with the item under
@@ -513,7 +420,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The rest of an item (its `{` consumed): the key attributes into `scratch`, the others sized and checked
-    /// ([`Self::typed_size`]); the values of [`Scratch::extract`] cut out and read by serde ([`typed_value`]).
+    /// ([`Self::typed_size`]); the values of [`Scratch::extract`] cut out and read by serde (`extract::typed_value`).
     /// The item's size as DynamoDB counts it.
     fn item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<u64> {
         scratch.clear();
