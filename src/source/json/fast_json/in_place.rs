@@ -8,8 +8,8 @@ use super::super::item::Scratch;
 use super::value::{plain_scalar_value, scalar_value, simple_value};
 use crate::model::keyexpr::Scalar;
 
-/// The extracted value `span` (checked by [`Cursor::skip_value`](super::Cursor::skip_value) or [`Cursor::key_value`](super::Cursor::key_value) already) into slot
-/// `slot` of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
+/// The extracted value `span` (checked by `Cursor::skip_value` or `Cursor::key_value` already) into slot `slot`
+/// of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
 pub(super) fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
     let out = scratch.values.get_mut(slot)?;
     match simple_value(span, &mut scratch.spare, slot, out) {
@@ -21,7 +21,7 @@ pub(super) fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Opt
     }
 }
 
-/// A plain JSON value `span` (checked by `Cursor::plain_size` or [`Cursor::plain_key_value`](super::Cursor::plain_key_value) already) into slot
+/// A plain JSON value `span` (checked by `Cursor::plain_size` or `Cursor::plain_key_value` already) into slot
 /// `slot` of `scratch.values`, as the document clients map it; `None` when it cannot be (the caller declines).
 pub(super) fn read_plain_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
     let text = std::str::from_utf8(span).ok()?;
