@@ -72,6 +72,9 @@ pub struct Scratch {
     /// The fast path built this item's key in `direct_key`: exactly what the key expression gives on the
     /// item's values, which were not read (`values` is then not the item's, and nothing reads it).
     pub direct_ok: bool,
+    /// The shapes of the load's items, for the fast path ([`super::fast_json::Shapes`]); boxed, so that the
+    /// fast path takes it out and puts it back by moving a pointer.
+    pub(super) shapes: super::fast_json::ShapesSlot,
 }
 
 /// The allocations of an item's extracted values, handed back by [`Scratch::clear`] for the next item's

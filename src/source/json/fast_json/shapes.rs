@@ -1,0 +1,318 @@
+//! Items of the same shape read without reading their names again: the bytes between one item's values (the
+//! separators, the quoted attribute names and their colons, the export line's `{"Item":{`) are noted once the
+//! fast path has read an item, and a later item whose bytes between values are those same bytes is read by
+//! comparing them and reading only its values, each with the function the fast path would have used at that
+//! point ([`Cursor::key_value`] for a key attribute, [`Cursor::typed_size`] for any other).
+//!
+//! Why the result is the fast path's: the fast path's walk over an item depends only on the bytes it reads
+//! and on what stays the same for a whole load (the key names, the TTL attribute once it is settled, the
+//! attributes extracted and whether the key is built in place). Where a shape matches, every byte outside the values is the noted item's, so the walk
+//! takes the same steps there; each value is read by the same function from the same place. A shape that does
+//! not match sends the item down the fast path; once that has read it whole, its shape is noted for the items
+//! after it ([`learn`], a second walk over that item alone, so that the fast path itself is unchanged). The
+//! tests check both ways of reading on generated items and on mutations of them.
+//!
+//! Measured with `valgrind --tool=callgrind` and on `benches/export_load.sh`: see the module's callers
+//! ([`super::scan_record`]) and `docs/performance.md`.
+
+use super::super::item::{KeyNames, Scratch};
+use super::Cursor;
+use super::in_place::{Shape as Layout, direct_key};
+use crate::model::bytes::short_eq;
+
+/// Shapes kept at once, the last one matched first: a table of a single-table design holds items of a few
+/// shapes, one after the other.
+const KEPT: usize = 4;
+/// Attributes of a shape at most, and bytes of its names and separators: larger items are read as before.
+const MAX_ATTRS: usize = 64;
+const MAX_BYTES: usize = 4096;
+/// Items read before a load whose items rarely match a shape stops trying (each try that fails costs the
+/// values read before the bytes that differ): after this many, shapes go on only while at least half match.
+const TRIAL: u32 = 1024;
+
+/// What the value after a shape's bytes is read as: the fast path's branch for its attribute's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// The partition key ([`Cursor::key_value`]).
+    Pk,
+    /// The sort key.
+    Sk,
+    /// Any other attribute, sized ([`Cursor::typed_size`]).
+    Other,
+    /// The TTL attribute: sized, and its value read.
+    Ttl,
+}
+
+/// Where the readers come from: an export line's item under `"Item"` ([`super::scan_record`]) or an item
+/// alone ([`super::scan_item`]). A shape noted by one is never used by the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum Context {
+    #[default]
+    Record,
+    Item,
+}
+
+/// One noted shape.
+#[derive(Debug, Default)]
+struct ItemShape {
+    /// The bytes before each value, one after the other, then the bytes after the last value to the end.
+    bytes: Vec<u8>,
+    /// Each attribute: where its bytes end in `bytes`, its name's length (the item's size counts it), its
+    /// role and its extract slot.
+    attrs: Vec<(u32, u32, Role, Option<usize>)>,
+}
+
+/// Where a [`Scratch`] keeps its [`Shapes`]: `on` until they stop paying off for the load, the shapes boxed so
+/// that [`scan`] takes them out and puts them back by moving a pointer.
+#[derive(Debug)]
+pub(in crate::source::json) struct ShapesSlot {
+    pub(super) on: bool,
+    inner: Option<Box<Shapes>>,
+}
+
+impl Default for ShapesSlot {
+    fn default() -> Self {
+        Self {
+            on: true,
+            inner: Some(Box::default()),
+        }
+    }
+}
+
+impl ShapesSlot {
+    /// No shapes: every item read by the fast path.
+    #[cfg(test)]
+    pub(super) fn off() -> Self {
+        Self {
+            on: false,
+            inner: None,
+        }
+    }
+
+    /// Items a shape has read.
+    #[cfg(test)]
+    pub(super) fn hits(&self) -> u32 {
+        self.inner.as_ref().map_or(0, |s| s.hits)
+    }
+}
+
+/// The shapes of a load's items.
+#[derive(Debug, Default)]
+struct Shapes {
+    shapes: Vec<ItemShape>,
+    /// What the shapes were noted under: the reader, the number of attributes extracted and whether the key
+    /// is built in place (a load sets both once, [`Scratch::for_load`]), the key names, the TTL attribute.
+    context: Context,
+    extracting: (usize, bool),
+    pk: Vec<u8>,
+    sk: Option<Vec<u8>>,
+    ttl: Option<Vec<u8>>,
+    /// No shape matched the item being read: [`learn`] notes its shape once the fast path has read it.
+    learning: bool,
+    /// Items looked at, and those a shape matched.
+    tried: u32,
+    hits: u32,
+    /// Set once shapes have stopped paying off for this load.
+    off: bool,
+}
+
+impl Shapes {
+    /// Whether shapes may be used for items read by `context` with `names` into `scratch`: past the first
+    /// item of an extracting load (whose attribute names serde notes), and the TTL attribute settled (so that
+    /// whether a name is it no longer changes). Forgets the shapes noted under anything else.
+    fn usable(&mut self, context: Context, names: &KeyNames, scratch: &Scratch) -> bool {
+        if scratch.wants_names() || !(scratch.ttl.decided || scratch.ttl.name.is_some()) {
+            return false;
+        }
+        let extracting = (scratch.extract.len(), scratch.direct.is_some());
+        let same = self.context == context
+            && self.extracting == extracting
+            && short_eq(&self.pk, names.pk.as_bytes())
+            && match (&self.sk, &names.sk) {
+                (Some(a), Some(b)) => short_eq(a, b.as_bytes()),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+            && match (&self.ttl, &scratch.ttl.name) {
+                (Some(a), Some(b)) => short_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            };
+        if !same {
+            self.shapes.clear();
+            self.context = context;
+            self.extracting = extracting;
+            self.pk = names.pk.as_bytes().to_vec();
+            self.sk = names.sk.as_ref().map(|s| s.as_bytes().to_vec());
+            self.ttl.clone_from(&scratch.ttl.name);
+        }
+        true
+    }
+
+    /// After [`TRIAL`] items with fewer than half matched, shapes stop for the load.
+    fn count(&mut self, hit: bool) {
+        self.tried += 1;
+        self.hits += u32::from(hit);
+        if self.tried >= TRIAL && self.hits * 2 < self.tried {
+            self.off = true;
+            self.shapes.clear();
+        }
+    }
+}
+
+/// Reads `text` (an export line for [`Context::Record`], an item alone for [`Context::Item`]) by a shape of
+/// `scratch`'s, as the fast path would have read it: `Some(size)` with the keys, TTL value and extracted
+/// values in `scratch`. `None` when no shape matches: the fast path must read it, then [`learn`] its shape.
+pub(super) fn scan(
+    text: &[u8],
+    context: Context,
+    names: &KeyNames,
+    scratch: &mut Scratch,
+) -> Option<u64> {
+    let mut shapes = scratch.shapes.inner.take()?;
+    let mut found = None;
+    let usable = shapes.usable(context, names, scratch);
+    if usable {
+        for k in 0..shapes.shapes.len() {
+            if let Some(size) = read_by(&shapes.shapes[k], text, scratch) {
+                if k > 0 {
+                    let shape = shapes.shapes.remove(k);
+                    shapes.shapes.insert(0, shape);
+                }
+                found = Some(size);
+                break;
+            }
+        }
+        shapes.count(found.is_some());
+        if found.is_none() && !shapes.shapes.is_empty() {
+            // A shape that matched only part of the way has set some of the item's keys.
+            scratch.clear();
+        }
+    }
+    shapes.learning = usable && found.is_none() && !shapes.off;
+    scratch.shapes.on = !shapes.off;
+    scratch.shapes.inner = Some(shapes);
+    found
+}
+
+/// After the fast path has read `text` whole, when no shape matched it: notes its shape, the fifth one
+/// replacing the one matched longest ago. A walk over the item's names alone (each value skipped): its bytes
+/// between values, and each attribute's role as the fast path decided it from its name.
+pub(super) fn learn(text: &[u8], context: Context, names: &KeyNames, scratch: &mut Scratch) {
+    let Some(mut shapes) = scratch.shapes.inner.take() else {
+        return;
+    };
+    if std::mem::take(&mut shapes.learning) {
+        let mut shape = if shapes.shapes.len() >= KEPT {
+            shapes.shapes.pop().unwrap_or_default()
+        } else {
+            ItemShape::default()
+        };
+        if walk(text, context, names, scratch, &mut shape).is_some() {
+            shapes.shapes.insert(0, shape);
+        }
+    }
+    scratch.shapes.inner = Some(shapes);
+}
+
+/// `shape` made from `text`; `None` for an item this does not note (not written from its first byte as
+/// `{"Item":{` or `{`, empty, too large, or not what the fast path read whole).
+fn walk(
+    text: &[u8],
+    context: Context,
+    names: &KeyNames,
+    scratch: &Scratch,
+    shape: &mut ItemShape,
+) -> Option<()> {
+    shape.bytes.clear();
+    shape.attrs.clear();
+    let head: &[u8] = match context {
+        Context::Record => b"{\"Item\":{",
+        Context::Item => b"{",
+    };
+    let mut c = Cursor {
+        s: text,
+        i: text.starts_with(head).then_some(head.len())?,
+    };
+    let extracting = !scratch.extract.is_empty();
+    let mut from = 0;
+    loop {
+        c.expect(b'"')?;
+        let name = c.plain_str()?;
+        c.expect(b':')?;
+        let value_at = c.i;
+        // As `Cursor::item` decides; the TTL attribute is settled ([`Shapes::usable`]).
+        let role = if short_eq(name, names.pk.as_bytes()) {
+            Role::Pk
+        } else if names
+            .sk
+            .as_ref()
+            .is_some_and(|sk| short_eq(sk.as_bytes(), name))
+        {
+            Role::Sk
+        } else if scratch
+            .ttl
+            .name
+            .as_deref()
+            .is_some_and(|t| short_eq(t, name))
+        {
+            Role::Ttl
+        } else {
+            Role::Other
+        };
+        let slot = if extracting {
+            scratch.extract_slot_of(name)
+        } else {
+            None
+        };
+        c.skip_value(3)?;
+        shape.bytes.extend_from_slice(text.get(from..value_at)?);
+        shape
+            .attrs
+            .push((shape.bytes.len() as u32, name.len() as u32, role, slot));
+        from = c.i;
+        if shape.attrs.len() > MAX_ATTRS || shape.bytes.len() > MAX_BYTES {
+            return None;
+        }
+        match c.next_token()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    shape.bytes.extend_from_slice(text.get(from..)?);
+    (shape.bytes.len() <= MAX_BYTES).then_some(())
+}
+
+/// `text` read by `shape`: each attribute's bytes compared, then its value read as the fast path reads it.
+fn read_by(shape: &ItemShape, text: &[u8], scratch: &mut Scratch) -> Option<u64> {
+    scratch.clear();
+    let direct = !scratch.extract.is_empty() && scratch.direct.is_some();
+    let mut c = Cursor { s: text, i: 0 };
+    let mut size = 0u64;
+    let mut from = 0usize;
+    for &(to, name_len, role, slot) in &shape.attrs {
+        let between = shape.bytes.get(from..to as usize)?;
+        from = to as usize;
+        let here = text.get(c.i..c.i + between.len())?;
+        if !same(here, between) {
+            return None;
+        }
+        c.i += between.len();
+        size += u64::from(name_len);
+        size += c.typed_attribute(role, slot, direct, scratch)?;
+    }
+    let rest = shape.bytes.get(from..)?;
+    if !same(text.get(c.i..)?, rest) {
+        return None;
+    }
+    if direct {
+        direct_key(text, Layout::Typed, scratch)?;
+    }
+    scratch.ttl.item_done();
+    Some(size)
+}
+
+/// `a == b`, the short ones compared in place ([`short_eq`]).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    short_eq(a, b)
+}
