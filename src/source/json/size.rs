@@ -260,21 +260,26 @@ impl<'a> Cursor<'a> {
     fn compact_scalar(&mut self) -> Option<u64> {
         let start = self.i;
         let tag = self.compact_head(b"\":\"")?;
+        let size = self.compact_scalar_rest(tag);
+        if size.is_none() {
+            self.i = start;
+        }
+        size
+    }
+
+    /// The rest of a scalar written as [`Self::compact_scalar`] takes it, after its head `{"` + `tag` + `":"`:
+    /// its text and the closing `"}`. Its size, or `None` (the cursor then somewhere inside).
+    #[inline(always)]
+    pub(super) fn compact_scalar_rest(&mut self, tag: u8) -> Option<u64> {
         let size = match tag {
             b'S' => self.str_size(),
             b'N' => self.plain_str().and_then(checked_number_size),
             _ => None,
-        };
-        match size {
-            Some(size) if self.peek() == Some(b'}') => {
-                self.i += 1;
-                Some(size)
-            }
-            _ => {
-                self.i = start;
-                None
-            }
-        }
+        }?;
+        (self.peek() == Some(b'}')).then(|| {
+            self.i += 1;
+            size
+        })
     }
 
     /// The one-letter type tag of a typed value written without white space, `{"` + tag + `rest`, and the
@@ -305,31 +310,33 @@ impl<'a> Cursor<'a> {
                 return None;
             }
         };
+        let size = self.compact_set_rest(numbers);
+        if size.is_none() {
+            self.i = start;
+        }
+        size
+    }
+
+    /// The rest of a set written as [`Self::compact_set`] takes it, after its head `{"SS":["` or `{"NS":["`
+    /// (`numbers`): its members and the closing `"]}`. Its size, or `None` (the cursor then somewhere inside).
+    #[inline(always)]
+    pub(super) fn compact_set_rest(&mut self, numbers: bool) -> Option<u64> {
         let mut size = 0;
-        let read = loop {
+        loop {
             let member = if numbers {
                 self.plain_str().and_then(checked_number_size)
             } else {
                 self.str_size()
             };
-            let Some(member) = member else {
-                break false;
-            };
-            size += member;
+            size += member?;
             match self.s.get(self.i..self.i + 2) {
                 Some([b',', b'"']) => self.i += 2,
                 Some([b']', b'}']) => {
                     self.i += 2;
-                    break true;
+                    return Some(size);
                 }
-                _ => break false,
+                _ => return None,
             }
-        };
-        if read {
-            Some(size)
-        } else {
-            self.i = start;
-            None
         }
     }
 

@@ -16,8 +16,9 @@
 //! ([`super::scan_record`]) and `docs/performance.md`.
 
 use super::super::item::{KeyNames, Scratch};
-use super::Cursor;
 use super::in_place::{Shape as Layout, direct_key};
+use super::{Cursor, key_found};
+use crate::model::KeyType;
 use crate::model::bytes::short_eq;
 
 /// Shapes kept at once, the last one matched first: a table of a single-table design holds items of a few
@@ -43,6 +44,42 @@ pub(super) enum Role {
     Ttl,
 }
 
+/// How much of a value's head a shape holds among its bytes, read there and not again: nothing, or the head of
+/// a value written the way [`Cursor::key_value`] (a key attribute) or `Cursor::typed_size`'s compact readers
+/// (any other attribute) take without white space, whose rest those read the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Head {
+    /// The value is read whole ([`Cursor::typed_attribute`]).
+    Any,
+    /// `{"S":"`, `{"N":"` or `{"B":"` of a key attribute ([`Cursor::key_value_rest`]).
+    Key(KeyType),
+    /// `{"S":"` or `{"N":"` of another attribute (`Cursor::compact_scalar_rest`).
+    Scalar(u8),
+    /// `{"SS":["` or `{"NS":["` (numbers) of another attribute (`Cursor::compact_set_rest`).
+    Set(bool),
+}
+
+impl Head {
+    /// The head `value` starts with, as a value of `role` with no extract slot reads it, and its length.
+    fn of(value: &[u8], role: Role) -> (Head, usize) {
+        let scalar = value
+            .get(..6)
+            .filter(|h| h[..2] == *b"{\"" && h[3..] == *b"\":\"");
+        let set = value
+            .get(..8)
+            .filter(|h| h[..2] == *b"{\"" && h[3..] == *b"S\":[\"");
+        match (role, scalar.map(|h| h[2]), set.map(|h| h[2])) {
+            (Role::Pk | Role::Sk, Some(b'S'), _) => (Head::Key(KeyType::S), 6),
+            (Role::Pk | Role::Sk, Some(b'N'), _) => (Head::Key(KeyType::N), 6),
+            (Role::Pk | Role::Sk, Some(b'B'), _) => (Head::Key(KeyType::B), 6),
+            (Role::Other, Some(tag @ (b'S' | b'N')), _) => (Head::Scalar(tag), 6),
+            (Role::Other, _, Some(b'S')) => (Head::Set(false), 8),
+            (Role::Other, _, Some(b'N')) => (Head::Set(true), 8),
+            _ => (Head::Any, 0),
+        }
+    }
+}
+
 /// Where the readers come from: an export line's item under `"Item"` ([`super::scan_record`]) or an item
 /// alone ([`super::scan_item`]). A shape noted by one is never used by the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,9 +94,9 @@ pub(super) enum Context {
 struct ItemShape {
     /// The bytes before each value, one after the other, then the bytes after the last value to the end.
     bytes: Vec<u8>,
-    /// Each attribute: where its bytes end in `bytes`, its name's length (the item's size counts it), its
-    /// role and its extract slot.
-    attrs: Vec<(u32, u32, Role, Option<usize>)>,
+    /// Each attribute: where its bytes end in `bytes` (its value's head included), its name's length (the
+    /// item's size counts it), its role, its extract slot and how much of its value's head `bytes` holds.
+    attrs: Vec<(u32, u32, Role, Option<usize>, Head)>,
 }
 
 /// Where a [`Scratch`] keeps its [`Shapes`]: `on` until they stop paying off for the load, the shapes boxed so
@@ -263,11 +300,21 @@ fn walk(
         } else {
             None
         };
+        let (head, head_len) = match slot {
+            None => Head::of(text.get(value_at..)?, role),
+            Some(_) => (Head::Any, 0),
+        };
         c.skip_value(3)?;
-        shape.bytes.extend_from_slice(text.get(from..value_at)?);
         shape
-            .attrs
-            .push((shape.bytes.len() as u32, name.len() as u32, role, slot));
+            .bytes
+            .extend_from_slice(text.get(from..value_at + head_len)?);
+        shape.attrs.push((
+            shape.bytes.len() as u32,
+            name.len() as u32,
+            role,
+            slot,
+            head,
+        ));
         from = c.i;
         if shape.attrs.len() > MAX_ATTRS || shape.bytes.len() > MAX_BYTES {
             return None;
@@ -289,7 +336,7 @@ fn read_by(shape: &ItemShape, text: &[u8], scratch: &mut Scratch) -> Option<u64>
     let mut c = Cursor { s: text, i: 0 };
     let mut size = 0u64;
     let mut from = 0usize;
-    for &(to, name_len, role, slot) in &shape.attrs {
+    for &(to, name_len, role, slot, head) in &shape.attrs {
         let between = shape.bytes.get(from..to as usize)?;
         from = to as usize;
         let here = text.get(c.i..c.i + between.len())?;
@@ -298,7 +345,12 @@ fn read_by(shape: &ItemShape, text: &[u8], scratch: &mut Scratch) -> Option<u64>
         }
         c.i += between.len();
         size += u64::from(name_len);
-        size += c.typed_attribute(role, slot, direct, scratch)?;
+        size += match head {
+            Head::Any => c.typed_attribute(role, slot, direct, scratch)?,
+            Head::Key(t) => key_found(role == Role::Pk, t, c.key_value_rest()?, scratch)?,
+            Head::Scalar(tag) => c.compact_scalar_rest(tag)?,
+            Head::Set(numbers) => c.compact_set_rest(numbers)?,
+        };
     }
     let rest = shape.bytes.get(from..)?;
     if !same(text.get(c.i..)?, rest) {
