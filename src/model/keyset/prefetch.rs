@@ -150,6 +150,23 @@ impl Lookahead {
 }
 
 impl KeySet {
+    /// For a run of lookups of keys of `hashes` in order, at lookup `i`: asks for the slot of the key
+    /// [`AHEAD_SLOT`] lookups on, the entry of the one [`AHEAD_ENTRY`] on and the bytes of the one
+    /// [`AHEAD_BYTES`] on, as [`Pipeline`] does for its adds (lookups change nothing, so none waits for
+    /// another).
+    #[inline]
+    pub(super) fn prefetch_lookups(&self, hashes: &[u64], i: usize) {
+        if let Some(&h) = hashes.get(i + AHEAD_SLOT) {
+            self.prefetch_slot(h);
+        }
+        if let Some(&h) = hashes.get(i + AHEAD_ENTRY) {
+            self.prefetch_entry(h);
+        }
+        if let Some(&h) = hashes.get(i + AHEAD_BYTES) {
+            self.prefetch_bytes(h);
+        }
+    }
+
     /// Asks for the home key's bytes, its item sizes and its sort-key facts.
     #[inline]
     fn prefetch_item(&self, hash: u64) {
