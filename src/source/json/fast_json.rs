@@ -1738,7 +1738,7 @@ mod tests {
     #[test]
     fn shapes_read_items_as_the_fast_path_does() {
         let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
-        let (mut hits, mut lines, mut taken) = (0u32, 0u32, 0u32);
+        let (mut hits, mut lines, mut taken) = (0u64, 0u64, 0u64);
         for round in 0..60 {
             let n = if round % 3 == 0 {
                 names("pk", None)
@@ -1797,7 +1797,7 @@ mod tests {
                     String::from_utf8_lossy(&text)
                 );
                 lines += 1;
-                taken += u32::from(a != "not read");
+                taken += u64::from(a != "not read");
             }
             hits += shaped.shapes.hits();
         }

@@ -36,7 +36,7 @@ const MAX_ATTRS: usize = 64;
 const MAX_BYTES: usize = 4096;
 /// Items read before a load whose items rarely match a shape stops trying (each try that fails costs the
 /// values read before the bytes that differ): after this many, shapes go on only while at least half match.
-const TRIAL: u32 = 1024;
+const TRIAL: u64 = 1024;
 
 /// What the value after a shape's bytes is read as: the fast path's branch for its attribute's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +135,7 @@ impl ShapesSlot {
 
     /// Items a shape has read.
     #[cfg(test)]
-    pub(super) fn hits(&self) -> u32 {
+    pub(super) fn hits(&self) -> u64 {
         self.inner.as_ref().map_or(0, |s| s.hits)
     }
 }
@@ -154,8 +154,8 @@ struct Shapes {
     /// No shape matched the item being read: [`learn`] notes its shape once the fast path has read it.
     learning: bool,
     /// Items looked at, and those a shape matched.
-    tried: u32,
-    hits: u32,
+    tried: u64,
+    hits: u64,
     /// Set once shapes have stopped paying off for this load.
     off: bool,
 }
@@ -194,7 +194,7 @@ impl Shapes {
     /// After [`TRIAL`] items with fewer than half matched, shapes stop for the load.
     fn count(&mut self, hit: bool) {
         self.tried += 1;
-        self.hits += u32::from(hit);
+        self.hits += u64::from(hit);
         if self.tried >= TRIAL && self.hits * 2 < self.tried {
             self.off = true;
             self.shapes.clear();
