@@ -92,16 +92,7 @@ impl KeySet {
         }
         self.merge_write_order(other);
         let n = other.len();
-        let this = &*self;
-        let plan = std::thread::scope(|scope| {
-            let second = scope.spawn(|| this.lookup_part(other, n / 2..n));
-            let mut all = this.lookup_part(other, 0..n / 2);
-            match second.join() {
-                Ok(rest) => all.extend(rest),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-            all
-        });
+        let plan = self.lookup_halves(other);
         self.reserve_for(other, &plan);
         let new: Vec<u32> = (0..n as u32)
             .filter(|&i| plan.get(i as usize) == Some(&NEW_KEY))
@@ -152,6 +143,22 @@ impl KeySet {
         });
         self.entries.extend(added);
         self.total += other.total;
+    }
+
+    /// Where each key of `other` is here ([`NEW_KEY`] for a key this set does not hold), in order: the two
+    /// halves of `other` looked up at once, on this thread and another ([`Self::lookup_part`]; the lookups change
+    /// nothing).
+    pub fn lookup_halves(&self, other: &KeySet) -> Vec<u32> {
+        let n = other.len();
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| self.lookup_part(other, n / 2..n));
+            let mut all = self.lookup_part(other, 0..n / 2);
+            match second.join() {
+                Ok(rest) => all.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            all
+        })
     }
 
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which

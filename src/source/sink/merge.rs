@@ -138,23 +138,12 @@ const TWO_THREAD_KEYS: usize = 1 << 16;
 ///
 /// Measured on `shardlens-bench extract`'s file re-keyed by `{pk}#{status}#{tags.0}` (983,732 keys looked up
 /// in 983,375, nearly all missing; this 2-core machine): `shardlens analyze` 0.78–0.84 → 0.74–0.77 s, output
-/// identical. For key lines, whose lookups all find their key, two halves were no faster than the one
-/// pipelined pass of [`KeySet::merge`] they keep.
+/// identical. (Key lines merge their counts on two threads their own way: [`KeySet::merge_counts_on_two`].)
 pub fn plan_merge(keys: &KeySet, other: &KeySet) -> Option<Vec<u32>> {
-    let n = other.len();
-    if n < TWO_THREAD_KEYS {
+    if other.len() < TWO_THREAD_KEYS {
         return keys.merge_plan(other);
     }
-    let lookups = std::thread::scope(|scope| {
-        let second = scope.spawn(|| keys.lookup_part(other, n / 2..n));
-        let mut all = keys.lookup_part(other, 0..n / 2);
-        match second.join() {
-            Ok(rest) => all.extend(rest),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-        all
-    });
-    keys.plan_from(other, lookups)
+    keys.plan_from(other, keys.lookup_halves(other))
 }
 
 /// [`KeySet::merge_planned`]: for a large `other` with sort-key facts or item sizes, those merge on a second
