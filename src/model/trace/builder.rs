@@ -238,7 +238,7 @@ impl TraceBuilder {
         self.queued.push_back(record);
         let added = self.pipeline.push(
             &mut self.keys,
-            &self.queued_text,
+            self.queued_text.as_slice(),
             (at, at + key.len()),
             key_hash(key),
             1,
@@ -281,7 +281,9 @@ impl TraceBuilder {
         }
         let mut keys = Vec::with_capacity(self.queued.len());
         self.pipeline
-            .drain_each(&mut self.keys, &self.queued_text, |k| keys.push(k));
+            .drain_each(&mut self.keys, self.queued_text.as_slice(), |k| {
+                keys.push(k);
+            });
         for k in keys {
             if let Some(record) = self.queued.pop_front() {
                 self.take(k, record)?;
