@@ -9,6 +9,7 @@
 use std::ops::RangeInclusive;
 
 /// The teaching hash: xxh3-64 (seed 0) of a key's canonical bytes. Stable across runs and platforms.
+#[inline]
 pub fn key_hash(canonical: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(canonical)
 }

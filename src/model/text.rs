@@ -180,7 +180,7 @@ impl LineParser {
         self.flush();
         let mut pipeline = super::keyset::Pipeline::default();
         let mut start = 0;
-        let mut lines = memchr::memchr_iter(b'\n', text);
+        let mut lines = super::bytes::Newlines::new(text);
         loop {
             let end = match lines.next() {
                 Some(nl) => nl,

@@ -30,6 +30,7 @@ pub(super) struct Index {
 impl Index {
     pub(super) const TAG: u64 = 0xffff_ffff_0000_0000;
 
+    #[inline(always)]
     pub(super) fn find(&self, hash: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
         if self.slots.is_empty() {
             return None;

@@ -445,13 +445,13 @@ impl Entry {
     }
 
     /// Whether the key is `key` (`arena`: its set's); a key held here is compared without reading the arena.
-    #[inline]
+    #[inline(always)]
     pub(super) fn is(&self, key: &[u8], arena: &[u8]) -> bool {
         if self.len as usize != key.len() {
             return false;
         }
         if key.len() <= INLINE {
-            return same_bytes(&self.data[..key.len()], key);
+            return crate::model::bytes::short_eq(&self.data[..key.len()], key);
         }
         self.data[..PREFIX] == key[..PREFIX] && same_bytes(self.bytes(arena), key)
     }

@@ -92,7 +92,7 @@ impl Default for Pipeline {
 impl Pipeline {
     /// Queues `count` writes of the key `text[start..end]` (hash `hash`), adding the one queued
     /// [`AHEAD_SLOT`] keys before it; returns that key's index (keys come out in the order they went in).
-    #[inline]
+    #[inline(always)]
     pub fn push<T: KeyText + ?Sized>(
         &mut self,
         keys: &mut KeySet,
@@ -145,6 +145,7 @@ impl Pipeline {
         self.added = 0;
     }
 
+    #[inline(always)]
     fn add_next<T: KeyText + ?Sized>(&mut self, keys: &mut KeySet, text: &T) -> u32 {
         let (start, end, hash, count) = self.ring[self.added % RING];
         self.added += 1;
