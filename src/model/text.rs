@@ -41,6 +41,10 @@ pub struct LineParser {
 /// Keys looked up together (see [`LineParser`]).
 const BATCH: usize = 32;
 
+/// Keys of plain lines are hashed, then added, in runs of this many ([`KeySet::add_run`]): their places and
+/// hashes (64 KiB) stay in the core's cache between the two.
+const RUN: usize = 4096;
+
 impl LineParser {
     pub fn new(key_type: KeyType) -> Self {
         Self {
@@ -171,14 +175,15 @@ impl LineParser {
     }
 
     /// [`Self::feed_text`] for a text known to be valid UTF-8 without a tab, keys of type S: every line is a key
-    /// as it stands, so each is hashed where it lies (no copy, no check per line) and looked up in batches.
+    /// as it stands, so each is hashed where it lies (no copy, no check per line), and the keys are added in
+    /// runs ([`KeySet::add_run`]).
     ///
     /// Measured (`shardlens-bench analyze`, 10,000,000 lines, 1,000,000 distinct keys, one thread): the
     /// per-line path copied each key twice and checked its UTF-8 on its own, 43 % of the time with the
     /// lookups' batching; this path is the same lookups with that work gone.
     fn feed_plain_strings(&mut self, text: &[u8]) -> Result<(), LineError> {
         self.flush();
-        let mut pipeline = super::keyset::Pipeline::default();
+        let (mut spans, mut hashes) = (Vec::with_capacity(RUN), Vec::with_capacity(RUN));
         let mut start = 0;
         let mut lines = super::bytes::Newlines::new(text);
         loop {
@@ -196,7 +201,7 @@ impl LineParser {
                 continue;
             }
             if line.len() > MAX_PARTITION_KEY_BYTES {
-                pipeline.drain(&mut self.keys, text);
+                self.keys.add_run(text, &spans, &hashes);
                 return Err(LineError {
                     line: self.line,
                     error: KeyError::TooLong {
@@ -205,16 +210,15 @@ impl LineParser {
                     },
                 });
             }
-            let hash = super::partition::key_hash(line);
-            pipeline.push(
-                &mut self.keys,
-                text,
-                (line_start, line_start + line.len()),
-                hash,
-                1,
-            );
+            spans.push((line_start, line_start + line.len()));
+            hashes.push(super::partition::key_hash(line));
+            if spans.len() == RUN {
+                self.keys.add_run(text, &spans, &hashes);
+                spans.clear();
+                hashes.clear();
+            }
         }
-        pipeline.drain(&mut self.keys, text);
+        self.keys.add_run(text, &spans, &hashes);
         Ok(())
     }
 
@@ -286,6 +290,56 @@ mod tests {
             .map(|(i, _, c)| (keys.display(i).into_owned(), c))
             .collect();
         assert_eq!(got, want);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Plain lines read as one text (hashed and added in runs, each key's entry asked for ahead and taken
+        /// when it holds the key) leave what reading them one line at a time leaves: the same keys in the same
+        /// order with the same counts, over runs of up to 3 × [`RUN`] lines, keys short and long, repeats near
+        /// and far, blank and CRLF lines, and a line too long to be a key (the same error, the same keys
+        /// before it).
+        #[test]
+        fn plain_text_in_runs_is_line_by_line(
+            picks in proptest::collection::vec(0usize..2_000, 0..3 * RUN + 50),
+            tail_len in proptest::sample::select(vec![0usize, 3, 25]),
+            too_long_at in proptest::option::of(0usize..3 * RUN + 50),
+        ) {
+            let mut text = Vec::new();
+            for (n, &p) in picks.iter().enumerate() {
+                if too_long_at == Some(n) {
+                    text.extend(std::iter::repeat_n(b'L', MAX_PARTITION_KEY_BYTES + 1));
+                    text.push(b'\n');
+                }
+                match p % 97 {
+                    0 => text.extend_from_slice(b"\n"),
+                    1 => text.extend_from_slice(b"   \n"),
+                    _ => {
+                        // A few hot keys, many cold ones, some past what an entry holds.
+                        let k = if p % 3 == 0 { p % 7 } else { p };
+                        text.extend_from_slice(format!("key#{k}{}", "t".repeat(k % 4 * tail_len / 3)).as_bytes());
+                        text.extend_from_slice(if p % 5 == 0 { b"\r\n" } else { b"\n" });
+                    }
+                }
+            }
+            let mut whole = LineParser::new(KeyType::S);
+            let got = whole.feed_text(&text);
+            let mut by_line = LineParser::new(KeyType::S);
+            let mut want = Ok(());
+            for line in text.split(|&b| b == b'\n') {
+                want = by_line.feed_line(line);
+                if want.is_err() {
+                    break;
+                }
+            }
+            proptest::prop_assert_eq!(got.map_err(|e| e.line), want.map_err(|e| e.line));
+            let (a, b) = (whole.keys().clone(), by_line.keys().clone());
+            proptest::prop_assert_eq!((a.len(), a.total()), (b.len(), b.total()));
+            for ((i, k, c), (j, l, d)) in a.iter().zip(b.iter()) {
+                proptest::prop_assert_eq!((i, k, c), (j, l, d));
+                proptest::prop_assert_eq!(a.find(k), Some(i));
+            }
+        }
     }
 
     #[test]

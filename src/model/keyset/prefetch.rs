@@ -195,6 +195,66 @@ impl Lookahead {
 }
 
 impl KeySet {
+    /// Adds one write of each key of a run, in order: key `j` is `text[spans[j].0..spans[j].1]`, of hash
+    /// `hashes[j]`. The same set as [`Pipeline`] (or [`Self::add_hashed`] key by key) leaves.
+    ///
+    /// Each key's slot is asked for [`AHEAD_SLOT`] keys before it is added, as the pipeline does; [`AHEAD_ENTRY`]
+    /// keys before, the slot is read for its candidate (the first of the probe's next few slots with the
+    /// hash's tag), whose entry is asked for and noted. When the key's turn comes, a candidate that holds the
+    /// key takes the write with no second probe; any other key (new, or its candidate stale after an insert)
+    /// is added by [`Self::add_hashed`]. A candidate only names an entry, and entries never move, so a stale
+    /// one costs a probe, never a wrong count.
+    ///
+    /// Why not the [`Pipeline`]: its ring of queued keys and the checks for how far along it is were about 50
+    /// instructions a key, and each key was probed twice, once for its candidate and once to add it.
+    /// Measured on `benches/lines_duckdb.sh`'s file (10,000,000 lines, this 2-core machine): 2.65 G -> 2.34 G
+    /// instructions in all (`valgrind --tool=callgrind`), `shardlens analyze` 0.23 -> 0.21 s wall and 0.31 ->
+    /// 0.29 s user time (medians of 21 interleaved runs).
+    pub fn add_run(&mut self, text: &[u8], spans: &[(usize, usize)], hashes: &[u64]) {
+        let n = spans.len().min(hashes.len());
+        let mut candidates = [usize::MAX; RING];
+        for &h in hashes.iter().take(AHEAD_SLOT.min(n)) {
+            self.prefetch_slot(h);
+        }
+        for (j, &h) in hashes.iter().enumerate().take(AHEAD_ENTRY.min(n)) {
+            candidates[j % RING] = self.candidate(h);
+        }
+        for j in 0..n {
+            if let Some(&h) = hashes.get(j + AHEAD_SLOT) {
+                self.prefetch_slot(h);
+            }
+            if let Some(&h) = hashes.get(j + AHEAD_ENTRY) {
+                candidates[(j + AHEAD_ENTRY) % RING] = self.candidate(h);
+            }
+            let (start, end) = spans[j];
+            let key = &text[start..end];
+            match self.entries.get_mut(candidates[j % RING]) {
+                Some(e) if e.is(key, &self.arena) => {
+                    e.count += 1;
+                    self.total += 1;
+                }
+                _ => {
+                    self.add_hashed(key, hashes[j], 1);
+                }
+            }
+        }
+    }
+
+    /// The entry a key of hash `hash` is most likely in ([`Self::home_key`]), asked for from memory;
+    /// `usize::MAX` for none.
+    #[inline(always)]
+    fn candidate(&self, hash: u64) -> usize {
+        match self.home_key(hash) {
+            Some(i) => {
+                let e = &self.entries[i];
+                prefetch(e);
+                prefetch(e.last_byte());
+                i
+            }
+            None => usize::MAX,
+        }
+    }
+
     /// For a run of lookups of keys of `hashes` in order, at lookup `i`: asks for the slot of the key
     /// [`AHEAD_SLOT`] lookups on, the entry of the one [`AHEAD_ENTRY`] on and the bytes of the one
     /// [`AHEAD_BYTES`] on, as [`Pipeline`] does for its adds (lookups change nothing, so none waits for
