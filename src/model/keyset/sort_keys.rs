@@ -415,21 +415,6 @@ impl KeySet {
         self.plan_from(other, self.lookup_part(other, 0..other.len()))
     }
 
-    /// Where each key `range` of `other` is in this set ([`NEW_KEY`] for a key it does not hold), in order.
-    /// The memory of each lookup is asked for some lookups before it ([`Self::prefetch_lookups`]): two halves
-    /// of the key lines bench's second set (570,878 keys in 571,546) looked up at once took 11–12 ms so, where
-    /// one after the other each waited for its slot, end offset and bytes.
-    pub fn lookup_part(&self, other: &KeySet, range: std::ops::Range<usize>) -> Vec<u32> {
-        let hashes = other.hashes();
-        range
-            .map(|i| {
-                self.prefetch_lookups(hashes, i);
-                self.find_hashed(other.key_bytes(i as u32), other.hash(i as u32))
-                    .unwrap_or(NEW_KEY)
-            })
-            .collect()
-    }
-
     /// [`Self::merge_plan`] from the places of all of `other`'s keys ([`Self::lookup_part`]s joined in order);
     /// `None` too when `plan` does not hold one place per key.
     pub fn plan_from(&self, other: &KeySet, plan: Vec<u32>) -> Option<Vec<u32>> {
