@@ -42,7 +42,7 @@ pub struct LineParser {
 const BATCH: usize = 32;
 
 /// Keys of plain lines are hashed, then added, in runs of this many ([`KeySet::add_run`]): their places and
-/// hashes (64 KiB) stay in the core's cache between the two.
+/// hashes (96 KiB) stay in the core's cache between the two.
 const RUN: usize = 4096;
 
 impl LineParser {

@@ -245,6 +245,7 @@ impl KeySet {
             bytes += other.entries[i].arena_len();
         }
         self.arena.reserve(bytes);
+        self.entries.reserve(new);
         self.hashes.reserve(new);
         self.index.reserve(self.len() + new, &self.hashes);
     }

@@ -575,7 +575,7 @@ mod tests {
 
     proptest::proptest! {
         /// Keys held in their entries and keys held in the arena (lengths 0 to 40 over three bytes, NUL
-        /// included, so that many share a prefix or differ only past the 20th byte or in length): the set
+        /// included, so that many share a prefix or differ only past an entry's 12 bytes or in length): the set
         /// keeps what a list and a map keep, in order, finds each again, and merging two sets (by key and by
         /// plan) adds what adding the second's keys one by one adds.
         #[test]
