@@ -325,3 +325,27 @@ fn detect_names_a_kernel_this_cpu_runs() {
         assert!(!k.isa().name().is_empty());
     }
 }
+
+#[test]
+fn every_byte_is_white_space_or_not_as_json_says() {
+    // Each byte value between elements (white space is taken, anything else stops the kernels) and in a
+    // string (kept as it is), at every place of a block: the kernels look white space up by a byte's low
+    // 4 bits, so bytes sharing those with white space (`-`, `:`, 0x8d, 0x19 ...) must not pass for it.
+    for kernel in kernels() {
+        for b in 0..=255u8 {
+            for pad in 0..64 {
+                let mut doc = b",{\"a\":1}".to_vec();
+                doc.extend(std::iter::repeat_n(b' ', pad));
+                doc.push(b);
+                doc.extend_from_slice(b",{\"s\":\"");
+                if b != b'"' && b != b'\\' {
+                    doc.extend(std::iter::repeat_n(b, 3));
+                }
+                doc.extend_from_slice(b"\"}");
+                doc.extend(std::iter::repeat_n(b' ', 130));
+                let what = format!("{:?}: byte {b:#04x} after {pad} spaces", kernel.isa());
+                check(kernel, &doc, usize::MAX, usize::MAX, &what);
+            }
+        }
+    }
+}

@@ -3,12 +3,15 @@
 
 use std::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_cvtsi128_si64,
-    _mm_set1_epi8, _mm_shuffle_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512,
-    _mm512_maskz_compress_epi8, _mm512_or_si512, _mm512_set1_epi8, _mm512_storeu_si512,
+    _mm_set1_epi8, _mm_setr_epi8, _mm_shuffle_epi8, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm512_broadcast_i32x4,
+    _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_maskz_compress_epi8, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_storeu_si512,
 };
 
-use super::{Elements, Isa, Masks, Simd, Taken, drive};
+use std::mem::MaybeUninit;
+
+use super::{Elements, Isa, Masks, Punct, Simd, Taken, drive};
 
 /// Whether the CPU has `isa`'s features (each kernel's `#[target_feature]` list).
 pub(super) fn available(isa: Isa) -> bool {
@@ -76,14 +79,29 @@ impl Simd for Avx512 {
         let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
         // `[` and `{` (0x5b, 0x7b) are the only bytes that are 0x7b with bit 5 set; `]` and `}` 0x7d.
         let folded = _mm512_or_si512(x, _mm512_set1_epi8(0x20));
-        let newline = eq512(x, b'\n');
+        // White space is the bytes a lookup by their low 4 bits gives back: space (0x20), tab (0x09), newline
+        // (0x0a) and carriage return (0x0d) are the only ones whose entries are themselves; the rest hold
+        // 0x80, which no byte below 0x80 is, and a byte from 0x80 looks up 0.
+        let spaces = _mm512_broadcast_i32x4(_mm_setr_epi8(
+            0x20, -128, -128, -128, -128, -128, -128, -128, -128, 0x09, 0x0a, -128, -128, 0x0d,
+            -128, -128,
+        ));
         Masks {
             quote: eq512(x, b'"'),
             backslash: eq512(x, b'\\'),
-            space: newline | eq512(x, b' ') | eq512(x, b'\t') | eq512(x, b'\r'),
-            newline,
+            space: _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(spaces, x), x),
+            newline: eq512(x, b'\n'),
             open: eq512(folded, b'{'),
             close: eq512(folded, b'}'),
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    unsafe fn punct(block: &[u8; 64]) -> Punct {
+        // SAFETY: `block` is 64 readable bytes.
+        let x = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        Punct {
             brace: eq512(x, b'{'),
             comma: eq512(x, b','),
         }
@@ -91,16 +109,12 @@ impl Simd for Avx512 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt,bmi1,pclmulqdq")]
     #[inline]
-    unsafe fn compress(block: &[u8; 64], keep: u64, out: &mut Vec<u8>) {
-        out.reserve(64);
-        let len = out.len();
-        // SAFETY: `block` is 64 readable bytes and `out` has room for 64 more (reserved above), of which the
-        // first `keep.count_ones()` are written by the compress and so initialised.
+    unsafe fn compress(block: &[u8; 64], keep: u64, to: &mut [MaybeUninit<u8>; 64]) {
+        // SAFETY: `block` is 64 readable bytes and `to` 64 writable ones.
         unsafe {
             let x = _mm512_loadu_si512(block.as_ptr().cast());
             let packed = _mm512_maskz_compress_epi8(keep, x);
-            _mm512_storeu_si512(out.as_mut_ptr().add(len).cast(), packed);
-            out.set_len(len + keep.count_ones() as usize);
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), packed);
         }
     }
 
@@ -166,6 +180,20 @@ impl Simd for Avx2 {
             newline: mask256(eq256(lo, b'\n'), eq256(hi, b'\n')),
             open: mask256(eq256(flo, b'{'), eq256(fhi, b'{')),
             close: mask256(eq256(flo, b'}'), eq256(fhi, b'}')),
+        }
+    }
+
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    unsafe fn punct(block: &[u8; 64]) -> Punct {
+        // SAFETY: `block` is 64 readable bytes.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().cast()),
+                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+            )
+        };
+        Punct {
             brace: mask256(eq256(lo, b'{'), eq256(hi, b'{')),
             comma: mask256(eq256(lo, b','), eq256(hi, b',')),
         }
@@ -173,30 +201,25 @@ impl Simd for Avx2 {
 
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
     #[inline]
-    unsafe fn compress(block: &[u8; 64], keep: u64, out: &mut Vec<u8>) {
+    unsafe fn compress(block: &[u8; 64], keep: u64, to: &mut [MaybeUninit<u8>; 64]) {
         // Each 8 bytes are packed by one shuffle and stored whole; the next store starts where the kept ones
-        // end, so the last store reaches at most 64 bytes past `len`.
-        out.reserve(64);
-        let len = out.len();
+        // end, so the last store ends at most 64 bytes into `to`.
         let (words, _) = block.as_chunks::<8>();
-        let mut to = len;
+        let mut at = 0;
         for (g, word) in words.iter().enumerate() {
             let m = ((keep >> (8 * g)) & 0xff) as usize;
             let v: __m128i = _mm_cvtsi64_si128(i64::from_le_bytes(*word));
             let packed = _mm_shuffle_epi8(v, _mm_cvtsi64_si128(PACK[m] as i64));
             let bytes = (_mm_cvtsi128_si64(packed) as u64).to_le_bytes();
-            // SAFETY: `to + 8 <= len + 64` (at most 7 groups of 8 kept before this one), within the reserved
-            // room.
+            // SAFETY: `at + 8 <= 64` (at most 7 groups of 8 kept before this one), within `to`.
             unsafe {
-                out.as_mut_ptr()
-                    .add(to)
+                to.as_mut_ptr()
+                    .add(at)
                     .cast::<[u8; 8]>()
                     .write_unaligned(bytes)
             };
-            to += m.count_ones() as usize;
+            at += m.count_ones() as usize;
         }
-        // SAFETY: bytes `len..to` were written above.
-        unsafe { out.set_len(to) };
     }
 
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
