@@ -164,13 +164,7 @@ impl Simd for Avx2 {
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
     #[inline]
     unsafe fn classify(block: &[u8; 64]) -> Masks {
-        // SAFETY: `block` is 64 readable bytes.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(block.as_ptr().cast()),
-                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
-            )
-        };
+        let (lo, hi) = halves(block);
         let fold = _mm256_set1_epi8(0x20);
         let (flo, fhi) = (_mm256_or_si256(lo, fold), _mm256_or_si256(hi, fold));
         Masks {
@@ -186,13 +180,7 @@ impl Simd for Avx2 {
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
     #[inline]
     unsafe fn punct(block: &[u8; 64]) -> Punct {
-        // SAFETY: `block` is 64 readable bytes.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(block.as_ptr().cast()),
-                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
-            )
-        };
+        let (lo, hi) = halves(block);
         Punct {
             brace: mask256(eq256(lo, b'{'), eq256(hi, b'{')),
             comma: mask256(eq256(lo, b','), eq256(hi, b',')),
@@ -226,6 +214,19 @@ impl Simd for Avx2 {
     #[inline]
     unsafe fn prefix_xor(x: u64) -> u64 {
         clmul_prefix_xor(x)
+    }
+}
+
+/// A block's two 32-byte halves.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn halves(block: &[u8; 64]) -> (__m256i, __m256i) {
+    // SAFETY: `block` is 64 readable bytes.
+    unsafe {
+        (
+            _mm256_loadu_si256(block.as_ptr().cast()),
+            _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+        )
     }
 }
 
