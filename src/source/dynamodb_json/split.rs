@@ -51,7 +51,17 @@ pub fn load_json_lines_split(
     let Some(ttl) = resolve_names(path, FormatIn::DynamodbJson, sink, ctx.opts, ctx.bytes)? else {
         return Ok(false);
     };
-    load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read_lines)
+    load_in_stretches(
+        path,
+        name,
+        &cuts,
+        read_before,
+        sink,
+        ctx,
+        &ttl,
+        &read_lines,
+        None,
+    )
 }
 
 /// Reads the lines of `stretch` into `sink` (a stretch of lines ends where the next begins).

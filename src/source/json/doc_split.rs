@@ -13,7 +13,10 @@
 //! reader would read it.
 //!
 //! Within a stretch, each element the splitter cuts out is followed by as many as the CPU's SIMD kernel takes
-//! ([`JsonStream::take_elements`]), up to the stretch's end.
+//! ([`JsonStream::take_elements`]), up to what the stretch's reader claimed. A thread that has read its
+//! stretch takes the back half of what is left of the longest other one, cut the same way (a guess checked
+//! the same way: [`crate::source::stretches`]), so that a core slower than the other for a while (a busy host,
+//! an efficiency core) does not leave the other idle.
 //!
 //! **Items one a line** are cut at line ends, as DynamoDB JSON lines are, and each line read as one item: a
 //! line that is not one whole item (items pretty-printed, or two on a line) sends the file to one reader.
@@ -81,7 +84,25 @@ pub fn load_json_array_split(
     let read = move |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
         read_items(on, stretch, sink, first, typing)
     };
-    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read)?;
+    // The back of a stretch is cut as the stretches were: where the pattern is found after a `}`.
+    let cutter = |at: u64, to: u64| -> Option<u64> {
+        let mut file = std::fs::File::open(path).ok()?;
+        next_cut(&mut file, at, &pattern)
+            .ok()
+            .flatten()
+            .filter(|&cut| cut > at && cut < to)
+    };
+    let split = load_in_stretches(
+        path,
+        name,
+        &cuts,
+        read_before,
+        sink,
+        ctx,
+        &ttl,
+        &read,
+        Some(&cutter),
+    )?;
     if split {
         sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
     }
@@ -134,7 +155,7 @@ pub fn load_json_items_split(
     let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
         read_item_lines(on, stretch, sink, first, typing, &items)
     };
-    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read)?;
+    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read, None)?;
     if split {
         // One reader counts lines from 1, and the line after the file's last newline.
         sink.lines += u64::from(last[0] == b'\n');
@@ -262,25 +283,14 @@ fn array_cut_points(
     threads: usize,
     pattern: &[u8],
 ) -> std::io::Result<Option<Vec<u64>>> {
-    use std::io::{Seek as _, SeekFrom};
-    let finder = memchr::memmem::Finder::new(pattern);
     let mut cuts = vec![0u64];
-    let mut window = vec![0u8; LOOK_BYTES];
-    // The `{` of a match, counted from the match's `,`.
-    let brace = pattern.iter().position(|&b| b == b'{').unwrap_or(0) as u64;
     for k in 1..threads as u64 {
         let at = size * k / threads as u64;
-        file.seek(SeekFrom::Start(at))?;
-        let n = read_full(file, &mut window)?;
-        let found = finder.find_iter(&window[..n]).find(|&i| {
-            let before = window[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
-            before == Some(&b'}')
-        });
-        if let Some(i) = found {
-            let cut = at + i as u64 + brace;
-            if cut > cuts[cuts.len() - 1] && cut < size {
-                cuts.push(cut);
-            }
+        if let Some(cut) = next_cut(file, at, pattern)?
+            && cut > cuts[cuts.len() - 1]
+            && cut < size
+        {
+            cuts.push(cut);
         }
     }
     if cuts.len() < 2 {
@@ -288,6 +298,22 @@ fn array_cut_points(
     }
     cuts.push(size);
     Ok(Some(cuts))
+}
+
+/// The first place in [`LOOK_BYTES`] after `at` that reads `pattern` after a `}` (the `{` there), if any.
+fn next_cut(file: &mut std::fs::File, at: u64, pattern: &[u8]) -> std::io::Result<Option<u64>> {
+    use std::io::{Seek as _, SeekFrom};
+    let finder = memchr::memmem::Finder::new(pattern);
+    let mut window = vec![0u8; LOOK_BYTES];
+    // The `{` of a match, counted from the match's `,`.
+    let brace = pattern.iter().position(|&b| b == b'{').unwrap_or(0) as u64;
+    file.seek(SeekFrom::Start(at))?;
+    let n = read_full(file, &mut window)?;
+    let found = finder.find_iter(&window[..n]).find(|&i| {
+        let before = window[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+        before == Some(&b'}')
+    });
+    Ok(found.map(|i| at + i as u64 + brace))
 }
 
 /// Counts the bytes a [`JsonStream`] consumes (where in the file its next byte is).
@@ -354,18 +380,15 @@ fn read_items(
         batch.items.clear();
         r
     };
-    let mismatch = |js: &JsonStream<'_>| js.broken(MISMATCH);
     if stretch.from == 0 {
         js.expect(b'[', "to open the array of items")?;
     }
     let (mut n, mut counted, mut next_tick, kernel) = (0u64, 0u64, TICK_LINES, Kernel::detect());
+    let mut reach = Reach::of(stretch);
     loop {
         js.peek()?;
         let at = stretch.from + consumed.get();
-        if n > 0 && !stretch.last && at >= stretch.to {
-            if at != stretch.to {
-                return Err(mismatch(&js));
-            }
+        if !reach.takes(on, at, n, &js)? {
             break;
         }
         let line = js.line;
@@ -375,14 +398,16 @@ fn read_items(
             return Err(truncated(name, n, line));
         }
         batch.items.push((start, batch.data.len(), n, line));
-        n += take_elements(&mut js, kernel, stretch, consumed.get(), &mut batch, n)?;
+        // The kernel takes whole elements from where the one just cut out ended, up to the claim.
+        let limit = reach.until.saturating_sub(stretch.from + consumed.get());
+        n += take_elements(&mut js, kernel, limit, &mut batch, n)?;
         if n >= next_tick {
             next_tick = (n / TICK_LINES + 1) * TICK_LINES;
-            let now = consumed.get().min(stretch.to - stretch.from);
+            let so_far = consumed.get().min(reach.now.to - stretch.from);
             if first {
-                on.add_read(now - counted);
+                on.add_read(so_far.saturating_sub(counted));
             }
-            counted = now;
+            counted = counted.max(so_far);
             tick(js.line, n)?;
         }
         let goes_on = array_goes_on(&mut js, n, "the array of items")?;
@@ -392,15 +417,15 @@ fn read_items(
         if !goes_on {
             // Only the last stretch holds the array's end, and nothing may follow it (one reader reads a
             // second array after it).
-            if !stretch.last || js.peek()?.is_some() {
-                return Err(mismatch(&js));
+            if !reach.holds_the_end(on, at) || js.peek()?.is_some() {
+                return Err(js.broken(MISMATCH));
             }
             break;
         }
     }
     read_batch(&mut batch, sink)?;
     if first {
-        on.add_read((stretch.to - stretch.from) - counted);
+        reach.count_the_rest(on, stretch.from, counted);
     }
     // Lines are counted from 1 at the file's start; a later stretch's first line is its first stretch's last.
     sink.lines += if stretch.from == 0 {
@@ -411,23 +436,77 @@ fn read_items(
     Ok(())
 }
 
-/// The elements after element `n` (just cut out; `consumed` bytes into `stretch`) with the CPU's SIMD kernel,
-/// up to the stretch's end (the element that begins there is the next stretch's): how many it took.
+/// A stretch's reader's view of its stretch: as it stands (another thread may take its back), and where its
+/// items may begin, before `until`, the bytes it claimed ([`FileStretches::claim`]).
+struct Reach {
+    now: Stretch,
+    until: u64,
+}
+
+impl Reach {
+    /// Nothing claimed yet.
+    fn of(stretch: Stretch) -> Reach {
+        Reach {
+            now: stretch,
+            until: stretch.from,
+        }
+    }
+
+    /// Whether the item that begins at `at` (after `n` read) is the stretch's to read: `Ok(false)` at its end
+    /// (where the next stretch began, exactly, or the guess of a cut was wrong: an error).
+    fn takes(
+        &mut self,
+        on: &FileStretches<'_>,
+        at: u64,
+        n: u64,
+        js: &JsonStream<'_>,
+    ) -> Result<bool, SourceError> {
+        let mismatch = || js.broken(MISMATCH);
+        if at >= self.until {
+            (self.now, self.until) = on.claim(self.now.piece, at).ok_or_else(mismatch)?;
+        }
+        if n > 0 && !self.now.last && at >= self.now.to {
+            return if at == self.now.to {
+                Ok(false)
+            } else {
+                Err(mismatch())
+            };
+        }
+        if at >= self.until {
+            // An item at or past its end as the first: not a stretch this reader can read.
+            return Err(mismatch());
+        }
+        Ok(true)
+    }
+
+    /// Counts for progress the bytes of the stretch (from `from`) past the `counted` ones, to its end as it
+    /// stands: no back is taken once its reader claimed it to the end, as it did before reading the item there.
+    fn count_the_rest(&self, on: &FileStretches<'_>, from: u64, counted: u64) {
+        let to = on
+            .claim(self.now.piece, from)
+            .map_or(self.now.to, |(now, _)| now.to);
+        on.add_read((to - from).saturating_sub(counted));
+    }
+
+    /// Whether the stretch, as it stands, holds the array's end (found at `at`).
+    fn holds_the_end(&mut self, on: &FileStretches<'_>, at: u64) -> bool {
+        on.claim(self.now.piece, at)
+            .is_some_and(|(now, _)| now.last)
+    }
+}
+
+/// The elements after element `n` (just cut out) with the CPU's SIMD kernel, from at most `limit` bytes
+/// (up to what the stretch's reader claimed: the element that begins past it is another's, or claimed
+/// next): how many it took.
 fn take_elements(
     js: &mut JsonStream<'_>,
     kernel: Option<Kernel>,
-    stretch: Stretch,
-    consumed: u64,
+    limit: u64,
     batch: &mut Batch,
     n: u64,
 ) -> Result<u64, SourceError> {
     let Some(kernel) = kernel else {
         return Ok(0);
-    };
-    let limit = if stretch.last {
-        u64::MAX
-    } else {
-        stretch.to.saturating_sub(stretch.from + consumed)
     };
     batch.take_elements(js, kernel, limit, n)
 }
@@ -708,6 +787,30 @@ mod tests {
         }
     }
 
+    /// Threads that end first take the backs of the other stretches (claims of 4 KiB, backs of 8 KiB or more;
+    /// the last stretch's reader waits until a back of it was taken), and the load is still one reader's.
+    #[test]
+    fn backs_taken_from_stretches_load_what_one_reader_loads() {
+        use crate::source::stretches::{TEST_STEALING, TEST_STEALS};
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(31, 0), (32, 120)] {
+            for indent in [None, Some(4)] {
+                let text = array(&items(3_000, seed, repeat), indent);
+                let want = report(&one_reader(&text, &opts).unwrap());
+                for threads in 2..=4 {
+                    TEST_STEALING.set(Some((4 << 10, 8 << 10, Some(threads - 1))));
+                    TEST_STEALS.set(0);
+                    let (got, in_stretches) = split(&text, threads, &opts);
+                    TEST_STEALING.set(None);
+                    let what = format!("seed {seed}, indent {indent:?}, {threads} threads");
+                    assert!(in_stretches, "{what}: loaded in stretches");
+                    assert!(TEST_STEALS.get() >= 1, "{what}: a back was taken");
+                    assert_eq!(report(&got.unwrap()), want, "{what}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_key_expression_alone_loads_in_stretches() {
         let opts = LoadOptions {
@@ -746,6 +849,32 @@ mod tests {
             );
             assert_eq!(report(&got.unwrap()), want, "{threads} threads");
         }
+    }
+
+    /// A back whose cut lands inside an item (the pattern found in a nested list, where the stretches' own
+    /// cut found an item) is a wrong guess like any other: one reader reads the file.
+    #[test]
+    fn a_back_cut_inside_a_nested_list_sends_the_file_to_one_reader() {
+        use crate::source::stretches::{TEST_STEALING, TEST_STEALS};
+        // Plain items first, over half the bytes; then items holding lists of objects that open as items do.
+        let mut items: Vec<String> = (0..3_000)
+            .map(|i| format!(r#"{{"pk":"user#{}","n":"{}"}}"#, i % 17, "x".repeat(40)))
+            .collect();
+        items.extend((0..100).map(|i| {
+            let kids: Vec<String> = (0..50).map(|j| format!(r#"{{"pk":"kid#{j}"}}"#)).collect();
+            format!(r#"{{"pk":"user#{}","kids":[{}]}}"#, i % 17, kids.join(","))
+        }));
+        let text = array(&items, None);
+        let nested_from = text.find("kids").unwrap();
+        assert!(nested_from > text.len() / 2 + 1000 && nested_from < text.len() * 3 / 4);
+        let opts = LoadOptions::default();
+        let want = report(&one_reader(&text, &opts).unwrap());
+        TEST_STEALING.set(Some((1 << 10, 2 << 10, Some(1))));
+        let (got, in_stretches) = split(&text, 2, &opts);
+        TEST_STEALING.set(None);
+        assert!(TEST_STEALS.get() >= 1, "a back was taken");
+        assert!(!in_stretches, "a wrong cut is not kept");
+        assert_eq!(report(&got.unwrap()), want);
     }
 
     #[test]
