@@ -90,8 +90,6 @@ pub struct FileStretches<'a> {
     pieces: Mutex<Vec<Piece>>,
     /// Where an item begins near a place, when the format can say: then threads take the backs of stretches.
     cutter: Option<&'a Cutter<'a>>,
-    /// Forks for the backs taken (made before the threads start, as a fork is made from the sink).
-    spare: Mutex<Vec<Sink>>,
     /// Backs taken so far.
     steals: AtomicU64,
     claim_bytes: u64,
@@ -128,17 +126,6 @@ pub fn load_in_stretches(
             done: false,
         })
         .collect();
-    // At most two backs taken for each stretch cut.
-    let spare = match cutter {
-        Some(_) => (0..2 * pieces_len(cuts))
-            .map(|_| {
-                let mut fork = sink.fork(1);
-                fork.ttl_seed = Some(ttl.clone());
-                fork
-            })
-            .collect(),
-        None => Vec::new(),
-    };
     #[cfg(test)]
     let test = TEST_STEALING.with(std::cell::Cell::get);
     #[cfg(not(test))]
@@ -154,7 +141,6 @@ pub fn load_in_stretches(
         read: AtomicU64::new(0),
         pieces: Mutex::new(pieces),
         cutter,
-        spare: Mutex::new(spare),
         steals: AtomicU64::new(0),
         claim_bytes,
         steal_bytes,
@@ -186,18 +172,13 @@ pub fn load_in_stretches(
 
 /// The stretches of `cuts`, in order.
 fn stretches(cuts: &[u64]) -> impl Iterator<Item = Stretch> + '_ {
-    let n = pieces_len(cuts);
+    let n = cuts.len().saturating_sub(1);
     cuts.windows(2).enumerate().map(move |(k, w)| Stretch {
         from: w[0],
         to: w[1],
         last: k + 1 == n,
         piece: k,
     })
-}
-
-/// How many stretches `cuts` makes.
-fn pieces_len(cuts: &[u64]) -> usize {
-    cuts.len().saturating_sub(1)
 }
 
 impl FileStretches<'_> {
@@ -216,17 +197,20 @@ impl FileStretches<'_> {
     ) -> Vec<(Stretch, Result<Option<Sink>, SourceError>)> {
         let (lines_before, items_before) = (sink.lines, sink.items);
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let fork = || {
+            let mut fork = sink.fork(1);
+            fork.ttl_seed = Some(ttl.clone());
+            fork
+        };
         let by_piece = std::thread::scope(|scope| {
             let handles: Vec<_> = stretches(cuts)
                 .map(|stretch| {
-                    let mut fork = sink.fork(1);
-                    fork.ttl_seed = Some(ttl.clone());
                     let done = done_tx.clone();
                     scope.spawn(move || {
                         let _done = done;
-                        let mut loaded = vec![(stretch.piece, self.load(stretch, fork, read))];
-                        while let Some((back, fork)) = self.steal() {
-                            loaded.push((back.piece, self.load(back, fork, read)));
+                        let mut loaded = vec![(stretch.piece, self.load(stretch, fork(), read))];
+                        while let Some(back) = self.steal() {
+                            loaded.push((back.piece, self.load(back, fork(), read)));
                         }
                         loaded
                     })
@@ -297,10 +281,16 @@ impl FileStretches<'_> {
         Some((p.stretch, p.claimed))
     }
 
+    /// The stretch `piece` as it stands (its end lowered if another thread took its back); `None` when a
+    /// thread panicked holding the stretches (the load fails).
+    pub fn stretch_now(&self, piece: usize) -> Option<Stretch> {
+        self.pieces.lock().ok()?.get(piece).map(|p| p.stretch)
+    }
+
     /// The back half of what is left unclaimed of the longest other stretch, cut where an item begins
-    /// ([`Cutter`]), as a stretch of its own, with a fork to read it into: `None` when no stretch has
-    /// [`STEAL_BYTES`] left, the format cannot cut, no place was found, or the load stops.
-    fn steal(&self) -> Option<(Stretch, Sink)> {
+    /// ([`Cutter`]), as a stretch of its own: `None` when no stretch has [`STEAL_BYTES`] left, the format
+    /// cannot cut, no place was found, or the load stops.
+    fn steal(&self) -> Option<Stretch> {
         let cutter = self.cutter?;
         for _ in 0..3 {
             if self.cancel.load(Ordering::Relaxed) || self.bail.load(Ordering::Relaxed) {
@@ -325,7 +315,6 @@ impl FileStretches<'_> {
                 // Its reader claimed past the cut meanwhile: look again.
                 continue;
             }
-            let fork = self.spare.lock().ok()?.pop()?;
             let back = Stretch {
                 from: cut,
                 to,
@@ -341,7 +330,7 @@ impl FileStretches<'_> {
                 done: false,
             });
             self.steals.fetch_add(1, Ordering::Relaxed);
-            return Some((back, fork));
+            return Some(back);
         }
         None
     }

@@ -417,7 +417,7 @@ fn read_items(
         if !goes_on {
             // Only the last stretch holds the array's end, and nothing may follow it (one reader reads a
             // second array after it).
-            if !reach.holds_the_end(on, at) || js.peek()?.is_some() {
+            if !reach.holds_the_end(on) || js.peek()?.is_some() {
                 return Err(js.broken(MISMATCH));
             }
             break;
@@ -483,15 +483,14 @@ impl Reach {
     /// stands: no back is taken once its reader claimed it to the end, as it did before reading the item there.
     fn count_the_rest(&self, on: &FileStretches<'_>, from: u64, counted: u64) {
         let to = on
-            .claim(self.now.piece, from)
-            .map_or(self.now.to, |(now, _)| now.to);
+            .stretch_now(self.now.piece)
+            .map_or(self.now.to, |now| now.to);
         on.add_read((to - from).saturating_sub(counted));
     }
 
-    /// Whether the stretch, as it stands, holds the array's end (found at `at`).
-    fn holds_the_end(&mut self, on: &FileStretches<'_>, at: u64) -> bool {
-        on.claim(self.now.piece, at)
-            .is_some_and(|(now, _)| now.last)
+    /// Whether the stretch, as it stands, holds the array's end.
+    fn holds_the_end(&self, on: &FileStretches<'_>) -> bool {
+        on.stretch_now(self.now.piece).is_some_and(|now| now.last)
     }
 }
 
