@@ -1,6 +1,6 @@
 //! The two hash tables of a key set, both open addressing with linear probing over `u64` slots, at most
 //! half full: [`Index`] finds a key's position from its hash, [`HashSet64`] counts distinct (key, sort key)
-//! pairs by their hashes.
+//! pairs by their hashes ([`Pairs`]: one such table a load adds to, and those of the sets merged into it).
 
 /// Open addressing with linear probing over `u64` slots: `(hash >> 32) << 32 | (index + 1)`, 0 = empty.
 /// At most half full, so probes are short; the 32-bit tag makes a false match (then checked against the
@@ -199,9 +199,73 @@ impl HashSet64 {
         self.slots.capacity() * 8
     }
 
+    fn place(&mut self, hash: u64) {
+        let mask = self.slots.len() - 1;
+        let mut pos = hash as usize & mask;
+        while self.slots[pos] != 0 {
+            pos = (pos + 1) & mask;
+        }
+        self.slots[pos] = hash;
+    }
+}
+
+/// The most tables [`Pairs`] keeps apart; one more and they are joined into one.
+const MAX_PARTS: usize = 4;
+
+/// Distinct (key, sort key) pair hashes: the table a load adds to, and the tables of the sets merged into this
+/// one by plan, kept as they came ([`Self::append`]). The tables share no hash, so the set is their union.
+///
+/// Why apart: a file read in stretches merges their sets at the end, on one core while the other waits, and
+/// adding the second stretch's million pairs to the first's table, growing it to 32 MB, was the longest step
+/// of that merge (`perf record` of `benches/json_array.sh`'s lines, 2,000,000 items: about 50 ms of the
+/// merge's 100 under `perf`). A table moved in is one pointer; what looks a pair up asks each table (a few
+/// at most), and a load that adds pairs after a merge checks the merged tables before its own.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Pairs {
+    /// Where new pairs go.
+    own: HashSet64,
+    /// Tables moved in whole, none sharing a hash with another or with `own`.
+    merged: Vec<HashSet64>,
+}
+
+impl Pairs {
+    /// Whether `hash` was added.
+    pub(super) fn contains(&self, hash: u64) -> bool {
+        self.own.contains(hash) || self.merged.iter().any(|t| t.contains(hash))
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.own.len() + self.merged.iter().map(HashSet64::len).sum::<usize>()
+    }
+
+    /// The hashes held (as stored: 0 as 1), in no particular order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(&self.own)
+            .chain(&self.merged)
+            .flat_map(HashSet64::iter)
+    }
+
+    /// Adds `hash`; returns whether it was new.
+    pub(super) fn insert(&mut self, hash: u64) -> bool {
+        if self.merged.iter().any(|t| t.contains(hash)) {
+            return false;
+        }
+        self.own.insert(hash)
+    }
+
+    /// Asks for the slot an insert of `hash` into the table loads add to starts its probe at.
+    #[inline]
+    pub(super) fn prefetch(&self, hash: u64) {
+        self.own.prefetch(hash);
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.own.heap_bytes() + self.merged.iter().map(HashSet64::heap_bytes).sum::<usize>()
+    }
+
     /// Adds every hash of `other`; `false` when one was here already. (Growing once for all of them and asking
     /// for each slot some hashes ahead was measured: no faster on a merge of two million-pair tables.)
-    pub(super) fn insert_all(&mut self, other: &HashSet64) -> bool {
+    pub(super) fn insert_all(&mut self, other: &Pairs) -> bool {
         let mut all_new = true;
         for h in other.iter() {
             all_new &= self.insert(h);
@@ -210,17 +274,22 @@ impl HashSet64 {
     }
 
     /// Whether any hash of `other` is here.
-    pub(super) fn shares_any(&self, other: &HashSet64) -> bool {
+    pub(super) fn shares_any(&self, other: &Pairs) -> bool {
         other.iter().any(|h| self.contains(h))
     }
 
-    fn place(&mut self, hash: u64) {
-        let mask = self.slots.len() - 1;
-        let mut pos = hash as usize & mask;
-        while self.slots[pos] != 0 {
-            pos = (pos + 1) & mask;
+    /// Takes in `other`'s tables whole, which must share no hash with this set (a merge by plan has checked:
+    /// [`super::KeySet::merge_plan`]). Past [`MAX_PARTS`] tables, they are joined into one.
+    pub(super) fn append(&mut self, other: Pairs) {
+        let tables = std::iter::once(other.own).chain(other.merged);
+        self.merged.extend(tables.filter(|t| t.len() > 0));
+        if self.merged.len() >= MAX_PARTS {
+            for table in std::mem::take(&mut self.merged) {
+                for h in table.iter() {
+                    self.own.insert(h);
+                }
+            }
         }
-        self.slots[pos] = hash;
     }
 }
 
@@ -247,6 +316,42 @@ mod tests {
             assert_eq!(set.count(i), 3);
             assert_eq!(set.key_bytes(i), format!("k{i}").as_bytes());
         }
+    }
+
+    #[test]
+    fn pairs_apart_are_their_union() {
+        let table = |from: u64, to: u64| {
+            let mut p = Pairs::default();
+            for h in from..to {
+                p.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            }
+            p
+        };
+        let mut all = table(0, 1000);
+        for k in 1..7u64 {
+            // Each merged in apart; the fourth join makes one table again.
+            all.append(table(1000 * k, 1000 * k + 1000));
+            assert_eq!(all.len(), 1000 * (k as usize + 1));
+            assert!(all.merged.len() < MAX_PARTS);
+            let mut seen: Vec<u64> = all.iter().collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), all.len());
+        }
+        assert_eq!(
+            all.merged.len(),
+            2,
+            "joined at the fourth, then two more apart"
+        );
+        for h in [0u64, 999, 1000, 6999] {
+            let h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            assert!(all.contains(h));
+            assert!(!all.insert(h), "a hash of a merged table is not new");
+        }
+        assert!(all.insert(7000u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+        assert!(all.shares_any(&table(6990, 7010)));
+        assert!(!all.shares_any(&table(7001, 7010)));
+        assert_eq!(all.len(), 7001);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Merging one key set into another: the sets of a file's stretches or an export's loader threads, in input
 //! order, so that the merged set is what one reader would have built (see [`KeySet::merge_counted`]).
 
+use super::index::Pairs;
 use super::prefetch::{Pipeline, prefetch};
 use super::sizes::ItemSizes;
 use super::{Entry, KeySet, sort_keys};
@@ -55,7 +56,7 @@ impl KeySet {
             }
         }
         pipeline.drain_each(self, other, |k| mapped.push(k));
-        let exact = self.merge_mapped(other, &mapped);
+        let exact = self.merge_mapped(other, &mapped, None);
         if let Some(taken) = taken {
             self.append_kept_sort_keys(taken, &mapped);
         }
@@ -187,6 +188,10 @@ impl KeySet {
                 .sort_keys
                 .as_mut()
                 .map(|t| std::mem::take(&mut t.kept)),
+            seen: other
+                .sort_keys
+                .as_mut()
+                .map(|t| std::mem::take(&mut t.seen)),
         }
     }
 
@@ -261,12 +266,16 @@ impl KeySet {
 
     /// The rest of a merge once `other`'s keys are added here (`mapped[i]`: the index here of its key `i`):
     /// their sort-key facts, item pairs, kept sort keys and item sizes. `false` as [`Self::merge_counted`].
-    fn merge_mapped(&mut self, other: &KeySet, mapped: &[u32]) -> bool {
+    /// `seen`: `other`'s item pairs taken out of it by a merge by plan, which shares none with this set.
+    fn merge_mapped(&mut self, other: &KeySet, mapped: &[u32], seen: Option<Pairs>) -> bool {
         let mut exact = true;
         for (i, &idx) in mapped.iter().enumerate() {
             exact &= self.merge_sort_key_facts(idx, other, i as u32);
         }
-        exact &= self.merge_seen(other);
+        match seen {
+            Some(seen) => self.append_seen(seen),
+            None => exact &= self.merge_seen(other),
+        }
         self.merge_kept_sort_keys(other, mapped);
         if let Some(theirs) = other.sizes.as_ref() {
             let mine = self.sizes.get_or_insert_with(ItemSizes::default);
@@ -297,12 +306,16 @@ pub struct MergeApart {
     places: Vec<u32>,
     /// The other set's kept sort keys, taken out of it.
     taken: Option<sort_keys::KeptSortKeys>,
+    /// The other set's item pairs, taken out of it.
+    seen: Option<Pairs>,
 }
 
 impl MergeApart {
     /// Merges `other`'s sort-key facts, item pairs, kept sort keys and item sizes.
     pub fn merge_rest(&mut self, other: &KeySet) {
-        let _ = self.rest.merge_mapped(other, &self.places);
+        let _ = self
+            .rest
+            .merge_mapped(other, &self.places, self.seen.take());
         if let Some(taken) = self.taken.take() {
             self.rest.append_kept_sort_keys(taken, &self.places);
         }

@@ -2,7 +2,7 @@
 //! only ever increased in write order, and a bounded sample of the sort keys themselves (the partition
 //! inspector's item collections).
 
-use super::index::HashSet64;
+use super::index::Pairs;
 use super::{KeySet, NEW_KEY};
 use crate::model::key::{KeyType, compare_keys};
 
@@ -31,7 +31,7 @@ pub(super) struct SortKeys {
     /// (not [`KeySet::set_items_distinct`]): it goes into `seen` when a second item comes.
     pub(super) first: Vec<u64>,
     /// Hashes of (key index, sort key) pairs seen, to count distinct items.
-    pub(super) seen: HashSet64,
+    pub(super) seen: Pairs,
     /// The distinct sort keys themselves within a byte budget (the partition inspector's item collections).
     pub(super) kept: KeptSortKeys,
     pub(super) kept_budget: usize,
@@ -212,7 +212,7 @@ impl SortKeys {
             facts: Vec::new(),
             last: LastSortKeys::default(),
             first: Vec::new(),
-            seen: HashSet64::default(),
+            seen: Pairs::default(),
             kept: KeptSortKeys::default(),
             kept_budget,
             kept_all: true,
@@ -465,6 +465,17 @@ impl KeySet {
             return true;
         };
         mine.seen.insert_all(&theirs.seen)
+    }
+
+    /// [`Self::merge_seen`] of item pairs taken out of a set merged by plan, which shares none with this set
+    /// ([`Self::merge_plan`] checked): its tables are moved in whole ([`Pairs::append`]).
+    pub(super) fn append_seen(&mut self, seen: Pairs) {
+        if self.items_distinct {
+            return;
+        }
+        if let Some(mine) = self.sort_keys.as_mut() {
+            mine.seen.append(seen);
+        }
     }
 
     /// Keeps `other`'s kept sort keys too; `mapped[i]` is the index here of `other`'s key `i`.
@@ -736,6 +747,62 @@ mod tests {
                 n,
                 "{pk} after adding the items again"
             );
+        }
+    }
+
+    /// Sets merged by plan one after the other, more than [`Pairs`] keeps apart, then the items read again and
+    /// new ones: each key's item count is what one set reading it all counts, and every item is known.
+    #[test]
+    fn item_pairs_merged_apart_count_as_one_set_counts() {
+        use rand::{RngExt as _, SeedableRng as _};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(2606);
+        for round in 0..40 {
+            // Distinct items dealt to 2-7 parts in turn, so the parts share keys but no item.
+            let parts_n = rng.random_range(2..8usize);
+            let mut items: Vec<(String, String)> = (0..rng.random_range(1..400))
+                .map(|_| {
+                    let pk = format!("K{}", rng.random_range(0..30));
+                    (pk, rng.random_range(0..40u32).to_string())
+                })
+                .collect();
+            items.sort();
+            items.dedup();
+            let mut parts: Vec<Vec<(&str, &str)>> = vec![Vec::new(); parts_n];
+            for (n, (pk, sk)) in items.iter().enumerate() {
+                parts[(n * 7 + round) % parts_n].push((pk.as_str(), sk.as_str()));
+            }
+            let mut merged = counted(&parts[0]);
+            let mut whole = merged.clone();
+            for part in &parts[1..] {
+                let mut theirs = counted(part);
+                let plan = merged.merge_plan(&theirs).expect("no item in common");
+                merged.merge_planned(&mut theirs, &plan);
+                for (pk, sk) in part {
+                    whole.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+                }
+            }
+            // Every item again (no count changes), and some new ones.
+            let again = items
+                .iter()
+                .map(|(pk, sk)| (pk.clone(), sk.clone()))
+                .chain((0..20).map(|n| (format!("K{}", n % 35), format!("new{n}"))));
+            for (pk, sk) in again {
+                for set in [&mut merged, &mut whole] {
+                    set.add_item(pk.as_bytes(), Some((sk.as_bytes(), KeyType::S)), 1);
+                }
+            }
+            for k in 0..35 {
+                let pk = format!("K{k}");
+                if whole.find(pk.as_bytes()).is_some() {
+                    assert_eq!(
+                        items_of(&merged, &pk),
+                        items_of(&whole, &pk),
+                        "round {round}, {pk}"
+                    );
+                }
+            }
+            let seen = |s: &KeySet| s.sort_keys.as_ref().map(|t| t.seen.len());
+            assert_eq!(seen(&merged), seen(&whole), "round {round}");
         }
     }
 
