@@ -33,12 +33,12 @@ impl KeyAhead {
     /// A record that will be added a few records from now (its text as read, typed items).
     #[inline]
     pub fn ahead(&mut self, sink: &Sink, record: &[u8]) {
-        if let Some(pk) = self.probe.as_ref().and_then(|p| p.find(record)) {
+        if let Some(pk) = self.probe.as_mut().and_then(|p| p.find(record)) {
             let hash = key_hash(pk);
             self.look.ahead(&sink.keys, hash);
             // The distinct-item test's slot, a miss in a table of millions of items (`perf record`, the
             // 2,000,000-item JSON array of `benches/json_array.sh`: 17 % of the item reader's thread).
-            if let Some(sk) = self.sk_probe.as_ref().and_then(|p| p.find(record)) {
+            if let Some(sk) = self.sk_probe.as_mut().and_then(|p| p.find(record)) {
                 sink.keys.prefetch_seen(hash, sk);
             }
         }
@@ -55,12 +55,22 @@ impl KeyAhead {
     }
 }
 
-/// Finds a record's string partition key the way exports write it, `"pk":{"S":"…"}`, without parsing the line:
-/// a hint for [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is
-/// not used; a key written otherwise is not found).
+/// Finds a record's string partition key, `"pk":{"S":"…"}` as exports write it or with white space between
+/// the tokens (`"pk": {"S": "…"}` as Python's `json.dumps` writes it), without parsing the line: a hint for
+/// [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is not used;
+/// a key written otherwise is not found).
 struct KeyProbe {
-    finder: memchr::memmem::Finder<'static>,
+    /// `"pk":{"S":"`, and the attribute's name quoted, `"pk"`.
+    compact: memchr::memmem::Finder<'static>,
+    name: memchr::memmem::Finder<'static>,
+    /// The last key found had white space in it: the next is looked for that way first.
+    spaced: bool,
+    /// Lines where neither way found the key.
+    misses: u32,
 }
+
+/// Lines where neither way finds the key before a [`KeyProbe`] looks only the way it last found one.
+const MISSES: u32 = 16;
 
 impl KeyProbe {
     /// The probe for `sink`'s partition key, when its key attributes are known and an item's key is that
@@ -86,16 +96,57 @@ impl KeyProbe {
 
     fn for_name(name: &str) -> Option<Self> {
         let name = serde_json::to_string(name).ok()?;
-        let needle = format!("{name}:{{\"S\":\"");
+        let compact = format!("{name}:{{\"S\":\"");
         Some(Self {
-            finder: memchr::memmem::Finder::new(needle.as_bytes()).into_owned(),
+            compact: memchr::memmem::Finder::new(compact.as_bytes()).into_owned(),
+            name: memchr::memmem::Finder::new(name.as_bytes()).into_owned(),
+            spaced: false,
+            misses: 0,
         })
     }
 
-    /// The text of the string key attribute in `line`, if written the common way.
+    /// The text of the string key attribute in `line`, if written the common way: looked for as the last one
+    /// was written, then the other way, until neither way has found it in [`MISSES`] lines (a sort key that is
+    /// a number is never found: each line is then searched once, not twice).
     #[inline]
-    fn find<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
-        let needle = self.finder.needle();
+    fn find<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+        if !self.spaced
+            && let Some(text) = self.find_compact(line)
+        {
+            return Some(text);
+        }
+        self.find_otherwise(line)
+    }
+
+    /// [`Self::find`] past the export's way: the spaced way first, or only, when the last key found was.
+    #[inline(never)]
+    fn find_otherwise<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+        if self.spaced
+            && let Some(text) = self.find_spaced(line)
+        {
+            return Some(text);
+        }
+        if self.misses >= MISSES {
+            return None;
+        }
+        let other = if self.spaced {
+            self.find_compact(line)
+        } else {
+            self.find_spaced(line)
+        };
+        if other.is_some() {
+            self.spaced = !self.spaced;
+            self.misses = 0;
+        } else {
+            self.misses += 1;
+        }
+        other
+    }
+
+    /// `"pk":{"S":"…` as exports write it, found by comparing bytes.
+    #[inline]
+    fn find_compact<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        let needle = self.compact.needle();
         // Where the key usually is, the first attribute of an item (`{"pk":…`) or of an export line's item
         // (`{"Item":{"pk":…`), is looked at before searching (`perf record`: the search was 5 % of a JSON
         // array's load, on the thread that bounds it, with every key at byte 1).
@@ -108,11 +159,53 @@ impl KeyProbe {
         } else if at(9) {
             9
         } else {
-            self.finder.find(line)?
+            self.compact.find(line)?
         } + needle.len();
         let rest = line.get(from..)?;
         rest.get(..memchr::memchr(b'"', rest)?)
     }
+
+    /// The key with white space between its tokens: each place the name is (first where the key usually is,
+    /// byte 1, or 10 after Python's `{"Item": {`), then the value after it read token by token.
+    #[inline]
+    fn find_spaced<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        let name = self.name.needle();
+        for at in [1, 10] {
+            if line
+                .get(at..at + name.len())
+                .is_some_and(|here| short_eq(here, name))
+                && let Some(text) = string_value(line, at + name.len())
+            {
+                return Some(text);
+            }
+        }
+        let mut from = 0;
+        while let Some(k) = self.name.find(line.get(from..)?) {
+            from += k + name.len();
+            if let Some(text) = string_value(line, from) {
+                return Some(text);
+            }
+        }
+        None
+    }
+}
+
+/// After an attribute's name at `i` in `line`: the text of its value `:{"S":"…"}`, white space allowed
+/// between the tokens, up to the next quote.
+#[inline]
+fn string_value(line: &[u8], i: usize) -> Option<&[u8]> {
+    let mut i = i;
+    for token in [&b":"[..], b"{", b"\"S\"", b":", b"\""] {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = line.get(i) {
+            i += 1;
+        }
+        if line.get(i..i + token.len())? != token {
+            return None;
+        }
+        i += token.len();
+    }
+    let rest = line.get(i..)?;
+    rest.get(..memchr::memchr(b'"', rest)?)
 }
 
 #[cfg(test)]
@@ -135,21 +228,38 @@ mod tests {
     #[test]
     fn the_probes_find_both_key_attributes_where_they_are_written() {
         let s = sink(Some("sk"), false);
-        let (pk, sk) = (
+        let (mut pk, mut sk) = (
             KeyProbe::for_sink(&s).unwrap(),
             KeyProbe::for_sort_key(&s).unwrap(),
         );
         let line = br#"{"Item":{"pk":{"S":"user#1"},"sk":{"S":"2024-05-01"},"x":{"N":"1"}}}"#;
         assert_eq!(pk.find(line), Some(&b"user#1"[..]));
         assert_eq!(sk.find(line), Some(&b"2024-05-01"[..]));
-        // Any order, white space between items' attributes is not the common way (not found: a hint only).
+        // In any order, and with white space between the tokens as Python and pretty printers write it.
         let item = br#"{"sk":{"S":"b"},"pk":{"S":"a"}}"#;
         assert_eq!(
             (pk.find(item), sk.find(item)),
             (Some(&b"a"[..]), Some(&b"b"[..]))
         );
+        let spaced = br#"{"Item": {"pk": {"S": "user#1"}, "sk": {"S": "x y"}}}"#;
+        assert_eq!(
+            (pk.find(spaced), sk.find(spaced)),
+            (Some(&b"user#1"[..]), Some(&b"x y"[..]))
+        );
+        let pretty =
+            b"{\n    \"sk\" : {\n        \"S\": \"b\"\n    },\n    \"pk\": {\r\n\t\"S\":\"a\"}\n}";
+        assert_eq!(
+            (pk.find(pretty), sk.find(pretty)),
+            (Some(&b"a"[..]), Some(&b"b"[..]))
+        );
+        // The name as a value, then as a name: the name's place is found past the value.
+        let named = br#"{"x":"pk","pk":{"S":"a"}}"#;
+        assert_eq!(pk.find(named), Some(&b"a"[..]));
+        // Not a string key, or no sort key: not found (a hint only).
         assert_eq!(sk.find(br#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#), None);
         assert_eq!(sk.find(br#"{"pk": {"S": "a"}}"#), None);
+        assert_eq!(pk.find(br#"{"pk": { "S" : "#), None);
+        assert_eq!(pk.find(br#"{"pk": {" S": "a"}}"#), None);
     }
 
     #[test]

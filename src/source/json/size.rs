@@ -267,8 +267,9 @@ impl<'a> Cursor<'a> {
         size
     }
 
-    /// The rest of a scalar written as [`Self::compact_scalar`] takes it, after its head `{"` + `tag` + `":"`:
-    /// its text and the closing `"}`. Its size, or `None` (the cursor then somewhere inside).
+    /// The rest of a scalar after its head `{"` + `tag` + `":"` (as [`Self::compact_scalar`] takes it, or with
+    /// white space between its tokens, as the shapes take it): its text, its closing quote, any white space and
+    /// the closing `}`. Its size, or `None` (the cursor then somewhere inside).
     #[inline(always)]
     pub(super) fn compact_scalar_rest(&mut self, tag: u8) -> Option<u64> {
         let size = match tag {
@@ -276,10 +277,14 @@ impl<'a> Cursor<'a> {
             b'N' => self.plain_str().and_then(checked_number_size),
             _ => None,
         }?;
-        (self.peek() == Some(b'}')).then(|| {
-            self.i += 1;
-            size
-        })
+        if self.peek() != Some(b'}') {
+            self.skip_ws();
+            if self.peek() != Some(b'}') {
+                return None;
+            }
+        }
+        self.i += 1;
+        Some(size)
     }
 
     /// The one-letter type tag of a typed value written without white space, `{"` + tag + `rest`, and the
@@ -317,8 +322,9 @@ impl<'a> Cursor<'a> {
         size
     }
 
-    /// The rest of a set written as [`Self::compact_set`] takes it, after its head `{"SS":["` or `{"NS":["`
-    /// (`numbers`): its members and the closing `"]}`. Its size, or `None` (the cursor then somewhere inside).
+    /// The rest of a set after its head `{"SS":["` or `{"NS":["` (`numbers`), as [`Self::compact_set`] takes it
+    /// or with white space between its tokens, as the shapes take it: its members and the closing `"]}`. Its
+    /// size, or `None` (the cursor then somewhere inside).
     #[inline(always)]
     pub(super) fn compact_set_rest(&mut self, numbers: bool) -> Option<u64> {
         let mut size = 0;
@@ -335,7 +341,11 @@ impl<'a> Cursor<'a> {
                     self.i += 2;
                     return Some(size);
                 }
-                _ => return None,
+                _ => match self.next_token()? {
+                    b',' => self.expect(b'"')?,
+                    b']' => return self.expect(b'}').map(|()| size),
+                    _ => return None,
+                },
             }
         }
     }

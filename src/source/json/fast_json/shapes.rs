@@ -1,6 +1,7 @@
 //! Items of the same shape read without reading their names again: the bytes between one item's values (the
-//! separators, the quoted attribute names and their colons, the export line's `{"Item":{`, and the head of a
-//! value written without white space, `{"S":"`) are noted once the fast path has read an item, and a later
+//! separators and any white space, the quoted attribute names and their colons, the export line's
+//! `{"Item":{`, and the head of a scalar value, `{"S":"` or `{"S": "`) are noted once the fast path has read
+//! an item, and a later
 //! item whose bytes between values are those same bytes is read by comparing them and reading only its values,
 //! each with the function the fast path would have used at that point ([`Cursor::key_value`]'s or
 //! `Cursor::typed_size`'s readers, or the whole [`Cursor::typed_attribute`]).
@@ -53,8 +54,10 @@ pub(super) enum Role {
 }
 
 /// How much of a value's head a shape holds among its bytes, read there and not again: nothing, or the head of
-/// a value written the way [`Cursor::key_value`] (a key attribute) or `Cursor::typed_size`'s compact readers
-/// (any other attribute) take without white space, whose rest those read the same way.
+/// a value the way [`Cursor::key_value_rest`] (a key attribute), `Cursor::compact_scalar_rest` or
+/// `Cursor::compact_set_rest` (any other attribute) read its rest: a scalar's `{"S":"` or a set's
+/// `{"SS":["`, with or without white space between their tokens (`{"S": "` as Python's `json.dumps` writes
+/// it, or over lines as pretty printers do).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Head {
     /// The value is read whole ([`Cursor::typed_attribute`]).
@@ -68,24 +71,43 @@ pub(super) enum Head {
 }
 
 impl Head {
-    /// The head `value` starts with, as a value of `role` with no extract slot reads it, and its length.
+    /// The head `value` starts with (white space before it included), as a value of `role` with no extract
+    /// slot reads it, and its length.
     fn of(value: &[u8], role: Role) -> (Head, usize) {
-        let scalar = value
-            .get(..6)
-            .filter(|h| h[..2] == *b"{\"" && h[3..] == *b"\":\"");
-        let set = value
-            .get(..8)
-            .filter(|h| h[..2] == *b"{\"" && h[3..] == *b"S\":[\"");
-        match (role, scalar.map(|h| h[2]), set.map(|h| h[2])) {
-            (Role::Pk | Role::Sk, Some(b'S'), _) => (Head::Key(KeyType::S), 6),
-            (Role::Pk | Role::Sk, Some(b'N'), _) => (Head::Key(KeyType::N), 6),
-            (Role::Pk | Role::Sk, Some(b'B'), _) => (Head::Key(KeyType::B), 6),
-            (Role::Other, Some(tag @ (b'S' | b'N')), _) => (Head::Scalar(tag), 6),
-            (Role::Other, _, Some(b'S')) => (Head::Set(false), 8),
-            (Role::Other, _, Some(b'N')) => (Head::Set(true), 8),
+        let Some((tag, set, len)) = value_head(value) else {
+            return (Head::Any, 0);
+        };
+        match (role, tag, set) {
+            (Role::Pk | Role::Sk, b'S', false) => (Head::Key(KeyType::S), len),
+            (Role::Pk | Role::Sk, b'N', false) => (Head::Key(KeyType::N), len),
+            (Role::Pk | Role::Sk, b'B', false) => (Head::Key(KeyType::B), len),
+            (Role::Other, b'S' | b'N', false) => (Head::Scalar(tag), len),
+            (Role::Other, b'S', true) => (Head::Set(false), len),
+            (Role::Other, b'N', true) => (Head::Set(true), len),
             _ => (Head::Any, 0),
         }
     }
+}
+
+/// The head at the start of `value` of a scalar, `{"S":"`, or of a set, `{"SS":["`, with any white space
+/// before and between their tokens: the type's first letter, whether it is a set, and the head's length.
+fn value_head(value: &[u8]) -> Option<(u8, bool, usize)> {
+    let mut c = Cursor { s: value, i: 0 };
+    c.expect(b'{')?;
+    c.expect(b'"')?;
+    let tag = *value.get(c.i)?;
+    let set = match value.get(c.i + 1..c.i + 3)? {
+        [b'"', _] => false,
+        [b'S', b'"'] => true,
+        _ => return None,
+    };
+    c.i += if set { 3 } else { 2 };
+    c.expect(b':')?;
+    if set {
+        c.expect(b'[')?;
+    }
+    c.expect(b'"')?;
+    Some((tag, set, c.i))
 }
 
 /// Where the readers come from: an export line's item under `"Item"` ([`super::scan_record`]) or an item
@@ -258,8 +280,8 @@ pub(super) fn learn(text: &[u8], context: Context, names: &KeyNames, scratch: &m
     scratch.shapes.inner = Some(shapes);
 }
 
-/// `shape` made from `text`; `None` for an item this does not note (not written from its first byte as
-/// `{"Item":{` or `{`, empty, too large, or not what the fast path read whole).
+/// `shape` made from `text`; `None` for an item this does not note (not written as `{"Item":{` or `{` with
+/// any white space, empty, too large, or not what the fast path read whole).
 fn walk(
     text: &[u8],
     context: Context,
@@ -269,14 +291,17 @@ fn walk(
 ) -> Option<()> {
     shape.bytes.clear();
     shape.attrs.clear();
-    let head: &[u8] = match context {
-        Context::Record => b"{\"Item\":{",
-        Context::Item => b"{",
-    };
-    let mut c = Cursor {
-        s: text,
-        i: text.starts_with(head).then_some(head.len())?,
-    };
+    // `{"Item":{` or `{`, white space allowed between the tokens as anywhere else.
+    let mut c = Cursor { s: text, i: 0 };
+    c.expect(b'{')?;
+    if context == Context::Record {
+        c.expect(b'"')?;
+        if c.plain_str()? != b"Item" {
+            return None;
+        }
+        c.expect(b':')?;
+        c.expect(b'{')?;
+    }
     let extracting = !scratch.extract.is_empty();
     let mut from = 0;
     loop {
