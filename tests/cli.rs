@@ -811,6 +811,53 @@ fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
     reads_as_its_gzip_reads(&dir, &text, 90_101);
 }
 
+/// Export lines as a Python script writes them with `json.dumps` (`", "` and `": "` between tokens) analyze
+/// exactly as the same lines written compact, plain and re-keyed: the item readers that take white-spaced items
+/// by their shapes, and the key probes that find `"pk": {"S": "…"}`, change only how fast they load.
+#[test]
+fn export_lines_written_by_json_dumps_analyze_as_compact_ones() {
+    let dir = temp_dir("json-dumps-lines");
+    let mut next = numbers(31);
+    let (mut compact, mut spaced) = (String::new(), String::new());
+    for i in 0..6000u64 {
+        let pk = if i % 9 == 0 {
+            "HOT".to_owned()
+        } else {
+            format!("user#{}", next() % 400)
+        };
+        let status = ["OPEN", "CLOSED", "é ✓"][(next() % 3) as usize];
+        let amount = next() % 10_000;
+        let line = |c: &str, s: &str| {
+            format!(
+                "{{\"Item\"{s}{{\"pk\"{s}{{\"S\"{s}\"{pk}\"}}{c}\"sk\"{s}{{\"S\"{s}\"2024-05-{:02}#{i}\"}}{c}\"status\"{s}{{\"S\"{s}\"{status}\"}}{c}\"amount\"{s}{{\"N\"{s}\"{}.5\"}}{c}\"tags\"{s}{{\"SS\"{s}[\"t{}\"{c}\"u\"]}}{c}\"address\"{s}{{\"M\"{s}{{\"city\"{s}{{\"S\"{s}\"x\"}}}}}}}}}}\n",
+                i % 28 + 1,
+                amount,
+                i % 3
+            )
+        };
+        compact.push_str(&line(",", ":"));
+        spaced.push_str(&line(", ", ": "));
+    }
+    let (a, b) = (dir.join("compact.json"), dir.join("spaced.json"));
+    std::fs::write(&a, compact).unwrap();
+    std::fs::write(&b, &spaced).unwrap();
+    assert!(spaced.starts_with(r#"{"Item": {"pk": {"S": "HOT"}, "sk": {"S": "2024-05-01#0"}"#));
+    for extra in [&[][..], &["--key-expr", "{pk}#{status}#{tags.0}"]] {
+        let analyze = |path: &Path| {
+            let mut args = vec!["analyze", path.to_str().unwrap(), "--format", "json"];
+            args.extend_from_slice(extra);
+            let mut v = json(&run(&args));
+            // Where the bytes came from, and how many there were, differ; nothing else may.
+            v["source"] = serde_json::Value::Null;
+            v["input"]["bytes"] = serde_json::Value::Null;
+            v
+        };
+        let (x, y) = (analyze(&a), analyze(&b));
+        assert_eq!(x["total"], 6000, "{extra:?}");
+        assert_eq!(x, y, "{extra:?}");
+    }
+}
+
 /// A JSON array over 16 MB is read in stretches on every core, each cut where an item seems to begin; a
 /// pretty-printed one gives what one reader gives (the same array gzipped, which one reader reads).
 #[test]
