@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A pretty-printed JSON array of typed items against the same items as DynamoDB JSON lines, as a compact array,
-# as typed items one a line and as export lines written with Python's separators, in one run; prints figures.
+# as typed items one a line, as export lines written with Python's separators and as pretty-printed items back
+# to back, in one run; prints figures.
 #
 #   benches/json_array.sh [ITEMS]      (default 2,000,000 items: ~1 GB pretty-printed, ~0.5 GB of lines)
 #
 # Builds the headless release binary (`--no-default-features`), generates the files once under
 # $CARGO_TARGET_DIR/tmp (benches/gen_json_array.py, Zipf keys; the compact array, the item lines and the
-# spaced lines are rewritten from the lines), checks shardlens' total, distinct count and hottest key on each
+# spaced lines are rewritten from the lines, the items back to back from the array), checks shardlens' total, distinct count and hottest key on each
 # against the generator's truth, then times each with /usr/bin/time -f "%e %M" (wall seconds, peak RSS), best
 # and median of 7 interleaved rounds (each file once a round, in turn, so that a host getting busier or quieter
 # weighs on every file alike):
@@ -16,6 +17,8 @@
 #   shardlens analyze items.json --format json > /dev/null      (the same items, typed, one a line)
 #   shardlens analyze spaced.json --format json > /dev/null     (the lines as json.dumps writes them:
 #                                                                `{"Item": {"pk": {"S": "…"}, …}}`)
+#   shardlens analyze stream.json --format json > /dev/null     (the array's items back to back, pretty-printed,
+#                                                                as `jq '.Items[]'` prints a scan's)
 # and the pretty-printed array again on one core (taskset -c 0, best of 3): what reading it in stretches costs
 # in CPU. Goals (issue 26): the array loads at >= 75 % of the lines' speed (items per second; the medians'
 # ratio), peak RSS <= 200 MB.
@@ -40,7 +43,14 @@ bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
 compact, items = f"{root}/compact.json", f"{root}/items.json"
-spaced = f"{root}/spaced.json"
+spaced, stream = f"{root}/spaced.json", f"{root}/stream.json"
+if not os.path.exists(stream):
+    # The pretty-printed array's items back to back: its brackets and the commas between items left out.
+    with open(arr, "rb") as src:
+        body = src.read().strip()
+    with open(stream + ".part", "wb") as out:
+        out.write(body[1:-1].strip().replace(b"\n    },\n    {", b"\n}\n{").replace(b"\n    ", b"\n") + b"\n")
+    os.replace(stream + ".part", stream)
 if not os.path.exists(spaced):
     # The export lines as a Python script writes them with json.dumps' default separators (", " and ": ").
     with open(lines, "rb") as src, open(spaced + ".part", "w") as out:
@@ -60,19 +70,20 @@ if not (os.path.exists(compact) and os.path.exists(items)):
 size = lambda p: os.path.getsize(p) / 1e6
 print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {size(arr):.0f} MB "
       f"pretty-printed, lines.json {size(lines):.0f} MB, compact.json {size(compact):.0f} MB, "
-      f"items.json {size(items):.0f} MB, spaced.json {size(spaced):.0f} MB")
-for path in (arr, lines, compact, items, spaced):
+      f"items.json {size(items):.0f} MB, spaced.json {size(spaced):.0f} MB, stream.json {size(stream):.0f} MB")
+for path in (arr, lines, compact, items, spaced, stream):
     check_against_truth(bin_, path, truth)
 print("every result checked against the generator: total, distinct, hottest key")
 
-l, a, c, i, s = interleaved(
-    [f"{bin_} analyze {p} --format json > /dev/null" for p in (lines, arr, compact, items, spaced)], rounds=7)
+l, a, c, i, s, t = interleaved(
+    [f"{bin_} analyze {p} --format json > /dev/null" for p in (lines, arr, compact, items, spaced, stream)],
+    rounds=7)
 one = best_of(f"taskset -c 0 {bin_} analyze {arr} --format json > /dev/null") if shutil.which("taskset") else None
 n = truth["total"] / 1e6
 print('\nmedian (best) of 7 interleaved rounds (/usr/bin/time -f "%e %M"):')
 for name, w, path in (("DynamoDB JSON lines", l, lines), ("pretty-printed JSON array", a, arr),
                       ("compact JSON array", c, compact), ("typed items one a line", i, items),
-                      ("lines, json.dumps spacing", s, spaced)):
+                      ("lines, json.dumps spacing", s, spaced), ("pretty items back to back", t, stream)):
     print(f"  {name:<26} {w[1]:>6.2f} s ({w[0]:.2f} s)  {n / w[1]:.2f} M items/s  {w[2]:>7.1f} MB peak RSS"
           f"  ({size(path) / w[1]:.0f} MB/s of JSON)")
 if one:

@@ -1120,6 +1120,22 @@ fn every_shape_compact_or_pretty_gives_the_same_counts() {
         std::fs::write(&path, lines).unwrap();
         let loaded = load_with(&[path], &LoadOptions::default()).unwrap();
         assert_eq!(counts(&loaded), truth, "{name} lines");
+        // Pretty-printed back to back, as `jq '.Items[]'` prints them (the SIMD kernel takes all but the first).
+        let pretty: String = items
+            .iter()
+            .map(|i| format!("{}\n", serde_json::to_string_pretty(i).unwrap()))
+            .collect();
+        let path = dir.join(format!("{name}-pretty-items.json"));
+        std::fs::write(&path, pretty).unwrap();
+        let loaded = load_with(&[path], &LoadOptions::default()).unwrap();
+        assert_eq!(counts(&loaded), truth, "{name} pretty items");
+        assert!(
+            loaded
+                .shape
+                .unwrap_or_default()
+                .contains("one after another"),
+            "{name} pretty items"
+        );
     }
 }
 

@@ -79,6 +79,7 @@ fn pass(input: &[u8], kernel: Option<Kernel>) -> (f64, u64, usize) {
         data.clear();
         items.clear();
         let mut out = Elements {
+            commas: 1,
             data: &mut data,
             items: &mut items,
             max_items: 2048,

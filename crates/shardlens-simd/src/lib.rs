@@ -11,7 +11,8 @@
 //!
 //! The kernels take whole elements only, from right after one element (its closing `}`), and stop at the first
 //! block they are not sure of: a backslash outside strings, anything between elements but white space and one
-//! comma, an element that is not an object, the array's `]`, the end of the input. The caller's own byte-wise
+//! comma (none, for objects back to back), an element that is not an object, the array's `]`, the end of the
+//! input. The caller's own byte-wise
 //! splitter reads on from where they stopped, so both read every document alike (the tests check each kernel
 //! against a byte-wise reference on random documents, broken ones included, and on every byte value).
 //!
@@ -75,8 +76,11 @@ pub struct Taken {
     pub elements: u64,
 }
 
-/// Where taken elements go, and when to stop taking them.
+/// Where taken elements go, what separates them, and when to stop taking them.
 pub struct Elements<'a> {
+    /// Commas between two elements, besides white space: 1 in an array, 0 for objects back to back (as
+    /// `jq '.Items[]'` prints them).
+    pub commas: u32,
     /// Each element's compact bytes, appended.
     pub data: &'a mut Vec<u8>,
     /// Each element's range in `data`, its number and the line its `{` is on.
@@ -112,8 +116,9 @@ impl Kernel {
         self.isa
     }
 
-    /// Takes the whole elements of an array of objects from the start of `input`, which must be right after an
-    /// element (its closing `}`; before the `,` that goes on to the next): appends each to `out`, numbered
+    /// Takes the whole elements of an array of objects (or of objects back to back: [`Elements::commas`]) from
+    /// the start of `input`, which must be right after an element (its closing `}`; before the `,` that goes on
+    /// to the next in an array): appends each to `out`, numbered
     /// from `item`, with the line its `{` is on counted from `line`. Reads 64-byte blocks; stops at the first
     /// it is not sure of (see the crate's documentation), at the end of `input`, or once `out` is full, and
     /// gives back only whole elements, so the caller reads on from `bytes` as if it had taken them itself.
@@ -212,11 +217,12 @@ struct Walk {
     ends: u64,
 }
 
-/// Follows the brackets of a block from `depth`, checking that between elements there is one comma before
-/// each new element (`commas` counts those seen since the last element; carried over blocks) and that each
-/// element is an object. `None`: the block is not an array of objects' inside as the kernels take it.
+/// Follows the brackets of a block from `depth`, checking that between elements there are `want` commas
+/// before each new element (`commas` counts those seen since the last element; carried over blocks) and that
+/// each element is an object. `None`: the block is not the inside of an array of objects (or of objects back to
+/// back) as the kernels take it.
 #[inline(always)]
-fn walk(m: &Punct, open: u64, close: u64, depth: u32, commas: &mut u32) -> Option<Walk> {
+fn walk(m: &Punct, open: u64, close: u64, depth: u32, commas: &mut u32, want: u32) -> Option<Walk> {
     let mut w = Walk {
         depth,
         between: 0,
@@ -231,7 +237,7 @@ fn walk(m: &Punct, open: u64, close: u64, depth: u32, commas: &mut u32) -> Optio
         if open & bit != 0 {
             if w.depth == 0 {
                 let gap = bits(zero_from, k);
-                if m.brace & bit == 0 || *commas + (m.comma & gap).count_ones() != 1 {
+                if m.brace & bit == 0 || *commas + (m.comma & gap).count_ones() != want {
                     return None;
                 }
                 *commas = 0;
@@ -333,7 +339,7 @@ unsafe fn drive<S: Simd>(input: &[u8], out: &mut Elements<'_>, item: u64, line: 
         let w = if depth == 0 || (close != 0 && close.count_ones() >= depth) {
             // SAFETY: as above.
             let p = unsafe { S::punct(block) };
-            let Some(w) = walk(&p, open, close, depth, &mut commas) else {
+            let Some(w) = walk(&p, open, close, depth, &mut commas, out.commas) else {
                 break;
             };
             // Between elements only white space and the commas `walk` counted.

@@ -507,7 +507,7 @@ fn take_elements(
     let Some(kernel) = kernel else {
         return Ok(0);
     };
-    batch.take_elements(js, kernel, limit, n)
+    batch.take_elements(js, kernel, limit, n, 1)
 }
 
 /// What a stretch that is not read as one reader reads it says (never shown: one reader reads the file then).

@@ -80,17 +80,19 @@ impl Doc<'_, '_, '_> {
             self.js.bump();
             return Ok(());
         }
-        self.elements(f, Kernel::detect(), |js, n| array_goes_on(js, n, what))
+        self.elements(f, Kernel::detect(), 1, |js, n| array_goes_on(js, n, what))
     }
 
     /// Elements from the next one on to `f`, cut out on this thread and read on a worker ([`Self::array`]);
     /// after each, `goes_on` says whether another follows (an array's `,`, or more than white space before the
-    /// end of a file of items). In an array, `kernel` (the CPU's SIMD kernel) cuts out the elements that
-    /// follow each one this thread cut out, while it is sure of them.
+    /// end of a file of items). `kernel` (the CPU's SIMD kernel) cuts out the elements that follow each one this
+    /// thread cut out, while it is sure of them, with `commas` between two (1 in an array, 0 for items back to
+    /// back).
     fn elements(
         &mut self,
         mut f: impl FnMut(&mut ItemReader, &[u8], &mut Sink, &LoadOptions) -> Result<(), Message> + Send,
         kernel: Option<Kernel>,
+        commas: u32,
         mut goes_on: impl FnMut(&mut JsonStream<'_>, u64) -> Result<bool, SourceError>,
     ) -> Result<(), SourceError> {
         let Doc {
@@ -137,7 +139,7 @@ impl Doc<'_, '_, '_> {
                     }
                     batch.items.push((from, batch.data.len(), *n, line));
                     if let Some(kernel) = kernel {
-                        *n += batch.take_elements(js, kernel, u64::MAX, *n)?;
+                        *n += batch.take_elements(js, kernel, u64::MAX, *n, commas)?;
                     }
                     if *n >= next_tick {
                         next_tick = (*n / TICK_LINES + 1) * TICK_LINES;
@@ -192,7 +194,9 @@ impl Doc<'_, '_, '_> {
         if self.js.peek()?.is_none() {
             return Ok(());
         }
-        self.elements(ItemReader::item, None, |js, _| Ok(js.peek()?.is_some()))
+        self.elements(ItemReader::item, Kernel::detect(), 0, |js, _| {
+            Ok(js.peek()?.is_some())
+        })
     }
 
     /// Scan output pages `{"Items":[…],"Count":…}` back to back.
@@ -440,15 +444,18 @@ pub(super) struct Batch {
 
 impl Batch {
     /// Takes the elements that follow element `n`, just cut out into this batch, with the CPU's SIMD kernel
-    /// ([`JsonStream::take_elements`]) from at most `limit` bytes, as many as a batch holds: how many it took.
+    /// ([`JsonStream::take_elements`]) from at most `limit` bytes, as many as a batch holds, with `commas`
+    /// between two (1 in an array, 0 for items back to back): how many it took.
     pub(super) fn take_elements(
         &mut self,
         js: &mut JsonStream<'_>,
         kernel: Kernel,
         limit: u64,
         n: u64,
+        commas: u32,
     ) -> Result<u64, SourceError> {
         let mut out = Elements {
+            commas,
             data: &mut self.data,
             items: &mut self.items,
             max_items: BATCH_ITEMS,
