@@ -811,6 +811,29 @@ fn a_large_json_lines_file_reads_as_one_reader_reads_it() {
     reads_as_its_gzip_reads(&dir, &text, 90_101);
 }
 
+/// Items pretty-printed back to back (as `jq '.Items[]'` prints a scan's), over 16 MB, load in stretches and
+/// read as the same items gzipped, which one reader reads (the source's unit tests check that they do load in
+/// stretches).
+#[test]
+fn large_pretty_items_back_to_back_read_as_one_reader_reads_them() {
+    let dir = temp_dir("json-back-to-back-stretches");
+    let mut next = numbers(29);
+    let pad = "r".repeat(150);
+    let mut text = String::new();
+    for i in 0..70_000u64 {
+        let pk = if i % 5 == 0 {
+            format!("solo#{i}")
+        } else {
+            format!("user#{}", next() % 300)
+        };
+        text.push_str(&format!(
+            "{{\n  \"pk\": {{\n    \"S\": \"{pk}\"\n  }},\n  \"sk\": {{\n    \"S\": \"{:07}\"\n  }},\n  \"v\": {{\n    \"SS\": [\n      \"{pad}\",\n      \"x\"\n    ]\n  }}\n}}\n",
+            next() % 1_000_000
+        ));
+    }
+    reads_as_its_gzip_reads(&dir, text.as_bytes(), 70_000);
+}
+
 /// Export lines as a Python script writes them with `json.dumps` (`", "` and `": "` between tokens) analyze
 /// exactly as the same lines written compact, plain and re-keyed: the item readers that take white-spaced items
 /// by their shapes, and the key probes that find `"pk": {"S": "…"}`, change only how fast they load.

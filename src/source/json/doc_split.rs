@@ -19,7 +19,10 @@
 //! an efficiency core) does not leave the other idle.
 //!
 //! **Items one a line** are cut at line ends, as DynamoDB JSON lines are, and each line read as one item: a
-//! line that is not one whole item (items pretty-printed, or two on a line) sends the file to one reader.
+//! line that is not one whole item (two on a line) sends the file to one reader. **Items pretty-printed back
+//! to back** (as `jq '.Items[]'` prints a scan's) are read as an array is, with no `[`, no commas and the end of
+//! the file for its `]`: cut where the first item's opening up to its first attribute name is found after a
+//! `}`, checked the same way.
 //!
 //! Measured (`benches/json_array.sh`, page cache warm, this 2-core machine): see `docs/performance.md`.
 
@@ -81,8 +84,9 @@ pub fn load_json_array_split(
     let Some(cuts) = array_cut_points(&mut file, size, threads, &pattern).map_err(io_err)? else {
         return Ok(false);
     };
-    let read = move |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
-        read_items(on, stretch, sink, first, typing)
+    let items = AtomicU64::new(0);
+    let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
+        read_items(on, stretch, sink, first, typing, Layout::Array, &items)
     };
     // The back of a stretch is cut as the stretches were: where the pattern is found after a `}`.
     let cutter = |at: u64, to: u64| -> Option<u64> {
@@ -145,6 +149,40 @@ pub fn load_json_items_split(
     let Some((typing, ttl)) = first_item(&head, false, name, sink, ctx.opts) else {
         return Ok(false);
     };
+    if let Some(pattern) = back_to_back_pattern(&head) {
+        let mut file = std::fs::File::open(path).map_err(io_err)?;
+        let Some(cuts) = array_cut_points(&mut file, size, threads, &pattern).map_err(io_err)?
+        else {
+            return Ok(false);
+        };
+        let items = AtomicU64::new(0);
+        let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
+            read_items(on, stretch, sink, first, typing, Layout::BackToBack, &items)
+        };
+        let cutter = |at: u64, to: u64| -> Option<u64> {
+            let mut file = std::fs::File::open(path).ok()?;
+            next_cut(&mut file, at, &pattern)
+                .ok()
+                .flatten()
+                .filter(|&cut| cut > at && cut < to)
+        };
+        let split = load_in_stretches(
+            path,
+            name,
+            &cuts,
+            read_before,
+            sink,
+            ctx,
+            &ttl,
+            &read,
+            Some(&cutter),
+        )?;
+        if split {
+            let n = items.load(std::sync::atomic::Ordering::Relaxed);
+            sink.shape = Some(format!("{} one after another ({n} read)", typing.describe()).into());
+        }
+        return Ok(split);
+    }
     let Some(cuts) = crate::source::lines::cut_points(path, name, size, threads)? else {
         return Ok(false);
     };
@@ -220,13 +258,37 @@ fn read_item_lines(
 /// the first item's `{`, white space and first attribute name in quotes. `None` when the file does not open
 /// an array of objects this way (a byte order mark, an empty object, an escaped or long name).
 fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
-    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
     let open = head.iter().position(|b| !is_space(b))?;
     if head[open] != b'[' {
         return None;
     }
     let item = open + 1 + head[open + 1..].iter().position(|b| !is_space(b))?;
-    if head[item] != b'{' {
+    let close = opening(head, item)?;
+    let mut pattern = vec![b','];
+    pattern.extend_from_slice(&head[open + 1..item]);
+    pattern.extend_from_slice(&head[item..=close]);
+    Some(pattern)
+}
+
+/// The bytes that begin every item of items pretty-printed back to back, as the first item in `head` (the
+/// file's first bytes) begins: its `{`, white space over lines and first attribute name in quotes. `None` for
+/// anything else (items one a line among them: they are cut at line ends).
+fn back_to_back_pattern(head: &[u8]) -> Option<Vec<u8>> {
+    let item = head.iter().position(|b| !is_space(b))?;
+    let close = opening(head, item)?;
+    head[item..close]
+        .contains(&b'\n')
+        .then(|| head[item..=close].to_vec())
+}
+
+fn is_space(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Where the first attribute name of the object at `item` in `head` ends (its closing quote), when the object
+/// begins `{`, white space, a name of at most [`NAME_MAX`] bytes without escapes.
+fn opening(head: &[u8], item: usize) -> Option<usize> {
+    if head.get(item) != Some(&b'{') {
         return None;
     }
     let quote = item + 1 + head[item + 1..].iter().position(|b| !is_space(b))?;
@@ -238,13 +300,7 @@ fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
         .take(NAME_MAX)
         .position(|&b| b == b'"' || b == b'\\')?;
     let close = quote + 1 + len;
-    if head[close] != b'"' || len == 0 {
-        return None;
-    }
-    let mut pattern = vec![b','];
-    pattern.extend_from_slice(&head[open + 1..item]);
-    pattern.extend_from_slice(&head[item..=close]);
-    Some(pattern)
+    (head[close] == b'"' && len > 0).then_some(close)
 }
 
 /// Reads the first item (from `head`, the file's first bytes, opening an array with `in_array`) into a probe and takes what it decides
@@ -341,16 +397,47 @@ impl BufRead for Tracked<'_> {
     }
 }
 
-/// Reads the items of `stretch` into `sink`: from its start (the file's first stretch opens the array),
-/// through its end, to the start of the item after its last, which must be the stretch's end (where the next
-/// stretch began); the last stretch reads to the array's `]` and the end of the file. Items are cut out
-/// compact, in batches, and read as one reader's item thread reads them ([`Batch::each`]).
+/// How a document's items follow one another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// In an array: `[`, items separated by commas, `]`.
+    Array,
+    /// Back to back, white space between them, to the end of the file.
+    BackToBack,
+}
+
+impl Layout {
+    /// At the file's start: the array's `[`, or nothing before the first item.
+    fn open(self, js: &mut JsonStream<'_>) -> Result<(), SourceError> {
+        match self {
+            Layout::Array => js.expect(b'[', "to open the array of items"),
+            Layout::BackToBack => Ok(()),
+        }
+    }
+
+    /// After item `n`: whether another follows (an array's `,`; anything but the end of the file), its `,`
+    /// consumed; at the array's end, its `]`.
+    fn goes_on(self, js: &mut JsonStream<'_>, n: u64) -> Result<bool, SourceError> {
+        match self {
+            Layout::Array => array_goes_on(js, n, "the array of items"),
+            Layout::BackToBack => Ok(js.peek()?.is_some()),
+        }
+    }
+}
+
+/// Reads the items of `stretch` into `sink`: from its start (the file's first stretch opens the array, when
+/// they are in one), through its end, to the start of the item after its last, which must be the stretch's
+/// end (where the next stretch began); the last stretch reads to the array's `]` and the end of the file (to
+/// the end of the file, items back to back). Items are cut out compact, in batches, and read as one reader's
+/// item thread reads them ([`Batch::each`]); a first reading counts them in `items_read`.
 fn read_items(
     on: &FileStretches<'_>,
     stretch: Stretch,
     sink: &mut Sink,
     first: bool,
     typing: Typing,
+    layout: Layout,
+    items_read: &AtomicU64,
 ) -> Result<(), SourceError> {
     let uncounted = AtomicU64::new(0);
     let mut file = on.open_at(stretch.from, u64::MAX, false, &uncounted)?;
@@ -381,8 +468,9 @@ fn read_items(
         r
     };
     if stretch.from == 0 {
-        js.expect(b'[', "to open the array of items")?;
+        layout.open(&mut js)?;
     }
+    let commas = u32::from(layout == Layout::Array);
     let (mut n, mut counted, mut next_tick, kernel) = (0u64, 0u64, TICK_LINES, Kernel::detect());
     let mut reach = Reach::of(stretch);
     loop {
@@ -400,7 +488,7 @@ fn read_items(
         batch.items.push((start, batch.data.len(), n, line));
         // The kernel takes whole elements from where the one just cut out ended, up to the claim.
         let limit = reach.until.saturating_sub(stretch.from + consumed.get());
-        n += take_elements(&mut js, kernel, limit, &mut batch, n)?;
+        n += take_elements(&mut js, kernel, limit, &mut batch, n, commas)?;
         if n >= next_tick {
             next_tick = (n / TICK_LINES + 1) * TICK_LINES;
             let so_far = consumed.get().min(reach.now.to - stretch.from);
@@ -410,7 +498,7 @@ fn read_items(
             counted = counted.max(so_far);
             tick(js.line, n)?;
         }
-        let goes_on = array_goes_on(&mut js, n, "the array of items")?;
+        let goes_on = layout.goes_on(&mut js, n)?;
         if !goes_on || batch.items.len() >= BATCH_ITEMS || batch.data.len() >= BATCH_BYTES {
             read_batch(&mut batch, sink)?;
         }
@@ -426,6 +514,7 @@ fn read_items(
     read_batch(&mut batch, sink)?;
     if first {
         reach.count_the_rest(on, stretch.from, counted);
+        items_read.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
     // Lines are counted from 1 at the file's start; a later stretch's first line is its first stretch's last.
     sink.lines += if stretch.from == 0 {
@@ -496,18 +585,19 @@ impl Reach {
 
 /// The elements after element `n` (just cut out) with the CPU's SIMD kernel, from at most `limit` bytes
 /// (up to what the stretch's reader claimed: the element that begins past it is another's, or claimed
-/// next): how many it took.
+/// next), `commas` between two: how many it took.
 fn take_elements(
     js: &mut JsonStream<'_>,
     kernel: Option<Kernel>,
     limit: u64,
     batch: &mut Batch,
     n: u64,
+    commas: u32,
 ) -> Result<u64, SourceError> {
     let Some(kernel) = kernel else {
         return Ok(0);
     };
-    batch.take_elements(js, kernel, limit, n, 1)
+    batch.take_elements(js, kernel, limit, n, commas)
 }
 
 /// What a stretch that is not read as one reader reads it says (never shown: one reader reads the file then).
@@ -719,17 +809,70 @@ mod tests {
         assert_eq!(report(&got.unwrap()), want);
     }
 
-    /// Pretty-printed items back to back are not one a line: one reader reads them.
+    /// Pretty-printed items back to back (as `jq '.Items[]'` prints them) load in stretches, cut as an array
+    /// is, and give what one reader gives; also when threads take the backs of each other's stretches.
+    #[test]
+    fn pretty_items_back_to_back_load_in_stretches_what_one_reader_loads() {
+        use crate::source::stretches::{TEST_STEALING, TEST_STEALS};
+        let opts = LoadOptions::default();
+        for (seed, repeat) in [(23, 0), (24, 150)] {
+            for indent in [2, 4] {
+                let pretty: String = items(3_000, seed, repeat)
+                    .iter()
+                    .map(|i| pretty(i, indent))
+                    .collect();
+                let want = report(&one_reader_as(&pretty, &opts, FormatIn::JsonItems).unwrap());
+                assert!(want.contains("one after another (3"), "{want}");
+                for threads in 2..=4 {
+                    let what = format!("seed {seed}, indent {indent}, {threads} threads");
+                    let (got, in_stretches) = split_items(&pretty, threads, &opts);
+                    assert!(in_stretches, "{what}: loaded in stretches");
+                    assert_eq!(report(&got.unwrap()), want, "{what}");
+                    TEST_STEALING.set(Some((4 << 10, 8 << 10, Some(threads - 1))));
+                    TEST_STEALS.set(0);
+                    let (got, in_stretches) = split_items(&pretty, threads, &opts);
+                    TEST_STEALING.set(None);
+                    assert!(in_stretches, "{what}, backs taken: loaded in stretches");
+                    assert!(TEST_STEALS.get() >= 1, "{what}: a back was taken");
+                    assert_eq!(report(&got.unwrap()), want, "{what}, backs taken");
+                }
+            }
+        }
+    }
+
+    /// A bad item, a value that is not an item, and the file's end inside an item, past the first stretch of
+    /// pretty-printed items back to back: reported (or skipped) as one reader reports them.
+    #[test]
+    fn bad_items_back_to_back_are_reported_as_one_reader_reports_them() {
+        let mut items = items(3_000, 25, 0);
+        items[2_500] = r#"{"pk":{"S":"a"},"sk":{"N":"x"}}"#.to_owned();
+        items[2_600] = r#""not an item""#.to_owned();
+        let text: String = items.iter().map(|i| pretty(i, 2)).collect();
+        let cut = text[..text.len() - 40].to_owned();
+        let skip = LoadOptions {
+            on_bad: OnBad::Skip,
+            ..LoadOptions::default()
+        };
+        for (what, text) in [("bad items", &text), ("cut short", &cut)] {
+            for opts in [LoadOptions::default(), skip.clone()] {
+                let want = one_reader_as(text, &opts, FormatIn::JsonItems).map(|s| report(&s));
+                let (got, _) = split_items(text, 2, &opts);
+                let got = got.map(|s| report(&s));
+                assert_eq!(
+                    got.as_ref().map_err(ToString::to_string),
+                    want.as_ref().map_err(ToString::to_string),
+                    "{what}, {:?}",
+                    opts.on_bad
+                );
+            }
+        }
+    }
+
+    /// Two items on one line, where a cut ends: one reader reads the file.
     #[test]
     fn items_not_one_a_line_are_read_by_one_reader() {
         let opts = LoadOptions::default();
         let items = items(2_000, 23, 0);
-        let pretty: String = items.iter().map(|i| pretty(i, 2)).collect();
-        let want = report(&one_reader_as(&pretty, &opts, FormatIn::JsonItems).unwrap());
-        let (got, in_stretches) = split_items(&pretty, 2, &opts);
-        assert!(!in_stretches);
-        assert_eq!(report(&got.unwrap()), want);
-        // Two items on the line a cut ends.
         let mut text = item_lines(&items, false, true);
         let middle = text[text.len() / 2..].find('\n').unwrap() + text.len() / 2;
         text.replace_range(middle..=middle, " ");
