@@ -7,7 +7,8 @@
 //! The splitter only finds where a value ends (strings, escapes and nesting); the element's own syntax is
 //! checked by the item reader that parses it, which names the item and the line it starts on.
 //!
-//! In an array of objects, the elements after one it cut out are usually cut out by the CPU's SIMD kernel
+//! In an array of objects (and in objects back to back), the elements after one it cut out are usually cut
+//! out by the CPU's SIMD kernel
 //! ([`JsonStream::take_elements`], `crates/shardlens-simd`: AVX-512 or AVX2, chosen at run time) with the same
 //! rules, 64 bytes at a time; this splitter reads wherever the kernel is not sure (a backslash outside a string,
 //! anything but one comma between elements, the array's end, the end of the reader's buffer) and on CPUs
