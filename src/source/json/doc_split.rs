@@ -81,20 +81,71 @@ pub fn load_json_array_split(
     let Some((typing, ttl)) = first_item(&head, true, name, sink, ctx.opts) else {
         return Ok(false);
     };
-    let Some(cuts) = array_cut_points(&mut file, size, threads, &pattern).map_err(io_err)? else {
-        return Ok(false);
+    let cut = Cut {
+        pattern,
+        typing,
+        ttl,
+        layout: Layout::Array,
+    };
+    let split = load_cut(
+        path,
+        name,
+        size,
+        threads,
+        read_before,
+        sink,
+        ctx,
+        &mut file,
+        &cut,
+    )?;
+    if split.is_some() {
+        sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
+    }
+    Ok(split.is_some())
+}
+
+/// How [`load_cut`] cuts a document of items and reads them.
+struct Cut {
+    /// The bytes that begin an item, found after a `}`.
+    pattern: Vec<u8>,
+    typing: Typing,
+    ttl: crate::source::json::ttl::TtlProbe,
+    layout: Layout,
+}
+
+/// Loads the items of `path` (`file`), laid out as `cut` says, in stretches cut where its pattern is found
+/// after a `}` (each guess checked by the stretch before): the items a first reading read, or `None` when
+/// the file is better read by one reader.
+#[allow(clippy::too_many_arguments)]
+fn load_cut(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    threads: usize,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+    file: &mut std::fs::File,
+    cut: &Cut,
+) -> Result<Option<u64>, SourceError> {
+    let io_err = |error| SourceError::Io {
+        name: name.to_path_buf(),
+        error,
+    };
+    let Some(cuts) = array_cut_points(file, size, threads, &cut.pattern).map_err(io_err)? else {
+        return Ok(None);
     };
     let items = AtomicU64::new(0);
     let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
-        read_items(on, stretch, sink, first, typing, Layout::Array, &items)
+        read_items(on, stretch, sink, first, cut.typing, cut.layout, &items)
     };
     // The back of a stretch is cut as the stretches were: where the pattern is found after a `}`.
     let cutter = |at: u64, to: u64| -> Option<u64> {
         let mut file = std::fs::File::open(path).ok()?;
-        next_cut(&mut file, at, &pattern)
+        next_cut(&mut file, at, &cut.pattern)
             .ok()
             .flatten()
-            .filter(|&cut| cut > at && cut < to)
+            .filter(|&c| c > at && c < to)
     };
     let split = load_in_stretches(
         path,
@@ -103,14 +154,11 @@ pub fn load_json_array_split(
         read_before,
         sink,
         ctx,
-        &ttl,
+        &cut.ttl,
         &read,
         Some(&cutter),
     )?;
-    if split {
-        sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
-    }
-    Ok(split)
+    Ok(split.then(|| items.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
 /// The file's first bytes (up to 1 MB: the first item is at most 400 KB).
@@ -150,38 +198,27 @@ pub fn load_json_items_split(
         return Ok(false);
     };
     if let Some(pattern) = back_to_back_pattern(&head) {
-        let mut file = std::fs::File::open(path).map_err(io_err)?;
-        let Some(cuts) = array_cut_points(&mut file, size, threads, &pattern).map_err(io_err)?
-        else {
-            return Ok(false);
+        let cut = Cut {
+            pattern,
+            typing,
+            ttl,
+            layout: Layout::BackToBack,
         };
-        let items = AtomicU64::new(0);
-        let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
-            read_items(on, stretch, sink, first, typing, Layout::BackToBack, &items)
-        };
-        let cutter = |at: u64, to: u64| -> Option<u64> {
-            let mut file = std::fs::File::open(path).ok()?;
-            next_cut(&mut file, at, &pattern)
-                .ok()
-                .flatten()
-                .filter(|&cut| cut > at && cut < to)
-        };
-        let split = load_in_stretches(
+        let split = load_cut(
             path,
             name,
-            &cuts,
+            size,
+            threads,
             read_before,
             sink,
             ctx,
-            &ttl,
-            &read,
-            Some(&cutter),
+            &mut file,
+            &cut,
         )?;
-        if split {
-            let n = items.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(n) = split {
             sink.shape = Some(format!("{} one after another ({n} read)", typing.describe()).into());
         }
-        return Ok(split);
+        return Ok(split.is_some());
     }
     let Some(cuts) = crate::source::lines::cut_points(path, name, size, threads)? else {
         return Ok(false);
