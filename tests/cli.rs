@@ -834,6 +834,54 @@ fn large_pretty_items_back_to_back_read_as_one_reader_reads_them() {
     reads_as_its_gzip_reads(&dir, text.as_bytes(), 70_000);
 }
 
+/// A scan output page over 16 MB as the AWS CLI prints it (`{"Items": [...], "Count": …}`, with a Count that
+/// disagrees) loads in stretches and reads as the same page gzipped, which one reader reads: the Count's
+/// warning included.
+#[test]
+fn a_large_scan_page_reads_as_one_reader_reads_it() {
+    let dir = temp_dir("scan-page-stretches");
+    let mut next = numbers(37);
+    let pad = "s".repeat(150);
+    let mut items = Vec::new();
+    for i in 0..70_000u64 {
+        let pk = if i % 5 == 0 {
+            format!("solo#{i}")
+        } else {
+            format!("user#{}", next() % 300)
+        };
+        items.push(format!(
+            "        {{\n            \"pk\": {{\n                \"S\": \"{pk}\"\n            }},\n            \"v\": {{\n                \"S\": \"{pad}\"\n            }}\n        }}"
+        ));
+    }
+    let text = format!(
+        "{{\n    \"Items\": [\n{}\n    ],\n    \"Count\": 69999,\n    \"ScannedCount\": 70000,\n    \"ConsumedCapacity\": null\n}}\n",
+        items.join(",\n")
+    );
+    let plain = write(&dir, "page.json", text.as_bytes());
+    let gz_path = dir.join("page.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz_path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap();
+    // The same report but for the input's bytes and name (which the Count's warning names too).
+    let report = |p: &Path| {
+        let out = run(&["analyze", p.to_str().unwrap(), "--format", "json"]);
+        let text = String::from_utf8_lossy(&out.stdout).replace("page.json.gz", "page.json");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("source");
+        o["input"].as_object_mut().unwrap().remove("bytes");
+        v
+    };
+    let (stretches, one) = (report(&plain), report(&gz_path));
+    assert_eq!(stretches["total"], 70_000);
+    let warnings = stretches["input"]["warnings"].to_string();
+    assert!(warnings.contains("Count says 69999"), "{warnings}");
+    assert_eq!(stretches, one);
+}
+
 /// Export lines as a Python script writes them with `json.dumps` (`", "` and `": "` between tokens) analyze
 /// exactly as the same lines written compact, plain and re-keyed: the item readers that take white-spaced items
 /// by their shapes, and the key probes that find `"pk": {"S": "…"}`, change only how fast they load.

@@ -153,6 +153,7 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         FormatIn::DynamodbJson => Some(super::dynamodb_json::load_json_lines_split),
         FormatIn::JsonArray => Some(super::json::doc_split::load_json_array_split),
         FormatIn::JsonItems => Some(super::json::doc_split::load_json_items_split),
+        FormatIn::ScanJson => Some(super::json::doc_split::load_scan_split),
         _ => None,
     };
     let plain = input.compression == Compression::None && !is_stdin(path);

@@ -78,15 +78,10 @@ pub fn load_json_array_split(
     let Some(pattern) = item_start_pattern(&head) else {
         return Ok(false);
     };
-    let Some((typing, ttl)) = first_item(&head, true, name, sink, ctx.opts) else {
+    let Some((typing, ttl)) = first_item(&head, Layout::Array, name, sink, ctx.opts) else {
         return Ok(false);
     };
-    let cut = Cut {
-        pattern,
-        typing,
-        ttl,
-        layout: Layout::Array,
-    };
+    let cut = Cut::new(pattern, typing, ttl, Layout::Array);
     let split = load_cut(
         path,
         name,
@@ -111,6 +106,39 @@ struct Cut {
     typing: Typing,
     ttl: crate::source::json::ttl::TtlProbe,
     layout: Layout,
+    /// A scan page's `Count`, as the last stretch read it.
+    count: std::sync::Mutex<Option<u64>>,
+}
+
+impl Cut {
+    /// After the items: the rest of the document ([`Layout::close`]), a scan page's `Count` noted. Only the
+    /// last stretch (`last`) holds the array's end and the rest of a scan page, and nothing may follow it (one
+    /// reader reads a second array or page after it).
+    fn close(&self, js: &mut JsonStream<'_>, last: bool) -> Result<(), SourceError> {
+        if !last {
+            return Err(js.broken(MISMATCH));
+        }
+        let count = self.layout.close(js)?;
+        if let Ok(mut c) = self.count.lock() {
+            *c = count;
+        }
+        Ok(())
+    }
+
+    fn new(
+        pattern: Vec<u8>,
+        typing: Typing,
+        ttl: crate::source::json::ttl::TtlProbe,
+        layout: Layout,
+    ) -> Self {
+        Cut {
+            pattern,
+            typing,
+            ttl,
+            layout,
+            count: std::sync::Mutex::new(None),
+        }
+    }
 }
 
 /// Loads the items of `path` (`file`), laid out as `cut` says, in stretches cut where its pattern is found
@@ -137,7 +165,7 @@ fn load_cut(
     };
     let items = AtomicU64::new(0);
     let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
-        read_items(on, stretch, sink, first, cut.typing, cut.layout, &items)
+        read_items(on, stretch, sink, first, cut, &items)
     };
     // The back of a stretch is cut as the stretches were: where the pattern is found after a `}`.
     let cutter = |at: u64, to: u64| -> Option<u64> {
@@ -159,6 +187,63 @@ fn load_cut(
         Some(&cutter),
     )?;
     Ok(split.then(|| items.load(std::sync::atomic::Ordering::Relaxed)))
+}
+
+/// Loads the regular, uncompressed file `path` (`size` bytes), a scan output page whose first field is its
+/// `"Items"` array (as `aws dynamodb scan` prints one, whatever its size), into `sink` on `threads` threads,
+/// its items cut as an array's are; `Ok(false)` as for [`load_json_array_split`] (a file of several pages
+/// among them: one reader reads it).
+pub fn load_scan_split(
+    path: &Path,
+    name: &Path,
+    size: u64,
+    threads: usize,
+    read_before: u64,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<bool, SourceError> {
+    if !sink.splits() {
+        return Ok(false);
+    }
+    let io_err = |error| SourceError::Io {
+        name: name.to_path_buf(),
+        error,
+    };
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let head = read_head(&mut file).map_err(io_err)?;
+    let Some(pattern) = scan_start_pattern(&head) else {
+        return Ok(false);
+    };
+    let Some((typing, ttl)) = first_item(&head, Layout::ScanPage, name, sink, ctx.opts) else {
+        return Ok(false);
+    };
+    let cut = Cut::new(pattern, typing, ttl, Layout::ScanPage);
+    let Some(items) = load_cut(
+        path,
+        name,
+        size,
+        threads,
+        read_before,
+        sink,
+        ctx,
+        &mut file,
+        &cut,
+    )?
+    else {
+        return Ok(false);
+    };
+    // As one reader warns at the page's end, after every item.
+    if let Ok(count) = cut.count.lock()
+        && let Some(count) = *count
+        && count != items
+    {
+        sink.warn(format!(
+            "page 1 holds {items} items, but its Count says {count} (in {})",
+            name.display()
+        ));
+    }
+    sink.shape = Some(format!("scan output {{\"Items\":[…]}} of {}", typing.describe()).into());
+    Ok(true)
 }
 
 /// The file's first bytes (up to 1 MB: the first item is at most 400 KB).
@@ -194,16 +279,11 @@ pub fn load_json_items_split(
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let head = read_head(&mut file).map_err(io_err)?;
-    let Some((typing, ttl)) = first_item(&head, false, name, sink, ctx.opts) else {
+    let Some((typing, ttl)) = first_item(&head, Layout::BackToBack, name, sink, ctx.opts) else {
         return Ok(false);
     };
     if let Some(pattern) = back_to_back_pattern(&head) {
-        let cut = Cut {
-            pattern,
-            typing,
-            ttl,
-            layout: Layout::BackToBack,
-        };
+        let cut = Cut::new(pattern, typing, ttl, Layout::BackToBack);
         let split = load_cut(
             path,
             name,
@@ -296,7 +376,12 @@ fn read_item_lines(
 /// an array of objects this way (a byte order mark, an empty object, an escaped or long name).
 fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
     let open = head.iter().position(|b| !is_space(b))?;
-    if head[open] != b'[' {
+    pattern_after(head, open)
+}
+
+/// [`item_start_pattern`] for the array whose `[` is at `open` in `head`.
+fn pattern_after(head: &[u8], open: usize) -> Option<Vec<u8>> {
+    if head.get(open) != Some(&b'[') {
         return None;
     }
     let item = open + 1 + head[open + 1..].iter().position(|b| !is_space(b))?;
@@ -305,6 +390,20 @@ fn item_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
     pattern.extend_from_slice(&head[open + 1..item]);
     pattern.extend_from_slice(&head[item..=close]);
     Some(pattern)
+}
+
+/// [`item_start_pattern`] for a scan output page that opens with its `"Items"` array, `{"Items": [`, as the
+/// AWS CLI prints a scan.
+fn scan_start_pattern(head: &[u8]) -> Option<Vec<u8>> {
+    let mut at = head.iter().position(|b| !is_space(b))?;
+    for token in [&b"{"[..], b"\"Items\"", b":"] {
+        if !head.get(at..)?.starts_with(token) {
+            return None;
+        }
+        at += token.len();
+        at += head.get(at..)?.iter().position(|b| !is_space(b))?;
+    }
+    pattern_after(head, at)
 }
 
 /// The bytes that begin every item of items pretty-printed back to back, as the first item in `head` (the
@@ -340,21 +439,19 @@ fn opening(head: &[u8], item: usize) -> Option<usize> {
     (head[close] == b'"' && len > 0).then_some(close)
 }
 
-/// Reads the first item (from `head`, the file's first bytes, opening an array with `in_array`) into a probe and takes what it decides
+/// Reads the first item (from `head`, the file's first bytes, after what `layout` opens with) into a probe and takes what it decides
 /// into `sink` ([`adopt_first`]): how items are written and the TTL attribute every stretch starts from.
 /// `None` when it cannot be read from `head` (one reader reports what is wrong with it).
 fn first_item(
     head: &[u8],
-    in_array: bool,
+    layout: Layout,
     name: &Path,
     sink: &mut Sink,
     opts: &LoadOptions,
 ) -> Option<(Typing, crate::source::json::ttl::TtlProbe)> {
     let mut reader = head;
     let mut js = JsonStream::new(&mut reader, name, Compression::None);
-    if in_array {
-        js.expect(b'[', "").ok()?;
-    }
+    layout.open(&mut js).ok()?;
     let mut item = Vec::new();
     if js.capture(&mut item, true).ok()? != End::Complete {
         return None;
@@ -441,14 +538,24 @@ enum Layout {
     Array,
     /// Back to back, white space between them, to the end of the file.
     BackToBack,
+    /// In a scan output page's `"Items"` array, its first field (`{"Items": [`, as the AWS CLI prints a
+    /// scan): after the array's `]`, the page's other fields and its `}` end the file.
+    ScanPage,
 }
 
 impl Layout {
-    /// At the file's start: the array's `[`, or nothing before the first item.
+    /// At the file's start: the array's `[`, the page's `{"Items": [`, or nothing before the first item.
     fn open(self, js: &mut JsonStream<'_>) -> Result<(), SourceError> {
         match self {
             Layout::Array => js.expect(b'[', "to open the array of items"),
             Layout::BackToBack => Ok(()),
+            Layout::ScanPage => {
+                js.expect(b'{', "")?;
+                if js.field_name(&mut Vec::new())? != "Items" {
+                    return Err(js.broken(MISMATCH));
+                }
+                js.expect(b'[', "")
+            }
         }
     }
 
@@ -458,7 +565,45 @@ impl Layout {
         match self {
             Layout::Array => array_goes_on(js, n, "the array of items"),
             Layout::BackToBack => Ok(js.peek()?.is_some()),
+            Layout::ScanPage => array_goes_on(js, n, "the Items array"),
         }
+    }
+
+    /// Commas between two items.
+    fn commas(self) -> u32 {
+        match self {
+            Layout::Array | Layout::ScanPage => 1,
+            Layout::BackToBack => 0,
+        }
+    }
+
+    /// After the items, in the last stretch: the rest of a scan page, read as one reader reads it (its
+    /// `Count`, other fields skipped, its `}`); nothing may follow (one reader reads the pages after it).
+    fn close(self, js: &mut JsonStream<'_>) -> Result<Option<u64>, SourceError> {
+        let mut count = None;
+        if self == Layout::ScanPage {
+            let mut field = Vec::new();
+            while js.next_or_close(b'}', "in a scan output page")? {
+                let name = js.field_name(&mut field)?;
+                field.clear();
+                let end = if name == "Count" {
+                    let end = js.capture(&mut field, true)?;
+                    count = std::str::from_utf8(&field)
+                        .ok()
+                        .and_then(|t| t.parse::<u64>().ok());
+                    end
+                } else {
+                    js.skip()?
+                };
+                if end == End::Truncated || name == "Items" {
+                    return Err(js.broken(MISMATCH));
+                }
+            }
+        }
+        if js.peek()?.is_some() {
+            return Err(js.broken(MISMATCH));
+        }
+        Ok(count)
     }
 }
 
@@ -472,8 +617,7 @@ fn read_items(
     stretch: Stretch,
     sink: &mut Sink,
     first: bool,
-    typing: Typing,
-    layout: Layout,
+    cut: &Cut,
     items_read: &AtomicU64,
 ) -> Result<(), SourceError> {
     let uncounted = AtomicU64::new(0);
@@ -486,7 +630,7 @@ fn read_items(
     let mut js = JsonStream::new(&mut tracked, on.name, Compression::None);
     let (name, opts) = (on.name, on.opts);
     let mut tick = on.tick(first);
-    let mut items = ItemReader::for_stretch(typing, opts, sink.ttl_seed.as_ref());
+    let mut items = ItemReader::for_stretch(cut.typing, opts, sink.ttl_seed.as_ref());
     let mut ahead = KeyAhead::new(sink);
     let mut batch = Batch::default();
     let mut read_batch = |batch: &mut Batch, sink: &mut Sink| {
@@ -505,9 +649,8 @@ fn read_items(
         r
     };
     if stretch.from == 0 {
-        layout.open(&mut js)?;
+        cut.layout.open(&mut js)?;
     }
-    let commas = u32::from(layout == Layout::Array);
     let (mut n, mut counted, mut next_tick, kernel) = (0u64, 0u64, TICK_LINES, Kernel::detect());
     let mut reach = Reach::of(stretch);
     loop {
@@ -525,7 +668,7 @@ fn read_items(
         batch.items.push((start, batch.data.len(), n, line));
         // The kernel takes whole elements from where the one just cut out ended, up to the claim.
         let limit = reach.until.saturating_sub(stretch.from + consumed.get());
-        n += take_elements(&mut js, kernel, limit, &mut batch, n, commas)?;
+        n += take_elements(&mut js, kernel, limit, &mut batch, n, cut.layout.commas())?;
         if n >= next_tick {
             next_tick = (n / TICK_LINES + 1) * TICK_LINES;
             let so_far = consumed.get().min(reach.now.to - stretch.from);
@@ -535,16 +678,12 @@ fn read_items(
             counted = counted.max(so_far);
             tick(js.line, n)?;
         }
-        let goes_on = layout.goes_on(&mut js, n)?;
+        let goes_on = cut.layout.goes_on(&mut js, n)?;
         if !goes_on || batch.items.len() >= BATCH_ITEMS || batch.data.len() >= BATCH_BYTES {
             read_batch(&mut batch, sink)?;
         }
         if !goes_on {
-            // Only the last stretch holds the array's end, and nothing may follow it (one reader reads a
-            // second array after it).
-            if !reach.holds_the_end(on) || js.peek()?.is_some() {
-                return Err(js.broken(MISMATCH));
-            }
+            cut.close(&mut js, reach.holds_the_end(on))?;
             break;
         }
     }
@@ -902,6 +1041,35 @@ mod tests {
                     opts.on_bad
                 );
             }
+        }
+    }
+
+    /// A scan output page (`{"Items": [...], "Count": …}`, as the AWS CLI prints a scan) loads in stretches
+    /// and gives what one reader gives, its Count's warning included; several pages go to one reader.
+    #[test]
+    fn a_scan_page_loads_in_stretches_what_one_reader_loads() {
+        let opts = LoadOptions::default();
+        let items = items(3_000, 26, 40);
+        for (count, indent) in [(3_040, 4), (17, 2)] {
+            let page = format!(
+                r#"{{"Items":{},"Count":{count},"ScannedCount":9,"ConsumedCapacity":null}}"#,
+                array(&items, None)
+            );
+            let text = pretty(&page, indent);
+            let want = report(&one_reader_as(&text, &opts, FormatIn::ScanJson).unwrap());
+            assert_eq!(want.contains("Count says 17"), count == 17, "{want}");
+            for threads in 2..=4 {
+                let what = format!("Count {count}, {threads} threads");
+                let (got, in_stretches) =
+                    split_as(&text, threads, &opts, load_scan_split, FormatIn::ScanJson);
+                assert!(in_stretches, "{what}: loaded in stretches");
+                assert_eq!(report(&got.unwrap()), want, "{what}");
+            }
+            let two = format!("{text}{text}");
+            let want = report(&one_reader_as(&two, &opts, FormatIn::ScanJson).unwrap());
+            let (got, in_stretches) = split_as(&two, 2, &opts, load_scan_split, FormatIn::ScanJson);
+            assert!(!in_stretches, "two pages: one reader");
+            assert_eq!(report(&got.unwrap()), want);
         }
     }
 
