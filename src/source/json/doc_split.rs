@@ -1,5 +1,5 @@
 //! Large, uncompressed JSON documents of items on every core ([`crate::source::stretches`]): a JSON array of
-//! items, and items one a line (`json-items`).
+//! items, a scan output page, and items one after another (`json-items`).
 //!
 //! **An array** is cut where an item seems to begin, each stretch is cut into items and read on a thread of
 //! its own, and each stretch checks that the one after it really begins where it was cut. Where an array's
@@ -22,7 +22,8 @@
 //! line that is not one whole item (two on a line) sends the file to one reader. **Items pretty-printed back
 //! to back** (as `jq '.Items[]'` prints a scan's) are read as an array is, with no `[`, no commas and the end of
 //! the file for its `]`: cut where the first item's opening up to its first attribute name is found after a
-//! `}`, checked the same way.
+//! `}`, checked the same way. **A scan output page** whose first field is its `Items` array (as the AWS CLI
+//! prints a scan) is read as that array, the last stretch reading the page's other fields after it.
 //!
 //! Measured (`benches/json_array.sh`, page cache warm, this 2-core machine): see `docs/performance.md`.
 
