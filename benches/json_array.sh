@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # A pretty-printed JSON array of typed items against the same items as DynamoDB JSON lines, as a compact array,
-# as typed items one a line, as export lines written with Python's separators and as pretty-printed items back
-# to back, in one run; prints figures.
+# as typed items one a line, as export lines written with Python's separators, as pretty-printed items back
+# to back and as one scan output page, in one run; prints figures.
 #
 #   benches/json_array.sh [ITEMS]      (default 2,000,000 items: ~1 GB pretty-printed, ~0.5 GB of lines)
 #
 # Builds the headless release binary (`--no-default-features`), generates the files once under
 # $CARGO_TARGET_DIR/tmp (benches/gen_json_array.py, Zipf keys; the compact array, the item lines and the
-# spaced lines are rewritten from the lines, the items back to back from the array), checks shardlens' total, distinct count and hottest key on each
+# spaced lines are rewritten from the lines, the items back to back and the scan page from the array), checks shardlens' total, distinct count and hottest key on each
 # against the generator's truth, then times each with /usr/bin/time -f "%e %M" (wall seconds, peak RSS), best
 # and median of 7 interleaved rounds (each file once a round, in turn, so that a host getting busier or quieter
 # weighs on every file alike):
@@ -19,6 +19,8 @@
 #                                                                `{"Item": {"pk": {"S": "…"}, …}}`)
 #   shardlens analyze stream.json --format json > /dev/null     (the array's items back to back, pretty-printed,
 #                                                                as `jq '.Items[]'` prints a scan's)
+#   shardlens analyze scan.json --format json > /dev/null       (the array as `aws dynamodb scan` prints it:
+#                                                                `{"Items": [...], "Count": …}`)
 # and the pretty-printed array again on one core (taskset -c 0, best of 3): what reading it in stretches costs
 # in CPU. Goals (issue 26): the array loads at >= 75 % of the lines' speed (items per second; the medians'
 # ratio), peak RSS <= 200 MB.
@@ -43,7 +45,15 @@ bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
 compact, items = f"{root}/compact.json", f"{root}/items.json"
-spaced, stream = f"{root}/spaced.json", f"{root}/stream.json"
+spaced, stream, scan = f"{root}/spaced.json", f"{root}/stream.json", f"{root}/scan.json"
+if not os.path.exists(scan):
+    # The pretty-printed array as the AWS CLI prints a scan: the page's first field, indented once more.
+    with open(arr, "rb") as src:
+        body = src.read().strip().replace(b"\n", b"\n    ")
+    with open(scan + ".part", "wb") as out:
+        out.write(b'{\n    "Items": ' + body + b',\n    "Count": %d,\n    "ScannedCount": %d,\n'
+                  b'    "ConsumedCapacity": null\n}\n' % (truth["total"], truth["total"]))
+    os.replace(scan + ".part", scan)
 if not os.path.exists(stream):
     # The pretty-printed array's items back to back: its brackets and the commas between items left out.
     with open(arr, "rb") as src:
@@ -70,20 +80,22 @@ if not (os.path.exists(compact) and os.path.exists(items)):
 size = lambda p: os.path.getsize(p) / 1e6
 print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {size(arr):.0f} MB "
       f"pretty-printed, lines.json {size(lines):.0f} MB, compact.json {size(compact):.0f} MB, "
-      f"items.json {size(items):.0f} MB, spaced.json {size(spaced):.0f} MB, stream.json {size(stream):.0f} MB")
-for path in (arr, lines, compact, items, spaced, stream):
+      f"items.json {size(items):.0f} MB, spaced.json {size(spaced):.0f} MB, stream.json {size(stream):.0f} MB, "
+      f"scan.json {size(scan):.0f} MB")
+for path in (arr, lines, compact, items, spaced, stream, scan):
     check_against_truth(bin_, path, truth)
 print("every result checked against the generator: total, distinct, hottest key")
 
-l, a, c, i, s, t = interleaved(
-    [f"{bin_} analyze {p} --format json > /dev/null" for p in (lines, arr, compact, items, spaced, stream)],
+l, a, c, i, s, t, p = interleaved(
+    [f"{bin_} analyze {f} --format json > /dev/null" for f in (lines, arr, compact, items, spaced, stream, scan)],
     rounds=7)
 one = best_of(f"taskset -c 0 {bin_} analyze {arr} --format json > /dev/null") if shutil.which("taskset") else None
 n = truth["total"] / 1e6
 print('\nmedian (best) of 7 interleaved rounds (/usr/bin/time -f "%e %M"):')
 for name, w, path in (("DynamoDB JSON lines", l, lines), ("pretty-printed JSON array", a, arr),
                       ("compact JSON array", c, compact), ("typed items one a line", i, items),
-                      ("lines, json.dumps spacing", s, spaced), ("pretty items back to back", t, stream)):
+                      ("lines, json.dumps spacing", s, spaced), ("pretty items back to back", t, stream),
+                      ("aws dynamodb scan output", p, scan)):
     print(f"  {name:<26} {w[1]:>6.2f} s ({w[0]:.2f} s)  {n / w[1]:.2f} M items/s  {w[2]:>7.1f} MB peak RSS"
           f"  ({size(path) / w[1]:.0f} MB/s of JSON)")
 if one:
