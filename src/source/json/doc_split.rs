@@ -67,8 +67,33 @@ pub fn load_json_array_split(
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
-    if !sink.splits() {
+    let file = (path, name, size, threads, read_before);
+    let Some((typing, ..)) = load_document(file, sink, ctx, Layout::Array, item_start_pattern)?
+    else {
         return Ok(false);
+    };
+    sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
+    Ok(true)
+}
+
+/// The file a [`load_document`] reads: its path, its name in messages, its size, the threads to read it on
+/// and the bytes read before it.
+type FileToSplit<'a> = (&'a Path, &'a Path, u64, usize, u64);
+
+/// Loads the document of items laid out as `layout` says in the file `file` names, cut where the pattern
+/// `pattern_of` finds in its first bytes begins an item ([`load_cut`]): how its items are written, how many
+/// a first reading read and a scan page's `Count`; `None` when it is better read by one reader (a sink that
+/// does not split, no pattern, a first item not read from the first bytes, or what [`load_cut`] gives up on).
+fn load_document(
+    to_split: FileToSplit<'_>,
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+    layout: Layout,
+    pattern_of: fn(&[u8]) -> Option<Vec<u8>>,
+) -> Result<Option<(Typing, u64, Option<u64>)>, SourceError> {
+    let (path, name, ..) = to_split;
+    if !sink.splits() {
+        return Ok(None);
     }
     let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
@@ -76,28 +101,18 @@ pub fn load_json_array_split(
     };
     let mut file = std::fs::File::open(path).map_err(io_err)?;
     let head = read_head(&mut file).map_err(io_err)?;
-    let Some(pattern) = item_start_pattern(&head) else {
-        return Ok(false);
+    let Some(pattern) = pattern_of(&head) else {
+        return Ok(None);
     };
-    let Some((typing, ttl)) = first_item(&head, Layout::Array, name, sink, ctx.opts) else {
-        return Ok(false);
+    let Some((typing, ttl)) = first_item(&head, layout, name, sink, ctx.opts) else {
+        return Ok(None);
     };
-    let cut = Cut::new(pattern, typing, ttl, Layout::Array);
-    let split = load_cut(
-        path,
-        name,
-        size,
-        threads,
-        read_before,
-        sink,
-        ctx,
-        &mut file,
-        &cut,
-    )?;
-    if split.is_some() {
-        sink.shape = Some(format!("JSON array of {}", typing.describe()).into());
-    }
-    Ok(split.is_some())
+    let cut = Cut::new(pattern, typing, ttl, layout);
+    let Some(items) = load_cut(to_split, sink, ctx, &mut file, &cut)? else {
+        return Ok(None);
+    };
+    let count = cut.count.lock().ok().and_then(|c| *c);
+    Ok(Some((typing, items, count)))
 }
 
 /// How [`load_cut`] cuts a document of items and reads them.
@@ -142,21 +157,17 @@ impl Cut {
     }
 }
 
-/// Loads the items of `path` (`file`), laid out as `cut` says, in stretches cut where its pattern is found
+/// Loads the items of the file `to_split` names (open as `file`), laid out as `cut` says, in stretches cut where its pattern is found
 /// after a `}` (each guess checked by the stretch before): the items a first reading read, or `None` when
 /// the file is better read by one reader.
-#[allow(clippy::too_many_arguments)]
 fn load_cut(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    to_split: FileToSplit<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
     file: &mut std::fs::File,
     cut: &Cut,
 ) -> Result<Option<u64>, SourceError> {
+    let (path, name, size, threads, read_before) = to_split;
     let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
         error,
@@ -203,39 +214,14 @@ pub fn load_scan_split(
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
-    if !sink.splits() {
-        return Ok(false);
-    }
-    let io_err = |error| SourceError::Io {
-        name: name.to_path_buf(),
-        error,
-    };
-    let mut file = std::fs::File::open(path).map_err(io_err)?;
-    let head = read_head(&mut file).map_err(io_err)?;
-    let Some(pattern) = scan_start_pattern(&head) else {
-        return Ok(false);
-    };
-    let Some((typing, ttl)) = first_item(&head, Layout::ScanPage, name, sink, ctx.opts) else {
-        return Ok(false);
-    };
-    let cut = Cut::new(pattern, typing, ttl, Layout::ScanPage);
-    let Some(items) = load_cut(
-        path,
-        name,
-        size,
-        threads,
-        read_before,
-        sink,
-        ctx,
-        &mut file,
-        &cut,
-    )?
+    let file = (path, name, size, threads, read_before);
+    let Some((typing, items, count)) =
+        load_document(file, sink, ctx, Layout::ScanPage, scan_start_pattern)?
     else {
         return Ok(false);
     };
     // As one reader warns at the page's end, after every item.
-    if let Ok(count) = cut.count.lock()
-        && let Some(count) = *count
+    if let Some(count) = count
         && count != items
     {
         sink.warn(format!(
@@ -285,17 +271,8 @@ pub fn load_json_items_split(
     };
     if let Some(pattern) = back_to_back_pattern(&head) {
         let cut = Cut::new(pattern, typing, ttl, Layout::BackToBack);
-        let split = load_cut(
-            path,
-            name,
-            size,
-            threads,
-            read_before,
-            sink,
-            ctx,
-            &mut file,
-            &cut,
-        )?;
+        let to_split = (path, name, size, threads, read_before);
+        let split = load_cut(to_split, sink, ctx, &mut file, &cut)?;
         if let Some(n) = split {
             sink.shape = Some(format!("{} one after another ({n} read)", typing.describe()).into());
         }
