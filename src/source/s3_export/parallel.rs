@@ -1,10 +1,20 @@
 //! Loading an export's data files on every core: one thread per core, each with a [`Sink`] (and so a
-//! [`crate::model::KeySet`]) of its own, the sinks merged at the end (merging keeps counts exact). Files are
-//! dealt to threads largest first, so the work is even and the result does not depend on timing.
+//! [`crate::model::KeySet`]) of its own, the sinks merged at the end (merging keeps counts exact).
+//!
+//! Each thread is dealt a run of neighbouring files, the runs balanced by bytes ([`runs`]), and reads its run
+//! in order. A thread that has read its run takes the last unread file of the run with the most bytes left,
+//! into a sink of its own ([`Runs::next`]), so that a core slower than the other for a while (a busy host)
+//! does not leave the other idle. Every sink then holds a run of neighbouring files read in order, and the
+//! sinks are merged in file order: the keys are numbered as one reader numbers them, and the report, down to
+//! ties between keys (the largest items when several are as large), is the same on any number of cores and
+//! whichever thread was faster. (Dealing the files largest first to the least loaded thread, as before,
+//! numbered keys by which thread read which file: an export's list of largest items differed between 2, 3
+//! and 4 cores.)
 
-use std::cmp::Reverse;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use super::DataFile;
@@ -14,8 +24,22 @@ use crate::source::ion::load_ion;
 use crate::source::read::{FileLoad, Sink, TICK_LINES, open};
 use crate::source::{At, FormatIn, SourceError};
 
-/// A worker's keys and the item count of each file it read (by file index).
-type WorkerResult = Result<(Sink, Vec<(usize, u64)>), SourceError>;
+/// A run of neighbouring files one sink read in order: its first file, the sink, and each file's item count
+/// (by file index).
+type Piece = (usize, Sink, Vec<(usize, u64)>);
+
+/// A worker's pieces: its own run's, then one for each file it took from another run.
+type WorkerResult = Result<Vec<Piece>, SourceError>;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests' thread count in place of the cores', and a thread that waits until another took a file from
+    /// a run not its own (or 10 s passed) before it reads, for loads started on this thread.
+    pub(crate) static TEST_THREADS: std::cell::Cell<Option<(usize, Option<usize>)>> =
+        const { std::cell::Cell::new(None) };
+    /// Files taken from another thread's run in the last load started on this thread.
+    pub(crate) static TEST_TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
 /// Loads `files` on one thread per core; returns each file's item count.
 pub(super) fn load_parallel(
@@ -28,61 +52,45 @@ pub(super) fn load_parallel(
     if files.is_empty() {
         return Ok(Vec::new());
     }
-    let threads = std::thread::available_parallelism()
-        .map_or(2, std::num::NonZero::get)
-        .min(files.len())
-        .max(1);
-    let assigned = assign(files, threads);
-    let abort = AtomicBool::new(false);
-    let lines_done = AtomicU64::new(0);
-    let (cancel, bytes, opts) = (ctx.cancel, ctx.bytes, ctx.opts);
+    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    #[cfg(test)]
+    let (threads, slow) = TEST_THREADS.get().map_or((threads, None), |t| t);
+    #[cfg(not(test))]
+    let slow: Option<usize> = None;
+    let threads = threads.min(files.len()).max(1);
+    let shared = Shared {
+        files,
+        format,
+        runs: Runs::new(files, threads),
+        opts: ctx.opts,
+        bytes: ctx.bytes,
+        cancel: ctx.cancel,
+        abort: AtomicBool::new(false),
+        lines_done: AtomicU64::new(0),
+    };
     let (lines_before, items_before) = (sink.lines, sink.items);
     // Nothing is sent: each worker holds a sender until it ends (returns or panics), so the receiver hears
     // the moment the last one is done.
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let results: Vec<WorkerResult> = std::thread::scope(|s| {
-        let handles: Vec<_> = assigned
-            .iter()
-            .map(|mine| {
-                let mut w = sink.fork(assigned.len());
-                w.keys.set_items_distinct(items_distinct);
-                let (abort, lines_done) = (&abort, &lines_done);
-                let done = done_tx.clone();
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                // Each worker forks its pieces' sinks from one of its own (a fork's settings are its own).
+                let mut template = sink.fork(threads);
+                template.keys.set_items_distinct(items_distinct);
+                let (shared, done) = (&shared, done_tx.clone());
                 s.spawn(move || {
                     let _done = done;
-                    let mut counts = Vec::with_capacity(mine.len());
-                    let mut run = || -> Result<(), SourceError> {
-                        for &i in mine {
-                            let f = &files[i];
-                            let before = w.items;
-                            let mut input = open(&f.path, bytes)?;
-                            let mut tick = |_: u64, _: u64| {
-                                if cancel.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed) {
-                                    return Err(SourceError::Cancelled);
-                                }
-                                lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
-                                Ok(())
-                            };
-                            load_data_file(
-                                FileLoad {
-                                    reader: &mut *input.reader,
-                                    compression: input.compression,
-                                    name: &f.path,
-                                    opts,
-                                    sink: &mut w,
-                                    tick: &mut tick,
-                                },
-                                format,
-                            )?;
-                            counts.push((i, w.items - before));
-                        }
-                        Ok(())
-                    };
-                    let result = run();
-                    if result.is_err() {
-                        abort.store(true, Ordering::Relaxed);
+                    if slow == Some(t) {
+                        shared.runs.wait_for_a_taker();
                     }
-                    result.map(|()| (w, counts))
+                    let mut pieces = Vec::new();
+                    let result = shared.read(t, &template, &mut pieces);
+                    if result.is_err() {
+                        shared.abort.store(true, Ordering::Relaxed);
+                        shared.runs.give_up();
+                    }
+                    result.map(|()| pieces)
                 })
             })
             .collect();
@@ -90,16 +98,159 @@ pub(super) fn load_parallel(
         join_workers(
             handles,
             &done_rx,
-            &lines_done,
+            &shared.lines_done,
             ctx,
             (lines_before, items_before),
         )
     });
-    let (counts, sinks) = gather(results, files.len(), cancel)?;
+    #[cfg(test)]
+    TEST_TAKEN.set(shared.runs.taken.load(Ordering::Relaxed));
+    let (counts, sinks) = gather(results, files.len(), shared.cancel)?;
     for w in sinks {
         sink.absorb(w);
     }
     Ok(counts)
+}
+
+/// What the workers of one load share.
+struct Shared<'a> {
+    files: &'a [DataFile],
+    format: FormatIn,
+    runs: Runs,
+    opts: &'a crate::source::LoadOptions,
+    bytes: &'a AtomicU64,
+    cancel: &'a AtomicBool,
+    /// Set when a worker failed: the others stop.
+    abort: AtomicBool,
+    lines_done: AtomicU64,
+}
+
+impl Shared<'_> {
+    /// Worker `t`'s reading: each file [`Runs::next`] gives it, into `pieces` (a new piece, forked from
+    /// `template`, for its first file and for each taken from another run).
+    fn read(&self, t: usize, template: &Sink, pieces: &mut Vec<Piece>) -> Result<(), SourceError> {
+        while let Some((i, taken)) = self.runs.next(t) {
+            if taken || pieces.is_empty() {
+                let mut w = template.fork(1);
+                w.keys.set_items_distinct(template.keys.items_distinct());
+                pieces.push((i, w, Vec::new()));
+            }
+            let Some((_, w, counts)) = pieces.last_mut() else {
+                break;
+            };
+            let f = &self.files[i];
+            let before = w.items;
+            let mut input = open(&f.path, self.bytes)?;
+            let mut tick = |_: u64, _: u64| {
+                if self.cancel.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed) {
+                    return Err(SourceError::Cancelled);
+                }
+                self.lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
+                Ok(())
+            };
+            load_data_file(
+                FileLoad {
+                    reader: &mut *input.reader,
+                    compression: input.compression,
+                    name: &f.path,
+                    opts: self.opts,
+                    sink: w,
+                    tick: &mut tick,
+                },
+                self.format,
+            )?;
+            counts.push((i, w.items - before));
+        }
+        Ok(())
+    }
+}
+
+/// The files each thread has left to read: a run of neighbours each, read from its start by its thread and
+/// taken from its end by the others.
+struct Runs {
+    left: Mutex<Vec<Range<usize>>>,
+    /// Each file's size, for choosing the run to take from.
+    sizes: Vec<u64>,
+    /// Files taken from a run not the taker's.
+    taken: AtomicU64,
+}
+
+impl Runs {
+    fn new(files: &[DataFile], threads: usize) -> Self {
+        let sizes: Vec<u64> = files.iter().map(|f| f.bytes.max(1)).collect();
+        Runs {
+            left: Mutex::new(runs(&sizes, threads)),
+            sizes,
+            taken: AtomicU64::new(0),
+        }
+    }
+
+    /// The next file for thread `t` to read, and whether it was taken from another thread's run: the first
+    /// unread file of its own run; once that is read, the last unread file of the run with the most bytes
+    /// left (the first such run on a tie). `None` once every file is being read.
+    fn next(&self, t: usize) -> Option<(usize, bool)> {
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(own) = left.get_mut(t)
+            && own.start < own.end
+        {
+            own.start += 1;
+            return Some((own.start - 1, false));
+        }
+        let bytes = |r: &Range<usize>| self.sizes[r.clone()].iter().sum::<u64>();
+        let from = left
+            .iter_mut()
+            .filter(|r| r.start < r.end)
+            .rev()
+            .max_by_key(|r| bytes(r))?;
+        from.end -= 1;
+        self.taken.fetch_add(1, Ordering::Relaxed);
+        Some((from.end, true))
+    }
+
+    /// Leaves no file to read: a worker failed, and the others stop after the file they are reading.
+    fn give_up(&self) {
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        for r in left.iter_mut() {
+            r.end = r.start;
+        }
+    }
+
+    /// For tests: waits until a file was taken from a run not its taker's, or 10 s passed.
+    fn wait_for_a_taker(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.taken.load(Ordering::Relaxed) == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// `sizes` (each file's bytes) cut into `threads` runs of neighbouring files (`threads` at most
+/// `sizes.len()`), none empty, each ending at the file whose end is nearest its share of the bytes: run `k`
+/// ends nearest `(k + 1) / threads` of them.
+fn runs(sizes: &[u64], threads: usize) -> Vec<Range<usize>> {
+    let threads = threads.clamp(1, sizes.len().max(1));
+    let total: u128 = sizes.iter().map(|&b| u128::from(b)).sum();
+    let mut out = Vec::with_capacity(threads);
+    let (mut start, mut before) = (0usize, 0u128);
+    for k in 1..threads {
+        let share = total * k as u128 / threads as u128;
+        // At least one file each: this run's first, and one for each run after it.
+        let (first_end, last_end) = (start + 1, sizes.len() - (threads - k));
+        let mut end = first_end;
+        let mut at = before + u128::from(sizes[start]);
+        while end < last_end {
+            let next = at + u128::from(sizes[end]);
+            if next.abs_diff(share) >= at.abs_diff(share) {
+                break;
+            }
+            at = next;
+            end += 1;
+        }
+        out.push(start..end);
+        (start, before) = (end, at);
+    }
+    out.push(start..sizes.len());
+    out
 }
 
 /// Waits for the workers, reporting the lines they have read so far (on top of `before`: lines, items) every
@@ -133,24 +284,6 @@ fn join_workers(
         .collect()
 }
 
-/// Deals the files out to `threads` lists: largest first to the least loaded list; each list then in manifest
-/// order.
-fn assign(files: &[DataFile], threads: usize) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| (Reverse(files[i].bytes), i));
-    let mut load = vec![0u64; threads];
-    let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); threads];
-    for i in order {
-        let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
-        assigned[t].push(i);
-        load[t] += files[i].bytes.max(1);
-    }
-    for a in &mut assigned {
-        a.sort_unstable();
-    }
-    assigned
-}
-
 /// Loads one data file of the export in its format.
 fn load_data_file(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceError> {
     match format {
@@ -163,23 +296,26 @@ fn load_data_file(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceEr
     }
 }
 
-/// The workers' results: each file's item count and the workers' sinks, or the first error (a worker that
-/// stopped because another failed is not that error; a cancelled load is [`SourceError::Cancelled`]).
+/// The workers' results: each file's item count and the pieces' sinks in file order, or the first error (a
+/// worker that stopped because another failed is not that error; a cancelled load is
+/// [`SourceError::Cancelled`]).
 fn gather(
     results: Vec<WorkerResult>,
     files: usize,
     cancel: &AtomicBool,
 ) -> Result<(Vec<u64>, Vec<Sink>), SourceError> {
     let mut counts = vec![0u64; files];
-    let mut sinks = Vec::with_capacity(results.len());
+    let mut pieces = Vec::with_capacity(results.len());
     let mut first_error: Option<SourceError> = None;
     for r in results {
         match r {
-            Ok((w, c)) => {
-                for (i, n) in c {
-                    counts[i] = n;
+            Ok(mine) => {
+                for (first, w, c) in mine {
+                    for (i, n) in c {
+                        counts[i] = n;
+                    }
+                    pieces.push((first, w));
                 }
-                sinks.push(w);
             }
             Err(SourceError::Cancelled) if !cancel.load(Ordering::Relaxed) => {}
             Err(e) => {
@@ -193,5 +329,160 @@ fn gather(
     if cancel.load(Ordering::Relaxed) {
         return Err(SourceError::Cancelled);
     }
-    Ok((counts, sinks))
+    pieces.sort_by_key(|&(first, _)| first);
+    Ok((counts, pieces.into_iter().map(|(_, w)| w).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+
+    use super::{TEST_TAKEN, TEST_THREADS, runs};
+    use crate::source::dispatch::Ctx;
+    use crate::source::read::Sink;
+    use crate::source::stretches::{summary, test_numbers};
+    use crate::source::{LoadOptions, OnBad};
+
+    #[test]
+    fn runs_are_neighbours_each_near_its_share_of_the_bytes() {
+        assert_eq!(runs(&[10; 8], 2), vec![0..4, 4..8]);
+        assert_eq!(runs(&[10; 8], 3), vec![0..3, 3..5, 5..8]);
+        assert_eq!(runs(&[100, 1, 1, 1, 1], 2), vec![0..1, 1..5]);
+        assert_eq!(runs(&[1, 1, 1, 1, 100], 2), vec![0..4, 4..5]);
+        assert_eq!(
+            runs(&[1, 1, 1, 1, 100], 5),
+            vec![0..1, 1..2, 2..3, 3..4, 4..5]
+        );
+        assert_eq!(runs(&[100, 100, 1], 3), vec![0..1, 1..2, 2..3]);
+        assert_eq!(runs(&[7], 1), vec![0..1]);
+        let mut next = test_numbers(5);
+        for _ in 0..500 {
+            let files = 1 + (next() % 12) as usize;
+            let sizes: Vec<u64> = (0..files).map(|_| 1 + next() % 1000).collect();
+            let threads = 1 + (next() as usize) % files;
+            let got = runs(&sizes, threads);
+            assert_eq!(got.len(), threads, "{sizes:?} on {threads}");
+            assert_eq!(got.first().map(|r| r.start), Some(0));
+            assert_eq!(got.last().map(|r| r.end), Some(files));
+            for pair in got.windows(2) {
+                assert_eq!(
+                    pair[0].end, pair[1].start,
+                    "{sizes:?} on {threads}: {got:?}"
+                );
+            }
+            assert!(got.iter().all(|r| r.start < r.end), "{sizes:?}: {got:?}");
+        }
+    }
+
+    /// An export of `files` gzip files of uneven sizes, each item as large as many others (ties among the
+    /// largest items), keys first seen in different files, and with `bad` a bad line in the third file.
+    fn export(root: &std::path::Path, files: usize, bad: bool) {
+        let data = root.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let mut next = test_numbers(files as u64);
+        let mut manifest = String::new();
+        let mut total = 0;
+        for f in 0..files {
+            let mut text = Vec::new();
+            let items = 50 + 40 * ((f * 5 + 2) % files);
+            for i in 0..items {
+                let r = next() % 300;
+                let key = format!("user#{:03}", if r < 100 { r % 7 } else { r });
+                writeln!(
+                    text,
+                    r#"{{"Item":{{"pk":{{"S":"{key}"}},"sk":{{"N":"{}"}},"note":{{"S":"{}"}}}}}}"#,
+                    f * 1000 + i,
+                    "x".repeat(if i % 5 == 0 { 30 } else { 10 }),
+                )
+                .unwrap();
+            }
+            if bad && f == 2 {
+                writeln!(text, r#"{{"Item":{{"pk":{{"S":"broken"#).unwrap();
+            }
+            total += items;
+            let name = format!("file-{f:02}.json.gz");
+            let mut gz = flate2::write::GzEncoder::new(
+                std::fs::File::create(data.join(&name)).unwrap(),
+                flate2::Compression::fast(),
+            );
+            gz.write_all(&text).unwrap();
+            gz.finish().unwrap();
+            manifest.push_str(&format!(
+                "{{\"itemCount\":{items},\"dataFileS3Key\":\"AWSDynamoDB/x/data/{name}\"}}\n"
+            ));
+        }
+        std::fs::write(root.join("manifest-files.json"), manifest).unwrap();
+        std::fs::write(
+            root.join("manifest-summary.json"),
+            format!("{{\"itemCount\":{total},\"outputFormat\":\"DYNAMODB_JSON\"}}"),
+        )
+        .unwrap();
+    }
+
+    /// The export at `root` loaded on `threads` threads, `slow` one of them waiting for another to take a
+    /// file from a run not its own: what a report reads, and how many files were taken so.
+    fn load(
+        root: &std::path::Path,
+        opts: &LoadOptions,
+        threads: usize,
+        slow: Option<usize>,
+    ) -> (String, u64) {
+        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
+        let mut progress = |_| {};
+        let mut ctx = Ctx {
+            opts,
+            cancel: &cancel,
+            bytes: &bytes,
+            total_bytes: None,
+            total_items: None,
+            progress: &mut progress,
+        };
+        let mut sink = Sink::new(opts);
+        TEST_THREADS.set(Some((threads, slow)));
+        let groups = super::super::load_folder(root, &mut sink, &mut ctx);
+        TEST_THREADS.set(None);
+        let groups = groups.unwrap();
+        let counts: Vec<u64> = groups.iter().map(|g| g.items).collect();
+        (
+            format!(
+                "{}\nshape {:?}\nfiles {counts:?}",
+                summary(&sink),
+                sink.shape
+            ),
+            TEST_TAKEN.get(),
+        )
+    }
+
+    #[test]
+    fn an_export_loads_alike_on_any_number_of_threads_whichever_is_faster() {
+        let dir =
+            std::env::temp_dir().join(format!("shardlens-export-runs-{}", std::process::id()));
+        for (files, bad) in [(7, false), (9, true)] {
+            let root = dir.join(format!("{files}"));
+            export(&root, files, bad);
+            let skip = LoadOptions {
+                on_bad: OnBad::Skip,
+                keep_items: true,
+                ..LoadOptions::default()
+            };
+            for opts in [LoadOptions::default(), skip] {
+                if bad && opts.on_bad == OnBad::Stop {
+                    continue;
+                }
+                let (want, _) = load(&root, &opts, 1, None);
+                assert!(want.contains("largest"), "{want}");
+                for threads in 2..=5 {
+                    let what = format!("{files} files on {threads} threads");
+                    assert_eq!(load(&root, &opts, threads, None).0, want, "{what}");
+                    for slow in [0, threads - 1] {
+                        let (got, taken) = load(&root, &opts, threads, Some(slow));
+                        assert!(taken >= 1, "{what}, thread {slow} slow: a file was taken");
+                        assert_eq!(got, want, "{what}, thread {slow} slow");
+                    }
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
