@@ -56,7 +56,8 @@ impl KeyAhead {
 }
 
 /// Finds a record's string partition key, `"pk":{"S":"…"}` as exports write it or with white space between
-/// the tokens (`"pk": {"S": "…"}` as Python's `json.dumps` writes it), without parsing the line: a hint for
+/// the tokens (`"pk": {"S": "…"}` as Python's `json.dumps` writes it), or a plain JSON item's `"pk":"…"`,
+/// without parsing the line: a hint for
 /// [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is not used;
 /// a key written otherwise is not found).
 struct KeyProbe {
@@ -190,14 +191,22 @@ impl KeyProbe {
     }
 }
 
-/// After an attribute's name at `i` in `line`: the text of its value `:{"S":"…"}`, white space allowed
-/// between the tokens, up to the next quote.
+/// After an attribute's name at `i` in `line`: the text of its value `:{"S":"…"}`, or `:"…"` in a plain JSON
+/// item, white space allowed between the tokens, up to the next quote.
 #[inline]
 fn string_value(line: &[u8], i: usize) -> Option<&[u8]> {
     let mut i = i;
-    for token in [&b":"[..], b"{", b"\"S\"", b":", b"\""] {
+    for (k, token) in [&b":"[..], b"{", b"\"S\"", b":", b"\""]
+        .into_iter()
+        .enumerate()
+    {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = line.get(i) {
             i += 1;
+        }
+        // A plain item's string: its quote where a typed item's `{` is.
+        if k == 1 && line.get(i) == Some(&b'"') {
+            i += 1;
+            break;
         }
         if line.get(i..i + token.len())? != token {
             return None;
@@ -255,11 +264,23 @@ mod tests {
         // The name as a value, then as a name: the name's place is found past the value.
         let named = br#"{"x":"pk","pk":{"S":"a"}}"#;
         assert_eq!(pk.find(named), Some(&b"a"[..]));
+        // Plain JSON items, compact or spaced.
+        let plain = br#"{"pk":"user#1","sk":"2024","n":5}"#;
+        assert_eq!(
+            (pk.find(plain), sk.find(plain)),
+            (Some(&b"user#1"[..]), Some(&b"2024"[..]))
+        );
+        let plain = br#"{"n": 5, "sk" : "b c", "pk": "a"}"#;
+        assert_eq!(
+            (pk.find(plain), sk.find(plain)),
+            (Some(&b"a"[..]), Some(&b"b c"[..]))
+        );
         // Not a string key, or no sort key: not found (a hint only).
         assert_eq!(sk.find(br#"{"pk":{"S":"a"},"sk":{"N":"5"}}"#), None);
         assert_eq!(sk.find(br#"{"pk": {"S": "a"}}"#), None);
         assert_eq!(pk.find(br#"{"pk": { "S" : "#), None);
         assert_eq!(pk.find(br#"{"pk": {" S": "a"}}"#), None);
+        assert_eq!(pk.find(br#"{"pk": 5, "sk": "b"}"#), None);
     }
 
     #[test]
