@@ -488,6 +488,24 @@ pub(crate) fn test_numbers(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
+/// `f` given a load's context for tests: `opts`, never cancelled, progress not shown.
+#[cfg(test)]
+pub(crate) fn with_test_ctx<R>(
+    opts: &crate::source::LoadOptions,
+    f: impl FnOnce(&mut Ctx<'_, '_>) -> R,
+) -> R {
+    let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
+    let mut progress = |_| {};
+    f(&mut Ctx {
+        opts,
+        cancel: &cancel,
+        bytes: &bytes,
+        total_bytes: None,
+        total_items: None,
+        progress: &mut progress,
+    })
+}
+
 /// `text` written to a file and loaded into `sink` by `splitter` in `threads` stretches, or, when it declines,
 /// by `one_reader` from the start, as `load_file` does; the sink, and whether it loaded in stretches.
 #[cfg(test)]
@@ -508,26 +526,10 @@ pub(crate) fn load_in_stretches_or_one(
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("items.json");
     std::fs::write(&path, text).unwrap();
-    let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
-    let mut progress = |_| {};
-    let mut ctx = Ctx {
-        opts,
-        cancel: &cancel,
-        bytes: &bytes,
-        total_bytes: None,
-        total_items: None,
-        progress: &mut progress,
-    };
     let name = Path::new("items.json");
-    let split = splitter(
-        &path,
-        name,
-        text.len() as u64,
-        threads,
-        0,
-        &mut sink,
-        &mut ctx,
-    );
+    let split = with_test_ctx(opts, |ctx| {
+        splitter(&path, name, text.len() as u64, threads, 0, &mut sink, ctx)
+    });
     let in_stretches = matches!(split, Ok(true));
     let out = match split {
         Ok(true) => Ok(sink),

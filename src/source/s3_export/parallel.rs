@@ -336,12 +336,10 @@ fn gather(
 #[cfg(test)]
 mod tests {
     use std::io::Write as _;
-    use std::sync::atomic::{AtomicBool, AtomicU64};
 
     use super::{TEST_TAKEN, TEST_THREADS, runs};
-    use crate::source::dispatch::Ctx;
     use crate::source::read::Sink;
-    use crate::source::stretches::{summary, test_numbers};
+    use crate::source::stretches::{summary, test_numbers, with_test_ctx};
     use crate::source::{LoadOptions, OnBad};
 
     #[test]
@@ -428,19 +426,9 @@ mod tests {
         threads: usize,
         slow: Option<usize>,
     ) -> (String, u64) {
-        let (cancel, bytes) = (AtomicBool::new(false), AtomicU64::new(0));
-        let mut progress = |_| {};
-        let mut ctx = Ctx {
-            opts,
-            cancel: &cancel,
-            bytes: &bytes,
-            total_bytes: None,
-            total_items: None,
-            progress: &mut progress,
-        };
         let mut sink = Sink::new(opts);
         TEST_THREADS.set(Some((threads, slow)));
-        let groups = super::super::load_folder(root, &mut sink, &mut ctx);
+        let groups = with_test_ctx(opts, |ctx| super::super::load_folder(root, &mut sink, ctx));
         TEST_THREADS.set(None);
         let groups = groups.unwrap();
         let counts: Vec<u64> = groups.iter().map(|g| g.items).collect();
