@@ -9,7 +9,8 @@
 //! ties between keys (the largest items when several are as large), is the same on any number of cores and
 //! whichever thread was faster. (Dealing the files largest first to the least loaded thread, as before,
 //! numbered keys by which thread read which file: an export's list of largest items differed between 2, 3
-//! and 4 cores.)
+//! and 4 cores.) One thing still depends on the number of threads: past 32 MB of distinct sort keys, which
+//! of them the partition inspector keeps as a sample, since the threads share that budget ([`Sink::fork`]).
 
 use std::ops::Range;
 use std::path::Path;
