@@ -216,10 +216,15 @@ impl Runs {
         }
     }
 
-    /// For tests: waits until a file was taken from a run not its taker's, or 10 s passed.
+    /// For tests: waits until a file was taken from a run not its taker's, no file is left to read (a worker
+    /// failed), or 10 s passed.
     fn wait_for_a_taker(&self) {
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while self.taken.load(Ordering::Relaxed) == 0 && std::time::Instant::now() < deadline {
+        let waiting = || {
+            let left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+            self.taken.load(Ordering::Relaxed) == 0 && left.iter().any(|r| r.start < r.end)
+        };
+        while waiting() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
@@ -420,7 +425,7 @@ mod tests {
     }
 
     /// The export at `root` loaded on `threads` threads, `slow` one of them waiting for another to take a
-    /// file from a run not its own: what a report reads, and how many files were taken so.
+    /// file from a run not its own: what a report reads (or the error), and how many files were taken so.
     fn load(
         root: &std::path::Path,
         opts: &LoadOptions,
@@ -431,16 +436,18 @@ mod tests {
         TEST_THREADS.set(Some((threads, slow)));
         let groups = with_test_ctx(opts, |ctx| super::super::load_folder(root, &mut sink, ctx));
         TEST_THREADS.set(None);
-        let groups = groups.unwrap();
-        let counts: Vec<u64> = groups.iter().map(|g| g.items).collect();
-        (
-            format!(
-                "{}\nshape {:?}\nfiles {counts:?}",
-                summary(&sink),
-                sink.shape
-            ),
-            TEST_TAKEN.get(),
-        )
+        let report = match groups {
+            Ok(groups) => {
+                let counts: Vec<u64> = groups.iter().map(|g| g.items).collect();
+                format!(
+                    "{}\nshape {:?}\nfiles {counts:?}",
+                    summary(&sink),
+                    sink.shape
+                )
+            }
+            Err(e) => format!("error: {e:#}"),
+        };
+        (report, TEST_TAKEN.get())
     }
 
     #[test]
@@ -456,17 +463,26 @@ mod tests {
                 ..LoadOptions::default()
             };
             for opts in [LoadOptions::default(), skip] {
-                if bad && opts.on_bad == OnBad::Stop {
-                    continue;
-                }
                 let (want, _) = load(&root, &opts, 1, None);
-                assert!(want.contains("largest"), "{want}");
+                if bad && opts.on_bad == OnBad::Stop {
+                    // The bad line's error, whichever thread reads it and whatever the others were doing.
+                    assert!(
+                        want.starts_with("error: ") && want.contains("file-02"),
+                        "{want}"
+                    );
+                } else {
+                    assert!(want.contains("largest"), "{want}");
+                }
                 for threads in 2..=5 {
                     let what = format!("{files} files on {threads} threads");
                     assert_eq!(load(&root, &opts, threads, None).0, want, "{what}");
                     for slow in [0, threads - 1] {
                         let (got, taken) = load(&root, &opts, threads, Some(slow));
-                        assert!(taken >= 1, "{what}, thread {slow} slow: a file was taken");
+                        // A load that fails leaves no file to take.
+                        assert!(
+                            taken >= 1 || want.starts_with("error: "),
+                            "{what}, thread {slow} slow: a file was taken"
+                        );
                         assert_eq!(got, want, "{what}, thread {slow} slow");
                     }
                 }
