@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -29,8 +29,9 @@ use crate::source::{At, FormatIn, SourceError};
 /// (by file index).
 type Piece = (usize, Sink, Vec<(usize, u64)>);
 
-/// A worker's pieces: its own run's, then one for each file it took from another run.
-type WorkerResult = Result<Vec<Piece>, SourceError>;
+/// A worker's pieces: its own run's, then one for each file it took from another run; or the file it failed
+/// on (its index) and why.
+type WorkerResult = Result<Vec<Piece>, (usize, SourceError)>;
 
 #[cfg(test)]
 thread_local! {
@@ -66,7 +67,7 @@ pub(super) fn load_parallel(
         opts: ctx.opts,
         bytes: ctx.bytes,
         cancel: ctx.cancel,
-        abort: AtomicBool::new(false),
+        first_bad: AtomicUsize::new(usize::MAX),
         lines_done: AtomicU64::new(0),
     };
     let (lines_before, items_before) = (sink.lines, sink.items);
@@ -83,13 +84,13 @@ pub(super) fn load_parallel(
                 s.spawn(move || {
                     let _done = done;
                     if slow == Some(t) {
-                        shared.runs.wait_for_a_taker();
+                        shared.wait_for_a_taker();
                     }
                     let mut pieces = Vec::new();
                     let result = shared.read(t, &template, &mut pieces);
-                    if result.is_err() {
-                        shared.abort.store(true, Ordering::Relaxed);
-                        shared.runs.give_up();
+                    if let Err((i, _)) = &result {
+                        shared.first_bad.fetch_min(*i, Ordering::Relaxed);
+                        shared.runs.give_up_after(*i);
                     }
                     result.map(|()| pieces)
                 })
@@ -121,15 +122,32 @@ struct Shared<'a> {
     opts: &'a crate::source::LoadOptions,
     bytes: &'a AtomicU64,
     cancel: &'a AtomicBool,
-    /// Set when a worker failed: the others stop.
-    abort: AtomicBool,
+    /// The first file (by index) a worker failed on: the workers reading a later file stop, and those reading
+    /// an earlier one read on, so that the load fails as one reader's does, on the first bad file.
+    first_bad: AtomicUsize,
     lines_done: AtomicU64,
 }
 
 impl Shared<'_> {
+    /// For tests: waits until a file was taken from a run not its taker's, a worker failed, or 10 s passed.
+    fn wait_for_a_taker(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.runs.taken.load(Ordering::Relaxed) == 0
+            && self.first_bad.load(Ordering::Relaxed) == usize::MAX
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Worker `t`'s reading: each file [`Runs::next`] gives it, into `pieces` (a new piece, forked from
     /// `template`, for its first file and for each taken from another run).
-    fn read(&self, t: usize, template: &Sink, pieces: &mut Vec<Piece>) -> Result<(), SourceError> {
+    fn read(
+        &self,
+        t: usize,
+        template: &Sink,
+        pieces: &mut Vec<Piece>,
+    ) -> Result<(), (usize, SourceError)> {
         while let Some((i, taken)) = self.runs.next(t) {
             if taken || pieces.is_empty() {
                 let mut w = template.fork(1);
@@ -141,9 +159,10 @@ impl Shared<'_> {
             };
             let f = &self.files[i];
             let before = w.items;
-            let mut input = open(&f.path, self.bytes)?;
+            let mut input = open(&f.path, self.bytes).map_err(|e| (i, e))?;
             let mut tick = |_: u64, _: u64| {
-                if self.cancel.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed) {
+                if self.cancel.load(Ordering::Relaxed) || self.first_bad.load(Ordering::Relaxed) < i
+                {
                     return Err(SourceError::Cancelled);
                 }
                 self.lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
@@ -159,7 +178,8 @@ impl Shared<'_> {
                     tick: &mut tick,
                 },
                 self.format,
-            )?;
+            )
+            .map_err(|e| (i, e))?;
             counts.push((i, w.items - before));
         }
         Ok(())
@@ -208,24 +228,11 @@ impl Runs {
         Some((from.end, true))
     }
 
-    /// Leaves no file to read: a worker failed, and the others stop after the file they are reading.
-    fn give_up(&self) {
+    /// Leaves no file after file `bad` to read: a worker failed on it.
+    fn give_up_after(&self, bad: usize) {
         let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
         for r in left.iter_mut() {
-            r.end = r.start;
-        }
-    }
-
-    /// For tests: waits until a file was taken from a run not its taker's, no file is left to read (a worker
-    /// failed), or 10 s passed.
-    fn wait_for_a_taker(&self) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        let waiting = || {
-            let left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
-            self.taken.load(Ordering::Relaxed) == 0 && left.iter().any(|r| r.start < r.end)
-        };
-        while waiting() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
+            r.end = r.end.min(bad).max(r.start);
         }
     }
 }
@@ -280,10 +287,9 @@ fn join_workers(
         .into_iter()
         .map(|h| {
             h.join().unwrap_or_else(|_| {
-                Err(SourceError::record(
-                    Path::new("worker"),
-                    At::File,
-                    "a loader thread panicked",
+                Err((
+                    usize::MAX,
+                    SourceError::record(Path::new("worker"), At::File, "a loader thread panicked"),
                 ))
             })
         })
@@ -302,8 +308,8 @@ fn load_data_file(cx: FileLoad<'_, '_>, format: FormatIn) -> Result<(), SourceEr
     }
 }
 
-/// The workers' results: each file's item count and the pieces' sinks in file order, or the first error (a
-/// worker that stopped because another failed is not that error; a cancelled load is
+/// The workers' results: each file's item count and the pieces' sinks in file order, or the error of the first
+/// file that failed (a worker that stopped because another failed is not that error; a cancelled load is
 /// [`SourceError::Cancelled`]).
 fn gather(
     results: Vec<WorkerResult>,
@@ -312,7 +318,7 @@ fn gather(
 ) -> Result<(Vec<u64>, Vec<Sink>), SourceError> {
     let mut counts = vec![0u64; files];
     let mut pieces = Vec::with_capacity(results.len());
-    let mut first_error: Option<SourceError> = None;
+    let mut first_error: Option<(usize, SourceError)> = None;
     for r in results {
         match r {
             Ok(mine) => {
@@ -323,13 +329,15 @@ fn gather(
                     pieces.push((first, w));
                 }
             }
-            Err(SourceError::Cancelled) if !cancel.load(Ordering::Relaxed) => {}
-            Err(e) => {
-                first_error.get_or_insert(e);
+            Err((_, SourceError::Cancelled)) if !cancel.load(Ordering::Relaxed) => {}
+            Err((i, e)) => {
+                if first_error.as_ref().is_none_or(|(first, _)| i < *first) {
+                    first_error = Some((i, e));
+                }
             }
         }
     }
-    if let Some(e) = first_error {
+    if let Some((_, e)) = first_error {
         return Err(e);
     }
     if cancel.load(Ordering::Relaxed) {
@@ -380,8 +388,8 @@ mod tests {
     }
 
     /// An export of `files` gzip files of uneven sizes, each item as large as many others (ties among the
-    /// largest items), keys first seen in different files, and with `bad` a bad line in the third file.
-    fn export(root: &std::path::Path, files: usize, bad: bool) {
+    /// largest items), keys first seen in different files, and a bad line in each file `bad` names.
+    fn export(root: &std::path::Path, files: usize, bad: &[usize]) {
         let data = root.join("data");
         std::fs::create_dir_all(&data).unwrap();
         let mut next = test_numbers(files as u64);
@@ -401,7 +409,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            if bad && f == 2 {
+            if bad.contains(&f) {
                 writeln!(text, r#"{{"Item":{{"pk":{{"S":"broken"#).unwrap();
             }
             total += items;
@@ -454,8 +462,9 @@ mod tests {
     fn an_export_loads_alike_on_any_number_of_threads_whichever_is_faster() {
         let dir =
             std::env::temp_dir().join(format!("shardlens-export-runs-{}", std::process::id()));
-        for (files, bad) in [(7, false), (9, true)] {
-            let root = dir.join(format!("{files}"));
+        let cases: [(usize, &[usize]); 3] = [(7, &[]), (9, &[2]), (9, &[6, 2])];
+        for (case, (files, bad)) in cases.into_iter().enumerate() {
+            let root = dir.join(format!("{case}"));
             export(&root, files, bad);
             let skip = LoadOptions {
                 on_bad: OnBad::Skip,
@@ -464,8 +473,9 @@ mod tests {
             };
             for opts in [LoadOptions::default(), skip] {
                 let (want, _) = load(&root, &opts, 1, None);
-                if bad && opts.on_bad == OnBad::Stop {
-                    // The bad line's error, whichever thread reads it and whatever the others were doing.
+                if !bad.is_empty() && opts.on_bad == OnBad::Stop {
+                    // The first bad file's error, as one reader gives it, whichever thread reads it and
+                    // whatever the others were doing.
                     assert!(
                         want.starts_with("error: ") && want.contains("file-02"),
                         "{want}"
@@ -474,7 +484,7 @@ mod tests {
                     assert!(want.contains("largest"), "{want}");
                 }
                 for threads in 2..=5 {
-                    let what = format!("{files} files on {threads} threads");
+                    let what = format!("{files} files, bad {bad:?}, on {threads} threads");
                     assert_eq!(load(&root, &opts, threads, None).0, want, "{what}");
                     for slow in [0, threads - 1] {
                         let (got, taken) = load(&root, &opts, threads, Some(slow));
