@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # A pretty-printed JSON array of typed items against the same items as DynamoDB JSON lines, as a compact array,
 # as typed items one a line, as export lines written with Python's separators, as pretty-printed items back
-# to back and as one scan output page, in one run; prints figures.
+# to back, as one scan output page, and as plain JSON (no type tags) one a line and pretty-printed in an array,
+# in one run; prints figures.
 #
 #   benches/json_array.sh [ITEMS]      (default 2,000,000 items: ~1 GB pretty-printed, ~0.5 GB of lines)
 #
 # Builds the headless release binary (`--no-default-features`), generates the files once under
 # $CARGO_TARGET_DIR/tmp (benches/gen_json_array.py, Zipf keys; the compact array, the item lines and the
-# spaced lines are rewritten from the lines, the items back to back and the scan page from the array), checks shardlens' total, distinct count and hottest key on each
+# spaced and plain files are rewritten from the lines, the items back to back and the scan page from the
+# array), checks shardlens' total, distinct count and hottest key on each
 # against the generator's truth, then times each with /usr/bin/time -f "%e %M" (wall seconds, peak RSS), best
 # and median of 7 interleaved rounds (each file once a round, in turn, so that a host getting busier or quieter
 # weighs on every file alike):
@@ -21,6 +23,11 @@
 #                                                                as `jq '.Items[]'` prints a scan's)
 #   shardlens analyze scan.json --format json > /dev/null       (the array as `aws dynamodb scan` prints it:
 #                                                                `{"Items": [...], "Count": …}`)
+#   shardlens analyze plain.json --format json > /dev/null      (the items as plain JSON, one a line:
+#                                                                `{"pk":"user#000007","amount":5714.51,…}`)
+#   shardlens analyze plain-array.json --format json > /dev/null
+#                                                               (the same, one array pretty-printed with 2
+#                                                                spaces, as JSON.stringify(items, null, 2))
 # and the pretty-printed array again on one core (taskset -c 0, best of 3): what reading it in stretches costs
 # in CPU. Goals (issue 26): the array loads at >= 75 % of the lines' speed (items per second; the medians'
 # ratio), peak RSS <= 200 MB.
@@ -46,6 +53,7 @@ truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
 compact, items = f"{root}/compact.json", f"{root}/items.json"
 spaced, stream, scan = f"{root}/spaced.json", f"{root}/stream.json", f"{root}/scan.json"
+plain, plain_arr = f"{root}/plain.json", f"{root}/plain-array.json"
 if not os.path.exists(scan):
     # The pretty-printed array as the AWS CLI prints a scan: the page's first field, indented once more.
     with open(arr, "rb") as src:
@@ -68,6 +76,29 @@ if not os.path.exists(spaced):
             if line.strip():
                 out.write(json.dumps(json.loads(line)) + "\n")
     os.replace(spaced + ".part", spaced)
+if not (os.path.exists(plain) and os.path.exists(plain_arr)):
+    # The export lines' items without their type tags, as the DocumentClient and most scripts write items: sets
+    # and lists as arrays, maps as objects, numbers as JSON numbers. One a line, and one array pretty-printed.
+    def untyped(v):
+        (tag, x), = v.items()
+        if tag == "N":
+            return json.loads(x)
+        if tag == "M":
+            return {k: untyped(w) for k, w in x.items()}
+        if tag == "L":
+            return [untyped(w) for w in x]
+        if tag == "NS":
+            return [json.loads(n) for n in x]
+        return x
+    with open(lines, "rb") as src, open(plain + ".part", "w") as p, open(plain_arr + ".part", "w") as a:
+        a.write("[")
+        for n, line in enumerate(l for l in src if l.strip()):
+            item = {k: untyped(v) for k, v in json.loads(line)["Item"].items()}
+            p.write(json.dumps(item, separators=(",", ":")) + "\n")
+            a.write(("," if n else "") + "\n  " + json.dumps(item, indent=2).replace("\n", "\n  "))
+        a.write("\n]\n")
+    os.replace(plain + ".part", plain)
+    os.replace(plain_arr + ".part", plain_arr)
 if not (os.path.exists(compact) and os.path.exists(items)):
     # The export lines' items, unwrapped: one compact array, and one typed item a line.
     with open(lines, "rb") as src, open(compact, "wb") as c, open(items, "wb") as i:
@@ -81,13 +112,14 @@ size = lambda p: os.path.getsize(p) / 1e6
 print(f"items: {truth['total']:,} ({truth['distinct']:,} distinct keys); array.json {size(arr):.0f} MB "
       f"pretty-printed, lines.json {size(lines):.0f} MB, compact.json {size(compact):.0f} MB, "
       f"items.json {size(items):.0f} MB, spaced.json {size(spaced):.0f} MB, stream.json {size(stream):.0f} MB, "
-      f"scan.json {size(scan):.0f} MB")
-for path in (arr, lines, compact, items, spaced, stream, scan):
+      f"scan.json {size(scan):.0f} MB, plain.json {size(plain):.0f} MB, plain-array.json {size(plain_arr):.0f} MB")
+for path in (arr, lines, compact, items, spaced, stream, scan, plain, plain_arr):
     check_against_truth(bin_, path, truth)
 print("every result checked against the generator: total, distinct, hottest key")
 
-l, a, c, i, s, t, p = interleaved(
-    [f"{bin_} analyze {f} --format json > /dev/null" for f in (lines, arr, compact, items, spaced, stream, scan)],
+l, a, c, i, s, t, p, u, v = interleaved(
+    [f"{bin_} analyze {f} --format json > /dev/null"
+     for f in (lines, arr, compact, items, spaced, stream, scan, plain, plain_arr)],
     rounds=7)
 one = best_of(f"taskset -c 0 {bin_} analyze {arr} --format json > /dev/null") if shutil.which("taskset") else None
 n = truth["total"] / 1e6
@@ -95,7 +127,8 @@ print('\nmedian (best) of 7 interleaved rounds (/usr/bin/time -f "%e %M"):')
 for name, w, path in (("DynamoDB JSON lines", l, lines), ("pretty-printed JSON array", a, arr),
                       ("compact JSON array", c, compact), ("typed items one a line", i, items),
                       ("lines, json.dumps spacing", s, spaced), ("pretty items back to back", t, stream),
-                      ("aws dynamodb scan output", p, scan)):
+                      ("aws dynamodb scan output", p, scan), ("plain JSON, one a line", u, plain),
+                      ("plain JSON, pretty array", v, plain_arr)):
     print(f"  {name:<26} {w[1]:>6.2f} s ({w[0]:.2f} s)  {n / w[1]:.2f} M items/s  {w[2]:>7.1f} MB peak RSS"
           f"  ({size(path) / w[1]:.0f} MB/s of JSON)")
 if one:
