@@ -12,6 +12,8 @@ use crate::model::{KeyType, key_hash};
 /// (lines in a reader's buffer, items in a batch): [`Self::ahead`] with each coming record in order, a few
 /// records before it is added, and [`Self::after`] after each record is added.
 pub struct KeyAhead {
+    /// The records are Ion text (an Ion export's lines), not JSON.
+    ion: bool,
     probe: Option<KeyProbe>,
     /// The sort key's probe, when the items have a string sort key and their distinct items are counted.
     sk_probe: Option<KeyProbe>,
@@ -22,9 +24,19 @@ pub struct KeyAhead {
 
 impl KeyAhead {
     pub fn new(sink: &Sink) -> Self {
+        Self::for_syntax(sink, false)
+    }
+
+    /// For the lines of an Ion export (`{Item:{pk:"…",…}}`).
+    pub fn for_ion(sink: &Sink) -> Self {
+        Self::for_syntax(sink, true)
+    }
+
+    fn for_syntax(sink: &Sink, ion: bool) -> Self {
         Self {
-            probe: KeyProbe::for_sink(sink),
-            sk_probe: KeyProbe::for_sort_key(sink),
+            ion,
+            probe: KeyProbe::for_sink(sink, ion),
+            sk_probe: KeyProbe::for_sort_key(sink, ion),
             probed: sink.names.is_some(),
             look: Lookahead::default(),
         }
@@ -48,8 +60,8 @@ impl KeyAhead {
     #[inline]
     pub fn after(&mut self, sink: &Sink) {
         if !self.probed && sink.names.is_some() {
-            self.probe = KeyProbe::for_sink(sink);
-            self.sk_probe = KeyProbe::for_sort_key(sink);
+            self.probe = KeyProbe::for_sink(sink, self.ion);
+            self.sk_probe = KeyProbe::for_sort_key(sink, self.ion);
             self.probed = true;
         }
     }
@@ -57,7 +69,7 @@ impl KeyAhead {
 
 /// Finds a record's string partition key, `"pk":{"S":"…"}` as exports write it or with white space between
 /// the tokens (`"pk": {"S": "…"}` as Python's `json.dumps` writes it), or a plain JSON item's `"pk":"…"`,
-/// without parsing the line: a hint for
+/// without parsing the line; in an Ion export's line, `pk:"…"` after `{` or `,`: a hint for
 /// [`Lookahead`] (a match inside another value, or a key with escapes, only asks for memory that is not used;
 /// a key written otherwise is not found).
 struct KeyProbe {
@@ -68,6 +80,8 @@ struct KeyProbe {
     spaced: bool,
     /// Lines where neither way found the key.
     misses: u32,
+    /// Ion text: `compact` is `pk:"` ([`Self::find_ion`]).
+    ion: bool,
 }
 
 /// Lines where neither way finds the key before a [`KeyProbe`] looks only the way it last found one.
@@ -76,33 +90,46 @@ const MISSES: u32 = 16;
 impl KeyProbe {
     /// The probe for `sink`'s partition key, when its key attributes are known and an item's key is that
     /// attribute's text.
-    fn for_sink(sink: &Sink) -> Option<Self> {
+    fn for_sink(sink: &Sink, ion: bool) -> Option<Self> {
         let names = sink.names.as_ref()?;
         if !sink.keyed_by_attribute() || sink.key_type.is_some_and(|t| t != KeyType::S) {
             return None;
         }
-        Self::for_name(&names.pk)
+        Self::for_name(&names.pk, ion)
     }
 
     /// The probe for `sink`'s string sort key, when its items' distinct count is kept (items of a table's
     /// export are distinct already: nothing to ask for). A key written with escapes is not found, or its
     /// memory asked for in vain: never a wrong count.
-    fn for_sort_key(sink: &Sink) -> Option<Self> {
+    fn for_sort_key(sink: &Sink, ion: bool) -> Option<Self> {
         let names = sink.names.as_ref()?;
         if !sink.keyed_by_attribute() || sink.keys.items_distinct() {
             return None;
         }
-        Self::for_name(names.sk.as_ref()?)
+        Self::for_name(names.sk.as_ref()?, ion)
     }
 
-    fn for_name(name: &str) -> Option<Self> {
-        let name = serde_json::to_string(name).ok()?;
-        let compact = format!("{name}:{{\"S\":\"");
+    /// For the attribute `name`; in Ion text only a name written as an identifier (as DynamoDB's Ion exports
+    /// write them), not a quoted one.
+    fn for_name(name: &str, ion: bool) -> Option<Self> {
+        let (compact, name) = if ion {
+            let identifier = name.bytes().enumerate().all(|(i, b)| {
+                b == b'_' || b == b'$' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit())
+            });
+            if name.is_empty() || !identifier {
+                return None;
+            }
+            (format!("{name}:\""), name.to_owned())
+        } else {
+            let name = serde_json::to_string(name).ok()?;
+            (format!("{name}:{{\"S\":\""), name)
+        };
         Some(Self {
             compact: memchr::memmem::Finder::new(compact.as_bytes()).into_owned(),
             name: memchr::memmem::Finder::new(name.as_bytes()).into_owned(),
             spaced: false,
             misses: 0,
+            ion,
         })
     }
 
@@ -111,6 +138,9 @@ impl KeyProbe {
     /// a number is never found: each line is then searched once, not twice).
     #[inline]
     fn find<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+        if self.ion {
+            return self.find_ion(line);
+        }
         if !self.spaced
             && let Some(text) = self.find_compact(line)
         {
@@ -142,6 +172,22 @@ impl KeyProbe {
             self.misses += 1;
         }
         other
+    }
+
+    /// `pk:"…` in an Ion line, the name right after `{` or `,` (a longer name ending the same way is not it).
+    #[inline]
+    fn find_ion<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        let needle = self.compact.needle().len();
+        let mut from = 0;
+        while let Some(k) = self.compact.find(line.get(from..)?) {
+            let at = from + k;
+            from = at + needle;
+            if at > 0 && matches!(line[at - 1], b'{' | b',' | b' ' | b'\t') {
+                let rest = line.get(from..)?;
+                return rest.get(..memchr::memchr(b'"', rest)?);
+            }
+        }
+        None
     }
 
     /// `"pk":{"S":"…` as exports write it, found by comparing bytes.
@@ -238,8 +284,8 @@ mod tests {
     fn the_probes_find_both_key_attributes_where_they_are_written() {
         let s = sink(Some("sk"), false);
         let (mut pk, mut sk) = (
-            KeyProbe::for_sink(&s).unwrap(),
-            KeyProbe::for_sort_key(&s).unwrap(),
+            KeyProbe::for_sink(&s, false).unwrap(),
+            KeyProbe::for_sort_key(&s, false).unwrap(),
         );
         let line = br#"{"Item":{"pk":{"S":"user#1"},"sk":{"S":"2024-05-01"},"x":{"N":"1"}}}"#;
         assert_eq!(pk.find(line), Some(&b"user#1"[..]));
@@ -285,8 +331,36 @@ mod tests {
 
     #[test]
     fn no_sort_key_probe_when_items_are_distinct_or_there_is_no_sort_key() {
-        assert!(KeyProbe::for_sort_key(&sink(Some("sk"), true)).is_none());
-        assert!(KeyProbe::for_sort_key(&sink(None, false)).is_none());
-        assert!(KeyProbe::for_sink(&sink(None, false)).is_some());
+        for ion in [false, true] {
+            assert!(KeyProbe::for_sort_key(&sink(Some("sk"), true), ion).is_none());
+            assert!(KeyProbe::for_sort_key(&sink(None, false), ion).is_none());
+            assert!(KeyProbe::for_sink(&sink(None, false), ion).is_some());
+        }
+    }
+
+    #[test]
+    fn the_ion_probes_find_identifier_names_after_a_brace_or_a_comma() {
+        let s = sink(Some("sk"), false);
+        let (mut pk, mut sk) = (
+            KeyProbe::for_sink(&s, true).unwrap(),
+            KeyProbe::for_sort_key(&s, true).unwrap(),
+        );
+        let line = br#"$ion_1_0 {Item:{pk:"user#1",sk:"2024",n:12.5,tags:$dynamodb_SS::["a"]}}"#;
+        assert_eq!(
+            (pk.find(line), sk.find(line)),
+            (Some(&b"user#1"[..]), Some(&b"2024"[..]))
+        );
+        // A name that ends the same way, then the key itself.
+        let line = br#"{Item:{xpk:"no",apk:"no", pk:"yes"}}"#;
+        assert_eq!(pk.find(line), Some(&b"yes"[..]));
+        // A number, a quoted name, or no such attribute: not found.
+        assert_eq!(pk.find(br#"{Item:{pk:5}}"#), None);
+        assert_eq!(pk.find(br#"{Item:{'pk':"a"}}"#), None);
+        assert_eq!(pk.find(br#"{Item:{sk:"a"}}"#), None);
+        // A name that is not an identifier gets no Ion probe.
+        let mut odd = sink(None, false);
+        odd.names.as_mut().unwrap().pk = "my-key".into();
+        assert!(KeyProbe::for_sink(&odd, true).is_none());
+        assert!(KeyProbe::for_sink(&odd, false).is_some());
     }
 }

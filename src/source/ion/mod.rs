@@ -30,7 +30,8 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::json::item::{KeyNames, Scratch, Tag};
-use super::read::{Sink, Tick, for_each_line};
+use super::key_ahead::KeyAhead;
+use super::read::{Sink, Tick, for_each_line_ahead};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
 use crate::model::health::ttl::TtlValue;
@@ -68,13 +69,23 @@ pub fn load_ion(
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
-    let mut scratch = Scratch::for_load(opts);
-    let lines = for_each_line(reader, name, compression, tick, |line, n| {
-        let result = ion_line(line, sink, &mut scratch, opts)
-            .map_err(|what| SourceError::record(name, At::Line(n), what));
-        sink.check(result)
-    })?;
-    sink.lines += lines;
+    let scratch = Scratch::for_load(opts);
+    let mut state = (KeyAhead::for_ion(sink), sink, scratch);
+    let lines = for_each_line_ahead(
+        reader,
+        name,
+        compression,
+        tick,
+        &mut state,
+        |(ahead, sink, _), line| ahead.ahead(sink, line),
+        |(ahead, sink, scratch), line, n| {
+            let result = ion_line(line, sink, scratch, opts)
+                .map_err(|what| SourceError::record(name, At::Line(n), what));
+            ahead.after(sink);
+            sink.check(result)
+        },
+    );
+    state.1.lines += lines?;
     Ok(())
 }
 
@@ -94,8 +105,20 @@ pub fn ion_line(
     let mut p = Parser {
         s: text.as_bytes(),
         i: 0,
-        discard: Vec::new(),
+        discard: std::mem::take(&mut scratch.ion_discard),
     };
+    let read = records(&mut p, sink, scratch, opts);
+    scratch.ion_discard = p.discard;
+    read
+}
+
+/// The records of a line from `p`'s start (see [`ion_line`]).
+fn records(
+    p: &mut Parser<'_>,
+    sink: &mut Sink,
+    scratch: &mut Scratch,
+    opts: &LoadOptions,
+) -> Result<(), Message> {
     loop {
         p.ws()?;
         if p.i >= p.s.len() {
@@ -296,7 +319,7 @@ impl<'a> Parser<'a> {
             let name = String::from_utf8_lossy(&sym).into_owned();
             return self.annotated(&name, depth);
         }
-        Ok((Tag::Other("symbol".to_owned()), sym.len() as u64))
+        Ok((Tag::Other("symbol".into()), sym.len() as u64))
     }
 
     /// `{{ … }}`: a blob (base64, a `B` key, its decoded bytes) or a clob (a string inside, its bytes).
@@ -317,7 +340,7 @@ impl<'a> Parser<'a> {
                 return Err(self.err("expected }} after a clob"));
             }
             self.i += 2;
-            return Ok((Tag::Other("clob".to_owned()), ignored.len() as u64));
+            return Ok((Tag::Other("clob".into()), ignored.len() as u64));
         }
         let end = memchr::memmem::find(&self.s[self.i..], b"}}")
             .ok_or_else(|| self.err("unterminated blob"))?;
@@ -346,7 +369,7 @@ impl<'a> Parser<'a> {
             size += ELEMENT_BYTES + name.len() as u64 + p.value(depth + 1, None)?.1;
             Ok(())
         })?;
-        Ok((Tag::Other("M".to_owned()), size))
+        Ok((Tag::Other("M".into()), size))
     }
 
     /// At an operator symbol inside an s-expression (`(a + b)`), which is stepped over. At the end of the text
@@ -400,13 +423,13 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         let tag = if open == b'[' { "L" } else { "sexp" };
-        Ok((Tag::Other(tag.to_owned()), size))
+        Ok((Tag::Other(tag.into()), size))
     }
 
     /// A keyword (`null`, `true`, `nan`…), a symbol, or the annotation `name::` before a value.
     /// Null and booleans are 1 byte; `nan` (no DynamoDB number) **[ours]** too; a symbol its text.
     fn word(&mut self, depth: usize) -> Result<(Tag, u64), String> {
-        let other = |t: &str, size: u64| Ok((Tag::Other(t.to_owned()), size));
+        let other = |t: &'static str, size: u64| Ok((Tag::Other(t.into()), size));
         let word = self.ident()?;
         if word == "null" {
             self.null_type()?;
@@ -453,11 +476,11 @@ impl<'a> Parser<'a> {
         } else {
             self.value(depth + 1, None)?.1
         };
-        let tag = match name {
-            "$dynamodb_SS" => "SS".to_owned(),
-            "$dynamodb_NS" => "NS".to_owned(),
-            "$dynamodb_BS" => "BS".to_owned(),
-            other => format!("{other}::"),
+        let tag: Cow<'static, str> = match name {
+            "$dynamodb_SS" => "SS".into(),
+            "$dynamodb_NS" => "NS".into(),
+            "$dynamodb_BS" => "BS".into(),
+            other => format!("{other}::").into(),
         };
         Ok((Tag::Other(tag), size))
     }
@@ -483,7 +506,7 @@ impl<'a> Parser<'a> {
         if self.s[self.i..].starts_with(b"+inf") || self.s[self.i..].starts_with(b"-inf") {
             self.i += 4;
             self.numeric_stop()?;
-            return Ok((Tag::Other("inf".to_owned()), FLAG_BYTES));
+            return Ok((Tag::Other("inf".into()), FLAG_BYTES));
         }
         while self.peek().is_some_and(|c| {
             c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-' | b':')
@@ -494,7 +517,7 @@ impl<'a> Parser<'a> {
         self.numeric_stop()?;
         match number::classify(token) {
             Ok(number::Kind::Timestamp) => {
-                return Ok((Tag::Other("timestamp".to_owned()), token.len() as u64));
+                return Ok((Tag::Other("timestamp".into()), token.len() as u64));
             }
             Ok(_) => {}
             Err(what) => {

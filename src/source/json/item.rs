@@ -14,8 +14,9 @@ use crate::source::{Hint, Message};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tag {
     Key(KeyType),
-    /// A type no key can have (`SS`, `M`, `BOOL`, …).
-    Other(String),
+    /// A type no key can have (`SS`, `M`, `BOOL`, …): a name written in the code, or one read from the input
+    /// (an item is read without allocating for its types).
+    Other(std::borrow::Cow<'static, str>),
 }
 
 impl fmt::Display for Tag {
@@ -75,6 +76,9 @@ pub struct Scratch {
     /// The shapes of the load's items, for the fast path ([`super::fast_json::Shapes`]); boxed, so that the
     /// fast path takes it out and puts it back by moving a pointer.
     pub(super) shapes: super::fast_json::ShapesSlot,
+    /// Where the Ion reader unescapes the strings nobody keeps, kept from line to line (a buffer a line cost an
+    /// allocation, its growth and a free on each of an Ion export's lines).
+    pub ion_discard: Vec<u8>,
 }
 
 /// The allocations of an item's extracted values, handed back by [`Scratch::clear`] for the next item's
@@ -559,10 +563,10 @@ pub(super) fn plain_value(
             out.extend_from_slice(text.as_bytes());
             Tag::Key(KeyType::N)
         }
-        Some(b't' | b'f') => Tag::Other("BOOL (a JSON boolean)".to_owned()),
-        Some(b'n') => Tag::Other("NULL (JSON null)".to_owned()),
-        Some(b'[') => Tag::Other("L (a JSON array)".to_owned()),
-        _ => Tag::Other("M (a JSON object)".to_owned()),
+        Some(b't' | b'f') => Tag::Other("BOOL (a JSON boolean)".into()),
+        Some(b'n') => Tag::Other("NULL (JSON null)".into()),
+        Some(b'[') => Tag::Other("L (a JSON array)".into()),
+        _ => Tag::Other("M (a JSON object)".into()),
     })
 }
 
@@ -686,7 +690,7 @@ impl Visitor<'_> for TagSeed {
             "S" => Tag::Key(KeyType::S),
             "N" => Tag::Key(KeyType::N),
             "B" => Tag::Key(KeyType::B),
-            other => Tag::Other(other.chars().take(16).collect()),
+            other => Tag::Other(other.chars().take(16).collect::<String>().into()),
         })
     }
 }
