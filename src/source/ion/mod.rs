@@ -103,6 +103,7 @@ pub fn ion_line(
         )
     })?;
     let mut p = Parser {
+        text,
         s: text.as_bytes(),
         i: 0,
         discard: std::mem::take(&mut scratch.ion_discard),
@@ -171,6 +172,8 @@ fn records(
 }
 
 struct Parser<'a> {
+    /// The line, and its bytes (`s`): names are borrowed from `text` where they lie.
+    text: &'a str,
     s: &'a [u8],
     i: usize,
     /// Where strings nobody keeps are unescaped (one buffer per line, not one per string).
