@@ -14,8 +14,8 @@ use serde::de::DeserializeSeed as _;
 
 use super::json::fast_json::scan_record;
 use super::json::item::{ItemSeed, RecordSeed, Scratch};
-use super::key_ahead::KeyAhead;
-use super::read::{FileLoad, Sink, for_each_line_ahead, invalid_json_line};
+use super::key_ahead::{KeyAhead, for_each_record_line};
+use super::read::{FileLoad, Sink, invalid_json_line};
 use super::{At, LoadOptions, SourceError};
 use crate::source::Message;
 
@@ -35,15 +35,14 @@ pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), 
     if let Some(ttl) = &sink.ttl_seed {
         scratch.ttl = ttl.clone();
     }
-    let mut state = (KeyAhead::new(sink), sink, scratch);
-    let lines = for_each_line_ahead(
+    let ahead = KeyAhead::new(sink);
+    let lines = for_each_record_line(
         reader,
         name,
         compression,
         tick,
-        &mut state,
-        |(ahead, sink, _), line| ahead.ahead(sink, line),
-        |(ahead, sink, scratch), line, n| {
+        (ahead, &mut *sink, &mut scratch),
+        |line, sink, scratch, n| {
             if line.trim_ascii().is_empty() {
                 return Ok(());
             }
@@ -52,12 +51,11 @@ pub fn load_json_lines(cx: FileLoad<'_, '_>, field: &'static str) -> Result<(), 
             if field == "Keys" && result.is_ok() {
                 count_change(line, sink);
             }
-            ahead.after(sink);
             sink.check(result)
         },
     );
-    state.1.settle();
-    state.1.lines += lines?;
+    sink.settle();
+    sink.lines += lines?;
     Ok(())
 }
 

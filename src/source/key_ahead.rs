@@ -3,6 +3,12 @@
 //! each coming record's partition key without parsing it ([`KeyProbe`]) and hands its hash to the key set's
 //! [`Lookahead`], so that the lookup finds the key's slot, entry and bytes in cache when the record is added.
 
+use std::io::BufRead;
+use std::path::Path;
+
+use super::SourceError;
+use super::json::item::Scratch;
+use super::read::{Compression, Tick, for_each_line_ahead};
 use super::sink::Sink;
 use crate::model::bytes::short_eq;
 use crate::model::keyset::Lookahead;
@@ -65,6 +71,32 @@ impl KeyAhead {
             self.probed = true;
         }
     }
+}
+
+/// The lines of `reader`, one record each, each read by `f` into `sink` with `scratch` (and its line number),
+/// and shown to `ahead` a few lines before ([`for_each_line_ahead`]): the lines read.
+pub fn for_each_record_line(
+    reader: &mut dyn BufRead,
+    name: &Path,
+    compression: Compression,
+    tick: &mut Tick<'_>,
+    (ahead, sink, scratch): (KeyAhead, &mut Sink, &mut Scratch),
+    mut f: impl FnMut(&[u8], &mut Sink, &mut Scratch, u64) -> Result<(), SourceError>,
+) -> Result<u64, SourceError> {
+    let mut state = (ahead, sink, scratch);
+    for_each_line_ahead(
+        reader,
+        name,
+        compression,
+        tick,
+        &mut state,
+        |(ahead, sink, _), line| ahead.ahead(sink, line),
+        |(ahead, sink, scratch), line, n| {
+            let result = f(line, sink, scratch, n);
+            ahead.after(sink);
+            result
+        },
+    )
 }
 
 /// Finds a record's string partition key, `"pk":{"S":"…"}` as exports write it or with white space between

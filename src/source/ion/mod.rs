@@ -30,8 +30,8 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::json::item::{KeyNames, Scratch, Tag};
-use super::key_ahead::KeyAhead;
-use super::read::{Sink, Tick, for_each_line_ahead};
+use super::key_ahead::{KeyAhead, for_each_record_line};
+use super::read::{Sink, Tick};
 use super::{At, LoadOptions, SourceError};
 use crate::model::KeyType;
 use crate::model::health::ttl::TtlValue;
@@ -69,23 +69,21 @@ pub fn load_ion(
     opts: &LoadOptions,
     tick: &mut Tick<'_>,
 ) -> Result<(), SourceError> {
-    let scratch = Scratch::for_load(opts);
-    let mut state = (KeyAhead::for_ion(sink), sink, scratch);
-    let lines = for_each_line_ahead(
+    let mut scratch = Scratch::for_load(opts);
+    let ahead = KeyAhead::for_ion(sink);
+    let lines = for_each_record_line(
         reader,
         name,
         compression,
         tick,
-        &mut state,
-        |(ahead, sink, _), line| ahead.ahead(sink, line),
-        |(ahead, sink, scratch), line, n| {
+        (ahead, &mut *sink, &mut scratch),
+        |line, sink, scratch, n| {
             let result = ion_line(line, sink, scratch, opts)
                 .map_err(|what| SourceError::record(name, At::Line(n), what));
-            ahead.after(sink);
             sink.check(result)
         },
     );
-    state.1.lines += lines?;
+    sink.lines += lines?;
     Ok(())
 }
 
