@@ -55,10 +55,12 @@ use crate::model::bytes::short_eq;
 use crate::model::keyexpr::Value;
 
 mod in_place;
+mod plain;
 mod scan;
 mod shapes;
 mod value;
-use in_place::{Shape, direct_key, note_span, read_plain_value, read_value};
+use in_place::{Shape, direct_key, note_span, read_value};
+pub use plain::scan_plain_item;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
 use shapes::Context;
@@ -196,18 +198,6 @@ pub fn scan_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
     if shaped && done {
         shapes::learn(text, Context::Item, names, scratch);
     }
-    scratch.direct_ok &= done;
-    done
-}
-
-/// Tries the fast path on one plain JSON item (`{"pk":"a","n":12,…}`): key attributes that are strings without
-/// escapes (S) or numbers (N); anything else sends the caller to the serde path ([`super::item::PlainItemSeed`]).
-pub fn scan_plain_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
-    let mut c = Cursor { s: text, i: 0 };
-    let size = c.expect(b'{').and_then(|()| c.plain_item(names, scratch));
-    c.skip_ws();
-    scratch.item_bytes = size;
-    let done = size.is_some() && c.i == text.len();
     scratch.direct_ok &= done;
     done
 }
@@ -520,72 +510,6 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The rest of a plain item (its `{` consumed): the key attributes into `scratch`, the others sized
-    /// ([`Self::plain_size`]). The item's size as DynamoDB counts it.
-    fn plain_item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<u64> {
-        scratch.clear();
-        if scratch.wants_names() {
-            return None;
-        }
-        let extracting = !scratch.extract.is_empty();
-        // As in `item`: the key built from the values where they lie.
-        let direct = extracting && scratch.direct.is_some();
-        let mut size = 0;
-        if self.close(b'}') {
-            return Some(size);
-        }
-        let pk = names.pk.as_bytes();
-        let sk = names.sk.as_deref().map(str::as_bytes);
-        loop {
-            self.expect(b'"')?;
-            let name = self.plain_str()?;
-            self.expect(b':')?;
-            let from = if extracting {
-                self.extract_from(name, scratch)
-            } else {
-                None
-            };
-            size += name.len() as u64;
-            let ttl = scratch.ttl.is_ttl(name);
-            if short_eq(name, pk) {
-                let (t, raw) = self.plain_key_value()?;
-                size += super::size::key_size(t, raw)?;
-                scratch.pk = Some(Tag::Key(t));
-                scratch.pk_raw.clear();
-                scratch.pk_raw.extend_from_slice(raw);
-            } else if sk.is_some_and(|sk| short_eq(sk, name)) {
-                let (t, raw) = self.plain_key_value()?;
-                size += super::size::key_size(t, raw)?;
-                scratch.sk = Some(Tag::Key(t));
-                scratch.sk_raw.clear();
-                scratch.sk_raw.extend_from_slice(raw);
-            } else {
-                self.skip_ws();
-                let start = self.i;
-                size += self.plain_size(2).ok()?;
-                if ttl {
-                    scratch.ttl.value = super::ttl::plain_ttl(self.s.get(start..self.i)?);
-                }
-            }
-            if direct && let Some(from) = from {
-                note_span(self.s, from, self.i, Shape::Plain, scratch)?;
-            } else if let Some((slot, start)) = from {
-                read_plain_value(self.s.get(start..self.i)?, slot, scratch)?;
-            }
-            match self.next_token()? {
-                b',' => {}
-                b'}' => {
-                    if direct {
-                        direct_key(self.s, Shape::Plain, scratch)?;
-                    }
-                    scratch.ttl.item_done();
-                    return Some(size);
-                }
-                _ => return None,
-            }
-        }
-    }
-
     /// When `name` is an attribute to extract: its slot and where its value starts (white space skipped). The
     /// callers test whether anything is extracted first: the call was not inlined, and every attribute of a plain
     /// load paid for it (`valgrind --tool=callgrind`, one file of `benches/export_load.sh`: 1.7 % of the
@@ -595,25 +519,6 @@ impl<'a> Cursor<'a> {
         let slot = scratch.extract_slot_of(name)?;
         self.skip_ws();
         Some((slot, self.i))
-    }
-
-    /// A plain key value: a string without escapes (S) or a number (N, its text).
-    fn plain_key_value(&mut self) -> Option<(KeyType, &'a [u8])> {
-        match self.next_token()? {
-            b'"' => Some((KeyType::S, self.plain_str()?)),
-            first @ (b'-' | b'0'..=b'9') => {
-                let start = self.i - 1;
-                if first == b'-' {
-                    let d = self.peek()?;
-                    self.i += 1;
-                    self.number_rest(d)?;
-                } else {
-                    self.number_rest(first)?;
-                }
-                Some((KeyType::N, self.s.get(start..self.i)?))
-            }
-            _ => None,
-        }
     }
 
     /// The rest of a key attribute's value after its head `{"S":"` (or `N`, `B`) written without white space:
