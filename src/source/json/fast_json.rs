@@ -305,6 +305,20 @@ impl<'a> Cursor<'a> {
         Some(text)
     }
 
+    /// The rest of a string (the opening quote consumed) with no escape and no control character: where its
+    /// bytes lie in the line, without the quotes. UTF-8 is not checked (see `value::Record::str`).
+    #[inline]
+    pub(super) fn plain_range(&mut self) -> Option<(usize, usize)> {
+        let rest = self.s.get(self.i..)?;
+        let n = find_special(rest);
+        if rest.get(n) != Some(&b'"') {
+            return None;
+        }
+        let at = self.i;
+        self.i += n + 1;
+        Some((at, at + n))
+    }
+
     /// Skips the rest of a string (the opening quote consumed) as serde_json's `ignore_str` does: escapes are
     /// checked, control characters refused, UTF-8 not checked.
     pub(super) fn skip_str(&mut self) -> Option<()> {

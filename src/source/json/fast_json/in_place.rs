@@ -5,7 +5,7 @@
 
 use super::super::extract::{plain_to_value, typed_value};
 use super::super::item::Scratch;
-use super::value::{plain_scalar_value, scalar_value, simple_value};
+use super::value::{Record, plain_scalar_value, scalar_value, simple_value};
 use crate::model::keyexpr::Scalar;
 
 /// The extracted value `span` (checked by `Cursor::skip_value` or `Cursor::key_value` already) into slot `slot`
@@ -38,11 +38,16 @@ pub(super) enum Shape {
 }
 
 impl Shape {
-    /// The value `span` holds read in place (see [`scalar_value`], [`plain_scalar_value`]).
-    fn scalar(self, span: &[u8], index: Option<usize>) -> Option<Scalar<'_>> {
+    /// The value at `record[start..end]` read in place (see [`scalar_value`], [`plain_scalar_value`]).
+    fn scalar(
+        self,
+        record: Record<'_>,
+        (start, end): (usize, usize),
+        index: Option<usize>,
+    ) -> Option<Scalar<'_>> {
         match self {
-            Self::Typed => scalar_value(span, index),
-            Self::Plain => plain_scalar_value(span, index),
+            Self::Typed => scalar_value(record, start, end, index),
+            Self::Plain => plain_scalar_value(record, start, end, index),
         }
     }
 
@@ -85,9 +90,10 @@ pub(super) fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> 
         return None;
     };
     let spans = &*spans;
+    let whole = Record::new(record);
     let read = |slot: usize, index| {
-        let (start, end) = (*spans.get(slot)?)?;
-        shape.scalar(record.get(start..end)?, index)
+        let span = (*spans.get(slot)?)?;
+        shape.scalar(whole, span, index)
     };
     if direct.eval_into(read, direct_key) {
         scratch.direct_ok = true;
