@@ -50,6 +50,14 @@ def interleaved(cmds, rounds=5):
     return out
 
 
+def spread(results):
+    """How far above its best run each command's median was, in per cent (`results` as `interleaved` gives
+    them): a command whose median is close to its best ran on a quiet host. A short command feels a busy
+    minute more than a long one (the same stall is a larger share of its time), so the ratios of medians
+    are read against this line."""
+    return [round((median / best - 1) * 100) for best, median, _ in results]
+
+
 def timed_with_query(cmd):
     """(wall seconds, peak RSS in MB, the seconds a `query N` line on stderr reports or None) of one run of the
     shell command `cmd`, by /usr/bin/time -f "%e %M"; exits naming the command if it fails. A DuckDB peer

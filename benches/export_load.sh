@@ -6,7 +6,7 @@
 # Builds the headless release binary (`--no-default-features`: no GUI, ~2 minutes from scratch), generates the
 # export once under $CARGO_TARGET_DIR/tmp (benches/gen_export.py, Zipf keys), checks shardlens' total, distinct
 # count and hottest key against the generator's truth, then times each peer with /usr/bin/time -f "%e %M" (wall
-# seconds, peak RSS), best and median of 5 interleaved rounds (each peer once a round, in turn):
+# seconds, peak RSS), best and median of 9 interleaved rounds (each peer once a round, in turn):
 #   shardlens analyze FOLDER --format json > /dev/null
 #   zcat data/*.json.gz > /dev/null                          (decompression alone)
 #   DuckDB (installed from PyPI if missing): SELECT Item.pk.S, count(*) FROM read_json('data/*.json.gz') GROUP BY 1
@@ -31,7 +31,7 @@ fi
 python3 - "$BIN" "$ROOT" <<'PY'
 import json, subprocess, sys
 sys.path.insert(0, "benches")
-from bench_util import check_against_truth, interleaved
+from bench_util import check_against_truth, interleaved, spread
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 gz = sum(__import__("os").path.getsize(f"{root}/data/{f}") for f in __import__("os").listdir(f"{root}/data"))
@@ -52,9 +52,9 @@ peers = [
 if have_duck:
     q = f"SELECT Item.pk.S, count(*) FROM read_json('{root}/data/*.json.gz', format='newline_delimited') GROUP BY 1"
     peers.append(("duckdb read_json ... GROUP BY pk", f"python3 -c \"import duckdb; duckdb.sql(\\\"{q}\\\").fetchall()\""))
-print('\nbest (median) of 5 interleaved rounds (/usr/bin/time -f "%e %M"):')
+print('\nbest (median) of 9 interleaved rounds (/usr/bin/time -f "%e %M"):')
 res = {}
-for (name, _), m in zip(peers, interleaved([cmd for _, cmd in peers], rounds=5)):
+for (name, _), m in zip(peers, interleaved([cmd for _, cmd in peers], rounds=9)):
     res[name] = m
     print(f"  {name:<40} {m[0]:>6.2f} s ({m[1]:.2f}) {m[2]:>8.1f} MB peak RSS")
 if not have_duck:
@@ -68,6 +68,8 @@ if have_duck:
     best, median = d[0] / s[0], d[1] / s[1]
     print(f"  duckdb / shardlens wall:  {best:.2f}x best, {median:.2f}x median  "
           f"(goal >= 5x, as the issue measured it, medians: {'met' if median >= 5 else 'NOT met'})")
+print("  medians above best (quiet host: a few per cent): "
+      + ", ".join(f"{name.split()[0]} +{pc} %" for (name, _), pc in zip(peers, spread([res[n] for n, _ in peers]))))
 print(f"  shardlens peak RSS:       {s[2]:.1f} MB (goal <= 200 MB: {'met' if s[2] <= 200 else 'NOT met'})")
 print(f"  shardlens throughput:     {raw/1e6/s[0]:.0f} MB/s of JSON, {truth['total']/1e6/s[0]:.2f} M items/s")
 PY

@@ -11,7 +11,7 @@
 # spaced and plain files are rewritten from the lines, the items back to back and the scan page from the
 # array), checks shardlens' total, distinct count and hottest key on each
 # against the generator's truth, then times each with /usr/bin/time -f "%e %M" (wall seconds, peak RSS), best
-# and median of 7 interleaved rounds (each file once a round, in turn, so that a host getting busier or quieter
+# and median of 9 interleaved rounds (each file once a round, in turn, so that a host getting busier or quieter
 # weighs on every file alike):
 #   shardlens analyze lines.json --format json > /dev/null      (DynamoDB JSON lines)
 #   shardlens analyze array.json --format json > /dev/null      (the same items, one pretty-printed array)
@@ -47,7 +47,7 @@ fi
 python3 - "$BIN" "$ROOT" <<'PY'
 import json, os, shutil, sys
 sys.path.insert(0, "benches")
-from bench_util import best_of, check_against_truth, interleaved
+from bench_util import best_of, check_against_truth, interleaved, spread
 bin_, root = sys.argv[1], sys.argv[2]
 truth = json.load(open(f"{root}/truth.json"))
 arr, lines = f"{root}/array.json", f"{root}/lines.json"
@@ -120,10 +120,10 @@ print("every result checked against the generator: total, distinct, hottest key"
 l, a, c, i, s, t, p, u, v = interleaved(
     [f"{bin_} analyze {f} --format json > /dev/null"
      for f in (lines, arr, compact, items, spaced, stream, scan, plain, plain_arr)],
-    rounds=7)
+    rounds=9)
 one = best_of(f"taskset -c 0 {bin_} analyze {arr} --format json > /dev/null") if shutil.which("taskset") else None
 n = truth["total"] / 1e6
-print('\nmedian (best) of 7 interleaved rounds (/usr/bin/time -f "%e %M"):')
+print('\nmedian (best) of 9 interleaved rounds (/usr/bin/time -f "%e %M"):')
 for name, w, path in (("DynamoDB JSON lines", l, lines), ("pretty-printed JSON array", a, arr),
                       ("compact JSON array", c, compact), ("typed items one a line", i, items),
                       ("lines, json.dumps spacing", s, spaced), ("pretty items back to back", t, stream),
@@ -137,5 +137,6 @@ if one:
 r = l[1] / a[1]
 print(f"\n  array speed / lines speed: {r * 100:.0f} % of the medians, {l[0] / a[0] * 100:.0f} % of the best  "
       f"(goal >= 75 %: {'met' if r >= 0.75 else 'NOT met'})")
+print(f"  medians above best (quiet host: a few per cent): lines +{spread([l])[0]} %, array +{spread([a])[0]} %")
 print(f"  array peak RSS:            {a[2]:.1f} MB (goal <= 200 MB: {'met' if a[2] <= 200 else 'NOT met'})")
 PY
