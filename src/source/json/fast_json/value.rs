@@ -232,7 +232,8 @@ fn ends_at(record: &[u8], at: usize, end: usize) -> bool {
 }
 
 /// Member `index` of a list of strings without escapes, its `[` consumed: the cursor is left after its `]`.
-/// Every member's text is checked alike (no escape, no control character, valid UTF-8).
+/// `None` when a member is anything else, or the list has no such member; every member's text is checked alike
+/// (no escape, no control character, valid UTF-8).
 fn member_text<'a>(c: &mut Cursor<'a>, record: Record<'a>, index: usize) -> Option<&'a str> {
     let mut found = None;
     if !c.close(b']') {
