@@ -295,14 +295,8 @@ impl<'a> Cursor<'a> {
     /// test and then the check).
     #[inline]
     pub(super) fn plain_text(&mut self) -> Option<&'a str> {
-        let rest = self.s.get(self.i..)?;
-        let n = find_special(rest);
-        if rest.get(n) != Some(&b'"') {
-            return None;
-        }
-        let text = std::str::from_utf8(rest.get(..n)?).ok()?;
-        self.i += n + 1;
-        Some(text)
+        let (from, to) = self.plain_range()?;
+        std::str::from_utf8(self.s.get(from..to)?).ok()
     }
 
     /// The rest of a string (the opening quote consumed) with no escape and no control character: where its
