@@ -288,3 +288,20 @@ fn the_ttl_attribute_goes_and_comes_back_with_its_keys() {
     h.get_by_label_contains("TTL attribute \"expiresAt\"");
     h.get_by_label_contains("these values read as the year");
 }
+
+/// A Workbench model one of whose items holds a map whose member is not a typed value (as AWS's sample
+/// GamePlayerProfiles does) loads, the load's notice names the item and the attribute, and Table health says how
+/// many sizes are estimates.
+#[test]
+fn a_model_with_a_malformed_attribute_says_its_sizes_are_estimates() {
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/estimates/workbench-game-profiles.json");
+    let mut h = harness_at([1400.0, 900.0]);
+    h.state_mut().open_path(model);
+    h.wait_for("the model to load", |app| {
+        app.report().is_some_and(|r| r.analysis.total == 5)
+    });
+    h.get_by_label_contains("attribute \"Loadout.M\"");
+    open_from_the_view_menu(&mut h);
+    h.get_by_label_contains("Estimated: the sizes of 1 of 5 items are estimates");
+}

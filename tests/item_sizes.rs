@@ -376,46 +376,137 @@ fn items_at_the_kb_boundaries_and_near_400_kb() {
     assert_eq!(by_kb, [(1, 1), (2, 1), (4, 1), (5, 1), (399, 1), (401, 1)]);
 }
 
+/// A value that is not what its type tag says, in an attribute that is not a key: the item is kept and
+/// counted, its size an estimate, and one warning counts them and names the first (its key and attribute).
+/// In a key attribute it is a bad record, whose message names Skip bad records.
 #[test]
-fn a_value_not_of_its_type_names_the_item_and_attribute() {
+fn a_value_not_of_its_type_is_an_estimate_unless_it_is_a_key() {
     let dir = support::temp_dir("item_sizes", "bad");
     let f = write(
         &dir,
         "bad.json",
         "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":{\"pk\":{\"S\":\"b\"},\"n\":{\"N\":\"abc\"}}}\n{\"Item\":{\"pk\":{\"S\":\"c\"},\"d\":{\"B\":\"%%\"}}}\n",
     );
+    let loaded = load(&f, &key_opts());
+    assert_eq!((loaded.keys.total(), loaded.skipped), (3, 0));
+    assert_eq!(loaded.keys.estimated_sizes(), 2);
+    let w = loaded.warnings.join("\n");
+    assert!(
+        w.contains("2 items kept with an attribute (not a key) that is not a DynamoDB typed value")
+            && w.contains("the first: item \"b\": attribute \"n\": \"abc\" is not a number (N)"),
+        "{w}"
+    );
+    // "abc" counted as its 3 bytes: n 1+3, pk 2+1.
+    let b = loaded.keys.find(b"b").unwrap();
+    assert_eq!(loaded.keys.item_bytes(b).unwrap().bytes, 3 + 4);
+    // The same in an array of items.
+    let g = write(
+        &dir,
+        "bad-array.json",
+        "[{\"pk\":{\"S\":\"a\"}},\n{\"pk\":{\"S\":\"b\"},\"m\":{\"M\":{\"x\":{\"NS\":[\"1\",\"one\"]}}}}]",
+    );
+    let loaded = load(&g, &key_opts());
+    assert_eq!(loaded.keys.total(), 2);
+    assert_eq!(loaded.keys.estimated_sizes(), 1);
+    assert!(
+        loaded.warnings.join("\n").contains(
+            "1 item kept with an attribute (not a key) that is not a DynamoDB typed value; its size is \
+             estimated from what could be read (the first: item \"b\": attribute \"m.x\": \"one\" is not a number (NS))"
+        ),
+        "{:?}",
+        loaded.warnings
+    );
+    // In the key: a bad record, named with its line, that says how to skip it.
+    let k = write(
+        &dir,
+        "bad-key.json",
+        "{\"Item\":{\"pk\":{\"N\":\"1\"}}}\n{\"Item\":{\"pk\":{\"N\":\"abc\"}}}\n",
+    );
     let e = source::load(
-        std::slice::from_ref(&f),
+        std::slice::from_ref(&k),
         &key_opts(),
         &AtomicBool::new(false),
         &mut |_| {},
     )
     .map(|_| ())
     .unwrap_err();
+    let said = e.message().in_words(source::hint::Hint::flag);
     assert!(
-        e.to_string()
-            .contains("line 2: attribute \"n\": \"abc\" is not a number (N)"),
-        "{e}"
+        said.contains("line 2: attribute \"pk\": \"abc\" is not a number (N)")
+            && said.contains("--skip-bad"),
+        "{said}"
     );
     let skipping = LoadOptions {
         on_bad: OnBad::Skip,
         ..key_opts()
     };
-    let loaded = load(&f, &skipping);
-    assert_eq!(loaded.keys.total(), 1);
-    assert_eq!(loaded.skipped, 2);
-    // The same in an array of items: the item is named by its number.
-    let g = write(
-        &dir,
-        "bad-array.json",
-        "[{\"pk\":{\"S\":\"a\"}},\n{\"pk\":{\"S\":\"b\"},\"m\":{\"M\":{\"x\":{\"NS\":[\"1\",\"one\"]}}}}]",
-    );
-    let e = source::load(&[g], &key_opts(), &AtomicBool::new(false), &mut |_| {})
-        .map(|_| ())
-        .unwrap_err();
+    let loaded = load(&k, &skipping);
+    assert_eq!((loaded.keys.total(), loaded.skipped), (1, 1));
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/estimates")
+        .join(name)
+}
+
+/// A Workbench model shaped like AWS's sample GamePlayerProfiles, one of whose items holds
+/// `"Loadout": {"M": {"M": {"HP": {"N": "50"}}}}`: it loads (it was refused while item sizes were strict),
+/// every item counted, the CLI warns naming the item and the attribute, and the health report says how many
+/// sizes are estimates, in JSON and in the table.
+#[test]
+fn a_workbench_model_with_a_malformed_map_loads_with_an_estimated_size() {
+    let model = fixture("workbench-game-profiles.json");
+    let out = support::run(&["analyze", "--format", "json", model.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc = support::json(&out);
+    assert_eq!(doc["total"], 5, "{err}");
     assert!(
-        e.to_string()
-            .contains("item 2 (line 2): attribute \"m.x\": \"one\" is not a number (NS)"),
-        "{e}"
+        err.contains(
+            "1 item kept with an attribute (not a key) that is not a DynamoDB typed value; its size is \
+             estimated from what could be read (the first: item \"player-0002\": attribute \"Loadout.M\": \
+             \"HP\" is not a DynamoDB type"
+        ),
+        "{err}"
     );
+    assert_eq!(doc["health"]["estimated_sizes"], 1, "{}", doc["health"]);
+    assert_eq!(doc["health"]["items"], 5);
+    let table = support::run(&["analyze", model.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("estimated: the sizes of 1 of 5 items are estimates"),
+        "{text}"
+    );
+
+    // DynamoDB JSON lines: a number that is not one and a list member of no type, both kept.
+    let lines = fixture("items-estimated.json");
+    let out = support::run(&["analyze", "--format", "json", lines.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc = support::json(&out);
+    assert_eq!(doc["total"], 4, "{err}");
+    assert_eq!(doc["health"]["estimated_sizes"], 2);
+    assert!(
+        err.contains("2 items kept")
+            && err.contains("item \"order-2\": attribute \"total\": \"abc\""),
+        "{err}"
+    );
+
+    // A key that is not a number stays a bad record, and the message says how to skip it.
+    let keys = fixture("key-not-a-number.json");
+    let out = support::run(&["analyze", keys.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("line 2: attribute \"id\": \"abc\" is not a number (N)")
+            && err.contains("--skip-bad"),
+        "{err}"
+    );
+    let doc = support::json(&support::run(&[
+        "analyze",
+        "--skip-bad",
+        "--format",
+        "json",
+        keys.to_str().unwrap(),
+    ]));
+    assert_eq!(doc["total"], 2);
 }

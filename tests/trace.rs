@@ -309,15 +309,15 @@ fn bad_records_are_named_or_skipped_and_counted() {
     assert_eq!(doc["source"][0]["records"], 1);
     assert_eq!(doc["source"][0]["skipped"], 1);
 
-    // An image whose value is not what its type tag says is a bad record, never a silent size.
+    // An image whose key attribute is not what its type tag says is a bad record, never a silent size.
     let images = write(
         &dir,
         "images.json",
-        r#"{"Records":[{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"},"n":{"N":"abc"}}}}]}"#,
+        r#"{"Records":[{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"N":"abc"},"n":{"N":"1"}}}}]}"#,
     );
     let e = stderr(&simulate(&[&images], &[]));
     assert!(
-        e.contains("item 1: NewImage: attribute \"n\": \"abc\" is not a number (N)"),
+        e.contains("item 1: NewImage: attribute \"pk\": \"abc\" is not a number (N)"),
         "{e}"
     );
 
@@ -328,4 +328,65 @@ fn bad_records_are_named_or_skipped_and_counted() {
         "{e}"
     );
     assert!(e.contains("untimed.csv"), "{e}");
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/estimates")
+        .join(name)
+}
+
+/// What the file's records assumed, in one text.
+fn assumed(doc: &Value) -> String {
+    doc["source"][0]["assumed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A Streams event as aws-lambda-go's `events/testdata/dynamodb-event.json` writes it: every value with all ten
+/// type tags, all `null` but one. It replays; its `Keys` (`device`, `timestamp`) are told apart by the time,
+/// and the guess is said.
+#[test]
+fn a_go_marshalled_stream_event_replays_with_its_key_guessed() {
+    let event = fixture("go-stream-event.json");
+    let doc = json(&simulate(&[&event], &[]));
+    assert_eq!(doc["source"][0]["records"], 5);
+    assert_eq!(doc["source"][0]["keys"], 3);
+    let said = assumed(&doc);
+    assert!(
+        said.contains(
+            "partition key device (guessed from Keys device, timestamp: timestamp holds times"
+        ),
+        "{said}"
+    );
+    // Images of 64 bytes or so: one write unit a record.
+    let units: f64 = series(&doc, "write_demand_units").iter().sum();
+    assert!((units - 5.0).abs() < 1e-9, "{units}");
+}
+
+/// A Streams record whose image holds a non-key attribute that is not a typed value is kept (its size an
+/// estimate, counted and the first named); `Keys` named `name`, `timestamp` are guessed by the time.
+#[test]
+fn a_stream_image_with_a_malformed_attribute_is_kept_and_said() {
+    let event = fixture("stream-estimated.json");
+    let doc = json(&simulate(&[&event], &[]));
+    assert_eq!(doc["source"][0]["records"], 3);
+    assert_eq!(doc["source"][0]["keys"], 2);
+    let said = assumed(&doc);
+    assert!(
+        said.contains(
+            "1 record kept with an image attribute (not a key) that is not a DynamoDB typed value: its size is \
+             estimated from what could be read (the first: item 2: NewImage: attribute \"stats.M\": \"HP\" is \
+             not a DynamoDB type"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("partition key name (guessed from Keys name, timestamp"),
+        "{said}"
+    );
 }

@@ -369,6 +369,9 @@ fn storage_ui(ui: &mut egui::Ui, c: &Checked, commands: &mut Vec<Command>) {
         return;
     };
     ui.label(format!("Storage: {}", s.describe(h.items)));
+    if let Some(line) = h.estimates_line() {
+        ui.label(format!("Estimated: {line}"));
+    }
     if let Some(top) = s.largest_collections.first() {
         ui.horizontal_wrapped(|ui| {
             ui.label("Largest item collection:");

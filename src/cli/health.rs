@@ -84,6 +84,9 @@ pub(super) fn print(out: &mut dyn Write, h: &Health) -> Result<()> {
     writeln!(out, "table health:")?;
     if let Some(s) = &h.storage {
         writeln!(out, "  storage: {}", s.describe(h.items))?;
+        if let Some(line) = h.estimates_line() {
+            writeln!(out, "  estimated: {line}")?;
+        }
         if let Some(c) = s.largest_collections.first() {
             writeln!(
                 out,

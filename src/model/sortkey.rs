@@ -122,6 +122,36 @@ pub fn infer(sort_keys: &[&[u8]], ty: KeyType) -> Option<TimeOrdered> {
     })
 }
 
+/// Whether one key value is a time by itself: an ISO-8601 date or timestamp, or epoch seconds or
+/// milliseconds between the years 2000 and 2100 (a number, or digits in a string; a fraction is taken). A
+/// zero-padded counter or an id with a time inside is not: alone, it does not say it is a time.
+pub fn is_time_value(text: &str, ty: KeyType) -> bool {
+    const Y2000: f64 = 946_684_800.0;
+    const Y2100: f64 = 4_102_444_800.0;
+    let t = text.trim();
+    if ty == KeyType::S && iso8601(t) {
+        return true;
+    }
+    let numeric = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    numeric
+        && t.parse::<f64>().is_ok_and(|v| {
+            (Y2000..Y2100).contains(&v) || (Y2000 * 1000.0..Y2100 * 1000.0).contains(&v)
+        })
+}
+
+/// Whether an attribute's name says it holds a time: `timestamp`, `time`, `date`, `ts`, `created_at`,
+/// `updatedAt`, `eventTime`, … (case aside).
+pub fn is_time_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "ts" | "at" | "when" | "epoch" | "created" | "updated"
+    ) || ["time", "timestamp", "date", "datetime", "_at", "_ts"]
+        .iter()
+        .any(|end| n.ends_with(end))
+        || (n.len() > 2 && name.ends_with("At") && name.as_bytes()[0].is_ascii_lowercase())
+}
+
 /// The pattern of one segment, if it has one.
 fn classify(seg: &str, ty: KeyType) -> Option<TimePattern> {
     let digits = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit());
@@ -232,6 +262,44 @@ fn ksuid(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key value that is a time by itself, and names that say time (a Streams record's two `Keys`).
+    #[test]
+    fn times_by_value_and_by_name() {
+        for (text, ty) in [
+            ("2023-05-27 02:33:59.804927", KeyType::S),
+            ("2026-06-23T10:00:00Z", KeyType::S),
+            ("1782208800", KeyType::N),
+            ("1782208800.25", KeyType::N),
+            ("1782208800123", KeyType::S),
+        ] {
+            assert!(is_time_value(text, ty), "{text}");
+        }
+        for (text, ty) in [
+            ("PLAYER Ada", KeyType::S),
+            ("42", KeyType::N),
+            ("000123", KeyType::S),
+            ("2023-13-01", KeyType::S),
+            ("-1782208800", KeyType::N),
+        ] {
+            assert!(!is_time_value(text, ty), "{text}");
+        }
+        for name in [
+            "timestamp",
+            "time",
+            "date",
+            "ts",
+            "created_at",
+            "createdAt",
+            "eventTime",
+            "Date",
+        ] {
+            assert!(is_time_name(name), "{name}");
+        }
+        for name in ["name", "device", "format", "id", "player", "data"] {
+            assert!(!is_time_name(name), "{name}");
+        }
+    }
 
     fn judge(keys: &[&str], ty: KeyType) -> Option<TimePattern> {
         let bytes: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();

@@ -139,14 +139,23 @@ fn json_line_then(
         )
         .into());
     }
-    // The fast path declined this line: its item is sized in a second walk (which names a bad value).
-    let sized = if field == "Item" { "Item" } else { "NewImage" };
-    scratch.item_bytes = super::json::size::record_size(line, sized)?;
-    if field == "Item" {
-        super::json::ttl::probe_slow(line, Some(sized), true, &mut scratch.ttl);
-    }
     if sink.names.is_none() {
         sink.resolve_from_first(scratch, opts)?;
+    }
+    // The fast path declined this line: its item is sized in a second walk (which names a bad value, and
+    // estimates the size of an item whose attribute other than a key is malformed).
+    let sized = if field == "Item" { "Item" } else { "NewImage" };
+    let keys = sink
+        .names
+        .as_ref()
+        .map(super::json::item::KeyNames::attributes)
+        .unwrap_or_default();
+    let size = super::json::size::record_size(line, sized, &keys)
+        .map_err(|e| super::json::item_reader::bad_key_value(e, opts.on_bad))?;
+    scratch.item_bytes = size.as_ref().map(|s| s.bytes);
+    scratch.size_estimate = size.and_then(|s| s.estimate);
+    if field == "Item" {
+        super::json::ttl::probe_slow(line, Some(sized), true, &mut scratch.ttl);
     }
     add(sink, scratch)
 }

@@ -57,6 +57,9 @@ pub struct GsiInput<'a> {
 pub struct Health {
     /// Items whose size was measured (0: the input carried no whole items).
     pub items: u64,
+    /// Of them, items whose size is an estimate: an attribute that is not a key was not the typed value it
+    /// should be, and was sized from what could be read (the load's warning names the first).
+    pub estimated_sizes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,
     /// Items by the write units one write of them costs (⌈size / 1 KB⌉).
@@ -136,6 +139,22 @@ impl Storage {
     }
 }
 
+impl Health {
+    /// In words, when some sizes are estimates: "the sizes of 1 of 6 items are estimates: an attribute that is
+    /// not a key is not a DynamoDB typed value (the load's warning names the first)". The app and the CLI both
+    /// show it.
+    pub fn estimates_line(&self) -> Option<String> {
+        (self.estimated_sizes > 0).then(|| {
+            format!(
+                "the sizes of {} of {} are estimates: an attribute that is not a key is not a DynamoDB typed \
+                 value (the load's warning names the first)",
+                grouped(self.estimated_sizes),
+                plural(self.items, "item"),
+            )
+        })
+    }
+}
+
 impl TtlReport {
     /// In words: "TTL attribute "expiresAt" (guessed from its name): 50 in epoch seconds, 25 past, 25 to come".
     pub fn describe(&self) -> String {
@@ -195,6 +214,7 @@ pub fn health_from(
         .collect();
     let mut h = Health {
         items,
+        estimated_sizes: keys.estimated_sizes().min(items),
         storage,
         by_write_units: profile.map(|p| p.groups).unwrap_or_default(),
         ttl,

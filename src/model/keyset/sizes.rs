@@ -86,6 +86,9 @@ pub(super) struct ItemSizes {
     pub(super) per_key: Vec<KeyBytes>,
     /// `by_kb[k]`: (items, bytes) of the sizes in (k-1, k] KB; index 0 holds empty items.
     pub(super) by_kb: Vec<(u64, u64)>,
+    /// Items (writes) among them whose size is an estimate: an attribute that is not a key was not the typed
+    /// value it should be, and was sized from what could be read (`source::json::size::ItemSize`).
+    pub(super) estimated: u64,
 }
 
 impl ItemSizes {
@@ -127,6 +130,7 @@ impl ItemSizes {
             m.0 += t.0;
             m.1 += t.1;
         }
+        self.estimated += other.estimated;
     }
 }
 
@@ -136,6 +140,17 @@ impl KeySet {
         self.sizes
             .get_or_insert_with(ItemSizes::default)
             .note(idx as usize, bytes, count);
+    }
+
+    /// Records that `count` of the writes whose sizes were noted carried an estimated size (an attribute that is
+    /// not a key could not be read as typed).
+    pub fn note_estimated_sizes(&mut self, count: u64) {
+        self.sizes.get_or_insert_with(ItemSizes::default).estimated += count;
+    }
+
+    /// Items (writes) whose size is an estimate ([`Self::note_estimated_sizes`]).
+    pub fn estimated_sizes(&self) -> u64 {
+        self.sizes.as_ref().map_or(0, |s| s.estimated)
     }
 
     /// Every key whose items were measured, in index order, with their sizes: what [`Self::item_bytes`] gives

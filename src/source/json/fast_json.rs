@@ -118,6 +118,7 @@ pub(crate) fn too_deep(text: &[u8]) -> Option<String> {
 /// none without one). `false` when the line has anything the fast path does not handle, or is invalid, or
 /// lacks `field` (the caller then runs the serde path, which gives the exact result or error message).
 pub fn scan_record(line: &[u8], field: &str, names: &KeyNames, scratch: &mut Scratch) -> bool {
+    scratch.size_estimate = None;
     let shaped = field == "Item" && scratch.shapes.on;
     if shaped && let Some(size) = shapes::scan(line, Context::Record, names, scratch) {
         scratch.item_bytes = Some(size);
@@ -185,6 +186,7 @@ fn scan_record_size(
 /// put-item line): the whole of `text` must be the one object. `true` when handled completely (the serde path
 /// would have left the same key attributes in `scratch`); `false` sends the caller to the serde path.
 pub fn scan_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+    scratch.size_estimate = None;
     let shaped = scratch.shapes.on;
     if shaped && let Some(size) = shapes::scan(text, Context::Item, names, scratch) {
         scratch.item_bytes = Some(size);
@@ -640,7 +642,8 @@ mod tests {
             return None;
         }
         let sized = if field == "Item" { "Item" } else { "NewImage" };
-        let walked = crate::source::json::size::record_size(line, sized);
+        let walked =
+            crate::source::json::size::record_size(line, sized, &[]).map(|s| s.map(|s| s.bytes));
         assert_eq!(
             Ok(fast.item_bytes),
             walked,
@@ -674,7 +677,9 @@ mod tests {
             .unwrap_or_else(|| panic!("fast path refused {line}"));
         assert_eq!(
             n,
-            crate::source::json::size::typed_item_size(item.as_bytes()).ok(),
+            crate::source::json::size::typed_item_size(item.as_bytes(), &[])
+                .ok()
+                .map(|s| s.bytes),
             "{line}"
         );
         s

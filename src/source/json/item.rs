@@ -37,11 +37,26 @@ pub struct KeyNames {
     pub guessed: bool,
 }
 
+impl KeyNames {
+    /// The key attributes' names (the partition key's, then the sort key's): a malformed value of one of
+    /// them makes the record bad, of any other attribute only its size an estimate
+    /// ([`super::size::ItemSize`]).
+    pub fn attributes(&self) -> Vec<&str> {
+        std::iter::once(self.pk.as_str())
+            .chain(self.sk.as_deref())
+            .collect()
+    }
+}
+
 /// One item's key attributes as read (raw text, not yet canonical), reused from item to item.
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// The item's size as DynamoDB counts it ([`crate::model::item_size`]), when the record carries the item.
     pub item_bytes: Option<u64>,
+    /// `item_bytes` is an estimate: what was wrong with the first attribute (not a key) that could not be read
+    /// as the typed value it should be ([`super::size::ItemSize`]). Set by the second walk, cleared by every
+    /// item's reading.
+    pub size_estimate: Option<String>,
     pub pk: Option<Tag>,
     pub pk_raw: Vec<u8>,
     pub sk: Option<Tag>,
@@ -252,6 +267,7 @@ impl Scratch {
 
     pub fn clear(&mut self) {
         self.item_bytes = None;
+        self.size_estimate = None;
         self.ttl.value = crate::model::health::ttl::TtlValue::Absent;
         self.pk = None;
         self.sk = None;
@@ -455,16 +471,26 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
                 }
             }
             None => {
+                // The first item, every attribute read for guessing the keys: one that is not a typed value
+                // is noted as no key type (a key so written is then named by the size walk, which runs once
+                // the keys are known; any other only makes the size an estimate), as on later items.
                 let mut attrs = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
+                    let value: Box<serde_json::value::RawValue> = map.next_value()?;
                     let mut tag = None;
                     let mut raw = Vec::new();
-                    map.next_value_seed(AttrSeed {
+                    let mut de = serde_json::Deserializer::from_str(value.get());
+                    let read = AttrSeed {
                         tag: &mut tag,
                         raw: &mut raw,
-                    })?;
-                    if let Some(tag) = tag {
-                        attrs.push((name, tag, raw));
+                    }
+                    .deserialize(&mut de);
+                    match (read, tag) {
+                        (Ok(()), Some(tag)) => attrs.push((name, tag, raw)),
+                        (Ok(()), None) => {}
+                        (Err(_), _) => {
+                            attrs.push((name, Tag::Other("not a typed value".into()), Vec::new()));
+                        }
                     }
                 }
                 self.scratch.attrs = Some(attrs);

@@ -5,7 +5,7 @@
 use serde::de::DeserializeSeed as _;
 
 use super::fast_json::{scan_item, scan_plain_item};
-use super::item::{ItemSeed, PlainItemSeed, Scratch, is_typed_item};
+use super::item::{ItemSeed, KeyNames, PlainItemSeed, Scratch, is_typed_item};
 use super::json_stream::kind_of;
 use super::ttl::TtlProbe;
 use crate::source::read::{Sink, invalid_json_line};
@@ -129,15 +129,34 @@ impl ItemReader {
             if sink.names.is_none() {
                 sink.resolve_from_first(scratch, opts)?;
             }
-            // The fast path declined this item: it is sized in a second walk (which names a bad value).
-            scratch.item_bytes = Some(match typing {
-                Typing::Plain => super::size::plain_item_size(text)?,
-                _ => super::size::typed_item_size(text)?,
-            });
+            // The fast path declined this item: it is sized in a second walk (which names a bad value, and
+            // estimates the size of an item whose attribute other than a key is malformed).
+            let keys = sink
+                .names
+                .as_ref()
+                .map(KeyNames::attributes)
+                .unwrap_or_default();
+            let size = match typing {
+                Typing::Plain => super::size::ItemSize::exact(super::size::plain_item_size(text)?),
+                _ => super::size::typed_item_size(text, &keys)
+                    .map_err(|e| bad_key_value(e, opts.on_bad))?,
+            };
+            scratch.item_bytes = Some(size.bytes);
+            scratch.size_estimate = size.estimate;
             let typed = typing != Typing::Plain;
             super::ttl::probe_slow(text, None, typed, &mut scratch.ttl);
         }
         sink.add_scratch(scratch, 1)
+    }
+}
+
+/// A key attribute's value that is not what its type tag says: a bad record, which Skip bad records skips
+/// (said while the load stops at bad records).
+pub(crate) fn bad_key_value(what: String, on_bad: crate::source::OnBad) -> Message {
+    if on_bad == crate::source::OnBad::Stop {
+        Message::hinted(format!("{what} ("), crate::source::Hint::SkipBad, ")")
+    } else {
+        what.into()
     }
 }
 

@@ -71,9 +71,33 @@ fn json<T>(v: Option<T>) -> Result<T, SizeErr> {
     v.ok_or(SizeErr::Json)
 }
 
-/// The size of the typed item that is the whole of `text` (`{"pk":{"S":"a"},…}`).
-pub fn typed_item_size(text: &[u8]) -> Result<u64, String> {
-    whole_item(text, |c| c.typed_members(1, true))
+/// An item's size as the second walk measured it. When an attribute that is not a key could not be read as
+/// the typed value it should be (`{"M": {"M": {"HP": {"N": "50"}}}}`: a map whose member is not a typed
+/// value), the item is kept and its size is an **estimate**: `estimate` says what was wrong with the first such
+/// attribute (`attribute "a.M": "HP" is not a DynamoDB type …`), and `bytes` counts it by
+/// [`estimated_value_size`]. A key attribute so written stays an error: the item cannot be placed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ItemSize {
+    pub bytes: u64,
+    pub estimate: Option<String>,
+}
+
+impl ItemSize {
+    /// A size measured exactly.
+    pub fn exact(bytes: u64) -> Self {
+        Self {
+            bytes,
+            estimate: None,
+        }
+    }
+}
+
+/// The size of the typed item that is the whole of `text` (`{"pk":{"S":"a"},…}`); a malformed attribute
+/// named in `keys` is an error, any other makes the size an estimate ([`ItemSize`]).
+pub fn typed_item_size(text: &[u8], keys: &[&str]) -> Result<ItemSize, String> {
+    let mut estimate = None;
+    let bytes = whole_item(text, |c| c.item_members(1, keys, &mut estimate))?;
+    Ok(ItemSize { bytes, estimate })
 }
 
 /// The size of the plain item that is the whole of `text` (`{"pk":"a","n":1}`, as the document clients store
@@ -97,10 +121,110 @@ fn whole_item(text: &[u8], members: impl FnOnce(&mut Cursor<'_>) -> Sized) -> Re
 }
 
 /// The size of the typed item under `field` of the object that is `line` (`{"Item":{…}}`, an incremental
-/// line's `"NewImage"`); `None` when the line has no such field (or it is `null`).
-pub fn record_size(line: &[u8], field: &str) -> Result<Option<u64>, String> {
+/// line's `"NewImage"`); `None` when the line has no such field (or it is `null`). Malformed attributes as
+/// [`typed_item_size`].
+pub fn record_size(line: &[u8], field: &str, keys: &[&str]) -> Result<Option<ItemSize>, String> {
     let mut c = Cursor { s: line, i: 0 };
-    c.record_field_size(field).map_err(|e| e.message())
+    let mut estimate = None;
+    let bytes = c
+        .record_field_size(field, keys, &mut estimate)
+        .map_err(|e| e.message())?;
+    Ok(bytes.map(|bytes| ItemSize { bytes, estimate }))
+}
+
+/// The tag and value of a typed value's object (`{"S": "a"}`). A value written by Go's `encoding/json` from
+/// aws-lambda-go's `DynamoDBAttributeValue` (its test event `events/testdata/dynamodb-event.json`) carries
+/// all ten tags, every one `null` but its own (`{"B": null, …, "S": "data", "SS": null}`): the one tag whose
+/// value is not `null` is the value. `Err` says why it is not one value: no tag, every tag `null`, or two
+/// tags with values.
+pub fn typed_entry(
+    obj: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(&str, &serde_json::Value), String> {
+    let mut entries = obj.iter();
+    let Some(first) = entries.next() else {
+        return Err("an empty object, not a typed value".to_owned());
+    };
+    if obj.len() == 1 {
+        return Ok((first.0.as_str(), first.1));
+    }
+    let mut set = obj.iter().filter(|(_, v)| !v.is_null());
+    match (set.next(), set.next()) {
+        (Some((tag, v)), None) => Ok((tag.as_str(), v)),
+        (None, _) => Err(format!(
+            "every type tag is null ({}); expected one with a value",
+            obj.keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        (Some((a, _)), Some((b, _))) => Err(format!("more than one type tag ({a} and {b})")),
+    }
+}
+
+/// The estimated size of a value that is not the typed value it should be (see [`ItemSize`]): whatever in it
+/// *is* a typed value is sized by DynamoDB's rules ([`crate::model::item_size`]); a part that is not (a
+/// plain object, an unknown tag, a tag whose value has the wrong JSON type) is sized as what its JSON holds
+/// read as written, as the document clients store plain JSON (an object as a map of its members, an array as
+/// a list, a string as S, a number as N, `true`/`false`/`null` as one byte). So the estimate counts every name
+/// and value the text holds; it errs by the few bytes of a tag read as a member's name.
+pub fn estimated_value_size(v: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    let typed = match v {
+        Value::Object(o) => typed_entry(o).ok(),
+        _ => None,
+    };
+    if let Some((tag, inner)) = typed {
+        let scalar = |t: &Value, check: fn(&[u8]) -> Option<u64>| match t {
+            Value::String(s) => check(s.as_bytes()).unwrap_or(s.len() as u64),
+            other => plain_estimate(other),
+        };
+        let sized = match (tag, inner) {
+            ("S", Value::String(s)) => Some(s.len() as u64),
+            ("N", t) => Some(scalar(t, checked_number_size)),
+            ("B", t) => Some(scalar(t, base64_size)),
+            ("BOOL" | "NULL", _) => Some(FLAG_BYTES),
+            ("SS", Value::Array(m)) => Some(m.iter().map(plain_estimate).sum()),
+            ("NS", Value::Array(m)) => Some(m.iter().map(|t| scalar(t, checked_number_size)).sum()),
+            ("BS", Value::Array(m)) => Some(m.iter().map(|t| scalar(t, base64_size)).sum()),
+            ("L", Value::Array(l)) => Some(
+                CONTAINER_BYTES
+                    + l.iter()
+                        .map(|e| ELEMENT_BYTES + estimated_value_size(e))
+                        .sum::<u64>(),
+            ),
+            ("M", Value::Object(m)) => Some(map_estimate(m)),
+            _ => None,
+        };
+        if let Some(size) = sized {
+            return size;
+        }
+    }
+    plain_estimate(v)
+}
+
+/// A map's members, each as [`estimated_value_size`], with the map's overhead.
+fn map_estimate(m: &serde_json::Map<String, serde_json::Value>) -> u64 {
+    CONTAINER_BYTES
+        + m.iter()
+            .map(|(k, e)| ELEMENT_BYTES + k.len() as u64 + estimated_value_size(e))
+            .sum::<u64>()
+}
+
+/// A value that is not typed, sized as the plain JSON it is (its members as [`estimated_value_size`]).
+fn plain_estimate(v: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.len() as u64,
+        Value::Number(n) => number_size(&n.to_string()),
+        Value::Bool(_) | Value::Null => FLAG_BYTES,
+        Value::Array(l) => {
+            CONTAINER_BYTES
+                + l.iter()
+                    .map(|e| ELEMENT_BYTES + estimated_value_size(e))
+                    .sum::<u64>()
+        }
+        Value::Object(m) => map_estimate(m),
+    }
 }
 
 /// A key value's size from its text (no escapes, as the fast path's key readers
@@ -116,7 +240,12 @@ pub(super) fn key_size(t: KeyType, raw: &[u8]) -> Option<u64> {
 
 impl<'a> Cursor<'a> {
     /// See [`record_size`].
-    fn record_field_size(&mut self, field: &str) -> Result<Option<u64>, SizeErr> {
+    fn record_field_size(
+        &mut self,
+        field: &str,
+        keys: &[&str],
+        estimate: &mut Option<String>,
+    ) -> Result<Option<u64>, SizeErr> {
         json(self.expect(b'{'))?;
         let mut size = None;
         if self.close(b'}') {
@@ -129,10 +258,50 @@ impl<'a> Cursor<'a> {
             self.skip_ws();
             if size.is_none() && name == field.as_bytes() && self.peek() == Some(b'{') {
                 self.i += 1;
-                size = Some(self.typed_members(2, true)?);
+                size = Some(self.item_members(2, keys, estimate)?);
             } else {
                 json(self.skip_value(2))?;
             }
+            match json(self.next_token())? {
+                b',' => {}
+                b'}' => return Ok(size),
+                _ => return Err(SizeErr::Json),
+            }
+        }
+    }
+
+    /// The attributes of an item after its `{` at `depth` (as [`Self::typed_members`] at the top): a value that is
+    /// not the typed value it should be is an error when its attribute is one of `keys`, else its size is
+    /// estimated ([`estimated_value_size`]) and the first such error noted in `estimate`.
+    fn item_members(&mut self, depth: u32, keys: &[&str], estimate: &mut Option<String>) -> Sized {
+        let mut size = 0;
+        if self.close(b'}') {
+            return Ok(size);
+        }
+        loop {
+            json(self.expect(b'"'))?;
+            let (name, raw) = json(self.str_size_and_raw())?;
+            json(self.expect(b':'))?;
+            let at = self.i;
+            let value = match self.typed_size(depth + 1) {
+                Ok(v) => v,
+                Err(e @ SizeErr::Bad(_)) if !keys.iter().any(|k| k.as_bytes() == raw) => {
+                    self.i = at;
+                    self.skip_ws();
+                    let from = self.i;
+                    json(self.skip_value(depth + 1))?;
+                    let text = json(self.s.get(from..self.i))?;
+                    let v: serde_json::Value =
+                        serde_json::from_slice(text).map_err(|_| SizeErr::Json)?;
+                    if estimate.is_none() {
+                        let e = e.inside(|| String::from_utf8_lossy(raw).into_owned());
+                        *estimate = Some(e.message());
+                    }
+                    estimated_value_size(&v)
+                }
+                Err(e) => return Err(e.inside(|| String::from_utf8_lossy(raw).into_owned())),
+            };
+            size += name + value;
             match json(self.next_token())? {
                 b',' => {}
                 b'}' => return Ok(size),

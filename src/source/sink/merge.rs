@@ -81,6 +81,10 @@ impl Sink {
         self.items += other.items;
         self.lines += other.lines;
         self.skipped += other.skipped;
+        self.estimated += other.estimated;
+        if self.first_estimate.is_none() {
+            self.first_estimate = other.first_estimate;
+        }
         self.changes.add(&other.changes);
         match (&mut self.ttl, other.ttl) {
             (Some(mine), Some(theirs)) if mine.attribute == theirs.attribute => mine.merge(&theirs),

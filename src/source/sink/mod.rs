@@ -16,6 +16,21 @@ mod staged;
 /// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
 const MAX_SKIP_MESSAGES: usize = 5;
 
+/// The warning of a load that kept `n` items with a malformed attribute that is not a key, `first` the first
+/// of them (`item "p1": attribute "a.M": …`).
+pub fn estimate_note(n: u64, first: &str) -> String {
+    format!(
+        "{} kept with an attribute (not a key) that is not a DynamoDB typed value; {} estimated from what \
+         could be read (the first: {first})",
+        crate::model::fmt::plural(n, "item"),
+        if n == 1 {
+            "its size is"
+        } else {
+            "their sizes are"
+        },
+    )
+}
+
 /// Turns records into keys: checks key types, canonicalises, counts, and applies the bad-record policy.
 #[derive(Debug)]
 pub struct Sink {
@@ -53,6 +68,10 @@ pub struct Sink {
     /// The TTL attribute as the input's first item decided it, for a loader that starts reading after that
     /// item (a stretch of a file loaded on several threads): its items do not guess the attribute again.
     pub ttl_seed: Option<crate::source::json::ttl::TtlProbe>,
+    /// Items kept whose size is an estimate (an attribute that is not a key could not be read as typed), and
+    /// the first of them: its key and what was wrong. [`Self::into_loaded`] says them in one warning.
+    pub estimated: u64,
+    pub first_estimate: Option<String>,
 }
 
 impl Sink {
@@ -87,6 +106,8 @@ impl Sink {
             ttl: None,
             staged: staged::StagedRing::default(),
             ttl_seed: None,
+            estimated: 0,
+            first_estimate: None,
         }
     }
 
@@ -256,7 +277,12 @@ impl Sink {
         };
         // Staged only when the key set and the designer are all that take the item: nothing keeps it, and it
         // has no TTL attribute (whose note names the item's key by its index).
-        if defer && by_expr && self.kept.is_none() && scratch.ttl.name.is_none() {
+        if defer
+            && by_expr
+            && self.kept.is_none()
+            && scratch.ttl.name.is_none()
+            && scratch.size_estimate.is_none()
+        {
             self.stage(sk, count, prepared, scratch.item_bytes);
             self.items += count;
             return Ok(());
@@ -297,6 +323,13 @@ impl Sink {
             return;
         };
         self.keys.note_item_bytes(idx, bytes, count);
+        if let Some(what) = &scratch.size_estimate {
+            self.keys.note_estimated_sizes(count);
+            self.estimated += count;
+            if self.first_estimate.is_none() {
+                self.first_estimate = Some(format!("item {:?}: {what}", self.keys.display(idx)));
+            }
+        }
         if let Some(name) = &scratch.ttl.name {
             let keys = &self.keys;
             let stats = self.ttl.get_or_insert_with(|| {
@@ -599,6 +632,10 @@ impl Sink {
         for d in designs.iter().filter(|d| d.keys.is_empty() && read) {
             self.warnings
                 .push(format!("no item is in {} `{}`{has}", d.kind, d.expr).into());
+        }
+        if let Some(first) = self.first_estimate.take() {
+            self.warnings
+                .push(estimate_note(self.estimated, &first).into());
         }
         let (key_attribute, sort_key_attribute) = match self.names {
             Some(n) => (Some(n.pk), n.sk),

@@ -7,24 +7,37 @@
 
 use serde_json::Value;
 
+pub use crate::source::json::size::{ItemSize, estimated_value_size, typed_entry};
+
 use crate::model::item_size::{
     CONTAINER_BYTES, ELEMENT_BYTES, FLAG_BYTES, base64_size, checked_number_size,
 };
 
-/// The size in bytes of an item (a map of attribute names to typed values). `Err` names the attribute whose
-/// value is not what its type tag says (`attribute "n": "abc" is not a number (N)`), or says the image is
-/// not an item.
-pub fn item_size(image: &Value) -> Result<u64, String> {
+/// The size in bytes of an item (a map of attribute names to typed values). `Err` names a key attribute (one
+/// of `keys`) whose value is not what its type tag says (`attribute "n": "abc" is not a number (N)`), or says
+/// the image is not an item. Any other attribute so written is sized from what could be read
+/// ([`estimated_value_size`]) and the size is an estimate ([`ItemSize::estimate`] names the first). Values
+/// written by Go with every type tag (all `null` but one) are read as their one tag ([`typed_entry`]).
+pub fn item_size(image: &Value, keys: &[&str]) -> Result<ItemSize, String> {
     let map = image
         .as_object()
         .ok_or("not an item (expected an object of attributes)")?;
-    map.iter()
-        .map(|(name, v)| {
-            value_size(v)
-                .map(|s| name.len() as u64 + s)
-                .map_err(|(path, what)| format!("attribute {:?}: {what}", join(name, &path)))
-        })
-        .sum()
+    let mut size = ItemSize::default();
+    for (name, v) in map {
+        let value = match value_size(v) {
+            Ok(s) => s,
+            Err((path, what)) => {
+                let what = format!("attribute {:?}: {what}", join(name, &path));
+                if keys.contains(&name.as_str()) {
+                    return Err(what);
+                }
+                size.estimate.get_or_insert(what);
+                estimated_value_size(v)
+            }
+        };
+        size.bytes += name.len() as u64 + value;
+    }
+    Ok(size)
 }
 
 /// `name`, then the path inside it (`m.x[1]`).
@@ -51,13 +64,7 @@ fn value_size(v: &Value) -> Sized {
     let obj = v
         .as_object()
         .ok_or_else(|| bad("not a typed value; expected an object like {\"S\": \"…\"}"))?;
-    let mut entries = obj.iter();
-    let (tag, inner) = entries
-        .next()
-        .ok_or_else(|| bad("an empty object, not a typed value"))?;
-    if entries.next().is_some() {
-        return Err(bad(format!("more than one type tag ({tag} and another)")));
-    }
+    let (tag, inner) = typed_entry(obj).map_err(bad)?;
     let text = |what: &str| {
         inner
             .as_str()
@@ -75,7 +82,7 @@ fn value_size(v: &Value) -> Sized {
     let binary = |t: &str, tag: &str| {
         base64_size(t.as_bytes()).ok_or_else(|| bad(format!("{t:?} is not base64 ({tag})")))
     };
-    Ok(match tag.as_str() {
+    Ok(match tag {
         "S" => text("S")?.len() as u64,
         "N" => number(text("N")?, "N")?,
         "B" => binary(text("B")?, "B")?,
@@ -144,6 +151,46 @@ pub use crate::model::item_size::number_size;
 mod tests {
     use super::*;
 
+    /// aws-lambda-go writes every tag, all `null` but one: the one is the value; none or two are named.
+    #[test]
+    fn go_values_are_their_one_tag_with_a_value() {
+        let item: Value = serde_json::from_str(
+            r#"{"k":{"B":null,"BOOL":null,"BS":null,"L":null,"M":null,"N":null,"NS":null,"NULL":null,"S":"data","SS":null},
+                "m":{"B":null,"BOOL":null,"BS":null,"L":null,"M":{"n":{"B":null,"N":"12","S":null}},"N":null,"NS":null,"NULL":null,"S":null,"SS":null}}"#,
+        )
+        .unwrap();
+        // k 1+4, m 1+(3+1+1+2)
+        assert_eq!(item_size(&item, &["k"]), Ok(ItemSize::exact(5 + 8)));
+        let none: Value = serde_json::from_str(r#"{"k":{"S":null,"N":null}}"#).unwrap();
+        assert_eq!(
+            item_size(&none, &["k"]),
+            Err(
+                r#"attribute "k": every type tag is null (N, S); expected one with a value"#.into()
+            )
+        );
+        let two: Value = serde_json::from_str(r#"{"k":{"S":"a","N":"1","B":null}}"#).unwrap();
+        assert_eq!(
+            item_size(&two, &["k"]),
+            Err(r#"attribute "k": more than one type tag (N and S)"#.into())
+        );
+    }
+
+    /// A Workbench-like map whose member is not a typed value: kept, sized from what it holds.
+    #[test]
+    fn a_malformed_attribute_that_is_not_a_key_is_an_estimate() {
+        let item: Value =
+            serde_json::from_str(r#"{"id":{"S":"p1"},"a":{"M":{"M":{"HP":{"N":"50"}}}}}"#).unwrap();
+        let got = item_size(&item, &["id"]).unwrap();
+        // id 2+2; a 1 + map (3 + 1 + "M" + plain map (3 + 1 + "HP" + 50 as N: 2))
+        assert_eq!(got.bytes, 4 + 1 + (3 + 1 + 1 + (3 + 1 + 2 + 2)));
+        assert_eq!(
+            got.estimate.as_deref(),
+            Some(
+                r#"attribute "a.M": "HP" is not a DynamoDB type (S, N, B, BOOL, NULL, SS, NS, BS, L or M)"#
+            )
+        );
+    }
+
     #[test]
     fn sizes_follow_the_documented_rules() {
         let item: Value = serde_json::from_str(
@@ -152,12 +199,21 @@ mod tests {
         )
         .unwrap();
         // id 2+3, n 1+(4 digits: 2+1), b 1+3, ok 2+1, l 1+(3+1+1+1+1), m 1+(3+1+1+2), ss 2+3
-        assert_eq!(item_size(&item), Ok(5 + 4 + 4 + 3 + 8 + 8 + 5));
+        assert_eq!(
+            item_size(&item, &["id"]),
+            Ok(ItemSize::exact(5 + 4 + 4 + 3 + 8 + 8 + 5))
+        );
         let bad: Value =
             serde_json::from_str(r#"{"m":{"M":{"x":{"L":[{"N":"1"},{"N":"abc"}]}}}}"#).unwrap();
+        // A key so written is an error; any other attribute an estimate: "abc" counted as 3 bytes of text.
+        let what = r#"attribute "m.x[1]": "abc" is not a number (N)"#.to_owned();
+        assert_eq!(item_size(&bad, &["m"]), Err(what.clone()));
         assert_eq!(
-            item_size(&bad),
-            Err(r#"attribute "m.x[1]": "abc" is not a number (N)"#.to_owned())
+            item_size(&bad, &["id"]),
+            Ok(ItemSize {
+                bytes: 1 + (3 + 1 + 1 + (3 + 1 + 2 + 1 + 3)),
+                estimate: Some(what)
+            })
         );
     }
 }

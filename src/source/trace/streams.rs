@@ -29,6 +29,18 @@ const TIME_FIELD: &str = "ApproximateCreationDateTime";
 
 /// Reads a Streams file (see the module docs).
 pub(super) fn read_streams(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
+    let mut est = Estimates::default();
+    let result = read_streams_noting(cx, bytes, &mut est);
+    est.say(cx);
+    result
+}
+
+/// [`read_streams`], noting the records whose sizes are estimates in `est`.
+fn read_streams_noting(
+    cx: &mut TraceCx<'_>,
+    bytes: &[u8],
+    est: &mut Estimates,
+) -> Result<(), ReadError> {
     let mut n = 0u64;
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
@@ -54,18 +66,18 @@ pub(super) fn read_streams(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
                 };
                 for r in records {
                     n += 1;
-                    record(cx, r, n)?;
+                    record(cx, r, n, est)?;
                 }
             }
             Value::Array(records) => {
                 for r in records {
                     n += 1;
-                    record(cx, r, n)?;
+                    record(cx, r, n, est)?;
                 }
             }
             other => {
                 n += 1;
-                record(cx, other, n)?;
+                record(cx, other, n, est)?;
             }
         }
     }
@@ -83,14 +95,14 @@ fn record_at(n: u64) -> At {
 }
 
 /// One Streams record (or a Kinesis record wrapping one).
-fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64) -> Result<(), ReadError> {
+fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Result<(), ReadError> {
     if let Some(data) = r.pointer("/kinesis/data").and_then(Value::as_str) {
         let decoded = base64::engine::general_purpose::STANDARD
             .decode(data.trim())
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
         return match decoded {
-            Some(inner) => record(cx, &inner, n),
+            Some(inner) => record(cx, &inner, n, est),
             None => Ok(cx.bad(record_at(n), "kinesis.data is not base64 of a JSON record")?),
         };
     }
@@ -137,7 +149,7 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64) -> Result<(), ReadError> {
             .assume("TTL deletes (REMOVE by dynamodb.amazonaws.com) cost no write units [AWS]");
         0.0
     } else {
-        match write_units_of(cx, d, record_at(n))? {
+        match write_units_of(cx, d, record_at(n), est)? {
             Some(u) => u,
             None => return Ok(()),
         }
@@ -148,6 +160,18 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64) -> Result<(), ReadError> {
 
 /// Reads incremental export lines (see the module docs).
 pub(super) fn read_incremental(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
+    let mut est = Estimates::default();
+    let result = read_incremental_noting(cx, bytes, &mut est);
+    est.say(cx);
+    result
+}
+
+/// [`read_incremental`], noting the lines whose sizes are estimates in `est`.
+fn read_incremental_noting(
+    cx: &mut TraceCx<'_>,
+    bytes: &[u8],
+    est: &mut Estimates,
+) -> Result<(), ReadError> {
     cx.file.assume(
         "an incremental export holds each changed item once, at its last write: the writes are a lower \
          bound (exact when every write makes a new item)",
@@ -181,7 +205,7 @@ pub(super) fn read_incremental(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(),
         let Some((pk, sk)) = keys_of(cx, v.get("Keys"), i as u64 + 1)? else {
             continue;
         };
-        let Some(units) = write_units_of(cx, &v, at)? else {
+        let Some(units) = write_units_of(cx, &v, at, est)? else {
             continue;
         };
         cx.add(micros, &pk, sk, Dim::Write, units)?;
@@ -198,21 +222,75 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
+/// Records kept whose image had an attribute (not a key) that is not a DynamoDB typed value: their sizes,
+/// and so their write units, are estimates ([`item_size`]). Said once a file, with the first.
+#[derive(Debug, Default)]
+struct Estimates {
+    n: u64,
+    first: Option<String>,
+}
+
+impl Estimates {
+    fn note(&mut self, at: &At, field: &str, what: String) {
+        self.n += 1;
+        self.first
+            .get_or_insert_with(|| format!("{at}{field}: {what}"));
+    }
+
+    /// Says how many, in the file's assumptions (`simulate --trace` prints them, the app shows them).
+    fn say(self, cx: &mut TraceCx<'_>) {
+        let Some(first) = self.first else {
+            return;
+        };
+        cx.file.assume(format!(
+            "{} kept with an image attribute (not a key) that is not a DynamoDB typed value: {} estimated \
+             from what could be read (the first: {first})",
+            crate::model::fmt::plural(self.n, "record"),
+            if self.n == 1 {
+                "its size is"
+            } else {
+                "their sizes are"
+            },
+        ));
+    }
+}
+
 /// Write units of one record: the larger image's size, or `--item-size` without images. `None` when an
-/// image has a value that is not what its type tag says: the record is bad (named at `at`).
-fn write_units_of(cx: &mut TraceCx<'_>, holder: &Value, at: At) -> Result<Option<f64>, ReadError> {
+/// image's key attribute (one of the record's `Keys`) is not what its type tag says: the record is bad (named
+/// at `at`). Any other attribute so written makes the size an estimate, noted in `est`.
+fn write_units_of(
+    cx: &mut TraceCx<'_>,
+    holder: &Value,
+    at: At,
+    est: &mut Estimates,
+) -> Result<Option<f64>, ReadError> {
     let mut size: Option<u64> = None;
+    let keys: Vec<&str> = holder
+        .get("Keys")
+        .and_then(Value::as_object)
+        .map(|k| k.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut estimate = None;
     for field in ["NewImage", "OldImage"] {
         let Some(image) = holder.get(field).filter(|v| !v.is_null()) else {
             continue;
         };
-        match item_size(image) {
-            Ok(b) => size = Some(size.map_or(b, |s| s.max(b))),
+        match item_size(image, &keys) {
+            Ok(sized) => {
+                let b = sized.bytes;
+                size = Some(size.map_or(b, |s| s.max(b)));
+                if let Some(what) = sized.estimate {
+                    estimate.get_or_insert((field, what));
+                }
+            }
             Err(what) => {
                 cx.bad(at, format!("{field}: {what}"))?;
                 return Ok(None);
             }
         }
+    }
+    if let Some((field, what)) = estimate {
+        est.note(&at, field, what);
     }
     let bytes = match size {
         Some(b) => b,
@@ -246,39 +324,73 @@ fn keys_of(
         return Ok(None);
     };
     let names: Vec<&str> = keys.keys().map(String::as_str).collect();
-    let pk_name = match pick_partition_key(&names, cx.opts.key.as_deref()) {
-        Ok(name) => name,
+    // A key value: its type and text, or why it is not one (aws-lambda-go's events write every tag: `typed_entry`).
+    let typed = |v: &Value| -> Result<(KeyType, String), String> {
+        let obj = v
+            .as_object()
+            .ok_or("not a typed value; expected an object like {\"S\": \"…\"}")?;
+        let (tag, inner) = super::size::typed_entry(obj)?;
+        let ty = match tag {
+            "S" => KeyType::S,
+            "N" => KeyType::N,
+            "B" => KeyType::B,
+            other => return Err(format!("{other} is not a key type (S, N or B)")),
+        };
+        let text = inner
+            .as_str()
+            .ok_or_else(|| format!("{tag} is not a string"))?;
+        Ok((ty, text.to_owned()))
+    };
+    let is_time = |name: &str| {
+        crate::model::sortkey::is_time_name(name)
+            || keys
+                .get(name)
+                .and_then(|v| typed(v).ok())
+                .is_some_and(|(ty, text)| crate::model::sortkey::is_time_value(&text, ty))
+    };
+    let (pk_name, by_time) = match pick_partition_key(&names, cx.opts.key.as_deref(), is_time) {
+        Ok(picked) => picked,
         Err(what) => {
             cx.bad(record_at(n), what)?;
             return Ok(None);
         }
     };
     if names.len() > 1 && cx.opts.key.is_none() {
+        let why = if by_time {
+            let others: Vec<&str> = names.iter().copied().filter(|m| *m != pk_name).collect();
+            format!(
+                ": {} {} times, a sort key's",
+                others.join(", "),
+                if others.len() == 1 { "holds" } else { "hold" }
+            )
+        } else {
+            String::new()
+        };
         cx.file.assume(Message::hinted(
             format!(
-                "partition key {pk_name} (guessed from Keys {}; ",
+                "partition key {pk_name} (guessed from Keys {}{why}; ",
                 names.join(", ")
             ),
             Hint::ChooseKey,
             " to choose)",
         ));
     }
-    let typed = |v: &Value| -> Option<(KeyType, String)> {
-        let (tag, inner) = v.as_object()?.iter().next()?;
-        let ty = match tag.as_str() {
-            "S" => KeyType::S,
-            "N" => KeyType::N,
-            "B" => KeyType::B,
-            _ => return None,
-        };
-        Some((ty, inner.as_str()?.to_owned()))
-    };
-    let Some((ty, raw)) = keys.get(pk_name).and_then(typed) else {
-        cx.bad(
-            record_at(n),
-            format!("Keys.{pk_name} is not a key value ({{\"S\"|\"N\"|\"B\": \"…\"}})"),
-        )?;
-        return Ok(None);
+    let (ty, raw) = match keys.get(pk_name).map(typed) {
+        Some(Ok(v)) => v,
+        Some(Err(why)) => {
+            cx.bad(
+                record_at(n),
+                format!("Keys.{pk_name} is not a key value: {why}"),
+            )?;
+            return Ok(None);
+        }
+        None => {
+            cx.bad(
+                record_at(n),
+                format!("Keys.{pk_name} is not a key value ({{\"S\"|\"N\"|\"B\": \"…\"}})"),
+            )?;
+            return Ok(None);
+        }
     };
     let pk = match canonical_partition_key(raw.as_bytes(), ty) {
         Ok(k) => k,
@@ -291,7 +403,7 @@ fn keys_of(
         .iter()
         .find(|&&name| name != pk_name)
         .and_then(|name| keys.get(*name))
-        .and_then(typed)
+        .and_then(|v| typed(v).ok())
         .map(|(ty, raw)| match ty {
             KeyType::N => raw.trim().parse().map_or_else(
                 |_| SortValue::Bytes(raw.clone().into_bytes().into()),
@@ -309,23 +421,34 @@ fn keys_of(
 }
 
 /// Which of a record's key attributes is the partition key: the one `--key` names, the only one, or of two
-/// the one named like a partition key (or not like a sort key).
-fn pick_partition_key<'n>(names: &[&'n str], given: Option<&str>) -> Result<&'n str, Message> {
+/// the one named like a partition key (or not like a sort key), else the one that does not hold a time
+/// (`is_time`: by its name or its value, `name, timestamp` or `device, timestamp`: a time is a sort key's
+/// value, DYNAMODB-TIME "time-ordered sort keys"). With it, whether the time decided.
+fn pick_partition_key<'n>(
+    names: &[&'n str],
+    given: Option<&str>,
+    is_time: impl Fn(&str) -> bool,
+) -> Result<(&'n str, bool), Message> {
     if let Some(want) = given {
-        return names.iter().copied().find(|n| *n == want).ok_or_else(|| {
-            Message::hinted(
-                format!("Keys has {}, not {want}: ", names.join(", ")),
-                Hint::ChooseKey,
-                "",
-            )
-        });
+        return names
+            .iter()
+            .copied()
+            .find(|n| *n == want)
+            .map(|n| (n, false))
+            .ok_or_else(|| {
+                Message::hinted(
+                    format!("Keys has {}, not {want}: ", names.join(", ")),
+                    Hint::ChooseKey,
+                    "",
+                )
+            });
     }
     if let [only] = names {
-        return Ok(only);
+        return Ok((*only, false));
     }
     let like = |list: &[&str], n: &str| list.iter().any(|w| n.eq_ignore_ascii_case(w));
     if let Some(pk) = names.iter().find(|n| like(&PK_NAMES, n)) {
-        return Ok(pk);
+        return Ok((*pk, false));
     }
     let not_sk: Vec<&str> = names
         .iter()
@@ -333,7 +456,11 @@ fn pick_partition_key<'n>(names: &[&'n str], given: Option<&str>) -> Result<&'n 
         .filter(|n| !like(&SK_NAMES, n))
         .collect();
     if let [pk] = not_sk.as_slice() {
-        return Ok(pk);
+        return Ok((*pk, false));
+    }
+    let not_time: Vec<&str> = names.iter().copied().filter(|n| !is_time(n)).collect();
+    if let ([pk], 2) = (not_time.as_slice(), names.len()) {
+        return Ok((*pk, true));
     }
     Err(Message::hinted(
         format!(
@@ -416,12 +543,27 @@ mod tests {
 
     #[test]
     fn two_key_attributes_need_a_name_unless_one_looks_like_a_sort_key() {
-        assert_eq!(pick_partition_key(&["sk", "pk"], None).ok(), Some("pk"));
+        let by_name = |n: &str| crate::model::sortkey::is_time_name(n);
         assert_eq!(
-            pick_partition_key(&["timestamp", "name"], Some("name")).ok(),
-            Some("name")
+            pick_partition_key(&["sk", "pk"], None, by_name).ok(),
+            Some(("pk", false))
         );
-        let e = pick_partition_key(&["timestamp", "name"], None).unwrap_err();
+        assert_eq!(
+            pick_partition_key(&["timestamp", "name"], Some("name"), by_name).ok(),
+            Some(("name", false))
+        );
+        // Of two, the one that is not a time, by name or (here) by value.
+        assert_eq!(
+            pick_partition_key(&["timestamp", "name"], None, by_name).ok(),
+            Some(("name", true))
+        );
+        assert_eq!(
+            pick_partition_key(&["device", "when"], None, |n| n == "when").ok(),
+            Some(("device", true))
+        );
+        let e = pick_partition_key(&["user", "name"], None, by_name).unwrap_err();
+        assert!(e.in_words(Hint::flag).contains("--key"), "{e:?}");
+        let e = pick_partition_key(&["created", "timestamp"], None, by_name).unwrap_err();
         assert!(e.in_words(Hint::flag).contains("--key"), "{e:?}");
     }
 

@@ -11,6 +11,7 @@ use crate::model::bytes::short_eq;
 /// Tries the fast path on one plain JSON item (`{"pk":"a","n":12,…}`): key attributes that are strings without
 /// escapes (S) or numbers (N); anything else sends the caller to the serde path ([`super::item::PlainItemSeed`]).
 pub fn scan_plain_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
+    scratch.size_estimate = None;
     let mut c = Cursor { s: text, i: 0 };
     let size = c.expect(b'{').and_then(|()| c.plain_item(names, scratch));
     c.skip_ws();
