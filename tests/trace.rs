@@ -389,4 +389,148 @@ fn a_stream_image_with_a_malformed_attribute_is_kept_and_said() {
         said.contains("partition key name (guessed from Keys name, timestamp"),
         "{said}"
     );
+/// tests/fixtures/trace/incremental-export: an incremental export whose data files live in the shared
+/// `AWSDynamoDB/data/` beside the export folder, as AWS writes them (120 writes of 1 unit, one a second from
+/// 2026-06-23T10:00:00.25Z, to 6 partition keys).
+fn incremental_export() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trace/incremental-export/AWSDynamoDB")
+}
+
+#[test]
+fn an_incremental_export_folder_replays_its_data_files_from_the_shared_data_folder() {
+    let aws = incremental_export();
+    let export = aws.join("01782208920000-5eed0001");
+    // The export's folder, its manifest, and the AWSDynamoDB folder above (whose data/ the walk also meets):
+    // every data file is read once.
+    for path in [
+        export.clone(),
+        export.join("manifest-summary.json"),
+        aws.clone(),
+    ] {
+        let out = simulate(&[&path], &[]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = json(&out);
+        let sources = doc["source"].as_array().unwrap();
+        assert_eq!(sources.len(), 3, "{}: {sources:?}", path.display());
+        assert!(sources.iter().all(|s| s["format"] == "incremental"));
+        let records: u64 = sources.iter().map(|s| s["records"].as_u64().unwrap()).sum();
+        assert_eq!(records, 120, "{}", path.display());
+        assert_eq!(doc["start"], "2026-06-23T10:00:00Z");
+        let demand: f64 = series(&doc, "write_demand_units").iter().sum();
+        assert!((demand - 120.0).abs() < 1e-6, "{demand}");
+    }
+}
+
+#[test]
+fn a_trace_folder_with_nothing_to_read_names_the_folder() {
+    let dir = support::temp_dir("trace", "empty-folder");
+    let e = stderr(&simulate(&[&dir], &[]));
+    assert!(!e.contains("(in )"), "{e}");
+    assert!(e.contains(&dir.display().to_string()), "{e}");
+    // An export folder whose manifest names a data file that is not there: the manifest and the file named.
+    let export = dir.join("AWSDynamoDB/01782208920000-5eed0002");
+    std::fs::create_dir_all(&export).unwrap();
+    write(
+        &export,
+        "manifest-summary.json",
+        r#"{"itemCount":1,"outputFormat":"DYNAMODB_JSON","exportType":"INCREMENTAL_EXPORT"}"#,
+    );
+    write(
+        &export,
+        "manifest-files.json",
+        r#"{"itemCount":1,"dataFileS3Key":"AWSDynamoDB/data/gone.json.gz"}"#,
+    );
+    let e = stderr(&simulate(&[&export], &[]));
+    assert!(e.contains("manifest-files.json"), "{e}");
+    assert!(e.contains("gone.json.gz"), "{e}");
+}
+
+/// A paginator's pages dumped as one JSON array (`json.dump(list(paginator.paginate(…)))`): `Messages` null,
+/// the 10:02 point first `PartialData` (300) then `Complete` (600) on the next page, the throttle events of
+/// 10:02 given on both pages.
+const PAGES: &str = r#"[
+ {"MetricDataResults": [
+   {"Id": "cwcu", "Label": "ConsumedWriteCapacityUnits", "StatusCode": "PartialData", "Messages": null,
+    "Timestamps": ["2026-06-23T10:00:00Z", "2026-06-23T10:01:00Z", "2026-06-23T10:02:00Z"], "Values": [600.0, 600.0, 300.0]},
+   {"Id": "wte", "Label": "WriteThrottleEvents", "StatusCode": "PartialData", "Messages": null,
+    "Timestamps": ["2026-06-23T10:02:00Z"], "Values": [5.0]}
+  ], "NextToken": "t1", "Messages": null},
+ {"MetricDataResults": [
+   {"Id": "cwcu", "Label": "ConsumedWriteCapacityUnits", "StatusCode": "Complete", "Messages": null,
+    "Timestamps": ["2026-06-23T10:02:00Z", "2026-06-23T10:03:00Z", "2026-06-23T10:04:00Z"], "Values": [600.0, 600.0, 600.0]},
+   {"Id": "wte", "Label": "WriteThrottleEvents", "StatusCode": "Complete", "Messages": null,
+    "Timestamps": ["2026-06-23T10:02:00Z"], "Values": [5.0]}
+  ], "NextToken": null, "Messages": null}
+]"#;
+
+#[test]
+fn an_array_of_get_metric_data_pages_is_read_and_a_repeated_point_counts_once() {
+    let dir = support::temp_dir("trace", "cloudwatch-pages");
+    let log = write(&dir, "requests.csv", &csv_log(&writes()));
+    let pages = write(&dir, "pages.json", PAGES);
+    let doc = json(&simulate(&[&log, &pages], &[]));
+    assert_eq!(doc["source"][1]["format"], "metrics");
+    let observed = doc["observed"].as_array().unwrap();
+    let t: Vec<i64> = observed.iter().map(|m| m["t"].as_i64().unwrap()).collect();
+    assert_eq!(t, [0, 60, 120, 180, 240]);
+    // 10:02 is the later page's 600, not 300 nor 900; its 5 throttle events are 5, not 10.
+    assert!(
+        observed.iter().all(|m| m["consumed_write_units"] == 600.0),
+        "{observed:?}"
+    );
+    assert_eq!(observed[2]["write_throttle_events"], 5.0);
+    assert_eq!(doc["agreement"]["observed_throttle_events"], 5.0);
+    let assumed = doc["source"][1]["assumed"].to_string();
+    assert!(assumed.contains("the later page's value kept"), "{assumed}");
+
+    // get-metric-statistics outputs in an array (one call per window), the windows overlapping at 10:01.
+    let stats = write(
+        &dir,
+        "stats.json",
+        r#"[{"Label": "WriteThrottleEvents", "Datapoints": [
+      {"Timestamp": "2026-06-23T10:00:00Z", "Sum": 2.0, "Unit": "Count"},
+      {"Timestamp": "2026-06-23T10:01:00Z", "Sum": 3.0, "Unit": "Count"}]},
+  {"Label": "WriteThrottleEvents", "Datapoints": [
+      {"Timestamp": "2026-06-23T10:02:00Z", "Sum": 4.0, "Unit": "Count"},
+      {"Timestamp": "2026-06-23T10:01:00Z", "Sum": 3.0, "Unit": "Count"}]}]"#,
+    );
+    let doc = json(&simulate(&[&log, &stats], &[]));
+    let throttles: Vec<f64> = doc["observed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["write_throttle_events"].as_f64().unwrap())
+        .collect();
+    assert_eq!(throttles, [2.0, 3.0, 4.0]);
+}
+
+#[test]
+fn a_label_that_names_no_dynamodb_metric_says_how_to_name_it() {
+    let dir = support::temp_dir("trace", "cloudwatch-label");
+    // The shape of Grafana's CloudWatch test data: queries labelled label1, label2.
+    let pages = write(
+        &dir,
+        "grafana.json",
+        r#"[{"Messages": null, "MetricDataResults": [
+   {"Id": "a", "Label": "label1", "Messages": null, "StatusCode": "Complete",
+    "Timestamps": ["2026-06-23T10:00:00Z", "2026-06-23T10:01:00Z"], "Values": [1.0, 2.0]},
+   {"Id": "b", "Label": "label2", "Messages": null, "StatusCode": "Complete",
+    "Timestamps": ["2026-06-23T10:00:00Z"], "Values": [3.0]}],
+  "NextToken": null}]"#,
+    );
+    for extra in [&[][..], &["--skip-bad"][..]] {
+        let e = stderr(&simulate(&[&pages], extra));
+        assert!(
+            e.contains("label1, label2 are not DynamoDB metric names; name each query's Label (or Id) after the metric it reads: ConsumedReadCapacityUnits, ConsumedWriteCapacityUnits, ReadThrottleEvents, WriteThrottleEvents"),
+            "{e}"
+        );
+        assert!(e.contains("grafana.json"), "{e}");
+        assert!(!e.contains("no records with a time"), "{e}");
+    }
 }

@@ -275,6 +275,17 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
     Ok((files, false))
 }
 
+/// The data files of the export folder `root` (the one holding `manifest-summary.json`), for readers that take
+/// them one by one (`simulate --trace`): those `manifest-files.json` lists, each found where
+/// [`resolve_data_file`] looks (an incremental export's shared `AWSDynamoDB/data/` among them; one missing is
+/// an error naming the manifest's line), or without that manifest every file in `data/`; and whether the
+/// summary says the export is incremental.
+pub fn data_file_paths(root: &Path) -> Result<(Vec<PathBuf>, bool), SourceError> {
+    let incremental = read_summary(root)?.is_some_and(|s| s.incremental);
+    let files = data_files(root)?.0.into_iter().map(|f| f.path).collect();
+    Ok((files, incremental))
+}
+
 /// The data files `manifest-files.json` lists, each resolved to a file on disk.
 fn listed_files(
     root: &Path,

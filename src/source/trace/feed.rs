@@ -64,6 +64,6 @@ impl TraceFeed {
     pub fn snapshot(&self) -> Result<TraceLoad, TraceLoadError> {
         let mut st = self.st.clone();
         st.files.push(self.file.clone());
-        finish(st, &self.opts)
+        finish(st, &self.opts, &[])
     }
 }

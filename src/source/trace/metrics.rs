@@ -1,16 +1,26 @@
 //! CloudWatch metrics as the observed side of a replay (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]):
 //! `aws cloudwatch get-metric-data` output (`MetricDataResults` [{`Id`, `Label`, `Timestamps`, `Values`}],
 //! pages one after another, a result's `Id` going on from page to page) and `get-metric-statistics` output
-//! (`Label`, `Datapoints` [{`Timestamp`, `Sum`, …}], in no order).
+//! (`Label`, `Datapoints` [{`Timestamp`, `Sum`, …}], in no order). Pages or outputs may also come in one JSON
+//! array (what a script writes that dumps a paginator's pages, or one call per time window); `Messages` may be
+//! `null` or list what CloudWatch said (each said as an assumption).
 //!
 //! A series is told by its `Label` (else its `Id`), ignoring case and anything but letters and digits:
 //! `ConsumedReadCapacityUnits`, `ConsumedWriteCapacityUnits`, `ReadThrottleEvents`, `WriteThrottleEvents`,
 //! `ThrottledRequests` (a label that holds one of them, like `orders ConsumedWriteCapacityUnits`, counts);
-//! other metrics are not used. A series' period is the spacing of its timestamps (60 s when it has one); a
-//! datapoint is the sum over its period, spread evenly over the minutes it covers (**\[ours\]**: a sum says
-//! nothing of how it was spread inside the period). The minutes go to [`ObservedMinute`]s, merged across
-//! metrics and files; the consumed units are also replayed as the table's demand where no per-key record
-//! covers them ([`add_other_traffic`]).
+//! other metrics are not used, and a file none of whose series names one is refused with how to name them
+//! (a query's `Label` is the user's, like Grafana's `label1`). A series' period is the spacing of its
+//! timestamps (60 s when it has one); a datapoint is the sum over its period, spread evenly over the minutes
+//! it covers (**\[ours\]**: a sum says nothing of how it was spread inside the period). The minutes go to
+//! [`ObservedMinute`]s, merged across metrics and files; the consumed units are also replayed as the table's
+//! demand where no per-key record covers them ([`add_other_traffic`]).
+//!
+//! **A point is counted once** (**\[ours\]**): a metric's datapoint at a time that the file gives again — on
+//! a later page (a result first `PartialData`, then `Complete`, its timestamps overlapping), in another
+//! result or another `get-metric-statistics` output of the same metric — is one datapoint, never added up.
+//! Where the repeats' values differ, the one read last (the later page's) is kept: CloudWatch pages go
+//! forward, and a `Complete` page's value supersedes what an earlier `PartialData` page had so far. How many
+//! points repeated, and how many of them differed, is said as an assumption.
 
 use std::collections::BTreeMap;
 
@@ -23,59 +33,194 @@ use super::{
 use crate::model::trace::{Dim, TraceError};
 use crate::source::{At, Hint, Message};
 
+/// Each metric's datapoints as read (Unix µs, value), in the order read, and the series (`Id` or `Label`)
+/// that gave them.
+#[derive(Default)]
+struct Points {
+    points: Vec<(i64, f64)>,
+    names: Vec<String>,
+    /// The last `StatusCode` a `get-metric-data` result of the metric said.
+    status: Option<String>,
+}
+
+type Series = BTreeMap<usize, Points>;
+
 /// Reads a CloudWatch file (see the module docs).
 pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
-    // Each series by its metric and its Id (or Label): its datapoints, Unix µs and value.
-    let mut series: BTreeMap<(usize, String), Vec<(i64, f64)>> = BTreeMap::new();
+    let mut series = Series::new();
+    // Labels (or ids) that name no metric shardlens compares, in the order met.
+    let mut unknown: Vec<String> = Vec::new();
     // Contributor Insights reports saved after the minutes (`shardlens metrics` saves both in one file).
     let mut reports = 0u64;
     let mut throttled = BTreeMap::new();
-    for_each_json_value(cx, bytes, |cx, value, at| {
-        if value.get("Contributors").is_some() && value.get("KeyLabels").is_some() {
-            reports += 1;
-            super::insights::read_report(cx, &value, at, &mut throttled)?;
-        } else if let Some(results) = value.get("MetricDataResults") {
-            let Some(results) = results.as_array() else {
-                cx.bad(at, "MetricDataResults is not a list")?;
-                return Ok(());
+    // Pages (or outputs) one after another, or in one JSON array: each is an item, numbered in the file.
+    let mut page = 0u64;
+    for_each_json_value(cx, bytes, |cx, value, _| {
+        let values = match value {
+            Value::Array(values) => values,
+            value => vec![value],
+        };
+        for value in values {
+            page += 1;
+            let at = At::Item {
+                item: page,
+                line: None,
             };
-            cx.file.assume(
-                "get-metric-data values are taken as each period's Sum (the output does not name the \
-                 statistic)",
-            );
-            for r in results {
-                metric_data(cx, r, at, &mut series)?;
+            if value.get("Contributors").is_some() && value.get("KeyLabels").is_some() {
+                reports += 1;
+                super::insights::read_report(cx, &value, at, &mut throttled)?;
+            } else if let Some(results) = value.get("MetricDataResults") {
+                let Some(results) = results.as_array() else {
+                    cx.bad(at, "MetricDataResults is not a list")?;
+                    continue;
+                };
+                cx.file.assume(
+                    "get-metric-data values are taken as each period's Sum (the output does not name the \
+                     statistic)",
+                );
+                said(cx, &value);
+                for r in results {
+                    said(cx, r);
+                    metric_data(cx, r, at, &mut series, &mut unknown)?;
+                }
+            } else if value.get("Datapoints").is_some() {
+                statistics(cx, &value, at, &mut series, &mut unknown)?;
+            } else {
+                cx.bad(
+                    at,
+                    "not CloudWatch output: expected MetricDataResults (get-metric-data) or Label and \
+                     Datapoints (get-metric-statistics)",
+                )?;
             }
-        } else if value.get("Datapoints").is_some() {
-            statistics(cx, &value, at, &mut series)?;
-        } else {
-            cx.bad(
-                at,
-                "not CloudWatch output: expected MetricDataResults (get-metric-data) or Label and Datapoints \
-                 (get-metric-statistics)",
-            )?;
         }
         Ok(())
     })?;
     super::insights::finish(cx, reports, throttled);
+    if series.is_empty() && reports == 0 && !unknown.is_empty() {
+        return Err(cx.fail(not_metrics(&unknown)));
+    }
+    for name in unknown {
+        cx.file.assume(format!(
+            "{name}: not used (shardlens compares {})",
+            Metric::ALL.map(Metric::name).join(", ")
+        ));
+    }
+    once_per_time(cx, &mut series);
     let period = period_of(cx, &mut series);
-    for ((metric, _), points) in series {
-        observe(cx, Metric::ALL[metric], points, period);
+    for (metric, points) in series {
+        observe(cx, Metric::ALL[metric], points.points, period);
     }
     Ok(())
+}
+
+/// The error of a file none of whose series names a metric shardlens compares (`names`, at least one).
+fn not_metrics(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut listed = names
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    format!(
+        "{listed} {}; name each query's Label (or Id) after the metric it reads: {}",
+        if names.len() == 1 {
+            "is not a DynamoDB metric name"
+        } else {
+            "are not DynamoDB metric names"
+        },
+        Metric::ALL.map(Metric::name).join(", ")
+    )
+}
+
+/// What CloudWatch said beside the values (`Messages`: `null`, or [{`Code`, `Value`}]), as assumptions.
+fn said(cx: &mut TraceCx<'_>, value: &Value) {
+    let Some(messages) = value.get("Messages").and_then(Value::as_array) else {
+        return;
+    };
+    for m in messages {
+        let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+        let (code, what) = (text("Code"), text("Value"));
+        if !code.is_empty() || !what.is_empty() {
+            cx.file.assume(format!(
+                "CloudWatch said {}",
+                [code, what]
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(": ")
+            ));
+        }
+    }
+}
+
+/// Each metric's points sorted by time, a time given more than once kept once: the value read last (the
+/// module docs' rule). Says how many repeated, how many with another value, and a metric given by several
+/// series, or whose last result was not `Complete`.
+fn once_per_time(cx: &mut TraceCx<'_>, series: &mut Series) {
+    for (&metric, s) in series.iter_mut() {
+        let name = Metric::ALL[metric].name();
+        // Stable: a time's repeats stay in the order read, the last one read last.
+        s.points.sort_by_key(|p| p.0);
+        let (mut repeated, mut differed) = (0u64, 0u64);
+        let mut kept: Vec<(i64, f64)> = Vec::with_capacity(s.points.len());
+        for &(t, v) in &s.points {
+            match kept.last_mut() {
+                Some(last) if last.0 == t => {
+                    repeated += 1;
+                    if last.1 != v {
+                        differed += 1;
+                    }
+                    last.1 = v;
+                }
+                _ => kept.push((t, v)),
+            }
+        }
+        s.points = kept;
+        // `saw` counted every point read: a repeat is not another record.
+        cx.file.records = cx.file.records.saturating_sub(repeated);
+        if repeated > 0 {
+            cx.file.assume(format!(
+                "{name}: {repeated} datapoint{} given again for a time already read (on a later page or in \
+                 another result), each counted once{} [ours]",
+                if repeated == 1 { "" } else { "s" },
+                if differed > 0 {
+                    format!(", the later page's value kept ({differed} with another value)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if s.names.len() > 1 {
+            cx.file.assume(format!(
+                "{name} is given by {} series ({}): read as one, a time both give counted once",
+                s.names.len(),
+                s.names.join(", ")
+            ));
+        }
+        if let Some(status) = s.status.as_deref().filter(|st| *st != "Complete") {
+            cx.file.assume(format!(
+                "{name}: the last result says StatusCode {status}: CloudWatch may hold datapoints the file \
+                 does not (the next page, from its NextToken)"
+            ));
+        }
+    }
 }
 
 /// The file's period: the greatest common divisor of the spacings of every series' timestamps (sorted here),
 /// in seconds; 60 when no series has two (**\[ours\]**: CloudWatch leaves out periods without data, as
 /// DynamoDB's throttle metrics often are, so the smallest spacing may be several periods).
-fn period_of(cx: &mut TraceCx<'_>, series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>) -> u32 {
+fn period_of(cx: &mut TraceCx<'_>, series: &mut Series) -> u32 {
     fn gcd(a: i64, b: i64) -> i64 {
         if b == 0 { a } else { gcd(b, a % b) }
     }
     let mut period = 0;
-    for points in series.values_mut() {
-        points.sort_by_key(|p| p.0);
-        for w in points.windows(2) {
+    for s in series.values_mut() {
+        s.points.sort_by_key(|p| p.0);
+        for w in s.points.windows(2) {
             let d = (w[1].0 - w[0].0) / 1_000_000;
             if d > 0 {
                 period = gcd(period, d);
@@ -110,17 +255,32 @@ fn metric_of(name: &str) -> Option<Metric> {
         .find(|m| plain.contains(&m.name().to_ascii_lowercase()))
 }
 
-/// The metric of a series by its `Label`, else its `Id`; an unknown one is noted and `None`.
-fn series_metric(cx: &mut TraceCx<'_>, label: Option<&str>, id: Option<&str>) -> Option<Metric> {
+/// The metric of a series by its `Label`, else its `Id`; an unknown one goes to `unknown` and is `None`.
+fn series_metric(
+    label: Option<&str>,
+    id: Option<&str>,
+    unknown: &mut Vec<String>,
+) -> Option<Metric> {
     let metric = label.and_then(metric_of).or_else(|| id.and_then(metric_of));
     if metric.is_none() {
-        let name = label.or(id).unwrap_or("a series without a label");
-        cx.file.assume(format!(
-            "{name}: not used (shardlens compares {})",
-            Metric::ALL.map(Metric::name).join(", ")
-        ));
+        let name = label
+            .or(id)
+            .unwrap_or("a series without a label")
+            .to_owned();
+        if !unknown.contains(&name) {
+            unknown.push(name);
+        }
     }
     metric
+}
+
+/// The points of `metric` given by the series `name`.
+fn points_of<'s>(series: &'s mut Series, metric: Metric, name: &str) -> &'s mut Points {
+    let s = series.entry(metric as usize).or_default();
+    if !s.names.iter().any(|n| n == name) {
+        s.names.push(name.to_owned());
+    }
+    s
 }
 
 /// One `MetricDataResults` entry.
@@ -128,11 +288,12 @@ fn metric_data(
     cx: &mut TraceCx<'_>,
     r: &Value,
     at: At,
-    series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>,
+    series: &mut Series,
+    unknown: &mut Vec<String>,
 ) -> Result<(), ReadError> {
     let label = r.get("Label").and_then(Value::as_str);
     let id = r.get("Id").and_then(Value::as_str);
-    let Some(metric) = series_metric(cx, label, id) else {
+    let Some(metric) = series_metric(label, id, unknown) else {
         return Ok(());
     };
     let name = id.or(label).unwrap_or_default().to_owned();
@@ -152,12 +313,15 @@ fn metric_data(
             ),
         )?);
     }
-    let out = series.entry((metric as usize, name.clone())).or_default();
+    let out = points_of(series, metric, &name);
+    if let Some(status) = r.get("StatusCode").and_then(Value::as_str) {
+        out.status = Some(status.to_owned());
+    }
     for (t, v) in times.iter().zip(values) {
         match (micros_of_json_time(t), v.as_f64()) {
             (Some((micros, _)), Some(v)) => {
                 cx.file.saw(micros);
-                out.push((micros, v));
+                out.points.push((micros, v));
             }
             (None, _) => cx.bad(at, format!("{name}: {t} is not a time"))?,
             (_, None) => cx.bad(at, format!("{name}: {v} is not a number"))?,
@@ -171,24 +335,23 @@ fn statistics(
     cx: &mut TraceCx<'_>,
     value: &Value,
     at: At,
-    series: &mut BTreeMap<(usize, String), Vec<(i64, f64)>>,
+    series: &mut Series,
+    unknown: &mut Vec<String>,
 ) -> Result<(), ReadError> {
     let label = value.get("Label").and_then(Value::as_str);
-    let Some(metric) = series_metric(cx, label, None) else {
+    let Some(metric) = series_metric(label, None, unknown) else {
         return Ok(());
     };
     let Some(points) = value.get("Datapoints").and_then(Value::as_array) else {
         return Ok(cx.bad(at, "Datapoints is not a list")?);
     };
-    let out = series
-        .entry((metric as usize, label.unwrap_or_default().to_owned()))
-        .or_default();
+    let out = points_of(series, metric, label.unwrap_or_default());
     for p in points {
         let time = p.get("Timestamp").and_then(micros_of_json_time);
         match (time, p.get("Sum").and_then(Value::as_f64)) {
             (Some((micros, _)), Some(sum)) => {
                 cx.file.saw(micros);
-                out.push((micros, sum));
+                out.points.push((micros, sum));
             }
             (None, _) => cx.bad(at, "a datapoint's Timestamp is missing or not a time")?,
             (_, None) => cx.bad(
@@ -460,6 +623,115 @@ mod tests {
         assert!((t.trace.units()[1] - 90.0).abs() < 1e-6);
         let hot = t.trace.keys.iter().find(|k| k.name == "hot").unwrap();
         assert_eq!(hot.units[1], 30.0);
+    }
+
+    #[test]
+    fn pages_in_an_array_are_read_and_a_point_given_again_counts_once_the_later_kept() {
+        // Page 1 says 10:01 PartialData (100), page 2 Complete (120), overlapping at 10:01; the throttle
+        // events of 10:01 come on both pages and in a second result of the same metric.
+        let text = r#"[{"MetricDataResults":[
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"PartialData","Messages":null,
+   "Timestamps":["2026-06-23T10:00:00Z","2026-06-23T10:01:00Z"],"Values":[60.0,100.0]},
+  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"PartialData","Messages":null,
+   "Timestamps":["2026-06-23T10:01:00Z"],"Values":[4.0]}],"NextToken":"n","Messages":null},
+ {"MetricDataResults":[
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete","Messages":null,
+   "Timestamps":["2026-06-23T10:01:00Z","2026-06-23T10:02:00Z"],"Values":[120.0,60.0]},
+  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete","Messages":null,
+   "Timestamps":["2026-06-23T10:01:00Z"],"Values":[4.0]},
+  {"Id":"wte2","Label":"WriteThrottleEvents","StatusCode":"Complete",
+   "Messages":[{"Code":"MaxMetricsExceeded","Value":"some metrics were left out"}],
+   "Timestamps":["2026-06-23T10:01:00Z"],"Values":[4.0]}],"NextToken":null,"Messages":null}]"#;
+        let t = load(&[("pages.json", text)], &TraceOptions::default()).unwrap();
+        let w: Vec<_> = t.observed.iter().map(|m| m.consumed_write_units).collect();
+        assert_eq!(w, [Some(60.0), Some(120.0), Some(60.0)]);
+        assert_eq!(t.observed[1].write_throttle_events, Some(4.0));
+        // Six points read, three of them repeats: three datapoints of consumed units and one of throttles.
+        assert_eq!(t.files[0].records, 4);
+        assert!((t.trace.units()[1] - 240.0).abs() < 1e-6);
+        let said: Vec<String> = t.files[0].assumed.iter().map(ToString::to_string).collect();
+        let has = |s: &str| said.iter().any(|a| a.contains(s));
+        assert!(
+            has(
+                "ConsumedWriteCapacityUnits: 1 datapoint given again for a time already read (on a later page or in another result), each counted once, the later page's value kept (1 with another value)"
+            ),
+            "{said:?}"
+        );
+        assert!(
+            has("WriteThrottleEvents: 2 datapoints given again"),
+            "{said:?}"
+        );
+        assert!(
+            has("WriteThrottleEvents is given by 2 series (wte, wte2)"),
+            "{said:?}"
+        );
+        assert!(
+            has("CloudWatch said MaxMetricsExceeded: some metrics were left out"),
+            "{said:?}"
+        );
+        assert!(!has("StatusCode"), "{said:?}");
+    }
+
+    #[test]
+    fn pages_one_after_another_that_repeat_a_point_count_it_once() {
+        // JSON lines of pages (`aws … --output json` per page): 10:01 on both, PartialData then Complete.
+        let text = r#"{"MetricDataResults":[{"Id":"c","Label":"ConsumedReadCapacityUnits","StatusCode":"PartialData","Timestamps":["2026-06-23T10:00:00Z","2026-06-23T10:01:00Z"],"Values":[60.0,30.0]}],"NextToken":"n","Messages":[]}
+{"MetricDataResults":[{"Id":"c","Label":"ConsumedReadCapacityUnits","StatusCode":"Complete","Timestamps":["2026-06-23T10:01:00Z"],"Values":[90.0]}],"Messages":null}"#;
+        let t = load(&[("lines.json", text)], &TraceOptions::default()).unwrap();
+        let r: Vec<_> = t.observed.iter().map(|m| m.consumed_read_units).collect();
+        assert_eq!(r, [Some(60.0), Some(90.0)]);
+        assert!((t.trace.units()[0] - 150.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_last_page_that_is_not_complete_is_said() {
+        let text = r#"{"MetricDataResults":[{"Id":"r","Label":"ConsumedReadCapacityUnits","StatusCode":"PartialData",
+  "Timestamps":["2026-06-23T10:00:00Z"],"Values":[1.0]}],"NextToken":"more","Messages":null}"#;
+        let t = load(&[("partial.json", text)], &TraceOptions::default()).unwrap();
+        assert_eq!(t.observed[0].consumed_read_units, Some(1.0));
+        assert!(
+            t.files[0].assumed.iter().any(|a| a.contains(
+                "ConsumedReadCapacityUnits: the last result says StatusCode PartialData"
+            )),
+            "{:?}",
+            t.files[0].assumed
+        );
+    }
+
+    #[test]
+    fn series_that_name_no_metric_are_refused_with_how_to_name_them() {
+        let text = r#"[{"Messages":null,"MetricDataResults":[{"Id":"a","Label":"label1","Messages":null,
+  "StatusCode":"Complete","Timestamps":["2026-06-23T10:00:00Z"],"Values":[1.0]}],"NextToken":null}]"#;
+        for on_bad in [OnBad::Stop, OnBad::Skip] {
+            let opts = TraceOptions {
+                on_bad,
+                ..TraceOptions::default()
+            };
+            let e = load(&[("grafana.json", text)], &opts).unwrap_err();
+            assert!(
+                e.contains(
+                    "label1 is not a DynamoDB metric name; name each query's Label (or Id) after the metric it \
+                     reads: ConsumedReadCapacityUnits, ConsumedWriteCapacityUnits, ReadThrottleEvents, \
+                     WriteThrottleEvents, ThrottledRequests"
+                ),
+                "{e}"
+            );
+        }
+        // Beside a series that names one, the others are only not used.
+        let text = text.replace(
+            r#"}],"NextToken""#,
+            r#"},{"Id":"w","Label":"ConsumedWriteCapacityUnits","Timestamps":["2026-06-23T10:00:00Z"],"Values":[1.0]}],"NextToken""#,
+        );
+        let t = load(&[("grafana.json", &text)], &TraceOptions::default()).unwrap();
+        assert_eq!(t.observed[0].consumed_write_units, Some(1.0));
+        assert!(
+            t.files[0]
+                .assumed
+                .iter()
+                .any(|a| a.contains("label1: not used")),
+            "{:?}",
+            t.files[0].assumed
+        );
     }
 
     #[test]

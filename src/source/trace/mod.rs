@@ -114,7 +114,8 @@ impl Default for TraceOptions {
 pub struct TraceFile {
     pub path: PathBuf,
     pub format: Option<TraceFormat>,
-    /// How the format was chosen: "detected", or the option that names it ([`Hint::TraceFormat`]).
+    /// How the format was chosen: "detected", the option that names it ([`Hint::TraceFormat`]), or
+    /// "manifest-summary.json" (an incremental export's data file, read through its export's folder).
     pub chosen: &'static str,
     /// Records read (requests, or per-period counts for Insights and metrics).
     pub records: u64,
@@ -371,12 +372,24 @@ pub(crate) fn for_each_json_value<'a>(
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
     let mut st = Loading::new();
     for path in paths {
-        for file in files_of(path)? {
+        let files = files_of(path)?;
+        if files.is_empty() {
+            return Err(SourceError::record(
+                path,
+                At::File,
+                format!(
+                    "holds no file to read; expected {}, or an S3 export folder",
+                    TraceFormat::ALL.map(TraceFormat::describe).join(", ")
+                ),
+            )
+            .into());
+        }
+        for (file, format) in files {
             let bytes = read_all(&file)?;
-            read_file(&mut st, &file, &bytes, opts)?;
+            read_file(&mut st, &file, &bytes, opts, format)?;
         }
     }
-    finish(st, opts)
+    finish(st, opts, paths)
 }
 
 /// [`load_traces`] over what is already in memory: each input's name (said in messages and
@@ -387,9 +400,10 @@ pub fn load_trace_bytes(
 ) -> Result<TraceLoad, TraceLoadError> {
     let mut st = Loading::new();
     for (name, bytes) in inputs {
-        read_file(&mut st, name, bytes, opts)?;
+        read_file(&mut st, name, bytes, opts, None)?;
     }
-    finish(st, opts)
+    let names: Vec<PathBuf> = inputs.iter().map(|(name, _)| name.clone()).collect();
+    finish(st, opts, &names)
 }
 
 impl Loading {
@@ -403,13 +417,22 @@ impl Loading {
     }
 }
 
-/// After every file: CloudWatch's uncovered units, then the trace.
-fn finish(mut st: Loading, opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
+/// After every file: CloudWatch's uncovered units, then the trace. An error names the files read, else the
+/// paths `given`.
+fn finish(
+    mut st: Loading,
+    opts: &TraceOptions,
+    given: &[PathBuf],
+) -> Result<TraceLoad, TraceLoadError> {
     let paths_said = |files: &[TraceFile]| {
-        files
-            .iter()
-            .map(|f| f.path.display().to_string())
-            .collect::<Vec<_>>()
+        if files.is_empty() {
+            given.iter().map(|p| p.display().to_string()).collect()
+        } else {
+            files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect::<Vec<_>>()
+        }
     };
     metrics::add_other_traffic(&mut st, opts).map_err(|error| TraceLoadError::Trace {
         error,
@@ -426,20 +449,25 @@ fn finish(mut st: Loading, opts: &TraceOptions) -> Result<TraceLoad, TraceLoadEr
     })
 }
 
-/// Reads one file by its format (given or detected).
+/// Reads one file by its format: given, said by its export's summary (`said`), or detected.
 fn read_file(
     st: &mut Loading,
     file: &Path,
     bytes: &[u8],
     opts: &TraceOptions,
+    said: Option<TraceFormat>,
 ) -> Result<(), TraceLoadError> {
     let mut info = TraceFile::new(file);
-    let format = match opts.format {
-        Some(f) => {
+    let format = match (opts.format, said) {
+        (Some(f), _) => {
             info.chosen = Hint::TraceFormat.flag();
             f
         }
-        None => {
+        (None, Some(f)) => {
+            info.chosen = "manifest-summary.json";
+            f
+        }
+        (None, None) => {
             info.chosen = "detected";
             detect(bytes).ok_or_else(|| {
                 let mut m = Message::new(format!(
@@ -514,29 +542,56 @@ impl From<TraceError> for ReadError {
 }
 
 /// The files of a path: itself, or a folder's files in name order (recursively), without an export's
-/// manifests and checksums.
-fn files_of(path: &Path) -> Result<Vec<PathBuf>, SourceError> {
+/// manifests and checksums; each with its format when the path says it. An S3 export's folder (the one
+/// holding `manifest-summary.json`; also when `path` is one of its manifests) gives the data files its manifest
+/// lists, found as `analyze` finds them ([`crate::source::s3_export::data_file_paths`]): an incremental export
+/// keeps them in the shared `AWSDynamoDB/data/` beside the export's folder, not under it. They are
+/// [`TraceFormat::Incremental`] when the summary says the export is (an empty data file, which AWS writes,
+/// then holds no records rather than no format). A file met twice (the `AWSDynamoDB` folder holds both the
+/// export's folder and `data/`) is read once.
+fn files_of(path: &Path) -> Result<Vec<(PathBuf, Option<TraceFormat>)>, SourceError> {
     let io = |error| SourceError::Io {
         name: path.to_path_buf(),
         error,
     };
+    let is_export = |dir: &Path| dir.join("manifest-summary.json").is_file();
+    let export = |dir: &Path| {
+        crate::source::s3_export::data_file_paths(dir).map(|(files, incremental)| {
+            let format = incremental.then_some(TraceFormat::Incremental);
+            let mut files: Vec<_> = files.into_iter().map(|f| (f, format)).collect();
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            files
+        })
+    };
     if !path.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
+        let manifest = path
+            .file_name()
+            .is_some_and(|n| n == "manifest-summary.json" || n == "manifest-files.json");
+        if let Some(dir) = path.parent().filter(|p| manifest && is_export(p)) {
+            return export(dir);
+        }
+        return Ok(vec![(path.to_path_buf(), None)]);
     }
-    let mut out = Vec::new();
+    let mut out: BTreeMap<PathBuf, Option<TraceFormat>> = BTreeMap::new();
     let mut dirs = vec![path.to_path_buf()];
     while let Some(dir) = dirs.pop() {
+        if is_export(&dir) {
+            for (file, format) in export(&dir)? {
+                let said = out.entry(file).or_default();
+                *said = said.or(format);
+            }
+            continue;
+        }
         for entry in std::fs::read_dir(&dir).map_err(io)? {
             let p = entry.map_err(io)?.path();
             if p.is_dir() {
                 dirs.push(p);
             } else if !skipped_in_folder(&p) {
-                out.push(p);
+                out.entry(p).or_default();
             }
         }
     }
-    out.sort();
-    Ok(out)
+    Ok(out.into_iter().collect())
 }
 
 fn skipped_in_folder(p: &Path) -> bool {
@@ -715,6 +770,59 @@ mod tests {
         ] {
             assert_eq!(t(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_export_folder_gives_the_data_files_its_manifest_lists_wherever_they_are() {
+        let root = std::env::temp_dir().join(format!("shardlens-files-of-{}", std::process::id()));
+        let aws = root.join("AWSDynamoDB");
+        let export = aws.join("01782208920000-abc");
+        std::fs::create_dir_all(&export).unwrap();
+        std::fs::create_dir_all(aws.join("data")).unwrap();
+        for name in ["one.json.gz", "two.json.gz", "of-another-export.json.gz"] {
+            std::fs::write(aws.join("data").join(name), "").unwrap();
+        }
+        std::fs::write(
+            export.join("manifest-summary.json"),
+            r#"{"itemCount":0,"exportType":"INCREMENTAL_EXPORT"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            export.join("manifest-files.json"),
+            "{\"itemCount\":0,\"dataFileS3Key\":\"AWSDynamoDB/data/two.json.gz\"}\n\
+             {\"itemCount\":0,\"dataFileS3Key\":\"AWSDynamoDB/data/one.json.gz\"}\n",
+        )
+        .unwrap();
+        let inc = Some(TraceFormat::Incremental);
+        let listed = vec![
+            (aws.join("data/one.json.gz"), inc),
+            (aws.join("data/two.json.gz"), inc),
+        ];
+        assert_eq!(files_of(&export).unwrap(), listed);
+        assert_eq!(
+            files_of(&export.join("manifest-files.json")).unwrap(),
+            listed
+        );
+        // The folder above holds the shared data/ too: each file once, the listed ones as the summary says.
+        let above = files_of(&aws).unwrap();
+        assert_eq!(above.len(), 3);
+        assert_eq!(above[0], (aws.join("data/of-another-export.json.gz"), None));
+        assert_eq!(above[1..], listed);
+        // The export's empty data files hold no records: the trace is refused as empty, not as unknown.
+        let e = load_traces(std::slice::from_ref(&export), &TraceOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no records with a time"), "{e}");
+        assert!(e.contains("one.json.gz"), "{e}");
+        // An empty folder is an error that names it, not a trace of nothing "(in )".
+        let empty = root.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        let e = load_traces(std::slice::from_ref(&empty), &TraceOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&empty.display().to_string()), "{e}");
+        assert!(e.contains("holds no file to read"), "{e}");
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]
