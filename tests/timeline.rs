@@ -322,5 +322,58 @@ fn a_trace_folder_with_cloudwatch_minutes_draws_them_beside_the_model() {
     h.get_by_label("dashed: as CloudWatch observed them");
     h.get_by_label("throttle events in the minute");
     h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
+    // The headline says what CloudWatch observed beside what the model throws, on the same whole minutes.
+    h.get_by_label_contains("; observed 29,000 throttle events (CloudWatch), the model ");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+// Issue 57: CloudWatch's minutes alone, with 4,400 throttle events: the headline says them (never "No
+// throttling"), and the tree's key questions are unknown (the keys are stand-ins), saying what would answer
+// them, instead of "adaptive capacity will most likely absorb it".
+#[test]
+fn cloudwatch_minutes_alone_say_the_observed_throttling_and_leave_the_keys_unknown() {
+    let dir = std::env::temp_dir().join(format!("shardlens-cw-alone-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("metrics.json");
+    std::fs::write(
+        &path,
+        r#"{"MetricDataResults":[
+  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
+   "Timestamps":["2026-06-22T23:36:00+00:00","2026-06-22T23:35:00+00:00"],"Values":[2000.0,2400.0]},
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
+   "Timestamps":["2026-06-22T23:37:00+00:00","2026-06-22T23:36:00+00:00","2026-06-22T23:35:00+00:00",
+                 "2026-06-22T23:34:00+00:00"],"Values":[30000.0,60000.0,60000.0,30000.0]}
+],"Messages":[]}"#,
+    )
+    .unwrap();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().apply(Command::OpenTrace(path.clone()));
+    h.wait_for("the replay of CloudWatch's minutes", |app| {
+        app.simulation()
+            .is_some_and(|s| s.diagnosis.is_some() && s.path.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    let headline = &sim.diagnosis.as_ref().unwrap().headline;
+    assert!(
+        headline
+            .starts_with("Observed 4,400 throttle events (CloudWatch); the model throttles none"),
+        "{headline}"
+    );
+    assert!(!headline.contains("No throttling"), "{headline}");
+    let path_taken = sim.path.as_ref().unwrap();
+    assert_eq!(path_taken.leaf, None, "{path_taken:?}");
+    let first = &path_taken.path[0];
+    assert_eq!(first.answer, shardlens::model::decision::Answer::Unknown);
+    assert!(first.evidence.contains("stand-ins"), "{}", first.evidence);
+    assert!(
+        first.evidence.contains("Contributor Insights"),
+        "{}",
+        first.evidence
+    );
+    h.settle();
+    h.get_by_label_contains("Observed 4,400 throttle events (CloudWatch)");
+    h.get_by_label_contains(
+        "CloudWatch observed 4,400 throttle events in 2 minutes from 23:35:00 UTC",
+    );
     std::fs::remove_dir_all(dir).ok();
 }

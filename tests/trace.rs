@@ -533,4 +533,199 @@ fn a_label_that_names_no_dynamodb_metric_says_how_to_name_it() {
         assert!(e.contains("grafana.json"), "{e}");
         assert!(!e.contains("no records with a time"), "{e}");
     }
+/// The writes of [`writes`] 20 s later: the first at 10:00:20, mid-minute.
+fn writes_mid_minute() -> Vec<(i64, String, usize)> {
+    writes()
+        .into_iter()
+        .map(|(micros, key, sk)| (micros + 20_000_000, key, sk))
+        .collect()
+}
+
+fn csv_log_mid_minute(w: &[(i64, String, usize)]) -> String {
+    let mut out = String::from("time,pk,sk,op\n");
+    for (micros, key, sk) in w {
+        let s = micros / 1_000_000 - T0;
+        let ms = micros % 1_000_000 / 1_000;
+        out.push_str(&format!(
+            "2026-06-23T10:{:02}:{:02}.{ms:03}Z,{key},{sk},PutItem\n",
+            s / 60,
+            s % 60
+        ));
+    }
+    out
+}
+
+/// get-metric-data for 10:00 … 10:05: `consumed` units a minute, and throttle events in the minutes given.
+fn cloudwatch_minutes(consumed: f64, throttles: &[(i64, f64)]) -> String {
+    let stamps: Vec<String> = (0..6)
+        .map(|m| format!("\"2026-06-23T10:{m:02}:00+00:00\""))
+        .collect();
+    let values = vec![consumed.to_string(); 6];
+    let t_stamps: Vec<String> = throttles
+        .iter()
+        .map(|(m, _)| format!("\"2026-06-23T10:{m:02}:00+00:00\""))
+        .collect();
+    let t_values: Vec<String> = throttles.iter().map(|(_, v)| v.to_string()).collect();
+    format!(
+        r#"{{"MetricDataResults":[
+ {{"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","Timestamps":[{}],"Values":[{}],"StatusCode":"Complete"}},
+ {{"Id":"wte","Label":"WriteThrottleEvents","Timestamps":[{}],"Values":[{}],"StatusCode":"Complete"}}
+],"Messages":[]}}"#,
+        stamps.join(","),
+        values.join(","),
+        t_stamps.join(","),
+        t_values.join(",")
+    )
+}
+
+fn minute_starts(doc: &Value) -> Vec<i64> {
+    doc["minutes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["t"].as_i64().unwrap())
+        .collect()
+}
+
+// Issue 57: writes from 10:00:20 replay on whole UTC minutes, with and without CloudWatch's minutes, and
+// `differ_most` compares minutes that exist on both sides.
+#[test]
+fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch() {
+    let dir = support::temp_dir("trace", "minutes");
+    let log = write(
+        &dir,
+        "requests.csv",
+        &csv_log_mid_minute(&writes_mid_minute()),
+    );
+    let table = ["--wcu", "2", "--rcu", "1"];
+    let alone = json(&simulate(&[&log], &table));
+    assert_eq!(alone["start"], "2026-06-23T10:00:00Z");
+    assert_eq!(minute_starts(&alone), [0, 60, 120, 180, 240, 300]);
+    // The first 20 s hold no writes: the first minute is partial.
+    let demand = series(&alone, "write_demand_units");
+    assert!(demand[..20].iter().all(|&x| x == 0.0));
+    assert!((demand[20] - 10.0).abs() < 1e-9);
+    let cw = write(
+        &dir,
+        "metrics.json",
+        &cloudwatch_minutes(600.0, &[(2, 4_000.0), (3, 400.0)]),
+    );
+    let with = json(&simulate(&[&log, &cw], &table));
+    assert_eq!(with["start"], "2026-06-23T10:00:00Z");
+    assert_eq!(minute_starts(&with), minute_starts(&alone));
+    let observed: Vec<i64> = with["observed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["t"].as_i64().unwrap())
+        .collect();
+    assert_eq!(observed, [0, 60, 120, 180, 240, 300]);
+    let modelled_at = |t: i64| {
+        with["minutes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["t"] == t)
+            .map(|m| m["write_throttle_events"].as_f64().unwrap())
+            .unwrap()
+    };
+    let differ = with["agreement"]["differ_most"].as_array().unwrap();
+    assert_eq!(differ.len(), 2);
+    for d in differ {
+        let t = d["t"].as_i64().unwrap();
+        assert_eq!(t % 60, 0, "{d}");
+        assert!(d["minute"].as_str().unwrap().ends_with(":00Z"), "{d}");
+        assert_eq!(d["modelled"].as_f64().unwrap(), modelled_at(t), "{d}");
+    }
+    assert!(modelled_at(120) > 0.0);
+    assert_eq!(differ[0]["minute"], "2026-06-23T10:02:00Z");
+    // The story says where t = 0 is and that the first minute is partial. (With CloudWatch's minutes it is
+    // not: the minute's units beyond the log's are spread over all of it.)
+    let out = run(&[
+        "simulate",
+        "--trace",
+        log.to_str().unwrap(),
+        "--wcu",
+        "2",
+        "--rcu",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("t = 0 is 2026-06-23T10:00:00Z")
+            && text.contains(
+                "the first record is at 2026-06-23T10:00:20Z, so the first minute is partial"
+            ),
+        "{text}"
+    );
+}
+
+// Issue 57: CloudWatch observed throttling the model does not show: the headline says both, never "No
+// throttling".
+#[test]
+fn observed_throttling_is_in_the_headline_when_the_model_throttles_none() {
+    let dir = support::temp_dir("trace", "reconcile");
+    let log = write(
+        &dir,
+        "requests.csv",
+        &csv_log_mid_minute(&writes_mid_minute()),
+    );
+    let cw = write(
+        &dir,
+        "metrics.json",
+        &cloudwatch_minutes(600.0, &[(1, 2_400.0), (2, 2_000.0)]),
+    );
+    // A table far larger than 10 writes a second: the model throttles none.
+    let big = ["--wcu", "1000", "--rcu", "1000"];
+    let doc = json(&simulate(&[&log, &cw], &big));
+    let headline = doc["headline"].as_str().unwrap();
+    assert_eq!(
+        headline,
+        "Observed 4,400 throttle events (CloudWatch); the model throttles none on this table: not a key-spread \
+         problem, or the table you gave is larger than the real one"
+    );
+    let observed = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "observed")
+        .unwrap();
+    assert_eq!(
+        (observed["from"].as_i64(), observed["until"].as_i64()),
+        (Some(60), Some(180))
+    );
+    assert!(
+        observed["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("CloudWatch observed 4,400 throttle events in 2 minutes from 10:01:00 UTC to 10:03:00 UTC"),
+        "{observed}"
+    );
+    // The text story says it too.
+    let out = run(&[
+        "simulate",
+        "--trace",
+        log.to_str().unwrap(),
+        "--trace",
+        cw.to_str().unwrap(),
+        "--wcu",
+        "1000",
+        "--rcu",
+        "1000",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("in short: Observed 4,400 throttle events"),
+        "{text}"
+    );
+    assert!(!text.contains("No throttling"), "{text}");
+    // CloudWatch's minutes alone: the keys are stand-ins, and the headline says no hot key can show.
+    let doc = json(&simulate(&[&cw], &[]));
+    let headline = doc["headline"].as_str().unwrap();
+    assert!(
+        headline
+            .starts_with("Observed 4,400 throttle events (CloudWatch); the model throttles none")
+            && headline.contains("stand-in keys"),
+        "{headline}"
+    );
 }

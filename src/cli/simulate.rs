@@ -110,7 +110,16 @@ pub fn simulate(args: &SimulateArgs, out: &mut dyn Write) -> anyhow::Result<()> 
     let Some((outcome, timeline)) = run_streaming(&scenario.setup, &mut |_| true) else {
         bail!("the simulation was cancelled");
     };
-    let diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
+    let mut diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
+    if let Some((replay, _)) = &replay
+        && !replay.observed.is_empty()
+    {
+        // What CloudWatch observed beside what the model throttles, in the headline and the findings.
+        let setup = &scenario.setup;
+        let keys_known = !setup.trace.as_ref().is_some_and(|t| t.only_stand_ins());
+        let a = trace::agreement_of(setup, replay, &outcome);
+        crate::model::simulate::reconcile(&mut diagnosis, setup, &a, keys_known);
+    }
     match args.format {
         OutputFormat::Table => {
             let sources = replay.as_ref().map(|(r, _)| r);

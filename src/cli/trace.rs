@@ -10,7 +10,9 @@ use serde_json::json;
 
 use crate::model::fmt::grouped;
 use crate::model::sim_file::Scenario;
-use crate::model::simulate::{Billing, Outcome, Setup, Table, run, shard_keys};
+use crate::model::simulate::{
+    Agreement, Billing, Outcome, Setup, Table, agreement, run, shard_keys,
+};
 use crate::model::trace::{Dim, iso, replay_setup};
 use crate::source::OnBad;
 use crate::source::trace::{ObservedMinute, TraceFile, TraceFormat, TraceOptions, load_traces};
@@ -170,7 +172,7 @@ pub fn add_replay(doc: &mut serde_json::Value, setup: &Setup, replay: &Replay, o
                 .map(|m| observed_json(m, setup.start))
                 .collect::<Vec<_>>()
         );
-        doc["agreement"] = agreement(setup, &replay.observed, o);
+        doc["agreement"] = agreement_json(&agreement_of(setup, replay, o));
     }
 }
 
@@ -207,38 +209,19 @@ fn observed_json(m: &ObservedMinute, start: i64) -> serde_json::Value {
     v
 }
 
-/// Observed against modelled throttle events: totals, and the minutes where they differ most.
-fn agreement(setup: &Setup, observed: &[ObservedMinute], o: &Outcome) -> serde_json::Value {
-    let modelled = |t: i64| {
-        o.minutes
-            .iter()
-            .find(|m| i64::from(m.t) == t)
-            .map_or(0.0, |m| m.read_throttle_events + m.write_throttle_events)
-    };
-    let mut rows: Vec<(i64, f64, f64)> = observed
-        .iter()
-        .filter_map(|m| {
-            let seen = match (m.read_throttle_events, m.write_throttle_events) {
-                (None, None) => m.throttled_requests?,
-                (r, w) => r.unwrap_or(0.0) + w.unwrap_or(0.0),
-            };
-            let t = m.minute - setup.start;
-            Some((t, seen, modelled(t)))
-        })
-        .collect();
-    let observed_total: f64 = rows.iter().map(|r| r.1).sum();
-    let modelled_total: f64 = o
-        .minutes
-        .iter()
-        .map(|m| m.read_throttle_events + m.write_throttle_events)
-        .sum();
-    rows.sort_by(|a, b| (b.1 - b.2).abs().total_cmp(&(a.1 - a.2).abs()));
+/// Observed against modelled throttle events on whole UTC minutes: totals, and the minutes where they differ
+/// most (each named by its start, `minute`, and its second from the run's start, `t`).
+pub fn agreement_of(setup: &Setup, replay: &Replay, o: &Outcome) -> Agreement {
+    agreement(setup, o, &ObservedMinute::events(&replay.observed))
+}
+
+fn agreement_json(a: &Agreement) -> serde_json::Value {
     json!({
-        "observed_throttle_events": observed_total,
-        "modelled_throttle_events": modelled_total,
-        "minutes_compared": rows.len(),
-        "differ_most": rows.iter().take(5).map(|&(t, seen, model)| json!({
-            "t": t, "observed": seen, "modelled": model,
+        "observed_throttle_events": a.observed_total,
+        "modelled_throttle_events": a.modelled_total,
+        "minutes_compared": a.minutes.len(),
+        "differ_most": a.differ_most(5).iter().map(|m| json!({
+            "t": m.t, "minute": iso(m.minute), "observed": m.observed, "modelled": m.modelled,
         })).collect::<Vec<_>>(),
     })
 }
@@ -283,10 +266,19 @@ pub fn print_what_if(
 
 /// The story's lines about the files: per file its format, records, keys, time span and assumptions.
 pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std::io::Result<()> {
+    let lead = setup.trace.as_ref().map_or(0, |t| t.lead_seconds());
     writeln!(
         out,
-        "trace: t = 0 is {} (UTC); {} per {}",
+        "trace: t = 0 is {} (UTC, the start of the first record's minute){}; {} per {}",
         iso(setup.start),
+        if lead > 0 {
+            format!(
+                "; the first record is at {}, so the first minute is partial ({lead} s without records)",
+                iso(setup.start + i64::from(lead))
+            )
+        } else {
+            String::new()
+        },
         if setup.step == 60 {
             "longer than a day, reported"
         } else {

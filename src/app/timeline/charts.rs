@@ -212,44 +212,103 @@ pub(super) fn throughput_ui(
     let time = sim.clock();
     let observed = sim.observed();
     let start = sim.setup().start;
-    let shown = Plot::new(("timeline-throughput", span.to_bits()))
-        .height(height)
-        .default_x_bounds(0.0, span)
-        .include_y(0.0)
-        .x_grid_spacer(move |_| {
-            (0..)
-                .map(|i| f64::from(i) * step)
-                .take_while(|&t| t <= span)
-                .map(|value| egui_plot::GridMark {
-                    value,
-                    step_size: step,
-                })
-                .collect()
-        })
-        .allow_scroll(false)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .x_axis_formatter(move |mark, _| time.axis(mark.value.max(0.0) as u32))
-        .y_axis_label(format!("{u}/s"))
+    // Rates and counts each on an axis of their own (a count per minute on the WCU/s axis flattens the
+    // rates): in CloudWatch's per-minute view the throttle events get a plot of their own under the units.
+    // Both plots' y axes are as wide as the widest label, so their frames (and the heatmap) line up.
+    let (rate_h, count_h) = if per_minute {
+        let count_h = (height * 0.45).max(64.0);
+        (
+            (height - count_h - ui.spacing().item_spacing.y).max(64.0),
+            count_h,
+        )
+    } else {
+        (height, 0.0)
+    };
+    let (rate_lines, count_lines): (Vec<Line<'static>>, Vec<Line<'static>>) = if per_minute {
+        let [consumed, thrown] = minute_lines(minutes, d);
+        let (o_consumed, o_thrown) = observed_lines(observed, start, d);
+        (
+            std::iter::once(consumed).chain(o_consumed).collect(),
+            std::iter::once(thrown).chain(o_thrown).collect(),
+        )
+    } else {
+        (
+            vec![
+                Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY),
+                Line::new(format!("served {u}/s"), points(served)).color(theme::COOL),
+                Line::new(format!("throttled {u}/s"), points(throttled)).color(theme::HOT),
+            ],
+            Vec::new(),
+        )
+    };
+    let highest = |lines: &[Line<'static>]| {
+        use egui_plot::PlotItem as _;
+        lines
+            .iter()
+            .map(|l| l.bounds().max()[1])
+            .filter(|y| y.is_finite())
+            .fold(0.0, f64::max)
+    };
+    let label_w = |v: f64| {
+        ui.painter()
+            .layout_no_wrap(
+                y_label(v * 1.05),
+                egui::TextStyle::Body.resolve(ui.style()),
+                Color32::WHITE,
+            )
+            .size()
+            .x
+            + 8.0
+    };
+    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines)));
+    let base = |id: &'static str, h: f32, unit: String| {
+        Plot::new((id, span.to_bits()))
+            .height(h)
+            .default_x_bounds(0.0, span)
+            .include_y(0.0)
+            .x_grid_spacer(move |_| {
+                (0..)
+                    .map(|i| f64::from(i) * step)
+                    .take_while(|&t| t <= span)
+                    .map(|value| egui_plot::GridMark {
+                        value,
+                        step_size: step,
+                    })
+                    .collect()
+            })
+            .allow_scroll(false)
+            .allow_drag(false)
+            .allow_zoom(false)
+            .x_axis_formatter(move |mark, _| time.axis(mark.value.max(0.0) as u32))
+            .custom_y_axes(vec![
+                egui_plot::AxisHints::new_y()
+                    .label(unit)
+                    .formatter(|mark, _| y_label(mark.value))
+                    .min_thickness(y_w)
+                    .label_spacing(Y_LABEL_SPACING..=Y_LABEL_SPACING + 2.0),
+            ])
+            .y_grid_spacer(y_marks)
+    };
+    let shown = base("timeline-throughput", rate_h, format!("{u}/s"))
+        .show_axes([!per_minute, true])
         .show(ui, |plot| {
-            if per_minute {
-                for line in minute_lines(minutes, d) {
-                    plot.add(line);
-                }
-                for line in observed_lines(observed, start, d) {
-                    plot.add(line);
-                }
-            } else {
-                plot.add(Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY));
-                plot.add(Line::new(format!("served {u}/s"), points(served)).color(theme::COOL));
-                plot.add(
-                    Line::new(format!("throttled {u}/s"), points(throttled)).color(theme::HOT),
-                );
+            for line in rate_lines {
+                plot.add(line);
             }
             for e in events {
                 plot.add(VLine::new("", f64::from(e.t)).color(event_colour(e.kind)));
             }
         });
+    if per_minute {
+        base("timeline-throttle-events", count_h, "events/min".to_owned()).show(ui, |plot| {
+            for line in count_lines {
+                plot.add(line);
+            }
+            for e in events {
+                plot.add(VLine::new("", f64::from(e.t)).color(event_colour(e.kind)));
+            }
+        });
+    }
     let bounds = shown.transform.bounds();
     let frame = *shown.transform.frame();
     // The heatmap takes the plot's x range from the last frame: draw again when it moved (a first frame, a
@@ -298,18 +357,16 @@ fn minute_lines(minutes: &[Minute], d: usize) -> [Line<'static>; 2] {
 
 /// What CloudWatch observed, beside the model's minutes (dashed): the throttle events per minute and the
 /// consumed units as a per-second average, where the files held them.
-fn observed_lines(observed: &[ObservedMinute], start: i64, d: usize) -> Vec<Line<'static>> {
+fn observed_lines(
+    observed: &[ObservedMinute],
+    start: i64,
+    d: usize,
+) -> (Option<Line<'static>>, Option<Line<'static>>) {
     let u = unit(d);
     let at = |m: &ObservedMinute| (m.minute - start) as f64;
     let events: PlotPoints<'static> = observed
         .iter()
-        .filter_map(|m| {
-            let n = match (m.read_throttle_events, m.write_throttle_events) {
-                (None, None) => m.throttled_requests?,
-                (r, w) => r.unwrap_or(0.0) + w.unwrap_or(0.0),
-            };
-            Some([at(m), n])
-        })
+        .filter_map(|m| Some([at(m), m.throttle_events()?]))
         .collect();
     let consumed: PlotPoints<'static> = observed
         .iter()
@@ -322,22 +379,66 @@ fn observed_lines(observed: &[ObservedMinute], start: i64, d: usize) -> Vec<Line
             Some([at(m), units / 60.0])
         })
         .collect();
-    let mut lines = Vec::new();
-    if !events.points().is_empty() {
-        lines.push(
-            Line::new("observed throttle events per minute (CloudWatch)", events)
-                .color(theme::HOT)
-                .style(LineStyle::dashed_loose()),
-        );
+    let events = (!events.points().is_empty()).then(|| {
+        Line::new("observed throttle events per minute (CloudWatch)", events)
+            .color(theme::HOT)
+            .style(LineStyle::dashed_loose())
+    });
+    let consumed = (!consumed.points().is_empty()).then(|| {
+        Line::new(format!("observed consumed {u}/s (CloudWatch)"), consumed)
+            .color(theme::COOL)
+            .style(LineStyle::dashed_loose())
+    });
+    (consumed, events)
+}
+
+/// Points between two labelled y ticks, at least: labels of the body's size, readable on a chart of 60 px.
+const Y_LABEL_SPACING: f32 = 18.0;
+
+/// The y axis' marks: a 1-2-5 step whose labels are at least [`Y_LABEL_SPACING`] + 4 points apart, so a
+/// short chart still shows its scale (egui_plot's powers of ten left only "0" on a chart ~80 px tall).
+fn y_marks(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    // egui_plot's base step is the value of its smallest grid spacing, 8 points.
+    let per_point = input.base_step_size / 8.0;
+    let step = nice_step(per_point * f64::from(Y_LABEL_SPACING + 4.0));
+    let (lo, hi) = input.bounds;
+    if !(step.is_finite() && step > 0.0 && lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
     }
-    if !consumed.points().is_empty() {
-        lines.push(
-            Line::new(format!("observed consumed {u}/s (CloudWatch)"), consumed)
-                .color(theme::COOL)
-                .style(LineStyle::dashed_loose()),
-        );
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last)
+        .take(200)
+        .map(|i| egui_plot::GridMark {
+            value: i as f64 * step,
+            step_size: step,
+        })
+        .collect()
+}
+
+/// The smallest of 1, 2, 5 × a power of ten that is at least `x`.
+fn nice_step(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return 0.0;
     }
-    lines
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&s| s >= x * (1.0 - 1e-9))
+        .unwrap_or(10.0 * p)
+}
+
+/// A y tick's label: whole numbers grouped (`33,000`), else up to two decimals.
+fn y_label(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-6 {
+        let n = v.round();
+        let sign = if n < 0.0 { "-" } else { "" };
+        format!("{sign}{}", grouped(n.abs() as u64))
+    } else {
+        let t = format!("{v:.2}");
+        t.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
 }
 
 /// The run's events, each a line with its time; a click shows its moment (the playhead there, paused).

@@ -178,6 +178,9 @@ impl Simulation {
             if let Some((key, _, _)) = &evidence.top_key {
                 evidence.top_key_items = crate::model::simulate::sort_key_facts(&run, key);
             }
+            // A replay's stand-in keys (CloudWatch's minutes alone) are never evidence about the keys.
+            let top = evidence.top_key.as_ref().map(|k| k.0.as_str());
+            evidence.keys_unknown = crate::model::simulate::stand_in_keys_note(&run, top);
             r.send(SimMsg::Keys(Box::new(evidence)));
             let result = run_streaming(&run, &mut |chunk| {
                 r.send(SimMsg::Chunk(Box::new(chunk))) && !r.cancelled()
@@ -292,6 +295,12 @@ impl Simulation {
             observed,
             what_if,
         });
+        // A run already done when its replay is set: its words and tree with what CloudWatch observed.
+        if let Some(mut d) = self.diagnosis.take() {
+            self.reconcile(&mut d);
+            self.diagnosis = Some(d);
+        }
+        self.answer(None);
     }
 
     /// The replay's parts, when this run replays a trace.
@@ -337,7 +346,8 @@ impl Simulation {
                     self.answer(None);
                 }
                 SimMsg::Done(done) => {
-                    let (diagnosis, time) = *done;
+                    let (mut diagnosis, time) = *done;
+                    self.reconcile(&mut diagnosis);
                     self.diagnosis = Some(diagnosis);
                     self.done_seconds = self.setup.duration;
                     self.time = Some(time);
@@ -350,13 +360,40 @@ impl Simulation {
         }
     }
 
-    /// Sets an answer of the tree (`None`: only re-evaluates) and walks it again.
+    /// Sets an answer of the tree (`None`: only re-evaluates) and walks it again, with the throttling
+    /// CloudWatch observed when this run replays a trace with its minutes.
     pub fn answer(&mut self, answer: Option<(crate::model::decision::Question, Option<bool>)>) {
         if let Some((q, a)) = answer {
             self.answers.set(q, a);
         }
         if let Some(e) = &self.evidence {
-            self.path = Some(evaluate(e, &self.answers));
+            let observed = self.agreement().map(|a| a.observed_total);
+            let e = Evidence {
+                observed_throttling: observed.or(e.observed_throttling),
+                ..e.clone()
+            };
+            self.path = Some(evaluate(&e, &self.answers));
+        }
+    }
+
+    /// CloudWatch's throttle events beside the model's, on whole UTC minutes, when this run replays a trace
+    /// with CloudWatch's minutes (a few hundred minutes at most: cheap to compute when asked).
+    pub fn agreement(&self) -> Option<crate::model::simulate::Agreement> {
+        let replay = self.replay.as_ref()?;
+        let events = ObservedMinute::events(&replay.observed);
+        (!events.is_empty())
+            .then(|| crate::model::simulate::agreement(&self.setup, &self.outcome, &events))
+    }
+
+    /// Makes the run's words say what CloudWatch observed beside what the model throttles.
+    fn reconcile(&self, d: &mut Diagnosis) {
+        if let Some(a) = self.agreement() {
+            let keys_known = !self
+                .setup
+                .trace
+                .as_ref()
+                .is_some_and(|t| t.only_stand_ins());
+            crate::model::simulate::reconcile(d, &self.setup, &a, keys_known);
         }
     }
 

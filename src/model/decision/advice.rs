@@ -56,6 +56,15 @@ pub(super) fn recommendation(leaf: Leaf, ev: &Evidence) -> String {
             percent(c.hottest_util())
         ));
     }
+    if let Some(n) = ev.observed_throttling.filter(|&n| n > 0.0)
+        && matches!(leaf, Leaf::TableLimit | Leaf::AdaptiveCapacity)
+    {
+        text.push_str(&format!(
+            " CloudWatch observed {} throttle events while the writes spread over many keys: adaptive capacity \
+             did not absorb them, so the table's capacity (or its on-demand peak) is the limit to raise.",
+            grouped(n.round() as u64)
+        ));
+    }
     text.push_str(&table_level(leaf, ev));
     text
 }

@@ -74,10 +74,16 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
             if let Some(reason) = ev.throttle_reason {
                 return one_key_from_reason(reason, ev);
             }
+            if let Some(why) = &ev.keys_unknown {
+                return (None, why.clone());
+            }
             if let Some(c) = &ev.capacity {
                 return one_key_from_capacity(c);
             }
             one_key_from_counts(ev)
+        }
+        Question::OneItem | Question::LowCardinality if ev.keys_unknown.is_some() => {
+            (None, ev.keys_unknown.clone().unwrap_or_default())
         }
         Question::OneItem => one_item(ev),
         Question::LowCardinality => low_cardinality(ev),

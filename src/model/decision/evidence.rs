@@ -46,6 +46,12 @@ pub struct Evidence {
     pub sharding: Option<ShardFacts>,
     /// A bucket well above the mean because shards of one key landed together (see `model::heat`), in words.
     pub collision: Option<String>,
+    /// Why the keys are no evidence (a replay whose keys are stand-ins for traffic known only in total), and
+    /// what would answer the key questions: they are then unknown, whatever the counts say.
+    pub keys_unknown: Option<String>,
+    /// Throttle events observed (CloudWatch) on the table the keys came from, when known: adaptive capacity
+    /// did not absorb them.
+    pub observed_throttling: Option<f64>,
 }
 
 /// The shard plan the evidence was computed under.
@@ -122,6 +128,8 @@ impl Evidence {
                 .and_then(|t| keys.sort_key_time_pattern(t.id.key)),
             sharding: None,
             collision: None,
+            keys_unknown: None,
+            observed_throttling: None,
             has_lsi: None,
             capacity: None,
             throttle_reason: None,

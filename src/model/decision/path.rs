@@ -91,7 +91,15 @@ pub fn evaluate(ev: &Evidence, user: &UserAnswers) -> Path {
             supplied: supplied.is_some(),
         });
         let b = branch(q);
+        // Spread keys while throttling was observed: adaptive capacity did not absorb it, the limit is the
+        // table's (unless the user says otherwise).
+        let observed = ev.observed_throttling.is_some_and(|n| n > 0.0);
         node = match answer {
+            Some(false)
+                if b.no == Node::Leaf(Leaf::AdaptiveCapacity) && observed && supplied.is_none() =>
+            {
+                Node::Leaf(Leaf::TableLimit)
+            }
             Some(false) if q == TABLE_LEVEL.0 && supplied.is_none() && table_level(ev) => {
                 Node::Leaf(TABLE_LEVEL.1)
             }

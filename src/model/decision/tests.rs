@@ -22,6 +22,8 @@ fn hot_key_evidence() -> Evidence {
         top_key_time: None,
         sharding: None,
         collision: None,
+        keys_unknown: None,
+        observed_throttling: None,
     }
 }
 
@@ -116,6 +118,8 @@ fn few_values_reach_write_shard_the_prefix() {
         top_key_time: None,
         sharding: None,
         collision: None,
+        keys_unknown: None,
+        observed_throttling: None,
     };
     let path = evaluate(&ev, &UserAnswers::default());
     assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -144,11 +148,47 @@ fn spread_keys_reach_adaptive_capacity() {
         top_key_time: None,
         sharding: None,
         collision: None,
+        keys_unknown: None,
+        observed_throttling: None,
     };
     let path = evaluate(&ev, &UserAnswers::default());
     assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));
     assert!(!path.visits(Question::OneItem));
     assert_eq!(Leaf::AdaptiveCapacity.action(), None);
+    // Issue 57: the same spread keys beside 4,400 observed throttle events: adaptive capacity did not absorb
+    // them, the tree ends at the table's limit and says why.
+    let throttled = Evidence {
+        observed_throttling: Some(4_400.0),
+        ..ev.clone()
+    };
+    let path = evaluate(&throttled, &UserAnswers::default());
+    assert_eq!(path.leaf, Some(Leaf::TableLimit));
+    assert!(
+        path.recommendation
+            .contains("CloudWatch observed 4,400 throttle events"),
+        "{}",
+        path.recommendation
+    );
+    // Stand-in keys (CloudWatch's minutes alone) are never evidence: every key question is unknown, says
+    // what would answer it, and the tree stops there.
+    let stand_ins = Evidence {
+        keys_unknown: Some(
+            "no per-key records: … Contributor Insights, the table's stream or a request log would answer it"
+                .to_owned(),
+        ),
+        ..throttled
+    };
+    let path = evaluate(&stand_ins, &UserAnswers::default());
+    assert_eq!(path.leaf, None);
+    assert_eq!(path.answer(Question::OneKey), Some(Answer::Unknown));
+    assert!(path.path[0].evidence.contains("Contributor Insights"));
+    let said_no = UserAnswers {
+        one_key: Some(false),
+        ..UserAnswers::default()
+    };
+    let path = evaluate(&stand_ins, &said_no);
+    assert_eq!(path.answer(Question::LowCardinality), Some(Answer::Unknown));
+    assert_eq!(path.leaf, None);
 }
 
 fn capacity_facts(table: f64, hottest: f64, share: f64) -> CapacityFacts {

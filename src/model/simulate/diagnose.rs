@@ -9,6 +9,22 @@ use super::episodes::{Episode, burst_binds, burst_ran_out, clock, episodes, inde
 use super::size::is_size_split;
 use super::{Billing, Cell, Dim, EventKind, Outcome, Point, R1, Setup, Timeline};
 
+/// A second of the run as its words say it, on one clock: for a replayed trace the real time in UTC
+/// (`23:37:20 UTC`, with the month and day when the trace spans days), else the time from the start
+/// (`00:03:00`).
+pub fn when(setup: &Setup, t: u32) -> String {
+    if setup.trace.is_none() {
+        return clock(t);
+    }
+    let iso = super::super::trace::iso(setup.start + i64::from(t));
+    let time = iso.get(11..19).unwrap_or_default();
+    if setup.duration > 86_400 {
+        format!("{} {time} UTC", iso.get(5..10).unwrap_or_default())
+    } else {
+        format!("{time} UTC")
+    }
+}
+
 /// At most this many hot-partition findings.
 const HOT_SPANS: usize = 3;
 /// A spike: an episode this short, in a minute whose average use stays under [`SPIKE_CALM`].
@@ -28,6 +44,8 @@ pub enum FindingKind {
     HiddenSpike,
     /// A date key rotated at midnight.
     KeyRotated,
+    /// What CloudWatch observed beside what the model throttles ([`super::reconcile`]).
+    Observed,
 }
 
 impl FindingKind {
@@ -38,6 +56,7 @@ impl FindingKind {
             Self::BurstSpent => "burst-spent",
             Self::HiddenSpike => "hidden-spike",
             Self::KeyRotated => "key-rotated",
+            Self::Observed => "observed",
         }
     }
 }
@@ -254,12 +273,12 @@ fn span_cause(setup: &Setup, o: &Outcome, tl: &Timeline, s: &HotSpan) -> String 
         return if is_size_split(split) {
             format!(
                 "it grew past 10 GB and split for size at {}",
-                clock(split.t + 1)
+                when(setup, split.t + 1)
             )
         } else {
             format!(
                 "split-for-heat divided it at {} after {} near its limit",
-                clock(split.t + 1),
+                when(setup, split.t + 1),
                 span_words(split.t + 1 - s.from)
             )
         };
@@ -341,13 +360,13 @@ fn episode_finding(setup: &Setup, e: &Episode) -> Finding {
     let text = if e.until >= setup.duration {
         format!(
             "throttled from {} to the end ({length}), never stopped: {}",
-            clock(e.from),
+            when(setup, e.from),
             e.detail
         )
     } else {
         format!(
             "throttling stopped after {length} (at {}): {}",
-            clock(e.until),
+            when(setup, e.until),
             e.detail
         )
     };
@@ -448,7 +467,7 @@ fn event_findings(setup: &Setup, o: &Outcome, tl: &Timeline) -> Vec<Finding> {
     for r in o.events.iter().filter(|e| e.kind == EventKind::KeyRotated) {
         out.push(Finding {
             kind: FindingKind::KeyRotated,
-            text: format!("{}: {}", clock(r.t), r.detail),
+            text: format!("{}: {}", when(setup, r.t), r.detail),
             from: r.t,
             until: (r.t + 60).min(setup.duration),
             partition: None,
@@ -647,6 +666,52 @@ mod tests {
             d.headline
         );
         assert_eq!(evidence.why, Why::BurstSpent);
+    }
+
+    // Issue 57: a replay's findings say every time on its UTC clock, not "23:34:20 UTC … (at 00:03:00)".
+    #[test]
+    fn a_replays_findings_say_every_time_on_its_utc_clock() {
+        let mut s = setup(
+            Table::default(),
+            vec![writes("ARENA#7f3a", 4_000.0, SortKey::Random)],
+            3_600,
+        );
+        s.start = 1_782_172_800 - 1_800; // 2026-06-22T23:30:00Z
+        s.trace = Some(std::sync::Arc::new(crate::model::trace::Trace::default()));
+        let (d, _) = diagnosed(&s);
+        let episode = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::Episode)
+            .unwrap();
+        // 36 min after 23:30:00 UTC, said as a time of day, not as 00:36:00 from the start.
+        assert!(
+            episode.text.contains("(at 00:05:56 UTC)"),
+            "{}",
+            episode.text
+        );
+        assert_eq!(when(&s, episode.until), "00:05:56 UTC");
+        // Every hh:mm:ss in every finding is a UTC time of day.
+        for f in &d.findings {
+            let b = f.text.as_bytes();
+            for i in 0..b.len().saturating_sub(7) {
+                let clock = b[i..i + 8].iter().enumerate().all(|(j, c)| {
+                    if j == 2 || j == 5 {
+                        *c == b':'
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                });
+                if clock {
+                    assert!(f.text[i + 8..].starts_with(" UTC"), "{}", f.text);
+                    assert!(f.text[i..].starts_with("23:") || f.text[i..].starts_with("00:"));
+                }
+            }
+        }
+        // A scenario's findings keep the time from its start.
+        s.trace = None;
+        let (d, _) = diagnosed(&s);
+        assert!(!d.findings.iter().any(|f| f.text.contains("UTC")));
     }
 
     #[test]

@@ -143,6 +143,29 @@ pub fn key_set(setup: &super::Setup) -> super::super::KeySet {
     set
 }
 
+/// Why a replay's keys are no evidence for the decision tree, when they are not: every key is a stand-in
+/// (CloudWatch's minutes alone), or the hottest, `top_key`, is one. Stand-ins spread traffic known only in
+/// total evenly over made-up names, so a hot key can never show among them. Says what would answer the key
+/// questions.
+pub fn stand_in_keys_note(setup: &super::Setup, top_key: Option<&str>) -> Option<String> {
+    let trace = setup.trace.as_ref()?;
+    let is_stand_in = |name: &str| trace.keys.iter().any(|k| k.stand_in && k.name == name);
+    let all = trace.only_stand_ins();
+    if !all && !top_key.is_some_and(is_stand_in) {
+        return None;
+    }
+    Some(format!(
+        "{}: the other#… keys are stand-ins that spread CloudWatch's units evenly, never evidence \
+         about the keys. Contributor Insights (its most accessed and most throttled keys), the table's stream or \
+         a request log would answer it",
+        if all {
+            "no per-key records, only CloudWatch's minutes"
+        } else {
+            "most traffic has no per-key records"
+        }
+    ))
+}
+
 /// Write-shards the run's keys as `analyze --shards` does: each key with at least `hot_share` of its stream
 /// (every key when `None`) becomes `n` keys `KEY{separator}0 … KEY{separator}{n-1}` with equal parts of its
 /// share. Uniform and in-partition keys stay as they are. A replayed trace's keys are sharded by their share

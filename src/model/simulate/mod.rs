@@ -36,6 +36,7 @@ mod episodes;
 mod keys;
 #[cfg(test)]
 mod laws;
+mod observed;
 mod record;
 mod scaling;
 mod setup;
@@ -56,7 +57,10 @@ pub(crate) const MAX_RUN_PARTITIONS: usize = MAX_PARTITIONS * 64;
 
 pub use diagnose::*;
 pub use engine::initial_partitions;
-pub use keys::{date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts};
+pub use keys::{
+    date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts, stand_in_keys_note,
+};
+pub use observed::{Agreement, MinuteComparison, ObservedEvents, agreement, reconcile};
 pub use record::{RANGE_KEYS, chunk_seconds, run_streaming};
 pub use setup::*;
 pub use timeline::*;

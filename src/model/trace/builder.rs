@@ -126,6 +126,8 @@ pub struct TraceBuilder {
     file_of_key: Vec<u32>,
     /// Distinct keys of the file being read.
     file_keys: u64,
+    /// Keys from this index on are stand-ins ([`Self::begin_stand_ins`]).
+    stand_ins_from: Option<usize>,
 }
 
 /// A record waiting in the builder's pipeline for its key's index.
@@ -170,7 +172,17 @@ impl TraceBuilder {
             file: 0,
             file_of_key: Vec::new(),
             file_keys: 0,
+            stand_ins_from: None,
         }
+    }
+
+    /// Says that the keys added from now on are stand-ins, not keys of the table: names made up to carry
+    /// traffic known only in total (CloudWatch's units beyond the per-key records). A key seen before keeps
+    /// being a real one. [`TraceKey::stand_in`] says which they are.
+    pub fn begin_stand_ins(&mut self) -> Result<(), TraceError> {
+        self.flush()?;
+        self.stand_ins_from = Some(self.keys.len());
+        Ok(())
     }
 
     /// Says that the table has a sort key even if no record carried one (keys are then collections).
@@ -402,7 +414,10 @@ impl TraceBuilder {
         self.merged_len = w;
     }
 
-    /// The trace: t = 0 is the first record's whole second.
+    /// The trace: t = 0 is the start of the first record's UTC minute (`hh:mm:00`), so that every minute of
+    /// a replay is a whole UTC minute `[hh:mm:00, hh:mm+1:00)`, as CloudWatch's are (DYNAMODB-TRAFFIC
+    /// "CloudWatch": datapoints at the minute's start). A trace whose first record is mid-minute has a first
+    /// minute with traffic only from that record on ([`Trace::first_record`]).
     pub fn build(mut self) -> Result<Trace, TraceError> {
         self.flush()?;
         let Some(base) = self.base else {
@@ -417,19 +432,22 @@ impl TraceBuilder {
             });
         }
         self.merge();
+        let start = self.first.div_euclid(60) * 60;
+        let lead = (self.first - start) as u32;
         let shift = (self.first - base) as u32;
-        let duration = (seconds + 1) as u32;
+        let duration = (seconds + 1) as u32 + lead;
         let mut offsets = Vec::with_capacity(duration as usize + 1);
         let mut i = 0;
         for t in 0..=duration {
-            while i < self.entries.len() && self.entries[i].second - shift < t {
+            while i < self.entries.len() && self.entries[i].second - shift + lead < t {
                 i += 1;
             }
             offsets.push(i as u32);
         }
         for e in &mut self.entries {
-            e.second -= shift;
+            e.second = e.second - shift + lead;
         }
+        let stand_ins_from = self.stand_ins_from.unwrap_or(usize::MAX);
         let has_sk = self.has_sort_keys;
         let keys = self
             .keys
@@ -445,11 +463,13 @@ impl TraceBuilder {
                         .map_or(SortKey::Random, |j| j.kind(has_sk)),
                     units: self.units[i],
                     requests: self.requests[i],
+                    stand_in: i >= stand_ins_from,
                 }
             })
             .collect();
         Ok(Trace {
-            start: self.first,
+            start,
+            first_record: self.first,
             duration,
             keys,
             entries: self.entries,
@@ -488,6 +508,53 @@ mod tests {
         assert_eq!((w[0].key(), w[0].units, w[0].requests), (a, 3.0, 2.0));
         assert_eq!(t.requests(), [1.0, 3.0]);
         assert_eq!(t.units(), [0.5, 4.0]);
+    }
+
+    // Issue 57: a trace whose first record is mid-minute (10:00:20) starts at its minute (10:00:00), so that
+    // t = 60 k is a whole UTC minute like CloudWatch's; its first minute holds traffic from 10:00:20 only.
+    #[test]
+    fn a_trace_starts_at_the_whole_minute_of_its_first_record() {
+        let mut b = TraceBuilder::new();
+        let t0 = 1_782_208_800_i64; // 10:00:00Z
+        b.add((t0 + 20) * 1_000_000 + 5, b"A", None, Dim::Write, 1.0)
+            .unwrap();
+        b.add((t0 + 95) * 1_000_000, b"A", None, Dim::Write, 2.0)
+            .unwrap();
+        let t = b.build().unwrap();
+        assert_eq!(iso(t.start), "2026-06-23T10:00:00Z");
+        assert_eq!(iso(t.first_record), "2026-06-23T10:00:20Z");
+        assert_eq!(t.lead_seconds(), 20);
+        assert_eq!(t.duration, 96);
+        assert!((0..20).all(|s| t.at(s).is_empty()));
+        assert_eq!(t.at(20)[0].units, 1.0);
+        assert_eq!(t.at(95)[0].units, 2.0);
+        let setup = replay_setup(t, crate::model::simulate::Table::default());
+        let o = crate::model::simulate::run(&setup);
+        let minutes: Vec<i64> = o
+            .minutes
+            .iter()
+            .map(|m| setup.start + i64::from(m.t))
+            .collect();
+        assert!(minutes.iter().all(|m| m % 60 == 0), "{minutes:?}");
+        assert_eq!(minutes.len(), 2);
+    }
+
+    #[test]
+    fn keys_added_after_begin_stand_ins_are_stand_ins() {
+        let mut b = TraceBuilder::new();
+        b.add(1_000_000, b"real", None, Dim::Write, 1.0).unwrap();
+        b.begin_stand_ins().unwrap();
+        b.spread(0, 60, b"other#0", Dim::Write, 60.0, 60.0).unwrap();
+        b.spread(0, 60, b"real", Dim::Write, 60.0, 60.0).unwrap();
+        let t = b.build().unwrap();
+        let stand_in = |n: &str| t.keys.iter().find(|k| k.name == n).unwrap().stand_in;
+        assert!(!stand_in("real"));
+        assert!(stand_in("other#0"));
+        assert!(!t.only_stand_ins());
+        let mut b = TraceBuilder::new();
+        b.begin_stand_ins().unwrap();
+        b.spread(0, 60, b"other#0", Dim::Write, 60.0, 60.0).unwrap();
+        assert!(b.build().unwrap().only_stand_ins());
     }
 
     #[test]

@@ -73,14 +73,21 @@ pub struct TraceKey {
     pub units: [f64; 2],
     /// Read and write requests over the whole trace.
     pub requests: [f64; 2],
+    /// A stand-in, not a key of the table: a name made up to carry traffic known only in total
+    /// (CloudWatch's consumed units beyond the per-key records). Never evidence about the key design.
+    pub stand_in: bool,
 }
 
-/// Real traffic, per second from t = 0 (the first whole second of the trace).
+/// Real traffic, per second from t = 0: the start of the UTC minute of the trace's first record, so that
+/// t = 60 k is always a whole UTC minute (`hh:mm:00`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Trace {
-    /// Unix seconds of t = 0.
+    /// Unix seconds of t = 0: a whole minute.
     pub start: i64,
-    /// Seconds covered: the last record's second + 1.
+    /// Unix second of the first record: later than `start` when the trace begins mid-minute (its first
+    /// minute is then partial: no traffic is known before this second).
+    pub first_record: i64,
+    /// Seconds covered: up to the last record's second + 1.
     pub duration: u32,
     pub keys: Vec<TraceKey>,
     entries: Vec<Entry>,
@@ -121,6 +128,17 @@ impl Trace {
         }
     }
 
+    /// Seconds from t = 0 to the first record: more than 0 when the trace starts mid-minute, whose first
+    /// minute is then partial.
+    pub fn lead_seconds(&self) -> u32 {
+        u32::try_from(self.first_record - self.start).unwrap_or(0)
+    }
+
+    /// Whether every key is a stand-in ([`TraceKey::stand_in`]): nothing per key is known.
+    pub fn only_stand_ins(&self) -> bool {
+        !self.keys.is_empty() && self.keys.iter().all(|k| k.stand_in)
+    }
+
     /// The keys as a key set counted by requests (reads and writes), for the decision tree and the
     /// histogram.
     pub fn key_set(&self) -> KeySet {
@@ -157,6 +175,7 @@ impl Trace {
                         sort_key: k.sort_key,
                         units: [k.units[0] * part, k.units[1] * part],
                         requests: [k.requests[0] * part, k.requests[1] * part],
+                        stand_in: k.stand_in,
                     });
                 }
                 map.push((first, n));
@@ -185,6 +204,7 @@ impl Trace {
         }
         Trace {
             start: self.start,
+            first_record: self.first_record,
             duration: self.duration,
             keys,
             entries,

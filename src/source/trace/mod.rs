@@ -168,6 +168,28 @@ pub struct ObservedMinute {
 }
 
 impl ObservedMinute {
+    /// The minute's throttle events: read and write events, or throttled requests when the files held only
+    /// those; `None` when they held no throttle figure for the minute (no datapoint is not zero).
+    pub fn throttle_events(&self) -> Option<f64> {
+        match (self.read_throttle_events, self.write_throttle_events) {
+            (None, None) => self.throttled_requests,
+            (r, w) => Some(r.unwrap_or(0.0) + w.unwrap_or(0.0)),
+        }
+    }
+
+    /// The minutes' throttle events, for comparing with a replay ([`crate::model::simulate::agreement`]).
+    pub fn events(observed: &[Self]) -> Vec<crate::model::simulate::ObservedEvents> {
+        observed
+            .iter()
+            .filter_map(|m| {
+                Some(crate::model::simulate::ObservedEvents {
+                    minute: m.minute,
+                    events: m.throttle_events()?,
+                })
+            })
+            .collect()
+    }
+
     /// The figure of `metric` (a CloudWatch metric's name).
     fn field(&mut self, metric: Metric) -> &mut Option<f64> {
         match metric {
@@ -434,10 +456,14 @@ fn finish(
                 .collect::<Vec<_>>()
         }
     };
-    metrics::add_other_traffic(&mut st, opts).map_err(|error| TraceLoadError::Trace {
-        error,
-        paths: paths_said(&st.files),
-    })?;
+    // The keys that carry CloudWatch's uncovered units are stand-ins, never evidence about the keys.
+    st.builder
+        .begin_stand_ins()
+        .and_then(|()| metrics::add_other_traffic(&mut st, opts))
+        .map_err(|error| TraceLoadError::Trace {
+            error,
+            paths: paths_said(&st.files),
+        })?;
     let trace = st.builder.build().map_err(|error| TraceLoadError::Trace {
         error,
         paths: paths_said(&st.files),

@@ -1,0 +1,281 @@
+//! What CloudWatch observed beside what the model throttles: both on whole UTC minutes
+//! (`[hh:mm:00, hh:mm+1:00)`, DYNAMODB-TRAFFIC "CloudWatch": one-minute periods), compared minute by minute
+//! ([`agreement`]), and the run's words made to say both ([`reconcile`]): a headline never says "no
+//! throttling" while CloudWatch observed some.
+
+use super::super::fmt::grouped;
+use super::diagnose::{Diagnosis, Finding, FindingKind, when};
+use super::{Outcome, Setup};
+
+/// One CloudWatch minute's throttle events as observed (read and write events, or throttled requests when
+/// the files held only those).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObservedEvents {
+    /// Unix seconds of the minute's start (a whole minute).
+    pub minute: i64,
+    pub events: f64,
+}
+
+/// One minute, observed and modelled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MinuteComparison {
+    /// Unix seconds of the minute's start (a whole minute).
+    pub minute: i64,
+    /// The minute's start in seconds from the run's start (negative before the run).
+    pub t: i64,
+    pub observed: f64,
+    pub modelled: f64,
+}
+
+/// Observed against modelled throttle events.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Agreement {
+    /// Throttle events CloudWatch observed, over its minutes.
+    pub observed_total: f64,
+    /// Throttle events the model throws over the whole run.
+    pub modelled_total: f64,
+    /// Every minute CloudWatch gave a throttle figure for, in time order, with the model's events in the same
+    /// UTC minute. (A minute without a datapoint is not zero, DYNAMODB-TRAFFIC "CloudWatch": it is not
+    /// compared.)
+    pub minutes: Vec<MinuteComparison>,
+}
+
+impl Agreement {
+    /// The model's events in the minutes compared.
+    pub fn modelled_in_compared(&self) -> f64 {
+        self.minutes.iter().map(|m| m.modelled).sum()
+    }
+
+    /// The `n` minutes where observed and modelled differ most, the largest difference first (earlier first
+    /// on ties).
+    pub fn differ_most(&self, n: usize) -> Vec<MinuteComparison> {
+        let mut rows = self.minutes.clone();
+        rows.sort_by(|a, b| {
+            (b.observed - b.modelled)
+                .abs()
+                .total_cmp(&(a.observed - a.modelled).abs())
+                .then(a.minute.cmp(&b.minute))
+        });
+        rows.truncate(n);
+        rows
+    }
+}
+
+/// The model's throttle events per whole UTC minute (Unix seconds of its start), from the run's minutes.
+fn modelled_by_minute(setup: &Setup, o: &Outcome) -> std::collections::BTreeMap<i64, f64> {
+    let mut by = std::collections::BTreeMap::new();
+    for m in &o.minutes {
+        let minute = (setup.start + i64::from(m.t)).div_euclid(60) * 60;
+        *by.entry(minute).or_insert(0.0) += m.read_throttle_events + m.write_throttle_events;
+    }
+    by
+}
+
+/// Observed against modelled throttle events, minute by minute on whole UTC minutes.
+pub fn agreement(setup: &Setup, o: &Outcome, observed: &[ObservedEvents]) -> Agreement {
+    let modelled = modelled_by_minute(setup, o);
+    let mut minutes: Vec<MinuteComparison> = observed
+        .iter()
+        .map(|m| {
+            let minute = m.minute.div_euclid(60) * 60;
+            MinuteComparison {
+                minute,
+                t: minute - setup.start,
+                observed: m.events,
+                modelled: modelled.get(&minute).copied().unwrap_or(0.0),
+            }
+        })
+        .collect();
+    minutes.sort_by_key(|m| m.minute);
+    Agreement {
+        observed_total: minutes.iter().map(|m| m.observed).sum(),
+        modelled_total: modelled.values().sum(),
+        minutes,
+    }
+}
+
+fn count(x: f64) -> String {
+    grouped(x.round().max(0.0) as u64)
+}
+
+/// The run's words made to say what CloudWatch observed beside what the model throttles: the headline says
+/// both when they disagree, and a finding spans the minutes CloudWatch saw throttling. `keys_known`: the
+/// replay has per-key records (without them its keys are stand-ins that spread the traffic evenly, and no
+/// hot key can show).
+pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bool) {
+    if a.minutes.is_empty() {
+        return;
+    }
+    let observed = a.observed_total;
+    let modelled = a.modelled_total;
+    let why_none = if keys_known {
+        "not a key-spread problem, or the table you gave is larger than the real one".to_owned()
+    } else {
+        "without per-key records the traffic is spread over stand-in keys, so no hot key can show; \
+         Contributor Insights, the table's stream or a request log would say which keys were throttled \
+         (or the table you gave is larger than the real one)"
+            .to_owned()
+    };
+    if observed > 0.0 && modelled < 0.5 {
+        d.headline = format!(
+            "Observed {} throttle events (CloudWatch); the model throttles none on this table: {why_none}",
+            count(observed)
+        );
+    } else if observed > 0.0 {
+        d.headline = format!(
+            "{}; observed {} throttle events (CloudWatch), the model {} in the same minutes",
+            d.headline,
+            count(observed),
+            count(a.modelled_in_compared())
+        );
+    } else if a.modelled_in_compared() >= 0.5 {
+        d.headline = format!(
+            "{}; CloudWatch observed no throttle events in the same minutes: the table you gave may be \
+             smaller than the real one",
+            d.headline
+        );
+    }
+    let throttled: Vec<&MinuteComparison> = a.minutes.iter().filter(|m| m.observed > 0.0).collect();
+    let (Some(first), Some(last)) = (throttled.first(), throttled.last()) else {
+        return;
+    };
+    let from = first.t.clamp(0, i64::from(setup.duration)) as u32;
+    let until = (last.t + 60).clamp(0, i64::from(setup.duration)) as u32;
+    let span = if throttled.len() == 1 {
+        format!("in the minute from {}", when(setup, from))
+    } else {
+        format!(
+            "in {} minutes from {} to {}",
+            throttled.len(),
+            when(setup, from),
+            when(setup, until)
+        )
+    };
+    let in_them: f64 = throttled.iter().map(|m| m.modelled).sum();
+    let mut text = format!(
+        "CloudWatch observed {} throttle events {span}; the model throttles {} in them",
+        count(observed),
+        if in_them < 0.5 {
+            "none".to_owned()
+        } else {
+            count(in_them)
+        }
+    );
+    if let Some(top) = a.differ_most(1).first()
+        && throttled.len() > 1
+    {
+        text.push_str(&format!(
+            " (most apart at {}: observed {}, modelled {})",
+            when(setup, top.t.clamp(0, i64::from(setup.duration)) as u32),
+            count(top.observed),
+            count(top.modelled)
+        ));
+    }
+    d.findings.push(Finding {
+        kind: FindingKind::Observed,
+        text,
+        from,
+        until: until.max(from),
+        partition: None,
+        start: None,
+    });
+    d.findings.sort_by_key(|f| (f.from, f.kind as u8));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{setup, writes};
+    use super::super::{SortKey, Table, diagnose, run_streaming};
+    use super::*;
+
+    fn diagnosed(s: &Setup) -> (Diagnosis, Outcome) {
+        let (o, tl) = run_streaming(s, &mut |_| true).unwrap();
+        (diagnose(s, &o, &tl), o)
+    }
+
+    fn replay_of(mut s: Setup) -> Setup {
+        s.trace = Some(std::sync::Arc::new(crate::model::trace::Trace::default()));
+        s
+    }
+
+    // Issue 57: CloudWatch saw 4,400 throttle events, the model none: the headline never says "no throttling".
+    #[test]
+    fn observed_throttling_the_model_does_not_show_is_said_in_the_headline() {
+        let s = replay_of(setup(
+            Table::default(),
+            vec![writes("K", 10.0, SortKey::Random)],
+            300,
+        ));
+        let (mut d, o) = diagnosed(&s);
+        assert_eq!(d.headline, "No throttling: every request was served");
+        let observed = [
+            ObservedEvents {
+                minute: s.start + 60,
+                events: 2_400.0,
+            },
+            ObservedEvents {
+                minute: s.start + 120,
+                events: 2_000.0,
+            },
+        ];
+        let a = agreement(&s, &o, &observed);
+        assert_eq!(a.observed_total, 4_400.0);
+        assert_eq!(a.modelled_total, 0.0);
+        assert_eq!(a.minutes[0].t, 60);
+        reconcile(&mut d, &s, &a, true);
+        assert_eq!(
+            d.headline,
+            "Observed 4,400 throttle events (CloudWatch); the model throttles none on this table: not a \
+             key-spread problem, or the table you gave is larger than the real one"
+        );
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::Observed)
+            .unwrap();
+        assert_eq!((f.from, f.until), (60, 180));
+        // One clock: the replay's UTC wall time (the setup starts at 2026-06-23T00:00:00Z).
+        assert_eq!(
+            f.text,
+            "CloudWatch observed 4,400 throttle events in 2 minutes from 00:01:00 UTC to 00:03:00 UTC; the \
+             model throttles none in them (most apart at 00:01:00 UTC: observed 2,400, modelled 0)"
+        );
+        // Without per-key records, the headline says why no hot key can show.
+        let (mut d, _) = diagnosed(&s);
+        reconcile(&mut d, &s, &a, false);
+        assert!(d.headline.contains("stand-in keys"), "{}", d.headline);
+        assert!(!d.headline.contains("No throttling"), "{}", d.headline);
+    }
+
+    // The model's minutes are compared with CloudWatch's on the same whole UTC minutes.
+    #[test]
+    fn minutes_compare_on_whole_utc_minutes() {
+        let s = replay_of(setup(
+            Table::default(),
+            vec![writes("HOT", 3_000.0, SortKey::SingleItem)],
+            180,
+        ));
+        let (mut d, o) = diagnosed(&s);
+        let observed = [ObservedEvents {
+            minute: s.start + 60,
+            events: 10.0,
+        }];
+        let a = agreement(&s, &o, &observed);
+        // The model throttles 2,000 writes a second: the minute [00:01:00, 00:02:00) holds 60 s of them.
+        assert_eq!(a.minutes[0].minute % 60, 0);
+        assert_eq!(a.minutes[0].t, 60);
+        assert!(
+            (a.minutes[0].modelled - 120_000.0).abs() < 1.0,
+            "{:?}",
+            a.minutes
+        );
+        reconcile(&mut d, &s, &a, true);
+        assert!(
+            d.headline.ends_with(
+                "; observed 10 throttle events (CloudWatch), the model 120,000 in the same minutes"
+            ),
+            "{}",
+            d.headline
+        );
+    }
+}
