@@ -45,6 +45,11 @@
 //!   load: each mismatch becomes one line in [`Loaded::warnings`], which the CLI prints to standard error and
 //!   the app shows in its notification list. The keys loaded are what the data files hold.
 //! - An empty file loads as zero keys, with a warning naming it.
+//! - A value that is not what its type tag says in an attribute that is **not a key** does not make a bad
+//!   record: the item is kept and counted, its size is an estimate (`json::size::ItemSize`), and one line in
+//!   [`Loaded::warnings`] counts such items and names the first by its key and the attribute; the health report
+//!   says how many sizes are estimates. In a key attribute it is a bad record whose message names Skip bad
+//!   records ([`Hint::SkipBad`]).
 
 pub mod csv;
 pub mod detect;

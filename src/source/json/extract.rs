@@ -324,6 +324,14 @@ pub fn typed_item<'de, A: MapAccess<'de>>(
         };
         match (f.slot, key) {
             (Some(i), key) => values[i] = Some(map.next_value_seed(TypedValueSeed { attr, key })?),
+            (None, Some((tag, raw))) if f.name.is_some() => {
+                // Guessing the keys: read as without extraction (`item::attr_leniently`).
+                let value: Box<serde_json::value::RawValue> = map.next_value()?;
+                if let Some((t, r)) = super::item::attr_leniently(&value) {
+                    *tag = Some(t);
+                    *raw = r;
+                }
+            }
             (None, Some((tag, raw))) => map.next_value_seed(super::item::AttrSeed { tag, raw })?,
             (None, None) => {
                 map.next_value::<IgnoredAny>()?;

@@ -477,20 +477,8 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
                 let mut attrs = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
                     let value: Box<serde_json::value::RawValue> = map.next_value()?;
-                    let mut tag = None;
-                    let mut raw = Vec::new();
-                    let mut de = serde_json::Deserializer::from_str(value.get());
-                    let read = AttrSeed {
-                        tag: &mut tag,
-                        raw: &mut raw,
-                    }
-                    .deserialize(&mut de);
-                    match (read, tag) {
-                        (Ok(()), Some(tag)) => attrs.push((name, tag, raw)),
-                        (Ok(()), None) => {}
-                        (Err(_), _) => {
-                            attrs.push((name, Tag::Other("not a typed value".into()), Vec::new()));
-                        }
+                    if let Some((tag, raw)) = attr_leniently(&value) {
+                        attrs.push((name, tag, raw));
                     }
                 }
                 self.scratch.attrs = Some(attrs);
@@ -659,6 +647,25 @@ impl Visitor<'_> for FieldSeed<'_> {
 }
 
 /// One attribute value `{"S":"…"}`: records the tag and, for S/N/B, the text.
+/// An attribute's tag and key text as [`AttrSeed`] reads them, from its JSON; a value that is not a typed value
+/// is a type no key can have (not an error: on the first item, read to guess the keys, as on later items, a
+/// malformed attribute that is not a key only makes the item's size an estimate, and one that is a key is named
+/// by the size walk once the keys are known).
+pub(super) fn attr_leniently(value: &serde_json::value::RawValue) -> Option<(Tag, Vec<u8>)> {
+    let mut tag = None;
+    let mut raw = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(value.get());
+    let read = AttrSeed {
+        tag: &mut tag,
+        raw: &mut raw,
+    }
+    .deserialize(&mut de);
+    match read {
+        Ok(()) => tag.map(|t| (t, raw)),
+        Err(_) => Some((Tag::Other("not a typed value".into()), Vec::new())),
+    }
+}
+
 pub(super) struct AttrSeed<'a> {
     pub tag: &'a mut Option<Tag>,
     pub raw: &'a mut Vec<u8>,

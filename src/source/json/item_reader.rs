@@ -240,4 +240,40 @@ mod tests {
             assert_eq!(sink.keys.total(), 2);
         }
     }
+
+    /// A first item (read by serde to guess its keys) with attributes that are not typed values: kept as later
+    /// items are, its size an estimate, with a design extracting values and without; a key so written is a bad
+    /// record that names Skip bad records.
+    #[test]
+    fn a_first_item_with_a_malformed_attribute_is_kept_with_an_estimate() {
+        let item =
+            br#"{"pk":{"S":"p1"},"t":"plain","a":{"M":{"M":{"HP":{"N":"50"}}}},"n":{"N":"2"}}"#;
+        for opts in [LoadOptions::default(), extracting("{n}")] {
+            let mut sink = Sink::new(&opts);
+            let mut r = ItemReader::typed(&opts);
+            r.item(item, &mut sink, &opts).unwrap();
+            assert_eq!(sink.keys.total(), 1);
+            assert_eq!(sink.names.as_ref().map(|n| n.pk.as_str()), Some("pk"));
+            assert_eq!(sink.estimated, 1);
+            assert_eq!(
+                sink.first_estimate.as_deref(),
+                Some(
+                    r#"item "p1": attribute "t": not a typed value; expected an object like {"S": "…"}"#
+                )
+            );
+            assert_eq!(sink.keys.estimated_sizes(), 1);
+        }
+        let opts = LoadOptions {
+            key: Some("pk".into()),
+            ..LoadOptions::default()
+        };
+        let mut sink = Sink::new(&opts);
+        let e = ItemReader::typed(&opts)
+            .item(br#"{"pk":{"N":"abc"},"n":{"N":"2"}}"#, &mut sink, &opts)
+            .unwrap_err();
+        assert_eq!(
+            e.in_words(crate::source::Hint::flag),
+            r#"attribute "pk": "abc" is not a number (N) (--skip-bad skips and counts such items)"#
+        );
+    }
 }

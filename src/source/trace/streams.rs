@@ -231,7 +231,7 @@ struct Estimates {
 }
 
 impl Estimates {
-    fn note(&mut self, at: &At, field: &str, what: String) {
+    fn note(&mut self, at: &At, field: &str, what: &str) {
         self.n += 1;
         self.first
             .get_or_insert_with(|| format!("{at}{field}: {what}"));
@@ -290,7 +290,7 @@ fn write_units_of(
         }
     }
     if let Some((field, what)) = estimate {
-        est.note(&at, field, what);
+        est.note(&at, field, &what);
     }
     let bytes = match size {
         Some(b) => b,
@@ -324,28 +324,11 @@ fn keys_of(
         return Ok(None);
     };
     let names: Vec<&str> = keys.keys().map(String::as_str).collect();
-    // A key value: its type and text, or why it is not one (aws-lambda-go's events write every tag: `typed_entry`).
-    let typed = |v: &Value| -> Result<(KeyType, String), String> {
-        let obj = v
-            .as_object()
-            .ok_or("not a typed value; expected an object like {\"S\": \"…\"}")?;
-        let (tag, inner) = super::size::typed_entry(obj)?;
-        let ty = match tag {
-            "S" => KeyType::S,
-            "N" => KeyType::N,
-            "B" => KeyType::B,
-            other => return Err(format!("{other} is not a key type (S, N or B)")),
-        };
-        let text = inner
-            .as_str()
-            .ok_or_else(|| format!("{tag} is not a string"))?;
-        Ok((ty, text.to_owned()))
-    };
     let is_time = |name: &str| {
         crate::model::sortkey::is_time_name(name)
             || keys
                 .get(name)
-                .and_then(|v| typed(v).ok())
+                .and_then(|v| key_value(v).ok())
                 .is_some_and(|(ty, text)| crate::model::sortkey::is_time_value(&text, ty))
     };
     let (pk_name, by_time) = match pick_partition_key(&names, cx.opts.key.as_deref(), is_time) {
@@ -356,26 +339,9 @@ fn keys_of(
         }
     };
     if names.len() > 1 && cx.opts.key.is_none() {
-        let why = if by_time {
-            let others: Vec<&str> = names.iter().copied().filter(|m| *m != pk_name).collect();
-            format!(
-                ": {} {} times, a sort key's",
-                others.join(", "),
-                if others.len() == 1 { "holds" } else { "hold" }
-            )
-        } else {
-            String::new()
-        };
-        cx.file.assume(Message::hinted(
-            format!(
-                "partition key {pk_name} (guessed from Keys {}{why}; ",
-                names.join(", ")
-            ),
-            Hint::ChooseKey,
-            " to choose)",
-        ));
+        say_key_guess(cx, &names, pk_name, by_time);
     }
-    let (ty, raw) = match keys.get(pk_name).map(typed) {
+    let (ty, raw) = match keys.get(pk_name).map(key_value) {
         Some(Ok(v)) => v,
         Some(Err(why)) => {
             cx.bad(
@@ -403,7 +369,7 @@ fn keys_of(
         .iter()
         .find(|&&name| name != pk_name)
         .and_then(|name| keys.get(*name))
-        .and_then(|v| typed(v).ok())
+        .and_then(|v| key_value(v).ok())
         .map(|(ty, raw)| match ty {
             KeyType::N => raw.trim().parse().map_or_else(
                 |_| SortValue::Bytes(raw.clone().into_bytes().into()),
@@ -418,6 +384,47 @@ fn keys_of(
             ),
         });
     Ok(Some((pk, sk)))
+}
+
+/// Says which of a record's `Keys` was guessed as the partition key, and why when a time decided.
+fn say_key_guess(cx: &mut TraceCx<'_>, names: &[&str], pk_name: &str, by_time: bool) {
+    let why = if by_time {
+        let others: Vec<&str> = names.iter().copied().filter(|m| *m != pk_name).collect();
+        format!(
+            ": {} {} times, a sort key's",
+            others.join(", "),
+            if others.len() == 1 { "holds" } else { "hold" }
+        )
+    } else {
+        String::new()
+    };
+    cx.file.assume(Message::hinted(
+        format!(
+            "partition key {pk_name} (guessed from Keys {}{why}; ",
+            names.join(", ")
+        ),
+        Hint::ChooseKey,
+        " to choose)",
+    ));
+}
+
+/// A key value: its type and text, or why it is not one (aws-lambda-go's events write every tag:
+/// [`super::size::typed_entry`]).
+fn key_value(v: &Value) -> Result<(KeyType, String), String> {
+    let obj = v
+        .as_object()
+        .ok_or("not a typed value; expected an object like {\"S\": \"…\"}")?;
+    let (tag, inner) = super::size::typed_entry(obj)?;
+    let ty = match tag {
+        "S" => KeyType::S,
+        "N" => KeyType::N,
+        "B" => KeyType::B,
+        other => return Err(format!("{other} is not a key type (S, N or B)")),
+    };
+    let text = inner
+        .as_str()
+        .ok_or_else(|| format!("{tag} is not a string"))?;
+    Ok((ty, text.to_owned()))
 }
 
 /// Which of a record's key attributes is the partition key: the one `--key` names, the only one, or of two
