@@ -684,6 +684,19 @@ mod tests {
     }
 
     #[test]
+    fn throttle_events_alone_are_said_to_hold_nothing_to_replay() {
+        let text = r#"[{"MetricDataResults":[{"Id":"w","Label":"WriteThrottleEvents","StatusCode":"Complete",
+  "Timestamps":["2026-06-23T10:00:00Z"],"Values":[3.0]}],"Messages":null}]"#;
+        let e = load(&[("throttles.json", text)], &TraceOptions::default()).unwrap_err();
+        assert!(
+            e.contains("CloudWatch's minutes hold no consumed units to replay")
+                && e.contains("throttles.json"),
+            "{e}"
+        );
+        assert!(!e.contains("no records with a time"), "{e}");
+    }
+
+    #[test]
     fn a_last_page_that_is_not_complete_is_said() {
         let text = r#"{"MetricDataResults":[{"Id":"r","Label":"ConsumedReadCapacityUnits","StatusCode":"PartialData",
   "Timestamps":["2026-06-23T10:00:00Z"],"Values":[1.0]}],"NextToken":"more","Messages":null}"#;

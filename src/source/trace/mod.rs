@@ -438,10 +438,34 @@ fn finish(
         error,
         paths: paths_said(&st.files),
     })?;
-    let trace = st.builder.build().map_err(|error| TraceLoadError::Trace {
-        error,
-        paths: paths_said(&st.files),
-    })?;
+    let trace = match st.builder.build() {
+        // CloudWatch minutes without consumed units (throttle events alone) and nothing else: say so.
+        Err(TraceError::Empty) if !st.observed.is_empty() => {
+            let file = st
+                .files
+                .iter()
+                .find(|f| f.format == Some(TraceFormat::Metrics))
+                .map(|f| f.path.clone())
+                .or_else(|| given.first().cloned())
+                .unwrap_or_default();
+            return Err(SourceError::record(
+                &file,
+                At::File,
+                format!(
+                    "CloudWatch's minutes hold no consumed units to replay (throttle events alone, or zeros): \
+                     add the {} and {} series (the units served each minute), or records of the requests \
+                     (Streams, an export, a log)",
+                    Metric::ConsumedRead.name(),
+                    Metric::ConsumedWrite.name()
+                ),
+            )
+            .into());
+        }
+        built => built.map_err(|error| TraceLoadError::Trace {
+            error,
+            paths: paths_said(&st.files),
+        })?,
+    };
     Ok(TraceLoad {
         trace,
         files: st.files,
