@@ -358,6 +358,7 @@ fn an_incremental_export_folder_opens_as_a_trace_and_dropped_loads_its_keys() {
     assert_eq!(sim.setup().start, 1_782_208_800);
     assert_eq!(sim.duration(), 120);
     h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
+    h.get_by_label("replay of 01782208920000-5eed0001");
     // Dropped, an incremental export loads as keys, its data files found in the shared data/ too.
     let mut h = kittest::harness_at([1400.0, 950.0]);
     h.input_mut()

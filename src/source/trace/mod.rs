@@ -214,6 +214,9 @@ impl Metric {
 /// Traces read: the replayable trace, the files, and the observed minutes (sorted, one per minute).
 #[derive(Debug, Clone)]
 pub struct TraceLoad {
+    /// What was read, for titles ("replay of …"): the names of the paths given (a folder, an export's folder,
+    /// by its own name: an export may hold hundreds of data files), or of the files read from memory.
+    pub name: String,
     pub trace: Trace,
     pub files: Vec<TraceFile>,
     pub observed: Vec<ObservedMinute>,
@@ -466,7 +469,19 @@ fn finish(
             paths: paths_said(&st.files),
         })?,
     };
+    let names: Vec<String> = if given.is_empty() {
+        st.files
+            .iter()
+            .map(|f| super::read::display_file_name(&f.path))
+            .collect()
+    } else {
+        given
+            .iter()
+            .map(|p| super::read::display_file_name(p))
+            .collect()
+    };
     Ok(TraceLoad {
+        name: names.join(", "),
         trace,
         files: st.files,
         observed: st.observed.into_values().collect(),
