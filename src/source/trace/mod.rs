@@ -669,7 +669,10 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if has("\"WriteTimestampMicros\"") {
         Some(TraceFormat::Incremental)
-    } else if has("\"MetricDataResults\"") || (has("\"Datapoints\"") && has("\"Label\"")) {
+    } else if has("\"MetricDataResults\"")
+        || (has("\"Datapoints\"") && has("\"Label\""))
+        || (has("\"Timestamps\"") && has("\"Values\"") && (has("\"Label\"") || has("\"Id\"")))
+    {
         Some(TraceFormat::Metrics)
     } else if has("\"Contributors\"") && has("\"KeyLabels\"") {
         Some(TraceFormat::Insights)
@@ -758,6 +761,11 @@ mod tests {
             Some(TraceFormat::Streams)
         );
         assert_eq!(d(r#"{"MetricDataResults":[]}"#), Some(TraceFormat::Metrics));
+        // `get-metric-data --query MetricDataResults`: the results alone.
+        assert_eq!(
+            d(r#"[{"Id":"a","Label":"x","Timestamps":[],"Values":[]}]"#),
+            Some(TraceFormat::Metrics)
+        );
         assert_eq!(
             d(r#"{"KeyLabels":["pk"],"Contributors":[]}"#),
             Some(TraceFormat::Insights)
