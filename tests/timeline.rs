@@ -377,3 +377,47 @@ fn cloudwatch_minutes_alone_say_the_observed_throttling_and_leave_the_keys_unkno
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// tests/fixtures/trace/incremental-export: the export's folder, whose data files live in the shared
+/// `AWSDynamoDB/data/` beside it (120 writes, one a second from 2026-06-23T10:00:00.25Z).
+fn incremental_export() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trace/incremental-export/AWSDynamoDB/01782208920000-5eed0001")
+}
+
+/// A path dropped on the window (egui 0.37 leaves the file handle to the integration).
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn an_incremental_export_folder_opens_as_a_trace_and_dropped_loads_its_keys() {
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut()
+        .apply(Command::OpenTrace(incremental_export()));
+    h.wait_for("the replay of the export", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    assert_eq!(sim.setup().start, 1_782_208_800);
+    assert_eq!(sim.duration(), 120);
+    h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
+    h.get_by_label("replay of 01782208920000-5eed0001");
+    // Dropped, an incremental export loads as keys, its data files found in the shared data/ too.
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(incremental_export())));
+    h.wait_for("the export's keys", |app| app.groups().is_some());
+    let items: u64 = h.state().groups().unwrap().iter().map(|g| g.items).sum();
+    assert_eq!(items, 120);
+}

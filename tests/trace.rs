@@ -425,6 +425,10 @@ fn an_incremental_export_folder_replays_its_data_files_from_the_shared_data_fold
         let demand: f64 = series(&doc, "write_demand_units").iter().sum();
         assert!((demand - 120.0).abs() < 1e-6, "{demand}");
     }
+    // The replay is named after the folder given, not its data files (an export may hold hundreds).
+    let doc = json(&simulate(&[&export], &[]));
+    assert_eq!(doc["name"], "replay of 01782208920000-5eed0001");
+    assert_eq!(doc["source"][0]["format_chosen"], "manifest-summary.json");
 }
 
 #[test]

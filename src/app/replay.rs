@@ -111,12 +111,7 @@ impl App {
 
     /// A trace read: replayed on an on-demand table in the Timeline, with what CloudWatch observed.
     pub(super) fn start_replay(&mut self, load: TraceLoad) {
-        let names: Vec<String> = load
-            .files
-            .iter()
-            .map(|f| crate::source::display_file_name(&f.path))
-            .collect();
-        let what = names.join(", ");
+        let what = load.name.clone();
         self.replay(
             load,
             &ReplayOn::on_demand(),
@@ -132,6 +127,7 @@ impl App {
             trace,
             files,
             observed,
+            ..
         } = load;
         let requests = trace.requests();
         let keys = trace.keys.len();

@@ -141,14 +141,9 @@ pub fn trace_scenario(args: &TraceArgs) -> anyhow::Result<(Scenario, Replay)> {
     let table = args.table()?;
     let load = load_traces(&args.trace, &args.options())?;
     let setup = replay_setup(load.trace, table);
-    let names: Vec<String> = load
-        .files
-        .iter()
-        .map(|f| crate::source::display_file_name(&f.path))
-        .collect();
     Ok((
         Scenario {
-            name: format!("replay of {}", names.join(", ")),
+            name: format!("replay of {}", load.name),
             description: String::new(),
             setup,
             keys: Vec::new(),

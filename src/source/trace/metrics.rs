@@ -2,7 +2,8 @@
 //! `aws cloudwatch get-metric-data` output (`MetricDataResults` [{`Id`, `Label`, `Timestamps`, `Values`}],
 //! pages one after another, a result's `Id` going on from page to page) and `get-metric-statistics` output
 //! (`Label`, `Datapoints` [{`Timestamp`, `Sum`, …}], in no order). Pages or outputs may also come in one JSON
-//! array (what a script writes that dumps a paginator's pages, or one call per time window); `Messages` may be
+//! array (what a script writes that dumps a paginator's pages, or one call per time window), and the results
+//! may come alone (`--query MetricDataResults`: an array of {`Id`, `Label`, `Timestamps`, `Values`}); `Messages` may be
 //! `null` or list what CloudWatch said (each said as an assumption).
 //!
 //! A series is told by its `Label` (else its `Id`), ignoring case and anything but letters and digits:
@@ -85,11 +86,19 @@ pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
                 }
             } else if value.get("Datapoints").is_some() {
                 statistics(cx, &value, at, &mut series, &mut unknown)?;
+            } else if value.get("Timestamps").is_some() && value.get("Values").is_some() {
+                // One result alone (`get-metric-data --query MetricDataResults` prints them in an array).
+                cx.file.assume(
+                    "get-metric-data values are taken as each period's Sum (the output does not name the \
+                     statistic)",
+                );
+                said(cx, &value);
+                metric_data(cx, &value, at, &mut series, &mut unknown)?;
             } else {
                 cx.bad(
                     at,
-                    "not CloudWatch output: expected MetricDataResults (get-metric-data) or Label and \
-                     Datapoints (get-metric-statistics)",
+                    "not CloudWatch output: expected MetricDataResults (get-metric-data, or its results \
+                     alone: Timestamps and Values) or Label and Datapoints (get-metric-statistics)",
                 )?;
             }
         }
@@ -681,6 +690,30 @@ mod tests {
         let r: Vec<_> = t.observed.iter().map(|m| m.consumed_read_units).collect();
         assert_eq!(r, [Some(60.0), Some(90.0)]);
         assert!((t.trace.units()[0] - 150.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn throttle_events_alone_are_said_to_hold_nothing_to_replay() {
+        let text = r#"[{"MetricDataResults":[{"Id":"w","Label":"WriteThrottleEvents","StatusCode":"Complete",
+  "Timestamps":["2026-06-23T10:00:00Z"],"Values":[3.0]}],"Messages":null}]"#;
+        let e = load(&[("throttles.json", text)], &TraceOptions::default()).unwrap_err();
+        assert!(
+            e.contains("CloudWatch's minutes hold no consumed units to replay")
+                && e.contains("throttles.json"),
+            "{e}"
+        );
+        assert!(!e.contains("no records with a time"), "{e}");
+    }
+
+    #[test]
+    fn results_alone_are_read() {
+        // `aws cloudwatch get-metric-data … --query MetricDataResults`.
+        let text = r#"[{"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
+  "Timestamps":["2026-06-23T10:01:00Z","2026-06-23T10:00:00Z"],"Values":[120.0,60.0]}]"#;
+        let t = load(&[("results.json", text)], &TraceOptions::default()).unwrap();
+        assert_eq!(t.files[0].format, Some(TraceFormat::Metrics));
+        let w: Vec<_> = t.observed.iter().map(|m| m.consumed_write_units).collect();
+        assert_eq!(w, [Some(60.0), Some(120.0)]);
     }
 
     #[test]

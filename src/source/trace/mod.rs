@@ -236,6 +236,9 @@ impl Metric {
 /// Traces read: the replayable trace, the files, and the observed minutes (sorted, one per minute).
 #[derive(Debug, Clone)]
 pub struct TraceLoad {
+    /// What was read, for titles ("replay of …"): the names of the paths given (a folder, an export's folder,
+    /// by its own name: an export may hold hundreds of data files), or of the files read from memory.
+    pub name: String,
     pub trace: Trace,
     pub files: Vec<TraceFile>,
     pub observed: Vec<ObservedMinute>,
@@ -464,11 +467,47 @@ fn finish(
             error,
             paths: paths_said(&st.files),
         })?;
-    let trace = st.builder.build().map_err(|error| TraceLoadError::Trace {
-        error,
-        paths: paths_said(&st.files),
-    })?;
+    let trace = match st.builder.build() {
+        // CloudWatch minutes without consumed units (throttle events alone) and nothing else: say so.
+        Err(TraceError::Empty) if !st.observed.is_empty() => {
+            let file = st
+                .files
+                .iter()
+                .find(|f| f.format == Some(TraceFormat::Metrics))
+                .map(|f| f.path.clone())
+                .or_else(|| given.first().cloned())
+                .unwrap_or_default();
+            return Err(SourceError::record(
+                &file,
+                At::File,
+                format!(
+                    "CloudWatch's minutes hold no consumed units to replay (throttle events alone, or zeros): \
+                     add the {} and {} series (the units served each minute), or records of the requests \
+                     (Streams, an export, a log)",
+                    Metric::ConsumedRead.name(),
+                    Metric::ConsumedWrite.name()
+                ),
+            )
+            .into());
+        }
+        built => built.map_err(|error| TraceLoadError::Trace {
+            error,
+            paths: paths_said(&st.files),
+        })?,
+    };
+    let names: Vec<String> = if given.is_empty() {
+        st.files
+            .iter()
+            .map(|f| super::read::display_file_name(&f.path))
+            .collect()
+    } else {
+        given
+            .iter()
+            .map(|p| super::read::display_file_name(p))
+            .collect()
+    };
     Ok(TraceLoad {
+        name: names.join(", "),
         trace,
         files: st.files,
         observed: st.observed.into_values().collect(),
@@ -656,7 +695,10 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if has("\"WriteTimestampMicros\"") {
         Some(TraceFormat::Incremental)
-    } else if has("\"MetricDataResults\"") || (has("\"Datapoints\"") && has("\"Label\"")) {
+    } else if has("\"MetricDataResults\"")
+        || (has("\"Datapoints\"") && has("\"Label\""))
+        || (has("\"Timestamps\"") && has("\"Values\"") && (has("\"Label\"") || has("\"Id\"")))
+    {
         Some(TraceFormat::Metrics)
     } else if has("\"Contributors\"") && has("\"KeyLabels\"") {
         Some(TraceFormat::Insights)
@@ -745,6 +787,11 @@ mod tests {
             Some(TraceFormat::Streams)
         );
         assert_eq!(d(r#"{"MetricDataResults":[]}"#), Some(TraceFormat::Metrics));
+        // `get-metric-data --query MetricDataResults`: the results alone.
+        assert_eq!(
+            d(r#"[{"Id":"a","Label":"x","Timestamps":[],"Values":[]}]"#),
+            Some(TraceFormat::Metrics)
+        );
         assert_eq!(
             d(r#"{"KeyLabels":["pk"],"Contributors":[]}"#),
             Some(TraceFormat::Insights)
