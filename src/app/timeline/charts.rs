@@ -215,12 +215,9 @@ pub(super) fn throughput_ui(
     // Rates and counts each on an axis of their own (a count per minute on the WCU/s axis flattens the
     // rates): in CloudWatch's per-minute view the throttle events get a plot of their own under the units.
     // Both plots' y axes are as wide as the widest label, so their frames (and the heatmap) line up.
+    // The counts' plot comes on top of the rates' height (the view scrolls below its floor).
     let (rate_h, count_h) = if per_minute {
-        let count_h = (height * 0.45).max(64.0);
-        (
-            (height - count_h - ui.spacing().item_spacing.y).max(64.0),
-            count_h,
-        )
+        (height, (height * 0.6).max(72.0))
     } else {
         (height, 0.0)
     };

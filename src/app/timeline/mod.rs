@@ -296,9 +296,9 @@ impl Simulation {
             what_if,
         });
         // A run already done when its replay is set: its words and tree with what CloudWatch observed.
-        if let Some(mut d) = self.diagnosis.take() {
-            self.reconcile(&mut d);
-            self.diagnosis = Some(d);
+        if let (Some(mut d), Some(mut time)) = (self.diagnosis.take(), self.time.take()) {
+            self.reconcile(&mut d, &mut time);
+            (self.diagnosis, self.time) = (Some(d), Some(time));
         }
         self.answer(None);
     }
@@ -346,8 +346,8 @@ impl Simulation {
                     self.answer(None);
                 }
                 SimMsg::Done(done) => {
-                    let (mut diagnosis, time) = *done;
-                    self.reconcile(&mut diagnosis);
+                    let (mut diagnosis, mut time) = *done;
+                    self.reconcile(&mut diagnosis, &mut time);
                     self.diagnosis = Some(diagnosis);
                     self.done_seconds = self.setup.duration;
                     self.time = Some(time);
@@ -385,8 +385,9 @@ impl Simulation {
             .then(|| crate::model::simulate::agreement(&self.setup, &self.outcome, &events))
     }
 
-    /// Makes the run's words say what CloudWatch observed beside what the model throttles.
-    fn reconcile(&self, d: &mut Diagnosis) {
+    /// Makes the run's words (and its "over time" evidence) say what CloudWatch observed beside what the
+    /// model throttles.
+    fn reconcile(&self, d: &mut Diagnosis, time: &mut TimeEvidence) {
         if let Some(a) = self.agreement() {
             let keys_known = !self
                 .setup
@@ -394,6 +395,7 @@ impl Simulation {
                 .as_ref()
                 .is_some_and(|t| t.only_stand_ins());
             crate::model::simulate::reconcile(d, &self.setup, &a, keys_known);
+            crate::model::simulate::reconcile_time(time, &a);
         }
     }
 
