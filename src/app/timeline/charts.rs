@@ -360,7 +360,9 @@ fn observed_lines(
     d: usize,
 ) -> (Option<Line<'static>>, Option<Line<'static>>) {
     let u = unit(d);
-    let at = |m: &ObservedMinute| (m.minute - start) as f64;
+    // The minute a replay starts in, when it starts mid-minute, is drawn at t = 0 as the model's partial
+    // first minute is.
+    let at = |m: &ObservedMinute| (m.minute - start).max(0) as f64;
     let events: PlotPoints<'static> = observed
         .iter()
         .filter_map(|m| Some([at(m), m.throttle_events()?]))
