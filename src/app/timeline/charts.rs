@@ -210,6 +210,7 @@ pub(super) fn throughput_ui(
     let width = rects.heatmap.map_or(ui.available_width(), |r| r.width());
     let step = super::time_step(span, width, label_px);
     let time = sim.clock();
+    let first = super::first_mark(sim.setup(), step);
     let observed = sim.observed();
     let start = sim.setup().start;
     // Rates and counts each on an axis of their own (a count per minute on the WCU/s axis flattens the
@@ -249,15 +250,18 @@ pub(super) fn throughput_ui(
     let label_w = |v: f64| {
         ui.painter()
             .layout_no_wrap(
-                y_label(v * 1.05),
+                y_label((v * 1.05).ceil()),
                 egui::TextStyle::Body.resolve(ui.style()),
                 Color32::WHITE,
             )
             .size()
             .x
-            + 8.0
+            // egui_plot's margins beside a tick label, and some room.
+            + 12.0
     };
-    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines)));
+    // egui_plot's axis width holds the tick labels and the axis' own label beside them.
+    let axis_label = ui.text_style_height(&egui::TextStyle::Body) * 1.5;
+    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines))) + axis_label;
     let base = |id: &'static str, h: f32, unit: String| {
         Plot::new((id, span.to_bits()))
             .height(h)
@@ -265,7 +269,7 @@ pub(super) fn throughput_ui(
             .include_y(0.0)
             .x_grid_spacer(move |_| {
                 (0..)
-                    .map(|i| f64::from(i) * step)
+                    .map(|i| first + f64::from(i) * step)
                     .take_while(|&t| t <= span)
                     .map(|value| egui_plot::GridMark {
                         value,

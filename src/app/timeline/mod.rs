@@ -458,6 +458,17 @@ pub fn clock(t: u32) -> String {
 
 /// The step between time labels on the Timeline's shared axis: a clock-friendly number of seconds, at
 /// least `min_px` apart on an axis `width` px wide spanning `span` seconds.
+/// The first time mark of a time axis stepped by `step` seconds: 0 for a scenario, and for a replay the first
+/// second on a whole multiple of the step in UTC (a replay from 10:00:20 marks 10:00:30, 10:01:00, … rather
+/// than 10:00:20, 10:00:50, …), so the marks fall on whole UTC minutes as its per-minute points do.
+pub(super) fn first_mark(setup: &Setup, step: f64) -> f64 {
+    if setup.trace.is_none() || step < 1.0 {
+        return 0.0;
+    }
+    let step = step as i64;
+    ((step - setup.start.rem_euclid(step)) % step) as f64
+}
+
 pub(super) fn time_step(span: f64, width: f32, min_px: f32) -> f64 {
     const STEPS: [f64; 19] = [
         1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1_800.0, 3_600.0,
