@@ -360,6 +360,12 @@ fn cloudwatch_minutes_alone_say_the_observed_throttling_and_leave_the_keys_unkno
         "{headline}"
     );
     assert!(!headline.contains("No throttling"), "{headline}");
+    // The tree's "over time" evidence says it too.
+    let time = &sim.time.as_ref().unwrap().text;
+    assert_eq!(
+        time,
+        "the model throttles none over the whole run; CloudWatch observed 4,400 throttle events"
+    );
     let path_taken = sim.path.as_ref().unwrap();
     assert_eq!(path_taken.leaf, None, "{path_taken:?}");
     let first = &path_taken.path[0];

@@ -591,8 +591,9 @@ fn minute_starts(doc: &Value) -> Vec<i64> {
         .collect()
 }
 
-// Issue 57: writes from 10:00:20 replay on whole UTC minutes, with and without CloudWatch's minutes, and
-// `differ_most` compares minutes that exist on both sides.
+// Issue 57: writes from 10:00:20 replay on whole UTC minutes (a partial first minute from 10:00:20, then
+// 10:01:00, …), with and without CloudWatch's minutes, and `differ_most` compares minutes that exist on both
+// sides.
 #[test]
 fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch() {
     let dir = support::temp_dir("trace", "minutes");
@@ -603,27 +604,60 @@ fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch(
     );
     let table = ["--wcu", "2", "--rcu", "1"];
     let alone = json(&simulate(&[&log], &table));
-    assert_eq!(alone["start"], "2026-06-23T10:00:00Z");
-    assert_eq!(minute_starts(&alone), [0, 60, 120, 180, 240, 300]);
-    // The first 20 s hold no writes: the first minute is partial.
-    let demand = series(&alone, "write_demand_units");
-    assert!(demand[..20].iter().all(|&x| x == 0.0));
-    assert!((demand[20] - 10.0).abs() < 1e-9);
+    assert_eq!(alone["start"], "2026-06-23T10:00:20Z");
+    assert_eq!(minute_starts(&alone), [0, 40, 100, 160, 220, 280]);
+    let stamps = |doc: &Value| -> Vec<String> {
+        doc["minutes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["minute"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        stamps(&alone),
+        (0..6)
+            .map(|m| format!("2026-06-23T10:{m:02}:00Z"))
+            .collect::<Vec<_>>()
+    );
+    // The partial first minute holds its 40 s of writes, the next a whole minute's.
+    let consumed =
+        |doc: &Value, i: usize| doc["minutes"][i]["consumed_write_units"].as_f64().unwrap();
+    assert!(
+        (consumed(&alone, 0)
+            + alone["minutes"][0]["write_throttle_events"]
+                .as_f64()
+                .unwrap()
+            - 400.0)
+            .abs()
+            < 1e-6
+    );
+    assert!(
+        (consumed(&alone, 1)
+            + alone["minutes"][1]["write_throttle_events"]
+                .as_f64()
+                .unwrap()
+            - 600.0)
+            .abs()
+            < 1e-6
+    );
     let cw = write(
         &dir,
         "metrics.json",
         &cloudwatch_minutes(600.0, &[(2, 4_000.0), (3, 400.0)]),
     );
     let with = json(&simulate(&[&log, &cw], &table));
+    // CloudWatch's uncovered units of 10:00 are spread over its whole minute: t = 0 is 10:00:00 then.
     assert_eq!(with["start"], "2026-06-23T10:00:00Z");
-    assert_eq!(minute_starts(&with), minute_starts(&alone));
-    let observed: Vec<i64> = with["observed"]
+    assert_eq!(minute_starts(&with), [0, 60, 120, 180, 240, 300]);
+    assert_eq!(stamps(&with), stamps(&alone));
+    let observed: Vec<&str> = with["observed"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m["t"].as_i64().unwrap())
+        .map(|m| m["minute"].as_str().unwrap())
         .collect();
-    assert_eq!(observed, [0, 60, 120, 180, 240, 300]);
+    assert_eq!(observed, stamps(&alone));
     let modelled_at = |t: i64| {
         with["minutes"]
             .as_array()
@@ -643,8 +677,38 @@ fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch(
     }
     assert!(modelled_at(120) > 0.0);
     assert_eq!(differ[0]["minute"], "2026-06-23T10:02:00Z");
-    // The story says where t = 0 is and that the first minute is partial. (With CloudWatch's minutes it is
-    // not: the minute's units beyond the log's are spread over all of it.)
+    // The log alone from mid-minute, with CloudWatch's throttle events only (no consumed units): the minutes
+    // compared are the same whole minutes, the model's partial first minute included.
+    let only_throttles = write(
+        &dir,
+        "throttles.json",
+        r#"{"MetricDataResults":[{"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
+ "Timestamps":["2026-06-23T10:02:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[4000.0,10.0]}],"Messages":[]}"#,
+    );
+    let doc = json(&simulate(&[&log, &only_throttles], &table));
+    assert_eq!(doc["start"], "2026-06-23T10:00:20Z");
+    let modelled = |t: i64| {
+        doc["minutes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["t"] == t)
+            .map(|m| m["write_throttle_events"].as_f64().unwrap())
+            .unwrap()
+    };
+    let rows = doc["agreement"]["differ_most"].as_array().unwrap();
+    let row = |minute: &str| rows.iter().find(|r| r["minute"] == minute).unwrap().clone();
+    assert_eq!(row("2026-06-23T10:02:00Z")["t"], 100);
+    assert_eq!(
+        row("2026-06-23T10:02:00Z")["modelled"].as_f64(),
+        Some(modelled(100))
+    );
+    assert_eq!(row("2026-06-23T10:00:00Z")["t"], -20);
+    assert_eq!(
+        row("2026-06-23T10:00:00Z")["modelled"].as_f64(),
+        Some(modelled(0))
+    );
+    // The story says the first minute is partial.
     let out = run(&[
         "simulate",
         "--trace",
@@ -656,10 +720,11 @@ fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch(
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("t = 0 is 2026-06-23T10:00:00Z")
+        text.contains("t = 0 is 2026-06-23T10:00:20Z")
             && text.contains(
-                "the first record is at 2026-06-23T10:00:20Z, so the first minute is partial"
-            ),
+                "minutes are whole UTC minutes, so the first, from 2026-06-23T10:00:20Z to 2026-06-23T10:01:00Z, is partial (40 s)"
+            )
+            && text.contains("(partial: from 10:00:20)"),
         "{text}"
     );
 }

@@ -131,6 +131,12 @@ impl App {
         } = load;
         let requests = trace.requests();
         let keys = trace.keys.len();
+        // CloudWatch's minutes alone: the keys are made-up stand-ins, said as such.
+        let key_noun = if trace.only_stand_ins() {
+            "stand-in keys"
+        } else {
+            "keys"
+        };
         let setup = crate::model::trace::replay_setup(trace, on.table.clone());
         let start = crate::model::trace::iso(setup.start);
         let scenario = crate::model::sim_file::Scenario {
@@ -149,7 +155,7 @@ impl App {
             .flat_map(|f| f.assumed.iter().map(super::notices::said))
             .collect();
         let text = format!(
-            "replaying {what}: {} writes and {} reads over {} keys from {start} ({}; What if changes it)",
+            "replaying {what}: {} writes and {} reads over {} {key_noun} from {start} ({}; What if changes it)",
             grouped(requests[1].round() as u64),
             grouped(requests[0].round() as u64),
             grouped(keys as u64),

@@ -137,6 +137,7 @@ pub fn simulate(args: &SimulateArgs, out: &mut dyn Write) -> anyhow::Result<()> 
             } else if scenario.setup.trace.is_some() {
                 // A scenario file's trace: t = 0 is a real time.
                 doc["start"] = serde_json::json!(crate::model::trace::iso(scenario.setup.start));
+                trace::add_minute_stamps(&mut doc, &scenario.setup);
             }
             serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
@@ -445,9 +446,15 @@ fn print_minutes(out: &mut dyn Write, setup: &Setup, o: &Outcome) -> std::io::Re
     for m in o.minutes.iter().step_by(every) {
         // hh:mm (a replay's time of day, with its date over a day): the stamp without its seconds.
         let stamp = at(setup, m.t);
+        // A replay that starts mid-minute: its first minute is a whole UTC minute's part.
+        let partial = if setup.trace.is_some() && m.t == 0 && setup.start.rem_euclid(60) != 0 {
+            format!("  (partial: from {stamp})")
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "  {}  {:>13}  {:>13}  {:>21}  {:>22}",
+            "  {}  {:>13}  {:>13}  {:>21}  {:>22}{partial}",
             stamp
                 .get(..stamp.len().saturating_sub(3))
                 .unwrap_or_default(),

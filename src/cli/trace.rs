@@ -155,9 +155,11 @@ pub fn trace_scenario(args: &TraceArgs) -> anyhow::Result<(Scenario, Replay)> {
     ))
 }
 
-/// `start`, `source` and, when CloudWatch figures were read, `observed` and `agreement`.
+/// `start`, `source`, each modelled minute's whole UTC `minute` and, when CloudWatch figures were read,
+/// `observed` and `agreement`.
 pub fn add_replay(doc: &mut serde_json::Value, setup: &Setup, replay: &Replay, o: &Outcome) {
     doc["start"] = json!(iso(setup.start));
+    add_minute_stamps(doc, setup);
     doc["source"] = json!(replay.files.iter().map(file_json).collect::<Vec<_>>());
     if !replay.observed.is_empty() {
         doc["observed"] = json!(
@@ -168,6 +170,17 @@ pub fn add_replay(doc: &mut serde_json::Value, setup: &Setup, replay: &Replay, o
                 .collect::<Vec<_>>()
         );
         doc["agreement"] = agreement_json(&agreement_of(setup, replay, o));
+    }
+}
+
+/// Each of `minutes` gets `minute`: the start of its whole UTC minute (ISO 8601), also for a partial first
+/// minute, whose `t` is 0.
+pub fn add_minute_stamps(doc: &mut serde_json::Value, setup: &Setup) {
+    if let Some(minutes) = doc["minutes"].as_array_mut() {
+        for m in minutes {
+            let t = m["t"].as_i64().unwrap_or(0);
+            m["minute"] = json!(iso((setup.start + t).div_euclid(60) * 60));
+        }
     }
 }
 
@@ -189,7 +202,8 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
 }
 
 fn observed_json(m: &ObservedMinute, start: i64) -> serde_json::Value {
-    let mut v = json!({ "t": m.minute - start });
+    // `t` is negative for the minute a trace starts in when it starts mid-minute.
+    let mut v = json!({ "t": m.minute - start, "minute": iso(m.minute) });
     for (name, x) in [
         ("consumed_read_units", m.consumed_read_units),
         ("consumed_write_units", m.consumed_write_units),
@@ -261,15 +275,17 @@ pub fn print_what_if(
 
 /// The story's lines about the files: per file its format, records, keys, time span and assumptions.
 pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std::io::Result<()> {
-    let lead = setup.trace.as_ref().map_or(0, |t| t.lead_seconds());
+    let lead = setup.start.rem_euclid(60);
     writeln!(
         out,
-        "trace: t = 0 is {} (UTC, the start of the first record's minute){}; {} per {}",
+        "trace: t = 0 is {} (UTC, the first record's second){}; {} per {}",
         iso(setup.start),
         if lead > 0 {
             format!(
-                "; the first record is at {}, so the first minute is partial ({lead} s without records)",
-                iso(setup.start + i64::from(lead))
+                "; minutes are whole UTC minutes, so the first, from {} to {}, is partial ({} s)",
+                iso(setup.start),
+                iso(setup.start - lead + 60),
+                60 - lead
             )
         } else {
             String::new()

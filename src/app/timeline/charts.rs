@@ -210,17 +210,15 @@ pub(super) fn throughput_ui(
     let width = rects.heatmap.map_or(ui.available_width(), |r| r.width());
     let step = super::time_step(span, width, label_px);
     let time = sim.clock();
+    let first = super::first_mark(sim.setup(), step);
     let observed = sim.observed();
     let start = sim.setup().start;
     // Rates and counts each on an axis of their own (a count per minute on the WCU/s axis flattens the
     // rates): in CloudWatch's per-minute view the throttle events get a plot of their own under the units.
     // Both plots' y axes are as wide as the widest label, so their frames (and the heatmap) line up.
+    // The counts' plot comes on top of the rates' height (the view scrolls below its floor).
     let (rate_h, count_h) = if per_minute {
-        let count_h = (height * 0.45).max(64.0);
-        (
-            (height - count_h - ui.spacing().item_spacing.y).max(64.0),
-            count_h,
-        )
+        (height, (height * 0.6).max(72.0))
     } else {
         (height, 0.0)
     };
@@ -252,15 +250,18 @@ pub(super) fn throughput_ui(
     let label_w = |v: f64| {
         ui.painter()
             .layout_no_wrap(
-                y_label(v * 1.05),
+                y_label((v * 1.05).ceil()),
                 egui::TextStyle::Body.resolve(ui.style()),
                 Color32::WHITE,
             )
             .size()
             .x
-            + 8.0
+            // egui_plot's margins beside a tick label, and some room.
+            + 12.0
     };
-    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines)));
+    // egui_plot's axis width holds the tick labels and the axis' own label beside them.
+    let axis_label = ui.text_style_height(&egui::TextStyle::Body) * 1.5;
+    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines))) + axis_label;
     let base = |id: &'static str, h: f32, unit: String| {
         Plot::new((id, span.to_bits()))
             .height(h)
@@ -268,7 +269,7 @@ pub(super) fn throughput_ui(
             .include_y(0.0)
             .x_grid_spacer(move |_| {
                 (0..)
-                    .map(|i| f64::from(i) * step)
+                    .map(|i| first + f64::from(i) * step)
                     .take_while(|&t| t <= span)
                     .map(|value| egui_plot::GridMark {
                         value,
@@ -363,7 +364,9 @@ fn observed_lines(
     d: usize,
 ) -> (Option<Line<'static>>, Option<Line<'static>>) {
     let u = unit(d);
-    let at = |m: &ObservedMinute| (m.minute - start) as f64;
+    // The minute a replay starts in, when it starts mid-minute, is drawn at t = 0 as the model's partial
+    // first minute is.
+    let at = |m: &ObservedMinute| (m.minute - start).max(0) as f64;
     let events: PlotPoints<'static> = observed
         .iter()
         .filter_map(|m| Some([at(m), m.throttle_events()?]))

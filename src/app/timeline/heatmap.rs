@@ -285,7 +285,7 @@ pub(super) fn heatmap_ui(
     time_axis(
         &painter,
         map,
-        (span, step),
+        (span, step, super::first_mark(sim.setup(), step)),
         font,
         ui.visuals().weak_text_color(),
     );
@@ -356,11 +356,11 @@ fn overlays_ui(
 fn time_axis(
     painter: &egui::Painter,
     map: Rect,
-    (span, step): (f64, f64),
+    (span, step, first): (f64, f64, f64),
     font: egui::FontId,
     color: Color32,
 ) {
-    let mut t = 0.0;
+    let mut t = first;
     while t <= span && step > 0.0 {
         let x = map.left() + (t / span.max(1.0)) as f32 * map.width();
         painter.line_segment(

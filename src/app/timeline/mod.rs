@@ -296,9 +296,9 @@ impl Simulation {
             what_if,
         });
         // A run already done when its replay is set: its words and tree with what CloudWatch observed.
-        if let Some(mut d) = self.diagnosis.take() {
-            self.reconcile(&mut d);
-            self.diagnosis = Some(d);
+        if let (Some(mut d), Some(mut time)) = (self.diagnosis.take(), self.time.take()) {
+            self.reconcile(&mut d, &mut time);
+            (self.diagnosis, self.time) = (Some(d), Some(time));
         }
         self.answer(None);
     }
@@ -346,8 +346,8 @@ impl Simulation {
                     self.answer(None);
                 }
                 SimMsg::Done(done) => {
-                    let (mut diagnosis, time) = *done;
-                    self.reconcile(&mut diagnosis);
+                    let (mut diagnosis, mut time) = *done;
+                    self.reconcile(&mut diagnosis, &mut time);
                     self.diagnosis = Some(diagnosis);
                     self.done_seconds = self.setup.duration;
                     self.time = Some(time);
@@ -385,8 +385,9 @@ impl Simulation {
             .then(|| crate::model::simulate::agreement(&self.setup, &self.outcome, &events))
     }
 
-    /// Makes the run's words say what CloudWatch observed beside what the model throttles.
-    fn reconcile(&self, d: &mut Diagnosis) {
+    /// Makes the run's words (and its "over time" evidence) say what CloudWatch observed beside what the
+    /// model throttles.
+    fn reconcile(&self, d: &mut Diagnosis, time: &mut TimeEvidence) {
         if let Some(a) = self.agreement() {
             let keys_known = !self
                 .setup
@@ -394,6 +395,7 @@ impl Simulation {
                 .as_ref()
                 .is_some_and(|t| t.only_stand_ins());
             crate::model::simulate::reconcile(d, &self.setup, &a, keys_known);
+            crate::model::simulate::reconcile_time(time, &a);
         }
     }
 
@@ -456,6 +458,17 @@ pub fn clock(t: u32) -> String {
 
 /// The step between time labels on the Timeline's shared axis: a clock-friendly number of seconds, at
 /// least `min_px` apart on an axis `width` px wide spanning `span` seconds.
+/// The first time mark of a time axis stepped by `step` seconds: 0 for a scenario, and for a replay the first
+/// second on a whole multiple of the step in UTC (a replay from 10:00:20 marks 10:00:30, 10:01:00, … rather
+/// than 10:00:20, 10:00:50, …), so the marks fall on whole UTC minutes as its per-minute points do.
+pub(super) fn first_mark(setup: &Setup, step: f64) -> f64 {
+    if setup.trace.is_none() || step < 1.0 {
+        return 0.0;
+    }
+    let step = step as i64;
+    ((step - setup.start.rem_euclid(step)) % step) as f64
+}
+
 pub(super) fn time_step(span: f64, width: f32, min_px: f32) -> f64 {
     const STEPS: [f64; 19] = [
         1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1_800.0, 3_600.0,

@@ -11,6 +11,8 @@ pub(super) struct Accounts {
     /// Sums over the current output step (demand, served, throttled per dimension; throttled requests).
     acc: [f64; 7],
     minute: Minute,
+    /// The first second of the minute being summed (a whole UTC minute's, or t = 0 for a partial first one).
+    minute_from: u32,
     minute_served: [f64; 2],
     reasons: Vec<(String, f64)>,
 }
@@ -24,6 +26,7 @@ impl Accounts {
             },
             acc: [0.0; 7],
             minute: Minute::default(),
+            minute_from: 0,
             minute_served: [0.0; 2],
             reasons: Vec::new(),
         }
@@ -81,12 +84,13 @@ impl Sim<'_> {
     /// Closes the CloudWatch minute (R7) ending at second `t`; returns its average served units per second.
     pub(super) fn close_minute(&mut self, t: u32) -> [f64; 2] {
         let a = &mut self.acct;
-        let seconds = f64::from(t % 60 + 1);
+        let seconds = f64::from(t + 1 - a.minute_from);
         let avg = [
             a.minute_served[READ] / seconds,
             a.minute_served[WRITE] / seconds,
         ];
-        a.minute.t = t - (t % 60);
+        a.minute.t = a.minute_from;
+        a.minute_from = t + 1;
         a.reasons.sort_by(|x, y| x.0.cmp(&y.0));
         a.minute.throttle_reasons = std::mem::take(&mut a.reasons);
         a.out.minutes.push(std::mem::take(&mut a.minute));

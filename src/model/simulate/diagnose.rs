@@ -392,7 +392,14 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
         .minutes
         .iter()
         .find(|m| m.t <= e.from && e.from < m.t + 60)?;
-    let seconds = f64::from((setup.duration - minute.t).min(60));
+    // The minute's length: 60 s, or less for a partial first or last minute.
+    let next = o
+        .minutes
+        .iter()
+        .map(|m| m.t)
+        .find(|&t| t > minute.t)
+        .unwrap_or(setup.duration);
+    let seconds = f64::from(next.saturating_sub(minute.t).max(1));
     let (consumed, capacity, what) = if minute.write_throttle_events >= minute.read_throttle_events
     {
         (minute.consumed_write_units, units[1], "writes")
@@ -419,7 +426,7 @@ fn spike_finding(setup: &Setup, o: &Outcome, e: &Episode) -> Option<Finding> {
         kind: FindingKind::HiddenSpike,
         text,
         from: minute.t,
-        until: (minute.t + 60).min(setup.duration),
+        until: next,
         partition: None,
         start: None,
     })

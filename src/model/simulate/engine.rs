@@ -260,7 +260,10 @@ impl<'a> Sim<'a> {
     pub(super) fn settle(&mut self, t: u32) {
         self.split_for_heat(t);
         self.split_for_size(t);
-        if (t + 1).is_multiple_of(60) || t + 1 == self.setup.duration {
+        // CloudWatch's minutes are whole UTC minutes (DYNAMODB-TRAFFIC "CloudWatch"): a run that starts
+        // mid-minute has a partial first minute.
+        let utc = self.setup.start + i64::from(t) + 1;
+        if utc.rem_euclid(60) == 0 || t + 1 == self.setup.duration {
             let avg = self.close_minute(t);
             self.on_demand_minute(t, avg);
             self.autoscale_minute(t, avg);

@@ -60,7 +60,9 @@ pub use engine::initial_partitions;
 pub use keys::{
     date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts, stand_in_keys_note,
 };
-pub use observed::{Agreement, MinuteComparison, ObservedEvents, agreement, reconcile};
+pub use observed::{
+    Agreement, MinuteComparison, ObservedEvents, agreement, reconcile, reconcile_time,
+};
 pub use record::{RANGE_KEYS, chunk_seconds, run_streaming};
 pub use setup::*;
 pub use timeline::*;

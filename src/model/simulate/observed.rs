@@ -4,7 +4,7 @@
 //! throttling" while CloudWatch observed some.
 
 use super::super::fmt::grouped;
-use super::diagnose::{Diagnosis, Finding, FindingKind, when};
+use super::diagnose::{Diagnosis, Finding, FindingKind, TimeEvidence, Why, when};
 use super::{Outcome, Setup};
 
 /// One CloudWatch minute's throttle events as observed (read and write events, or throttled requests when
@@ -182,6 +182,16 @@ pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bo
     d.findings.sort_by_key(|f| (f.from, f.kind as u8));
 }
 
+/// The tree's "over time" evidence made to say what CloudWatch observed when the model throttles none.
+pub fn reconcile_time(te: &mut TimeEvidence, a: &Agreement) {
+    if te.why == Why::NoThrottling && a.observed_total > 0.0 {
+        te.text = format!(
+            "the model throttles none over the whole run; CloudWatch observed {} throttle events",
+            count(a.observed_total)
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::{setup, writes};
@@ -222,6 +232,13 @@ mod tests {
         assert_eq!(a.observed_total, 4_400.0);
         assert_eq!(a.modelled_total, 0.0);
         assert_eq!(a.minutes[0].t, 60);
+        let (o2, tl) = run_streaming(&s, &mut |_| true).unwrap();
+        let mut time = super::super::time_evidence(&s, &o2, &tl);
+        reconcile_time(&mut time, &a);
+        assert_eq!(
+            time.text,
+            "the model throttles none over the whole run; CloudWatch observed 4,400 throttle events"
+        );
         reconcile(&mut d, &s, &a, true);
         assert_eq!(
             d.headline,

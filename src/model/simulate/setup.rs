@@ -296,6 +296,8 @@ pub struct Series {
 /// One CloudWatch-style minute (R7): sums of consumed units and throttled requests, by reason.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Minute {
+    /// The minute's first second in the run: the start of a whole UTC minute (`start + t` is `hh:mm:00`,
+    /// as CloudWatch's minutes are), or 0 for the partial first minute of a run that starts mid-minute.
     pub t: u32,
     pub consumed_read_units: f64,
     pub consumed_write_units: f64,

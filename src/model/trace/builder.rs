@@ -414,10 +414,8 @@ impl TraceBuilder {
         self.merged_len = w;
     }
 
-    /// The trace: t = 0 is the start of the first record's UTC minute (`hh:mm:00`), so that every minute of
-    /// a replay is a whole UTC minute `[hh:mm:00, hh:mm+1:00)`, as CloudWatch's are (DYNAMODB-TRAFFIC
-    /// "CloudWatch": datapoints at the minute's start). A trace whose first record is mid-minute has a first
-    /// minute with traffic only from that record on ([`Trace::first_record`]).
+    /// The trace: t = 0 is the first record's whole second. (A replay's minutes are whole UTC minutes all the
+    /// same: the simulator closes them on `hh:mm:00`, so one that starts mid-minute has a partial first minute.)
     pub fn build(mut self) -> Result<Trace, TraceError> {
         self.flush()?;
         let Some(base) = self.base else {
@@ -432,20 +430,18 @@ impl TraceBuilder {
             });
         }
         self.merge();
-        let start = self.first.div_euclid(60) * 60;
-        let lead = (self.first - start) as u32;
         let shift = (self.first - base) as u32;
-        let duration = (seconds + 1) as u32 + lead;
+        let duration = (seconds + 1) as u32;
         let mut offsets = Vec::with_capacity(duration as usize + 1);
         let mut i = 0;
         for t in 0..=duration {
-            while i < self.entries.len() && self.entries[i].second - shift + lead < t {
+            while i < self.entries.len() && self.entries[i].second - shift < t {
                 i += 1;
             }
             offsets.push(i as u32);
         }
         for e in &mut self.entries {
-            e.second = e.second - shift + lead;
+            e.second -= shift;
         }
         let stand_ins_from = self.stand_ins_from.unwrap_or(usize::MAX);
         let has_sk = self.has_sort_keys;
@@ -468,8 +464,7 @@ impl TraceBuilder {
             })
             .collect();
         Ok(Trace {
-            start,
-            first_record: self.first,
+            start: self.first,
             duration,
             keys,
             entries: self.entries,
@@ -510,10 +505,10 @@ mod tests {
         assert_eq!(t.units(), [0.5, 4.0]);
     }
 
-    // Issue 57: a trace whose first record is mid-minute (10:00:20) starts at its minute (10:00:00), so that
-    // t = 60 k is a whole UTC minute like CloudWatch's; its first minute holds traffic from 10:00:20 only.
+    // Issue 57: a trace whose first record is mid-minute (10:00:20) starts there, and its replay's minutes are
+    // whole UTC minutes like CloudWatch's: a partial first minute [10:00:20, 10:01:00), then 10:01:00.
     #[test]
-    fn a_trace_starts_at_the_whole_minute_of_its_first_record() {
+    fn a_replay_from_mid_minute_has_whole_utc_minutes() {
         let mut b = TraceBuilder::new();
         let t0 = 1_782_208_800_i64; // 10:00:00Z
         b.add((t0 + 20) * 1_000_000 + 5, b"A", None, Dim::Write, 1.0)
@@ -521,22 +516,15 @@ mod tests {
         b.add((t0 + 95) * 1_000_000, b"A", None, Dim::Write, 2.0)
             .unwrap();
         let t = b.build().unwrap();
-        assert_eq!(iso(t.start), "2026-06-23T10:00:00Z");
-        assert_eq!(iso(t.first_record), "2026-06-23T10:00:20Z");
-        assert_eq!(t.lead_seconds(), 20);
-        assert_eq!(t.duration, 96);
-        assert!((0..20).all(|s| t.at(s).is_empty()));
-        assert_eq!(t.at(20)[0].units, 1.0);
-        assert_eq!(t.at(95)[0].units, 2.0);
+        assert_eq!(iso(t.start), "2026-06-23T10:00:20Z");
+        assert_eq!(t.duration, 76);
         let setup = replay_setup(t, crate::model::simulate::Table::default());
         let o = crate::model::simulate::run(&setup);
-        let minutes: Vec<i64> = o
-            .minutes
-            .iter()
-            .map(|m| setup.start + i64::from(m.t))
-            .collect();
-        assert!(minutes.iter().all(|m| m % 60 == 0), "{minutes:?}");
-        assert_eq!(minutes.len(), 2);
+        let starts: Vec<u32> = o.minutes.iter().map(|m| m.t).collect();
+        assert_eq!(starts, [0, 40]);
+        assert_eq!(iso(setup.start + 40), "2026-06-23T10:01:00Z");
+        assert_eq!(o.minutes[0].consumed_write_units, 1.0);
+        assert_eq!(o.minutes[1].consumed_write_units, 2.0);
     }
 
     #[test]

@@ -78,16 +78,12 @@ pub struct TraceKey {
     pub stand_in: bool,
 }
 
-/// Real traffic, per second from t = 0: the start of the UTC minute of the trace's first record, so that
-/// t = 60 k is always a whole UTC minute (`hh:mm:00`).
+/// Real traffic, per second from t = 0 (the first whole second of the trace).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Trace {
-    /// Unix seconds of t = 0: a whole minute.
+    /// Unix seconds of t = 0.
     pub start: i64,
-    /// Unix second of the first record: later than `start` when the trace begins mid-minute (its first
-    /// minute is then partial: no traffic is known before this second).
-    pub first_record: i64,
-    /// Seconds covered: up to the last record's second + 1.
+    /// Seconds covered: the last record's second + 1.
     pub duration: u32,
     pub keys: Vec<TraceKey>,
     entries: Vec<Entry>,
@@ -126,12 +122,6 @@ impl Trace {
         } else {
             60
         }
-    }
-
-    /// Seconds from t = 0 to the first record: more than 0 when the trace starts mid-minute, whose first
-    /// minute is then partial.
-    pub fn lead_seconds(&self) -> u32 {
-        u32::try_from(self.first_record - self.start).unwrap_or(0)
     }
 
     /// Whether every key is a stand-in ([`TraceKey::stand_in`]): nothing per key is known.
@@ -204,7 +194,6 @@ impl Trace {
         }
         Trace {
             start: self.start,
-            first_record: self.first_record,
             duration: self.duration,
             keys,
             entries,
