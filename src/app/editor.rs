@@ -179,6 +179,7 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
             }
         }
     });
+    key_type_override_ui(ui, &mut opts.key_type);
     for (name, value, hint) in [
         (
             "Key attribute",
@@ -230,6 +231,33 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
         .on_hover_text(
             "Off: the options apply to the next load and File > Reload; another file starts from detection",
         );
+}
+
+/// The file's key type: from the data (a typed format's values, plain JSON's kinds; lines and CSV are
+/// strings), or S, N or B as `--key-type` gives it. The editor's Key type is for typed and pasted keys only.
+fn key_type_override_ui(ui: &mut egui::Ui, key_type: &mut Option<KeyType>) {
+    let name = |t: Option<KeyType>| match t {
+        None => "from the data".to_owned(),
+        Some(t) => format!("{t} ({})", t.describe()),
+    };
+    ui.menu_button(format!("Key type: {}", name(*key_type)), |ui| {
+        for t in std::iter::once(None).chain(KeyType::ALL.map(Some)) {
+            let tip = match t {
+                None => "Typed formats (DynamoDB JSON, Ion, exports) and plain JSON take each key's type from                          its value; lines and CSV are read as strings",
+                Some(_) => "Lines and CSV are read as this type; a typed format's keys must be of it",
+            };
+            if ui
+                .selectable_label(*key_type == t, name(t))
+                .on_hover_text(tip)
+                .clicked()
+            {
+                *key_type = t;
+                ui.close();
+            }
+        }
+    })
+    .response
+    .on_hover_text("Applies to the next file only, unless the options are kept");
 }
 
 /// Whether a CSV file's first row is a header: Auto, Yes or No.
