@@ -84,9 +84,11 @@ pub fn list_ui(
     by_count: &Arc<Vec<u32>>,
 ) -> Option<Command> {
     let mut command = None;
-    ui.horizontal(|ui| {
+    // Wrapped, and the field no wider than the panel leaves: the row never widens the panel.
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("Filter");
-        ui.add(egui::TextEdit::singleline(&mut state.filter).desired_width(160.0))
+        let width = (ui.available_width() - 8.0).clamp(60.0, 160.0);
+        ui.add(egui::TextEdit::singleline(&mut state.filter).desired_width(width))
             .labelled_by(label.id);
         let small = (keys.total() as usize) <= TEXT_LINE_LIMIT;
         if ui
@@ -141,7 +143,12 @@ pub fn list_ui(
             for &i in &rows[range] {
                 ui.horizontal(|ui| {
                     ui.monospace(format!("{:>10}", keys.count(i)));
-                    ui.monospace(keys.display(i));
+                    // A long key (an e-mail address) is cut to the panel with "…", whole on hover: it never
+                    // widens the panel.
+                    ui.add(
+                        egui::Label::new(egui::RichText::new(keys.display(i)).monospace())
+                            .truncate(),
+                    );
                 });
             }
         });

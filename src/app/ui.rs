@@ -10,6 +10,10 @@ use super::{
 };
 use crate::model::examples::keys::KeyExample;
 
+/// The most of the window's width the editor (left) and the tree and inspector (right) can be dragged to:
+/// together 65 %, so the chart keeps at least 35 % of any window, whatever the keys' length.
+pub const SIDE_SHARE: [f32; 2] = [0.3, 0.35];
+
 impl App {
     /// The window title: where the keys come from and how many writes or items they count, in the key
     /// panel's words ("shardlens — pasted keys · 1,204 writes"), so a glance (or a desktop test) sees what is
@@ -178,20 +182,22 @@ impl App {
     }
 
     /// The editor on the left (unless the view is about something else); the view's tree and inspector on
-    /// the right. Both start at a share of the window, so a small screen still leaves the chart room.
+    /// the right. Both start at a share of the window and can be dragged both ways up to a larger share
+    /// ([`SIDE_SHARE`]), so the chart keeps at least the rest; what they list (keys of any length) is elided
+    /// to their width, never widening them.
     fn side_panels_ui(&mut self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         let width = ui.ctx().content_rect().width();
         if view.shows_editor() {
             egui::Panel::left("editor")
                 .resizable(true)
                 .default_size((width * 0.22).clamp(200.0, 320.0))
-                .size_range(180.0..=700.0)
+                .size_range(180.0..=(width * SIDE_SHARE[0]).max(200.0))
                 .show(ui, |ui| self.editor_panel_ui(ui, commands));
         }
         egui::Panel::right("decision")
             .resizable(true)
             .default_size((width * 0.3).clamp(260.0, 420.0))
-            .size_range(240.0..=800.0)
+            .size_range(240.0..=(width * SIDE_SHARE[1]).max(260.0))
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     commands.extend(self.tree_ui(view, ui));
