@@ -438,9 +438,9 @@ impl App {
             egui::CollapsingHeader::new("Shard and workload controls")
                 .id_salt("presentation-controls")
                 .default_open(false)
-                .show(ui, |ui| self.controls_ui(ui, commands));
+                .show(ui, |ui| self.controls_ui(ui, view, commands));
         } else {
-            self.controls_ui(ui, commands);
+            self.controls_ui(ui, view, commands);
         }
         self.chart_mode_ui(ui, view, commands);
         if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
@@ -450,8 +450,9 @@ impl App {
         self.panels.chart_rect = Some(self.chart_ui(ui, view, commands));
     }
 
-    /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line.
-    fn controls_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line (of the
+    /// keys on screen; Key design says what the toggle does to each design itself).
+    fn controls_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         commands.extend(controls::controls_ui(ui, &self.settings));
         let resolved = self
             .report()
@@ -465,7 +466,9 @@ impl App {
                 resolved.as_ref(),
             ));
         }
-        if let Some(Shown { keys, report, .. }) = &self.pipeline.current {
+        if let Some(Shown { keys, report, .. }) = &self.pipeline.current
+            && view != View::Design
+        {
             commands.extend(controls::fan_out_ui(ui, &self.settings, keys, report));
         }
     }
