@@ -114,3 +114,108 @@ fn pasted_pk_and_sk_lines_offer_pk_and_sk() {
     assert_eq!(r[0].2, 2);
     assert!(r[1].2 >= 3, "u1's four items over up to four shards: {r:?}");
 }
+
+/// 400 orders as DynamoDB JSON lines: customer `c0` places 34 (8.5 %), the others 6 to 10 each (under 5 %);
+/// every order has its own `pk`.
+fn orders_file() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardlens-design-shard-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = String::new();
+    for i in 0..400 {
+        let customer = if i < 34 {
+            "c0".to_owned()
+        } else {
+            format!("c{}", 1 + (i - 34) % 45)
+        };
+        lines.push_str(&format!(
+            r#"{{"Item":{{"pk":{{"S":"ORDER#{i}"}},"customerId":{{"S":"{customer}"}}}}}}"#
+        ));
+        lines.push('\n');
+    }
+    let path = dir.join("orders.json");
+    std::fs::write(&path, lines).unwrap();
+    path
+}
+
+/// The CLI's figures for the same file, candidate and shards: (top-key share, read fan-out) per design.
+fn cli_figures(path: &std::path::Path) -> Vec<(f64, u64)> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardlens"))
+        .args([
+            "analyze",
+            path.to_str().unwrap(),
+            "--compare",
+            "CUST#{customerId}",
+        ])
+        .args(["--shards", "10", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["designs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["top_key_share"].as_f64().unwrap(),
+                d["read_fan_out"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_shard_toggle_left_on_is_said_and_the_cards_agree_with_the_cli() {
+    let path = orders_file();
+    let cli = cli_figures(&path);
+    assert_eq!(cli.len(), 2);
+    let mut h = harness();
+    h.state_mut().open_path(path);
+    h.wait_for("the orders", |a| {
+        a.report().is_some_and(|r| r.analysis.distinct == 400)
+    });
+    // Shard hot keys on with the keys view: no order is hot, so nothing is sharded there.
+    h.state_mut().apply(Command::Ui(UICommand::ToggleShard));
+    h.settle();
+    h.get_by_label_contains("nothing is sharded");
+    // Key design, with a candidate whose top customer is hot.
+    h.state_mut().apply(Command::SetChart(ChartMode::Designs));
+    h.state_mut()
+        .apply(Command::EditDesign(0, "CUST#{customerId}".to_owned()));
+    h.wait_for("the candidate's row", |a| rows(a).len() == 2);
+    let shown = h.state().design().shown.clone().unwrap();
+    for (row, (share, fan_out)) in shown.rows.iter().zip(&cli) {
+        assert!(
+            (row.top_key_share - share).abs() < 1e-9 && row.read_fan_out == *fan_out,
+            "{}: the app says {} and {}, the CLI {share} and {fan_out}",
+            row.design,
+            row.top_key_share,
+            row.read_fan_out
+        );
+    }
+    // The candidate's c0 (8.5 %) is split: the card says so, with the share as written beside it.
+    let candidate = &shown.rows[1];
+    assert_eq!(candidate.sharded_keys, 1);
+    assert!((candidate.unsharded_top_key_share - 0.085).abs() < 1e-9);
+    // The line above the cards says what is applied, and no line says nothing is sharded.
+    h.get_by_label_contains("Shard hot keys is on: in every design below");
+    assert!(h.query_by_label_contains("nothing is sharded").is_none());
+    h.get_by_label_contains("after sharding (8.5 % as written)");
+    h.get_by_label_contains("1 key split ×10");
+    // Compared as written with one click: the truth, and the line goes.
+    h.get_by_label("Compare as written").click();
+    h.wait_for("the rows as written", |a| {
+        a.design()
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.rows.len() == 2 && s.rows[1].sharded_keys == 0)
+    });
+    let shown = h.state().design().shown.clone().unwrap();
+    assert!((shown.rows[1].top_key_share - 0.085).abs() < 1e-9);
+    assert_eq!(shown.rows[1].read_fan_out, 1);
+    assert!(h.query_by_label_contains("Shard hot keys is on").is_none());
+}

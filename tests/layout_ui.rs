@@ -187,3 +187,72 @@ fn presentation_findings_are_a_menu_whose_finding_shows_its_moment() {
     h.settle();
     assert_eq!(h.state().simulation().unwrap().second(), last.from);
 }
+
+/// `n` e-mail-like keys of 60–70 characters (as a real Ion export holds), one per line, in a file of the test's
+/// own.
+fn long_keys_file(test: &str, n: usize) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardlens-layout-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("customers.txt");
+    let text: String = (0..n)
+        .map(|i| {
+            format!("customer.firstname{i}.lastname+newsletter-2026@example-corporation.com\n")
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn open_keys(h: &mut Harness<'_, App>, path: std::path::PathBuf, distinct: usize) {
+    h.state_mut().open_path(path);
+    h.wait_for("the keys to load", |a| {
+        a.report().is_some_and(|r| r.analysis.distinct == distinct)
+    });
+}
+
+#[test]
+fn long_keys_are_cut_and_the_chart_keeps_its_share_of_the_window() {
+    let long = long_keys_file("long", 2_000);
+    let short = {
+        let dir = long.parent().unwrap().to_owned();
+        let p = dir.join("short.txt");
+        std::fs::write(&p, "a\nb\nc\na\n").unwrap();
+        p
+    };
+    for size in [[1024.0, 768.0], [1600.0, 1000.0]] {
+        let mut h = harness_at(size);
+        let before = h.state().chart_rect().expect("the chart is drawn");
+        open_keys(&mut h, long.clone(), 2_000);
+        let chart = h.state().chart_rect().expect("the chart is drawn");
+        eprintln!("{size:?}: chart {before:?} before, {chart:?} with long keys");
+        // The panels beside it do not widen for long keys: the chart keeps its width, and never less than
+        // the share the side panels leave it.
+        assert!(
+            chart.width() >= before.width() - 2.0 && chart.width() >= 0.35 * size[0],
+            "at {size:?} the chart is {} px wide with long keys, {} px before",
+            chart.width(),
+            before.width()
+        );
+        // The keys are listed (the editor, the inspector), each cut to its panel's width.
+        let rows: Vec<_> = h
+            .query_all_by_label_contains("customer.firstname")
+            .map(|n| n.rect())
+            .collect();
+        assert!(!rows.is_empty(), "the long keys are listed");
+        for row in rows {
+            assert!(
+                row.right() <= chart.left() + 1.0 || row.left() >= chart.right() - 1.0,
+                "at {size:?} a key row {row:?} runs into the chart {chart:?}"
+            );
+        }
+        // Short keys next: nothing of the long keys' width stays.
+        open_keys(&mut h, short.clone(), 3);
+        let after = h.state().chart_rect().expect("the chart is drawn");
+        assert!(
+            after.width() >= before.width() - 2.0,
+            "at {size:?} the chart is {} px wide after the long keys went, {} px before",
+            after.width(),
+            before.width()
+        );
+    }
+}

@@ -7,7 +7,10 @@
 //! recomputing, saying so) is in `key_changes`.
 //!
 //! The key type is persisted in [`super::settings::Settings`] between runs and in sessions; at run time this
-//! module owns it, and the settings' copy is written only when they are saved.
+//! module owns it, and the settings' copy is written only when they are saved. Two types are kept apart: the
+//! keys' own ([`Data::key_type`]: a file's comes from its data) and the one typed and pasted text is read as
+//! ([`Data::text_key_type`]: the editor's Key type, as the user chose it or as text was last read). A file of
+//! number keys never makes the next paste a number.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -136,14 +139,17 @@ pub(crate) struct Data {
     keys: Keys,
     source: Source,
     key_type: KeyType,
+    /// The type typed and pasted text is read as: the editor's Key type as chosen, or as text keys were read
+    /// (a session's, an example's); keys held as data (a file's) leave it as it was.
+    text_key_type: KeyType,
     /// Items per data file of a loaded S3 export: the real grouping by partition.
     groups: Option<Vec<Group>>,
     /// The items' TTL attribute as the load read it (Table health); not saved in sessions.
     ttl: Option<Arc<TtlStats>>,
     /// Each key's live rate, when the keys are a watch's writes ([`super::live`]).
     live: Option<Arc<LiveRates>>,
-    /// Large pasted text being parsed on the worker, and where it came from.
-    pending_text: Option<(Arc<String>, Source)>,
+    /// Large pasted text being parsed on the worker, where it came from and the type it is read as.
+    pending_text: Option<(Arc<String>, Source, KeyType)>,
     /// The last change of the keys was typing in the editor: more typing joins its undo step.
     typing: bool,
     /// Key sets replaced, newest last: each change is one step.
@@ -177,6 +183,7 @@ impl Data {
             keys,
             source,
             key_type,
+            text_key_type: key_type,
             groups: None,
             ttl: None,
             live: None,
@@ -202,8 +209,14 @@ impl Data {
         &self.source
     }
 
+    /// The keys' own type (what the editor's Key type shows).
     pub(crate) fn key_type(&self) -> KeyType {
         self.key_type
+    }
+
+    /// The type pasted text is read as: the editor's Key type as the user chose it, never a file's.
+    pub(crate) fn text_key_type(&self) -> KeyType {
+        self.text_key_type
     }
 
     pub(crate) fn groups(&self) -> Option<&[Group]> {
@@ -222,7 +235,14 @@ impl Data {
 
     /// Large pasted text still being read.
     pub(crate) fn pending_text(&self) -> Option<&Arc<String>> {
-        self.pending_text.as_ref().map(|(t, _)| t)
+        self.pending_text.as_ref().map(|(t, _, _)| t)
+    }
+
+    /// The type the keys being computed are read as: the large pasted text's while it is read, else the keys'.
+    pub(crate) fn reading_as(&self) -> KeyType {
+        self.pending_text
+            .as_ref()
+            .map_or(self.key_type, |&(_, _, ty)| ty)
     }
 
     /// What the last load or scan said about its table, while it is still the keys' source (a scan's table
@@ -251,7 +271,7 @@ impl Data {
             let Keys::Text(t) = new.keys else {
                 return Change::Pending;
             };
-            self.pending_text = Some((Arc::new(t), new.source));
+            self.pending_text = Some((Arc::new(t), new.source, new.key_type));
             return Change::Pending;
         }
         self.pending_text = None;
@@ -267,6 +287,9 @@ impl Data {
             self.target = Some((new.source.clone(), target));
         }
         self.empty_reason = None;
+        if matches!(new.keys, Keys::Text(_)) {
+            self.text_key_type = new.key_type;
+        }
         self.keys = new.keys;
         self.source = new.source;
         self.key_type = new.key_type;
@@ -304,7 +327,7 @@ impl Data {
 
     /// The large pasted text was read: its keys replace the key set (`None` when nothing was pending).
     pub(crate) fn pending_parsed(&mut self, keys: Arc<KeySet>) -> Option<Change> {
-        let (_, source) = self.pending_text.take()?;
+        let (_, source, _) = self.pending_text.take()?;
         Some(self.replace(NewKeys::data(keys, source)))
     }
 
@@ -348,11 +371,13 @@ impl Data {
         self.push_undo();
         self.typing = false;
         self.keys = Keys::Text(text);
+        self.text_key_type = self.key_type;
         true
     }
 
-    /// Reads the keys as another type from now on; returns the type before.
+    /// Reads the keys (and text pasted from now on) as another type; returns the keys' type before.
     pub(crate) fn set_key_type(&mut self, key_type: KeyType) -> KeyType {
+        self.text_key_type = key_type;
         std::mem::replace(&mut self.key_type, key_type)
     }
 
@@ -361,6 +386,9 @@ impl Data {
         let r = self.undo.pop()?;
         self.pending_text = None;
         self.typing = false;
+        if matches!(r.keys, Keys::Text(_)) {
+            self.text_key_type = r.key_type;
+        }
         self.keys = r.keys;
         self.source = r.source;
         self.key_type = r.key_type;

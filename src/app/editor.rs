@@ -84,9 +84,11 @@ pub fn list_ui(
     by_count: &Arc<Vec<u32>>,
 ) -> Option<Command> {
     let mut command = None;
-    ui.horizontal(|ui| {
+    // Wrapped, and the field no wider than the panel leaves: the row never widens the panel.
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("Filter");
-        ui.add(egui::TextEdit::singleline(&mut state.filter).desired_width(160.0))
+        let width = (ui.available_width() - 8.0).clamp(60.0, 160.0);
+        ui.add(egui::TextEdit::singleline(&mut state.filter).desired_width(width))
             .labelled_by(label.id);
         let small = (keys.total() as usize) <= TEXT_LINE_LIMIT;
         if ui
@@ -141,7 +143,12 @@ pub fn list_ui(
             for &i in &rows[range] {
                 ui.horizontal(|ui| {
                     ui.monospace(format!("{:>10}", keys.count(i)));
-                    ui.monospace(keys.display(i));
+                    // A long key (an e-mail address) is cut to the panel with "…", whole on hover: it never
+                    // widens the panel.
+                    ui.add(
+                        egui::Label::new(egui::RichText::new(keys.display(i)).monospace())
+                            .truncate(),
+                    );
                 });
             }
         });
@@ -179,6 +186,7 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
             }
         }
     });
+    key_type_override_ui(ui, &mut opts.key_type);
     for (name, value, hint) in [
         (
             "Key attribute",
@@ -230,6 +238,33 @@ pub fn load_options_ui(ui: &mut egui::Ui, opts: &mut LoadOptions, keep: &mut boo
         .on_hover_text(
             "Off: the options apply to the next load and File > Reload; another file starts from detection",
         );
+}
+
+/// The file's key type: from the data (a typed format's values, plain JSON's kinds; lines and CSV are
+/// strings), or S, N or B as `--key-type` gives it. The editor's Key type is for typed and pasted keys only.
+fn key_type_override_ui(ui: &mut egui::Ui, key_type: &mut Option<KeyType>) {
+    let name = |t: Option<KeyType>| match t {
+        None => "from the data".to_owned(),
+        Some(t) => format!("{t} ({})", t.describe()),
+    };
+    ui.menu_button(format!("Key type: {}", name(*key_type)), |ui| {
+        for t in std::iter::once(None).chain(KeyType::ALL.map(Some)) {
+            let tip = match t {
+                None => "Typed formats (DynamoDB JSON, Ion, exports) and plain JSON take each key's type from                          its value; lines and CSV are read as strings",
+                Some(_) => "Lines and CSV are read as this type; a typed format's keys must be of it",
+            };
+            if ui
+                .selectable_label(*key_type == t, name(t))
+                .on_hover_text(tip)
+                .clicked()
+            {
+                *key_type = t;
+                ui.close();
+            }
+        }
+    })
+    .response
+    .on_hover_text("Applies to the next file only, unless the options are kept");
 }
 
 /// Whether a CSV file's first row is a header: Auto, Yes or No.

@@ -345,7 +345,13 @@ fn key_list_ui(
                     k.key
                 );
                 let on = state.selected == Some(k.id);
-                let r = ui.selectable_label(on, egui::RichText::new(text).monospace());
+                // Cut to the panel with "…" (a long key never widens it), the key whole on hover.
+                let r = ui
+                    .add(
+                        egui::Button::selectable(on, egui::RichText::new(text).monospace())
+                            .truncate(),
+                    )
+                    .on_hover_text(&k.key);
                 if on && reveal {
                     r.scroll_to_me(Some(egui::Align::Center));
                 }
@@ -518,11 +524,12 @@ fn collection_ui(ui: &mut egui::Ui, state: &mut InspectorState, shown: &Shown, c
             let text = crate::model::key::display_key(refs[i], ty);
             let hit = range.as_ref().is_some_and(|r| r.contains(&i));
             let rich = egui::RichText::new(format!("{i:>6}  {text}")).monospace();
-            if hit {
-                ui.label(rich.strong().color(super::theme::PATH));
+            let rich = if hit {
+                rich.strong().color(super::theme::PATH)
             } else {
-                ui.label(rich.weak());
-            }
+                rich.weak()
+            };
+            ui.add(egui::Label::new(rich).truncate());
         }
     });
 }

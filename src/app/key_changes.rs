@@ -31,9 +31,9 @@ impl App {
         self.set_text(joined);
     }
 
-    /// Replaces the keys with text, read as the editor's key type.
+    /// Replaces the keys with text, read as the editor's key type (as chosen, never a loaded file's).
     pub fn set_text(&mut self, text: String) {
-        let key_type = self.data.key_type();
+        let key_type = self.data.text_key_type();
         self.replace_keys(NewKeys::text(text, Source::Paste, key_type));
     }
 

@@ -251,13 +251,13 @@ impl App {
             o.sort_key = None;
             o.csv_columns = None;
             o.csv_header = crate::source::CsvHeader::Auto;
+            o.key_type = None;
         }
         self.data.options_for = Some(path.clone());
-        let mut opts = self.data.load_options.clone();
-        // Text formats read keys as the editor's type; typed formats (JSON, Ion) carry their own.
-        if opts.key_type.is_none() && self.data.key_type() != crate::model::KeyType::S {
-            opts.key_type = Some(self.data.key_type());
-        }
+        // A file's key type is its data's (typed formats carry it, plain JSON's values have a kind, lines and
+        // CSV are strings) unless Load options name one, as `--key-type` does: the editor's Key type is for
+        // typed and pasted keys, and the last file's type never carries over to the next.
+        let opts = self.data.load_options.clone();
         self.notices.clear(Activity::Load);
         if let Err(e) = self.background.jobs.load_file(path, opts) {
             self.notify_error(Activity::Load, None, e, None);

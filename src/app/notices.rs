@@ -234,8 +234,11 @@ pub fn control(hint: Hint) -> &'static str {
         Hint::CsvColumns => "CSV columns of File > Load options",
         Hint::CsvColumnsList => "list of CSV columns in File > Load options",
         Hint::CsvColumnsSetting => "File > Load options > CSV columns",
-        Hint::KeyTypeSays => "as the Key type (S, N, B) says",
-        Hint::KeyTypeMustBeS => "the Key type must be S",
+        Hint::KeyTypeSays => {
+            "as Key type in File > Load options says (set it to \"from the data\" and reload (Ctrl+R) to read \
+             each file's own)"
+        }
+        Hint::KeyTypeMustBeS => "Key type in File > Load options must be S or \"from the data\"",
         Hint::Region => "fill in Region",
         Hint::Credentials => {
             "fill in Profile, or start shardlens with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set \

@@ -91,7 +91,7 @@ impl Pipeline {
     ) -> Option<Computed> {
         self.dirty = false;
         self.wanted += 1;
-        let key_type = data.key_type();
+        let key_type = data.reading_as();
         let (input, small) = match (data.pending_text(), data.keys()) {
             (Some(text), _) => (Input::Text(Arc::clone(text), key_type), false),
             (None, Keys::Text(t)) => (

@@ -10,6 +10,10 @@ use super::{
 };
 use crate::model::examples::keys::KeyExample;
 
+/// The most of the window's width the editor (left) and the tree and inspector (right) can be dragged to:
+/// together 65 %, so the chart keeps at least 35 % of any window, whatever the keys' length.
+pub const SIDE_SHARE: [f32; 2] = [0.3, 0.35];
+
 impl App {
     /// The window title: where the keys come from and how many writes or items they count, in the key
     /// panel's words ("shardlens — pasted keys · 1,204 writes"), so a glance (or a desktop test) sees what is
@@ -178,20 +182,22 @@ impl App {
     }
 
     /// The editor on the left (unless the view is about something else); the view's tree and inspector on
-    /// the right. Both start at a share of the window, so a small screen still leaves the chart room.
+    /// the right. Both start at a share of the window and can be dragged both ways up to a larger share
+    /// ([`SIDE_SHARE`]), so the chart keeps at least the rest; what they list (keys of any length) is elided
+    /// to their width, never widening them.
     fn side_panels_ui(&mut self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         let width = ui.ctx().content_rect().width();
         if view.shows_editor() {
             egui::Panel::left("editor")
                 .resizable(true)
                 .default_size((width * 0.22).clamp(200.0, 320.0))
-                .size_range(180.0..=700.0)
+                .size_range(180.0..=(width * SIDE_SHARE[0]).max(200.0))
                 .show(ui, |ui| self.editor_panel_ui(ui, commands));
         }
         egui::Panel::right("decision")
             .resizable(true)
             .default_size((width * 0.3).clamp(260.0, 420.0))
-            .size_range(240.0..=800.0)
+            .size_range(240.0..=(width * SIDE_SHARE[1]).max(260.0))
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     commands.extend(self.tree_ui(view, ui));
@@ -432,9 +438,9 @@ impl App {
             egui::CollapsingHeader::new("Shard and workload controls")
                 .id_salt("presentation-controls")
                 .default_open(false)
-                .show(ui, |ui| self.controls_ui(ui, commands));
+                .show(ui, |ui| self.controls_ui(ui, view, commands));
         } else {
-            self.controls_ui(ui, commands);
+            self.controls_ui(ui, view, commands);
         }
         self.chart_mode_ui(ui, view, commands);
         if let Some(Err(e)) = self.report().and_then(|r| r.capacity.as_ref()) {
@@ -444,8 +450,9 @@ impl App {
         self.panels.chart_rect = Some(self.chart_ui(ui, view, commands));
     }
 
-    /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line.
-    fn controls_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
+    /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line (of the
+    /// keys on screen; Key design says what the toggle does to each design itself).
+    fn controls_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         commands.extend(controls::controls_ui(ui, &self.settings));
         let resolved = self
             .report()
@@ -459,7 +466,9 @@ impl App {
                 resolved.as_ref(),
             ));
         }
-        if let Some(Shown { keys, report, .. }) = &self.pipeline.current {
+        if let Some(Shown { keys, report, .. }) = &self.pipeline.current
+            && view != View::Design
+        {
             commands.extend(controls::fan_out_ui(ui, &self.settings, keys, report));
         }
     }

@@ -66,6 +66,12 @@ impl Compared {
     pub fn keys_generation(&self) -> u64 {
         self.base.1
     }
+
+    /// The view's sharding its rows were computed under (Shard hot keys on), as `--shards` applies to every
+    /// `--compare` row on the command line; `None` when every design is compared as written.
+    pub fn shard(&self) -> Option<&crate::model::shard::ShardPlan> {
+        Some(&self.base.0.shard).filter(|p| p.is_active())
+    }
 }
 
 /// Messages of a background re-read of the file for the attributes.

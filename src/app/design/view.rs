@@ -52,6 +52,7 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
         return commands;
     };
     ui.separator();
+    shard_line_ui(ui, shown, &mut commands);
     egui::ScrollArea::vertical()
         .id_salt("design-scroll")
         .show(ui, |ui| {
@@ -61,6 +62,52 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
             notes_ui(ui, shown, noun);
         });
     commands
+}
+
+/// What the shard toggle does to the designs, said above them: with Shard hot keys on, every design's keys
+/// above the threshold (or every key) are split, as the command line splits every compared design, and the
+/// line names which design it splits; off, the designs are compared as written (and nothing is said).
+fn shard_line_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
+    let Some(plan) = shown.shard() else {
+        return;
+    };
+    let which = match plan.scope {
+        crate::model::shard::Scope::All => "every key".to_owned(),
+        crate::model::shard::Scope::Hot { threshold } => {
+            format!("keys above {} of the writes", percent(threshold))
+        }
+    };
+    let split: Vec<String> = shown
+        .rows
+        .iter()
+        .map(|r| match r.sharded_keys {
+            0 => format!("{}: none", r.design),
+            n => format!(
+                "{}: {}",
+                r.design,
+                crate::model::fmt::plural(n as u64, "key")
+            ),
+        })
+        .collect();
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(
+            theme::WARM,
+            format!(
+                "Shard hot keys is on: in every design below, {which} are split over {} suffixes ({}); the \
+                 top-key shares and read fan-outs are after that split. Split — {}.",
+                plan.shards,
+                plan.strategy.label(),
+                split.join(", ")
+            ),
+        );
+        if ui
+            .button("Compare as written")
+            .on_hover_text("Turn Shard hot keys off (Ctrl+K): each design's keys as its expression makes them")
+            .clicked()
+        {
+            commands.push(Command::Ui(crate::app::UICommand::ToggleShard));
+        }
+    });
 }
 
 /// Under the table: the items a design could not key, sparse and throttling GSIs, and what a calculated
@@ -171,9 +218,14 @@ fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str) {
                         ui.allocate_exact_size(egui::vec2(cell_w, 90.0), egui::Sense::hover());
                     bars(ui, rect, &r.buckets, max);
                     ui.weak(format!(
-                        "{} keys · top key {} · {:.2}× mean",
+                        "{} keys · top key {}{} · {:.2}× mean",
                         grouped(r.distinct_keys as u64),
                         percent(r.top_key_share),
+                        if r.sharded_keys > 0 {
+                            " after sharding"
+                        } else {
+                            ""
+                        },
                         r.max_over_mean
                     ));
                 });
@@ -216,6 +268,7 @@ fn bars(ui: &egui::Ui, rect: egui::Rect, buckets: &[u64], max: u64) {
 /// without a sideways scroll.
 fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
     let throttled = shown.rows.iter().any(|r| r.throttled_units.is_some());
+    let shards = shown.shard().map(|p| p.shards);
     for (i, r) in shown.rows.iter().enumerate() {
         let candidate = i > 0 && shown.slots.get(i - 1).is_some_and(|&s| s < GSI_SLOT);
         egui::Frame::group(ui.style()).show(ui, |ui| {
@@ -241,7 +294,7 @@ fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
                 };
                 figure(ui, "distinct keys", grouped(r.distinct_keys as u64));
                 figure(ui, "max/mean", format!("{:.2}×", r.max_over_mean));
-                figure(ui, "top-key share", percent(r.top_key_share));
+                figure(ui, "top-key share", top_share(r));
                 figure(ui, "Gini", format!("{:.3}", r.gini));
                 figure(
                     ui,
@@ -249,7 +302,7 @@ fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
                     r.throttled_units
                         .map_or_else(|| "-".to_owned(), |t| format!("{t:.0}")),
                 );
-                figure(ui, "read fan-out", r.read_fan_out.to_string());
+                figure(ui, "read fan-out", fan_out(r, shards));
                 figure(
                     ui,
                     "decision tree",
@@ -262,4 +315,30 @@ fn table_ui(ui: &mut egui::Ui, shown: &Compared, commands: &mut Vec<Command>) {
         ui.weak("Throttled units need a workload: tick Model capacity and give reads or writes per second.");
     }
     ui.weak(format!("computed in {:.0} ms", shown.millis));
+}
+
+/// The top key's share; where the shard toggle split the design's keys, after and before the split.
+fn top_share(r: &Figures) -> String {
+    if r.sharded_keys > 0 {
+        format!(
+            "{} after sharding ({} as written)",
+            percent(r.top_key_share),
+            percent(r.unsharded_top_key_share)
+        )
+    } else {
+        percent(r.top_key_share)
+    }
+}
+
+/// The queries to read one logical key back; with the shard toggle on, whether it split this design's keys.
+fn fan_out(r: &Figures, shards: Option<u32>) -> String {
+    match shards {
+        Some(n) if r.sharded_keys > 0 => format!(
+            "{} ({} split ×{n})",
+            r.read_fan_out,
+            crate::model::fmt::plural(r.sharded_keys as u64, "key")
+        ),
+        Some(_) => format!("{} (no key split)", r.read_fan_out),
+        None => r.read_fan_out.to_string(),
+    }
 }

@@ -15,8 +15,14 @@ pub struct Figures {
     pub distinct_keys: usize,
     /// The hottest partition over the mean partition.
     pub max_over_mean: f64,
-    /// The hottest key's share of the writes.
+    /// The hottest physical key's share of the writes (after the view's sharding).
     pub top_key_share: f64,
+    /// The hottest key's share as the design writes it, before the view's sharding (the same as
+    /// [`Self::top_key_share`] when the view shards none of its keys).
+    pub unsharded_top_key_share: f64,
+    /// The design's logical keys the view's sharding splits (its hot keys, or every key): 0 when it shards
+    /// none, whatever the shard setting.
+    pub sharded_keys: usize,
     pub gini: f64,
     /// Units per second throttled under the view's workload (after its sharding), when it has one.
     pub throttled_units: Option<f64>,
@@ -67,6 +73,11 @@ pub fn figures(
                 distinct_keys: d.keys.len(),
                 max_over_mean: r.analysis.skew.max_over_mean,
                 top_key_share: r.analysis.skew.top_key_share,
+                unsharded_top_key_share: r
+                    .unsharded
+                    .as_ref()
+                    .map_or(r.analysis.skew.top_key_share, |u| u.skew.top_key_share),
+                sharded_keys: r.sharded_keys.len(),
                 gini: r.analysis.skew.gini,
                 throttled_units: throttled,
                 read_fan_out: d.fan_out.saturating_mul(u64::from(r.read_fan_out)),
