@@ -32,7 +32,9 @@ pub(super) fn read_streams(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
     let mut n = 0u64;
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
-        let value = match values.next() {
+        let next = values.next();
+        cx.parsed(values.byte_offset());
+        let value = match next {
             None => break,
             Some(Ok(v)) => v,
             Some(Err(e)) => {
@@ -154,6 +156,7 @@ pub(super) fn read_incremental(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(),
     );
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let at = At::Line(i as u64 + 1);
+        cx.parsed(line.as_ptr() as usize - bytes.as_ptr() as usize);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
