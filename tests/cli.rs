@@ -1016,3 +1016,57 @@ fn large_json_item_lines_read_as_one_reader_reads_them() {
     }
     reads_as_its_gzip_reads(&dir, text.as_bytes(), 80_000);
 }
+
+/// An Ion export of a single-table design keyed `PK0`/`SK0` (its indexes overloaded as `PK1`/`SK1`) loads without
+/// Load options: `PK0` is guessed as the partition key and `SK0` as the sort key, and the load says so.
+#[test]
+fn an_ion_export_keyed_pk0_sk0_guesses_them_and_says_so() {
+    let dir = temp_dir("ion-pk0");
+    let mut text = String::new();
+    for i in 0..6 {
+        text.push_str(&format!(
+            "$ion_1_0 {{Item:{{PK1:\"EMAIL#u{i}@example.com\",SK1:\"P\",PK0:\"USER#{}\",SK0:\"ORDER#{i}\",n:{i}}}}}\n",
+            i % 2
+        ));
+    }
+    let path = write(&dir, "export.ion", text.as_bytes());
+    let out = run(&["analyze", path.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    assert_eq!(doc["input"]["key_attribute"], "PK0");
+    assert_eq!(doc["input"]["sort_key_attribute"], "SK0");
+    assert_eq!(doc["input"]["items"], 6);
+    let warnings = doc["input"]["warnings"].to_string();
+    assert!(
+        warnings.contains("guessed") && warnings.contains("PK0") && warnings.contains("SK0"),
+        "{warnings}"
+    );
+}
+
+/// One key, one item, one partition: counts of one are said in the singular.
+#[test]
+fn counts_of_one_are_singular() {
+    let dir = temp_dir("singular");
+    let path = write(&dir, "one.json", br#"[{"pk": "only", "n": 1}]"#);
+    let out = run(&["analyze", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for wrong in [
+        " 1 keys",
+        " 1 items",
+        " 1 partitions",
+        " 1 writes",
+        " 1 files",
+        " 1 records",
+    ] {
+        assert!(!text.contains(wrong), "{wrong:?} in:\n{text}");
+    }
+}

@@ -219,3 +219,57 @@ fn a_shard_toggle_left_on_is_said_and_the_cards_agree_with_the_cli() {
     assert_eq!(shown.rows[1].read_fan_out, 1);
     assert!(h.query_by_label_contains("Shard hot keys is on").is_none());
 }
+
+/// Export chart in Key design saves the designs' histograms alone: the frame it grabs holds every design's
+/// label and figures on one scale, inside the window and the saved rectangle, and none of the view's buttons
+/// (a grab of the scrolled view held half a card and its buttons, no histograms).
+#[test]
+fn export_chart_in_key_design_grabs_every_histogram_with_its_label() {
+    for size in [[1024.0, 768.0], [1600.0, 1000.0]] {
+        let mut h = kittest::harness_at(size);
+        h.state_mut().set_native_dialogs(false);
+        h.state_mut()
+            .apply(Command::LoadDesignExample(DesignScenario::OrdersByStatus));
+        h.wait_for("five rows", |a| rows(a).len() == 5);
+        h.get_all_by_label("Use as key").next().unwrap();
+        h.state_mut().apply(Command::Ui(UICommand::ExportPng));
+        // The frames that draw what is saved (the first only sizes it).
+        h.step();
+        h.step();
+        assert!(
+            h.query_by_label("Use as key").is_none(),
+            "at {size:?} the grab holds the view's buttons"
+        );
+        let saved = h.state().chart_rect().unwrap();
+        let window = egui::Rect::from_min_size(egui::Pos2::ZERO, size.into());
+        let figures: Vec<egui::Rect> = h
+            .get_all_by(|n| {
+                n.label()
+                    .or_else(|| n.value())
+                    .is_some_and(|l| l.contains(" · top key "))
+            })
+            .map(|n| n.rect())
+            .collect();
+        // A label and its text run: one place each.
+        let mut figures = figures;
+        figures.dedup_by(|a, b| a.min == b.min);
+        assert_eq!(figures.len(), 5, "at {size:?}: {figures:?}");
+        for (design, ..) in rows(h.state()) {
+            let label = h.get_all_by_label(&design).next().unwrap().rect();
+            assert!(
+                saved.contains_rect(label),
+                "{design} at {label:?}, saved {saved:?}"
+            );
+        }
+        for r in &figures {
+            assert!(
+                saved.contains_rect(*r),
+                "at {size:?}: {r:?} outside {saved:?}"
+            );
+            assert!(window.contains_rect(*r), "at {size:?}: {r:?} off screen");
+        }
+        // Then the view is back.
+        h.settle();
+        h.get_all_by_label("Use as key").next().unwrap();
+    }
+}

@@ -151,6 +151,80 @@ fn messages_list_every_notice_and_errors_can_be_dismissed() {
     );
 }
 
+/// A chart saved while an older warning stands: the status line says the save (the newest thing done), the
+/// warning is counted beside Messages.
+#[test]
+fn a_fresh_confirmation_is_on_the_status_line_over_an_older_warning() {
+    let now = std::time::Instant::now();
+    let mut n = Notices::default();
+    n.push(
+        Activity::Load,
+        Level::Warning,
+        "loaded 3 items from a.json — 1 bad attribute",
+        now,
+    );
+    n.push(
+        Activity::File,
+        Level::Info,
+        "saved chart to chart.png",
+        now + std::time::Duration::from_millis(10),
+    );
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut (Notices, Vec<Command>)| {
+            ui.horizontal(|ui| {
+                notices::notices_ui(
+                    ui,
+                    &s.0,
+                    std::time::Instant::now() + std::time::Duration::from_millis(20),
+                    &mut s.1,
+                );
+            });
+        },
+        (n, Vec::new()),
+    );
+    settle_panel(&mut h);
+    h.get_by_label("saved chart to chart.png");
+    assert!(
+        h.query_by_label("loaded 3 items from a.json — 1 bad attribute")
+            .is_none()
+    );
+    h.get_by_label("Messages (2, 1 more now)");
+}
+
+/// A notice's detail (a replay's assumptions) is read in Messages at the body's size, as tall as the notice.
+#[test]
+fn a_notices_detail_is_at_the_body_size() {
+    let mut n = Notices::default();
+    n.push_detailed(
+        Activity::Timeline,
+        Level::Warning,
+        "replaying t.json",
+        Some("assumed: x".to_owned()),
+        std::time::Instant::now(),
+    );
+    let mut h = Harness::new_ui_state(
+        |ui, s: &mut (Notices, Vec<Command>)| {
+            ui.horizontal(|ui| {
+                notices::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
+            });
+        },
+        (n, Vec::new()),
+    );
+    settle_panel(&mut h);
+    h.get_by_label("Messages (1)").click();
+    settle_panel(&mut h);
+    let detail = h.get_by_label("assumed: x").rect();
+    let notice = h
+        .get_all_by_label("replaying t.json")
+        .map(|n| n.rect())
+        .last()
+        .unwrap();
+    assert!(
+        detail.height() >= notice.height() - 0.5,
+        "detail {detail:?}, notice {notice:?}"
+    );
+}
+
 #[test]
 fn a_notices_detail_is_in_messages_not_on_the_status_line() {
     let mut n = Notices::default();

@@ -44,10 +44,13 @@ fn analyze_json_has_one_query_per_shard_with_the_key_attribute() {
     let queries = doc["queries"].as_array().unwrap();
     assert_eq!(queries.len(), 4);
     for (i, q) in queries.iter().enumerate() {
-        assert_eq!(q["key_condition_expression"], "#pk = :pk");
-        assert_eq!(q["expression_attribute_names"], json!({"#pk": "PK"}));
+        // The request `aws dynamodb query --cli-input-json` and boto3's `query(**q)` take; the file does not
+        // name its table, so no TableName.
+        assert!(q.get("TableName").is_none(), "{q}");
+        assert_eq!(q["KeyConditionExpression"], "#pk = :pk");
+        assert_eq!(q["ExpressionAttributeNames"], json!({"#pk": "PK"}));
         assert_eq!(
-            q["expression_attribute_values"],
+            q["ExpressionAttributeValues"],
             json!({":pk": {"S": format!("CUST#o'hare#{i}")}})
         );
     }
@@ -66,12 +69,9 @@ fn plain_keys_without_sharding_have_no_queries_and_with_it_say_pk() {
     let doc = json(&run(&["analyze", p, "--format", "json", "--shards", "3"]));
     let queries = doc["queries"].as_array().unwrap();
     assert_eq!(queries.len(), 3);
+    assert_eq!(queries[2]["ExpressionAttributeNames"], json!({"#pk": "pk"}));
     assert_eq!(
-        queries[2]["expression_attribute_names"],
-        json!({"#pk": "pk"})
-    );
-    assert_eq!(
-        queries[2]["expression_attribute_values"],
+        queries[2]["ExpressionAttributeValues"],
         json!({":pk": {"S": "HOT#2"}})
     );
 }

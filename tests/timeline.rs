@@ -258,7 +258,11 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
     h.get_by_label_contains("10:00:00 / 10:02:00 UTC");
     h.get_by_label("The table at 10:00:00 UTC");
     h.get_by_label_contains("replay of shardlens-trace-");
-    h.get_by_label("As recorded");
+    // The What if row stays where it is when the findings come or change: above the run's title and
+    // headline, at the same place for every run.
+    let row = h.get_by_label("As recorded").rect();
+    let title = h.get_by_label_contains("replay of shardlens-trace-").rect();
+    assert!(row.bottom() <= title.top(), "{row:?} {title:?}");
     h.get_by_label("Shard hot keys ×10").click();
     h.wait_for("the sharded replay", |app| {
         app.simulation()
@@ -273,6 +277,8 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
             .all(|&u| u == 0.0)
     );
     h.get_by_label_contains("No throttling");
+    let again = h.get_by_label("As recorded").rect();
+    assert_eq!(row.top(), again.top(), "the What if row moved");
     // The same trace on a provisioned table of 1,000 RCU / 1,000 WCU (the fields' start).
     h.get_by_label("Replay provisioned").click();
     h.wait_for("the provisioned replay", |app| {

@@ -1160,3 +1160,47 @@ fn undo_after_a_file_brings_back_the_key_type_of_the_keys_before() {
     assert_eq!(h.state().settings().key_type, shardlens::model::KeyType::S);
     assert!(h.state().input_error().is_none());
 }
+
+/// A notice belongs to what it is about: a file's "loaded …" warning goes from the status line when other keys
+/// (an example's, a table's) replace the file's, and stays in Messages.
+#[test]
+fn a_files_load_warning_goes_when_other_keys_replace_the_file() {
+    let dir = support::temp_dir("ui", "load-warning-goes");
+    let path = dir.join("guessed.json");
+    std::fs::write(
+        &path,
+        r#"[{"pk": "a", "sk": "1", "n": 1}, {"pk": "b", "sk": "2"}]"#,
+    )
+    .unwrap();
+    let mut h = harness();
+    h.state_mut().open_path(path);
+    h.wait_for("the file", |app| {
+        app.key_set().is_some_and(|k| k.total() == 2)
+    });
+    let warned = |app: &App| {
+        app.notices()
+            .visible(std::time::Instant::now())
+            .any(|n| n.text.starts_with("loaded 2 items from guessed.json"))
+    };
+    assert!(
+        warned(h.state()),
+        "{:#?}",
+        h.state().notices().history().collect::<Vec<_>>()
+    );
+    h.get_by_label_contains("loaded 2 items from guessed.json");
+    h.state_mut()
+        .apply(Command::LoadExample(KeyExample::Healthy));
+    h.settle();
+    assert!(!warned(h.state()), "the file's warning outlived its keys");
+    assert!(
+        h.query_by_label_contains("loaded 2 items from guessed.json")
+            .is_none()
+    );
+    assert!(
+        h.state()
+            .notices()
+            .history()
+            .any(|n| n.text.starts_with("loaded 2 items from guessed.json")),
+        "Messages keeps it"
+    );
+}

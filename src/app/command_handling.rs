@@ -61,9 +61,9 @@ impl App {
             Activity::Keys,
             Level::Info,
             format!(
-                "re-keyed by {} ({} keys): Ctrl+Z (Edit > Undo) brings the previous keys back",
+                "re-keyed by {} ({}): Ctrl+Z (Edit > Undo) brings the previous keys back",
                 row.expr,
-                crate::model::fmt::grouped(row.distinct_keys as u64)
+                crate::model::fmt::plural(row.distinct_keys as u64, "key")
             ),
         );
     }
@@ -310,12 +310,12 @@ impl App {
                 self.data.simulation = Some(sim);
                 self.settings.chart = ChartMode::Timeline;
                 self.notify(
-                    Activity::File,
+                    Activity::Timeline,
                     Level::Info,
                     format!("simulating \"{name}\""),
                 );
             }
-            Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
+            Err(e) => self.notify(Activity::Timeline, Level::Error, e.to_string()),
         }
     }
 
@@ -495,8 +495,28 @@ impl App {
         self.file_dialog(dialogs::Request::save(title, name, kind, ext, bytes));
     }
 
-    /// Saves the chart block on screen: a screenshot is requested, and its region goes to a save dialog.
+    /// Export chart: the chart block on screen as a PNG. In Key design the next frame draws the designs'
+    /// histograms alone and saves that ([`design::export_ui`]): the view itself scrolls, and a grab of it
+    /// held half a card and its buttons.
     pub(super) fn export_png(&mut self) {
+        if self.view() == super::views::View::Design {
+            if self.data.design.shown.is_none() {
+                self.notify(
+                    Activity::File,
+                    Level::Error,
+                    "no chart to export: type a candidate key to compare first",
+                );
+                return;
+            }
+            self.panels.design_export = 2;
+            self.ctx.request_repaint();
+            return;
+        }
+        self.screenshot_chart();
+    }
+
+    /// Saves the chart block drawn this frame: a screenshot is requested, and its region goes to a save dialog.
+    pub(super) fn screenshot_chart(&mut self) {
         let Some(rect) = self.panels.chart_rect else {
             self.notify(Activity::File, Level::Error, "no chart to export");
             return;

@@ -228,7 +228,11 @@ fn rates_ui(ui: &mut egui::Ui, w: &mut Workload, resolved: Option<&ItemSize>) {
         _ => {
             let text = match resolved {
                 Some(ItemSize::Measured(p)) => {
-                    format!("mean {} B over {} items", p.mean(), p.items())
+                    format!(
+                        "mean {} B over {}",
+                        p.mean(),
+                        crate::model::fmt::plural(p.items(), "item")
+                    )
                 }
                 _ => "none in the data: 1,024 B".to_owned(),
             };

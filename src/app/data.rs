@@ -93,6 +93,11 @@ impl NewKeys {
         }
     }
 
+    /// Where the keys come from.
+    pub(crate) fn source(&self) -> &Source {
+        &self.source
+    }
+
     /// Items per data file of a loaded S3 export.
     pub(crate) fn groups(mut self, groups: Option<Vec<Group>>) -> Self {
         self.groups = groups;

@@ -132,8 +132,8 @@ pub fn list_ui(
         "most items first"
     };
     ui.weak(format!(
-        "{} keys shown, {order}",
-        crate::model::fmt::grouped(rows.len() as u64)
+        "{} shown, {order}",
+        crate::model::fmt::plural(rows.len() as u64, "key")
     ));
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
     egui::ScrollArea::vertical()

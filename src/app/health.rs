@@ -468,11 +468,8 @@ fn finding_ui(ui: &mut egui::Ui, f: &Finding, examples: &[Example], commands: &m
                     }
                 });
             }
-            ui.label(
-                egui::RichText::new(format!("source: {}", f.source))
-                    .small()
-                    .weak(),
-            );
+            // At the body's size (weak): a finding's source is read, not decoration.
+            ui.label(egui::RichText::new(format!("source: {}", f.source)).weak());
         });
     });
     ui.add_space(4.0);

@@ -117,6 +117,25 @@ pub fn bucket_label(value: f64, n: usize) -> String {
     }
 }
 
+/// Pixels between two numbers of a bar axis from which they are drawn, at full strength (egui_plot's default
+/// fades x labels in from 60 to 80 px: eight partitions 37 px apart were labelled only "0").
+pub const BAR_LABEL_PX: f32 = 24.0;
+
+/// The x axis of bars numbered `0..n` (buckets, partitions), labelled `label`: every bar numbered while they
+/// are [`BAR_LABEL_PX`] apart, else every 2nd, 5th, 10th ([`bucket_steps`]); nothing outside `0..n`. Use it
+/// with [`bar_grid`].
+pub fn bar_axis<'a>(label: &str, n: usize) -> egui_plot::AxisHints<'a> {
+    egui_plot::AxisHints::new_x()
+        .label(label.to_owned())
+        .formatter(move |mark, _| bucket_label(mark.value, n))
+        .label_spacing(BAR_LABEL_PX..=BAR_LABEL_PX + 0.5)
+}
+
+/// The grid of a bar axis ([`bar_axis`]): whole numbers in steps of 1, 2, 5, 10, …
+pub fn bar_grid() -> impl Fn(egui_plot::GridInput) -> Vec<GridMark> {
+    egui_plot::uniform_grid_spacer(|input| bucket_steps(&input))
+}
+
 /// A plot that shows bars as they are: no zoom, drag or scroll, y from zero, whole numbers on the axes (real
 /// counts on a log scale, powers of ten), only existing buckets numbered, no built-in hover label (the block
 /// draws its own tooltip).
@@ -146,14 +165,9 @@ fn fixed_plot<'a>(
         .include_x(n as f64 - 0.5)
         // Bucket numbers are short: every one drawn at full strength from 24 px apart (egui_plot's default
         // fades x labels in from 60 to 80 px, which left the odd numbers of a narrow export nearly invisible).
-        .custom_x_axes(vec![
-            egui_plot::AxisHints::new_x()
-                .label(x_label.to_owned())
-                .formatter(move |mark, _| bucket_label(mark.value, n))
-                .label_spacing(24.0..=24.5),
-        ])
+        .custom_x_axes(vec![bar_axis(x_label, n)])
         .y_axis_label(y_label)
-        .x_grid_spacer(egui_plot::uniform_grid_spacer(|input| bucket_steps(&input)))
+        .x_grid_spacer(bar_grid())
         .y_grid_spacer(move |input| count_marks(input.bounds, log_scale))
         .y_axis_formatter(move |mark, _| count_label(mark.value, log_scale))
         .height(height)
@@ -447,9 +461,9 @@ pub fn groups_ui(
     let block = ui.scope(|ui| {
         ui.label(
             RichText::new(format!(
-                "{} items in {} export data files",
-                grouped(total),
-                n
+                "{} in {}",
+                crate::model::fmt::plural(total, "item"),
+                crate::model::fmt::plural(n as u64, "export data file")
             ))
             .strong()
             .heading(),
@@ -488,8 +502,8 @@ pub fn groups_ui(
             plot_tooltip(ui, &response.response, "data-files", |ui| {
                 ui.strong(&g.name);
                 ui.label(format!(
-                    "{} items · {:.1} %",
-                    grouped(g.items),
+                    "{} · {:.1} %",
+                    crate::model::fmt::plural(g.items, "item"),
                     share(g.items, total) * 100.0
                 ));
             });
@@ -565,8 +579,8 @@ pub fn capacity_ui(ui: &mut egui::Ui, capacity: &crate::model::capacity::Capacit
         }
         ui.label(
             RichText::new(format!(
-                "{} partitions ({}); each serves 3,000 read and 1,000 write units/s · {HASH_CAPTION}",
-                capacity.partition_count,
+                "{} ({}); each serves 3,000 read and 1,000 write units/s · {HASH_CAPTION}",
+                crate::model::fmt::plural(capacity.partition_count as u64, "partition"),
                 capacity.partitions_from.describe()
             ))
             .small()
@@ -620,6 +634,43 @@ mod tests {
         let got = labels((0.0, (5_001f64).log10() * 1.05), true);
         assert_eq!(got, ["0", "1", "10", "100", "1k"]);
         assert!(!got.iter().any(|l| l.starts_with('-')));
+    }
+
+    /// The numbers a bar axis draws for `n` bars over `width` px: egui_plot draws a mark's label when its step
+    /// is more than [`BAR_LABEL_PX`] wide.
+    fn drawn(n: usize, width: f32) -> Vec<String> {
+        let bounds = (-0.5, n as f64 - 0.5);
+        let steps = bucket_steps(&egui_plot::GridInput {
+            bounds,
+            base_step_size: 0.01,
+        });
+        let px = f64::from(width) / (bounds.1 - bounds.0);
+        let mut labels: Vec<(i64, String)> = Vec::new();
+        for step in steps {
+            let mut v = (bounds.0 / step).ceil() * step;
+            while v <= bounds.1 {
+                let label = bucket_label(v, n);
+                if step * px > f64::from(BAR_LABEL_PX)
+                    && !label.is_empty()
+                    && !labels.iter().any(|(x, _)| *x == v as i64)
+                {
+                    labels.push((v as i64, label));
+                }
+                v += step;
+            }
+        }
+        labels.sort();
+        labels.into_iter().map(|l| l.1).collect()
+    }
+
+    /// Eight partitions in the Timeline's narrow "table at" chart (~300 px at 1024×768) were labelled "0" only.
+    #[test]
+    fn eight_partitions_are_each_numbered_on_a_narrow_chart() {
+        assert_eq!(drawn(8, 300.0), ["0", "1", "2", "3", "4", "5", "6", "7"]);
+        assert_eq!(drawn(8, 220.0).len(), 8);
+        // Many: round steps, still more than one number.
+        let many = drawn(64, 300.0);
+        assert!(many.len() >= 6 && many[0] == "0", "{many:?}");
     }
 
     #[test]

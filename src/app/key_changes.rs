@@ -41,9 +41,21 @@ impl App {
     /// table (a live scan's pages, or a scan of the table again), whose answers the user gave while watching
     /// it grow. Large text is parsed on the worker first and replaces the keys only if it parses; the frame
     /// never parses it.
+    ///
+    /// The lines about the keys replaced go ([`super::notices::Notices::keys_replaced`]): a file's "loaded …"
+    /// warning is not left standing beside a table's keys.
     pub(super) fn replace_keys(&mut self, new: NewKeys) {
-        if self.data.replace(new) == (Change::Replaced { same_table: false }) {
+        let by = match new.source() {
+            Source::File(_) => Activity::Load,
+            Source::Table { .. } => Activity::Scan,
+            Source::Paste | Source::Example(_) | Source::Items(_) => Activity::Keys,
+        };
+        let change = self.data.replace(new);
+        if change == (Change::Replaced { same_table: false }) {
             self.pipeline.answers = UserAnswers::default();
+        }
+        if matches!(change, Change::Replaced { .. }) {
+            self.notices.keys_replaced(by);
         }
         self.pipeline.input_changed();
     }

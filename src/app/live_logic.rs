@@ -143,6 +143,8 @@ impl App {
         };
         let target = target(&job.info);
         self.replace_keys(NewKeys::data(s.keys, source).target(target).live(s.rates));
+        // The watch's keys replaced a scan's too: its line goes with them.
+        self.notices.clear(Activity::Scan);
         self.background.live.pending = Some(s.load);
         self.replay_watch(false);
     }
@@ -350,6 +352,7 @@ impl App {
         } else {
             Level::Warning
         };
-        self.notify(Activity::Live, level, text);
+        // The line is about the run now in the Timeline: the next run replaces it.
+        self.notify(Activity::Timeline, level, text);
     }
 }

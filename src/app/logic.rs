@@ -187,7 +187,10 @@ impl App {
             Some(connect::ScanUpdate::Snapshot(keys)) => {
                 let source = Source::Table {
                     name: table,
-                    status: format!("scanning: {} items", keys.total()),
+                    status: format!(
+                        "scanning: {}",
+                        crate::model::fmt::plural(keys.total(), "item")
+                    ),
                 };
                 self.replace_keys(NewKeys::data(keys, source));
             }
@@ -311,7 +314,14 @@ impl App {
     }
 
     fn on_outcome(&mut self, outcome: Outcome) {
+        if let Outcome::TraceProgress(path, p, started) = outcome {
+            self.background.trace_progress = Some((path, p, started));
+            return;
+        }
+        // Whatever else a dialog's task says, a trace it was reading is done (read, or failed).
+        self.background.trace_progress = None;
         match outcome {
+            Outcome::TraceProgress(..) => {}
             Outcome::OpenKeys(path) => self.open_path(path),
             Outcome::OpenSession(path, Ok(bytes)) => {
                 self.open_session(&bytes, &path.display().to_string());

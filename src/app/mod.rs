@@ -93,6 +93,8 @@ enum Outcome {
     OpenScenario(Box<crate::model::sim_file::Scenario>, String),
     /// A trace of real traffic, read.
     OpenTrace(Box<crate::source::trace::TraceLoad>),
+    /// How far the read of a trace is: its path, the bytes got through, and when it started.
+    TraceProgress(PathBuf, crate::source::Progress, std::time::Instant),
 }
 
 /// Everything running off the UI thread.
@@ -103,6 +105,8 @@ pub(crate) struct Background {
     /// A table's live traffic: a watch of its writes, a read of its last hours of metrics.
     live: live_logic::LiveJobs,
     load_progress: Option<crate::source::Progress>,
+    /// The trace being read (File > Open trace…), how far, since when; `None` once it is read or failed.
+    trace_progress: Option<(PathBuf, crate::source::Progress, std::time::Instant)>,
     /// File dialogs and what they do with the chosen file.
     dialogs: TaskSet<Outcome>,
     /// Export chart as PNG: the screenshot arrives in a later frame; its save dialog's task comes back here.
@@ -123,6 +127,9 @@ pub(crate) struct Panels {
     /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
     show_side: bool,
     chart_rect: Option<egui::Rect>,
+    /// Export chart in Key design: the frames left that draw the histograms alone (an area's first frame only
+    /// sizes it); the last one is saved.
+    design_export: u8,
     /// The first window was fitted to the screen.
     fitted: bool,
     shown_title: String,
@@ -178,6 +185,7 @@ impl App {
                 scan_heard_at: None,
                 live: live_logic::LiveJobs::default(),
                 load_progress: None,
+                trace_progress: None,
                 dialogs: TaskSet::default(),
                 screenshots: TaskSet::default(),
             },
@@ -190,6 +198,7 @@ impl App {
                 dialogs: dialogs::Dialogs::new(),
                 show_side: false,
                 chart_rect: None,
+                design_export: 0,
                 fitted: false,
                 shown_title: String::new(),
             },
@@ -235,6 +244,7 @@ impl App {
             || self.background.live.busy()
             || !self.background.dialogs.is_empty()
             || !self.background.screenshots.is_empty()
+            || self.panels.design_export > 0
             || self.panels.connect.waiting()
             || self.panels.inspector.pending()
             || self.panels.health.pending()

@@ -2,8 +2,11 @@
 //!
 //! Errors never happen in silence and never linger past their time: an info notice fades after
 //! [`INFO_SECS`]; warnings and errors stay until dismissed or replaced by a newer notice of the same activity
-//! (a new load replaces the last load's error, a new scan the last scan's result). Every notice is kept in a
-//! short history, and written to standard error so that logs show it too.
+//! (a new load replaces the last load's error, a new scan the last scan's result). A notice belongs to what
+//! it is about and goes when that goes: a load's or a scan's line when other keys replace the keys it was
+//! about ([`Notices::keys_replaced`]), a run's line when another run takes the Timeline. The status line
+//! shows the newest current notice (what the user did last), the others are counted beside Messages. Every
+//! notice is kept in a short history, and written to standard error so that logs show it too.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -35,6 +38,8 @@ pub enum Activity {
     Keys,
     /// Sessions and exports.
     File,
+    /// The run in the Timeline (a scenario, a trace's or a table's metrics' replay): a new run replaces it.
+    Timeline,
     /// A file dialog that could not open (the path field took its place): gone once a path worked.
     Dialog,
     Clipboard,
@@ -114,6 +119,13 @@ impl Notices {
         self.current.retain(|n| n.activity != activity);
     }
 
+    /// The keys on screen were replaced by keys that `by` brought: the lines about the keys before (a load's,
+    /// a scan's) go from the screen; Messages keeps them.
+    pub fn keys_replaced(&mut self, by: Activity) {
+        self.current
+            .retain(|n| !matches!(n.activity, Activity::Load | Activity::Scan) || n.activity == by);
+    }
+
     /// Dismisses the current line of `activity` (its × button).
     pub fn dismiss(&mut self, activity: Activity) {
         self.clear(activity);
@@ -158,11 +170,11 @@ fn colored(n: &Notice) -> egui::RichText {
     }
 }
 
-/// The notice the status line shows: the most severe current one, the newest of those.
+/// The notice the status line shows: the newest current one, so that what the user just did (a chart saved)
+/// is said even while an older warning stands; that warning is back once the info fades, and counted in
+/// Messages meanwhile. Of notices at the same instant, the one pushed last.
 pub fn headline(notices: &Notices, now: Instant) -> Option<&Notice> {
-    notices
-        .visible(now)
-        .max_by(|a, b| a.level.cmp(&b.level).then(a.at.cmp(&b.at)))
+    notices.visible(now).max_by_key(|n| n.at)
 }
 
 /// The status line's notice (one line, cut with "…" and whole on hover, with a dismiss button for
@@ -188,8 +200,9 @@ pub fn notices_ui(
                 .show(ui, |ui| {
                     for n in notices.history().rev() {
                         ui.label(colored(n));
+                        // At the body's size: a replay's assumptions are read here, not glanced at.
                         if let Some(d) = &n.detail {
-                            ui.label(egui::RichText::new(d).weak().small());
+                            ui.label(egui::RichText::new(d).weak());
                         }
                     }
                 });
@@ -288,6 +301,42 @@ mod tests {
         // The history keeps everything, newest last.
         assert_eq!(n.history().count(), 4);
         assert_eq!(n.last().map(|n| n.text.as_str()), Some("partial"));
+    }
+
+    #[test]
+    fn the_status_line_shows_the_newest_notice_and_an_older_warning_comes_back() {
+        let t0 = Instant::now();
+        let t1 = t0 + Duration::from_secs(1);
+        let mut n = Notices::default();
+        n.push(
+            Activity::Load,
+            Level::Warning,
+            "loaded 3 items from a.json — 1 attribute malformed",
+            t0,
+        );
+        n.push(Activity::File, Level::Info, "saved chart to c.png", t1);
+        let line = |n: &Notices, at| headline(n, at).map(|n| n.text.clone());
+        assert_eq!(line(&n, t1).as_deref(), Some("saved chart to c.png"));
+        let later = t1 + Duration::from_secs(INFO_SECS + 1);
+        assert_eq!(
+            line(&n, later).as_deref(),
+            Some("loaded 3 items from a.json — 1 attribute malformed")
+        );
+    }
+
+    #[test]
+    fn a_loads_line_goes_when_other_keys_replace_its_keys() {
+        let t0 = Instant::now();
+        let mut n = Notices::default();
+        n.push(Activity::Load, Level::Warning, "loaded a.json — warned", t0);
+        n.push(Activity::Live, Level::Info, "watching T", t0);
+        // More keys of the same load keep it.
+        n.keys_replaced(Activity::Load);
+        assert_eq!(n.visible(t0).count(), 2);
+        n.keys_replaced(Activity::Scan);
+        let shown: Vec<&str> = n.visible(t0).map(|n| n.text.as_str()).collect();
+        assert_eq!(shown, ["watching T"]);
+        assert_eq!(n.history().count(), 2, "Messages keeps it");
     }
 
     #[test]

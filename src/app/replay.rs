@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::notices::{Activity, Level};
 use super::timeline::{Simulation, TimelineCommand, WhatIf};
 use super::{App, dialogs};
-use crate::model::fmt::grouped;
+use crate::model::fmt::{grouped, plural};
 use crate::source::dynamo::{Billing, TableInfo};
 use crate::source::trace::TraceLoad;
 
@@ -133,9 +133,9 @@ impl App {
         let keys = trace.keys.len();
         // CloudWatch's minutes alone: the keys are made-up stand-ins, said as such.
         let key_noun = if trace.only_stand_ins() {
-            "stand-in keys"
+            "stand-in key"
         } else {
-            "keys"
+            "key"
         };
         let setup = crate::model::trace::replay_setup(trace, on.table.clone());
         let start = crate::model::trace::iso(setup.start);
@@ -155,10 +155,10 @@ impl App {
             .flat_map(|f| f.assumed.iter().map(super::notices::said))
             .collect();
         let text = format!(
-            "replaying {what}: {} writes and {} reads over {} {key_noun} from {start} ({}; What if changes it)",
-            grouped(requests[1].round() as u64),
-            grouped(requests[0].round() as u64),
-            grouped(keys as u64),
+            "replaying {what}: {} and {} over {} from {start} ({}; What if changes it)",
+            plural(requests[1].round() as u64, "write"),
+            plural(requests[0].round() as u64, "read"),
+            plural(keys as u64, key_noun),
             on.said,
         );
         let level = if assumed.is_empty() {
@@ -167,7 +167,7 @@ impl App {
             Level::Warning
         };
         let detail = (!assumed.is_empty()).then(|| format!("assumed: {}", assumed.join("; ")));
-        self.notify_detailed(Activity::File, level, text, detail);
+        self.notify_detailed(Activity::Timeline, level, text, detail);
     }
 
     /// A live trace so far in the Timeline as the run `name` (a watch's next snapshot), quietly: no notice,

@@ -146,6 +146,8 @@ impl App {
     /// Draws every panel; the commands they return are applied afterwards, once.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
         let mut commands: Vec<Command> = Vec::new();
+        // Export chart in Key design asked before this frame: the frame draws what it saves.
+        let design_export = self.panels.design_export;
         commands.extend(self.panels.dialogs.ui(ui.ctx()));
         if self.panels.connect.open {
             commands.extend(connect::connect_ui(
@@ -173,6 +175,14 @@ impl App {
         egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, view, &mut commands));
         for c in commands {
             self.apply(c);
+        }
+        if design_export > 0 {
+            self.panels.design_export = design_export - 1;
+            if design_export == 1 {
+                self.screenshot_chart();
+            } else {
+                ui.ctx().request_repaint();
+            }
         }
         // What the commands changed is computed now (inline when small), not a frame later.
         if self.pipeline.dirty {
@@ -318,6 +328,20 @@ impl App {
                 .request_repaint_after(std::time::Duration::from_secs(1));
         } else if self.live_activity_ui(ui, commands) {
             // A watch or a metrics read: drawn.
+        } else if let Some((path, p, started)) = &self.background.trace_progress
+            && !self.background.dialogs.is_empty()
+        {
+            // A trace being read: its share done and time left, as a file load's.
+            let name = format!("reading trace {}", crate::source::display_file_name(path));
+            let (fraction, text) =
+                jobs::progress_text(&name, p, now.saturating_duration_since(*started));
+            ui.add(
+                egui::ProgressBar::new(fraction.unwrap_or(0.0))
+                    .desired_width(420.0)
+                    .text(text),
+            );
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(200));
         } else if let Some((fraction, text)) = self.load_progress_text(now) {
             let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0))
                 .desired_width(360.0)
@@ -485,6 +509,12 @@ impl App {
     fn chart_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) -> egui::Rect {
         let chart = match view {
             View::Design => {
+                // Export chart: the histograms alone over the window for this frame, the view not drawn.
+                if self.panels.design_export > 0
+                    && let Some(rect) = design::export_ui(ui.ctx(), &self.data.design, self.noun())
+                {
+                    return rect;
+                }
                 return ui
                     .scope(|ui| {
                         commands.extend(design::design_ui(ui, &self.data.design, self.noun()));

@@ -315,10 +315,10 @@ pub(super) fn cancel_on_ctrl_c() -> Arc<AtomicBool> {
 fn scan_summary(scanned: &Scanned, cap: &str) -> String {
     let p = &scanned.progress;
     format!(
-        "{}: {} items in {} pages, {:.1} RCU consumed in {:.1} s ({:.0} items/s, {:.1} RCU/s; {cap}){}",
+        "{}: {} in {}, {:.1} RCU consumed in {:.1} s ({:.0} items/s, {:.1} RCU/s; {cap}){}",
         scanned.status.describe(),
-        p.items,
-        p.pages,
+        crate::model::fmt::plural(p.items, "item"),
+        crate::model::fmt::plural(p.pages, "page"),
         p.rcu,
         p.elapsed.as_secs_f64(),
         p.items_per_sec(),

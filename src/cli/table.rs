@@ -6,7 +6,7 @@ use std::io::{Result, Write};
 use super::output::Shown;
 use crate::model::capacity::{Capacity, ItemSize};
 use crate::model::export::HASH_NOTE;
-use crate::model::fmt::{percent, units};
+use crate::model::fmt::{counted, percent, plural, units};
 use crate::model::stats::{Analysis, share};
 use crate::source::Loaded;
 
@@ -75,22 +75,22 @@ fn print_header(out: &mut dyn Write, shown: &Shown<'_>, noun: &str) -> Result<()
     let (a, view, rep) = (&shown.report.analysis, &shown.view, &shown.report);
     writeln!(
         out,
-        "{}: {} {noun}, {} distinct keys ({}), {} buckets",
+        "{}: {}, {} ({}), {}",
         shown.name,
-        a.total,
-        a.distinct,
+        plural(a.total, noun.strip_suffix('s').unwrap_or(noun)),
+        plural(a.distinct as u64, "distinct key"),
         shown.keys.key_type().describe(),
-        a.buckets.len()
+        plural(a.buckets.len() as u64, "bucket")
     )?;
     if view.shard.is_active() {
         writeln!(
             out,
-            "sharding: {} shards, {}, {} key(s) sharded → {} physical keys; reading one sharded key takes {} queries",
-            view.shard.shards,
+            "sharding: {}, {}, {} sharded → {}; reading one sharded key takes {}",
+            plural(u64::from(view.shard.shards), "shard"),
             view.shard.strategy.label(),
-            rep.sharded_keys.len(),
-            a.physical_distinct,
-            rep.read_fan_out
+            plural(rep.sharded_keys.len() as u64, "key"),
+            plural(a.physical_distinct as u64, "physical key"),
+            counted(u64::from(rep.read_fan_out), "query", "queries")
         )?;
     }
     writeln!(out, "hash: {HASH_NOTE}")?;
@@ -151,8 +151,8 @@ pub(super) fn print_input(out: &mut dyn Write, loaded: &Loaded, top: usize) -> R
         writeln!(out)?;
         writeln!(
             out,
-            "read as: {shape}; {} items{}",
-            loaded.items,
+            "read as: {shape}; {}{}",
+            plural(loaded.items, "item"),
             if loaded.changes.is_empty() {
                 String::new()
             } else {
@@ -166,8 +166,8 @@ pub(super) fn print_input(out: &mut dyn Write, loaded: &Loaded, top: usize) -> R
         writeln!(out)?;
         writeln!(
             out,
-            "items by export data file ({} files, one partition's key range each):",
-            groups.len()
+            "items by export data file ({}, one partition's key range each):",
+            plural(groups.len() as u64, "file")
         )?;
         let mut sorted: Vec<_> = groups.iter().collect();
         sorted.sort_by(|a, b| b.items.cmp(&a.items).then(a.name.cmp(&b.name)));
@@ -183,8 +183,8 @@ fn print_capacity(out: &mut dyn Write, c: &Capacity) -> Result<()> {
     writeln!(out, "capacity: {}", c.headline())?;
     writeln!(
         out,
-        "  {} partitions ({}); each serves {} read / {} write units/s; the table {} read / {} write units/s",
-        c.partition_count,
+        "  {} ({}); each serves {} read / {} write units/s; the table {} read / {} write units/s",
+        plural(c.partition_count as u64, "partition"),
         c.partitions_from.describe(),
         units(c.partition_read_limit),
         units(c.partition_write_limit),

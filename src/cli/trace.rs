@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use crate::model::fmt::grouped;
+use crate::model::fmt::{grouped, plural};
 use crate::model::sim_file::Scenario;
 use crate::model::simulate::{
     Agreement, Billing, Outcome, Setup, Table, agreement, run, shard_keys,
@@ -300,14 +300,14 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
     for f in &replay.files {
         writeln!(
             out,
-            "  {}: {} ({}), {} records, {} keys{}",
+            "  {}: {} ({}), {}, {}{}",
             f.path.display(),
             f.format.map_or("?", TraceFormat::describe),
             f.chosen,
-            grouped(f.records),
-            grouped(f.keys),
+            plural(f.records, "record"),
+            plural(f.keys, "key"),
             if f.skipped > 0 {
-                format!(", {} bad records skipped", grouped(f.skipped))
+                format!(", {} skipped", plural(f.skipped, "bad record"))
             } else {
                 String::new()
             }

@@ -26,6 +26,15 @@ pub fn plural(n: u64, noun: &str) -> String {
     }
 }
 
+/// As [`plural`], for a noun whose plural is not "+s": `counted(3, "query", "queries")` is "3 queries".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", grouped(n))
+    }
+}
+
 /// Bytes in words: "980 B", "4.2 MB", "12.5 GB" (1 KB = 1,024 bytes).
 pub fn bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
@@ -75,6 +84,8 @@ mod tests {
         assert_eq!(plural(1, "write"), "1 write");
         assert_eq!(plural(1_204, "write"), "1,204 writes");
         assert_eq!(plural(0, "key"), "0 keys");
+        assert_eq!(counted(1, "query", "queries"), "1 query");
+        assert_eq!(counted(10, "query", "queries"), "10 queries");
     }
 
     #[test]

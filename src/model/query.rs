@@ -27,9 +27,15 @@ pub struct Target {
     pub sort_key: Option<String>,
 }
 
-/// One Query's parameters, with the field names of the DynamoDB API (snake case in JSON output).
+/// One Query's parameters, with the field names of the DynamoDB API, in JSON as the Query request writes them
+/// (`TableName`, `KeyConditionExpression`, `ExpressionAttributeNames`, `ExpressionAttributeValues`): the shape
+/// `aws dynamodb query --cli-input-json` and boto3's `client.query(**q)` take as it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct QueryParams {
+    /// The table's name, when it is known (a command line's stand-in, [`TABLE_PLACEHOLDER`], is no name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_name: Option<String>,
     pub key_condition_expression: String,
     /// `{"#pk": "PK", …}`.
     pub expression_attribute_names: Value,
@@ -87,6 +93,7 @@ impl QueryParams {
             }
         }
         Self {
+            table_name: None,
             key_condition_expression: expression,
             expression_attribute_names: Value::Object(names),
             expression_attribute_values: Value::Object(values),
@@ -202,7 +209,10 @@ pub fn shard_queries(
         _ => None,
     };
     let queries = (0..read_fan_out)
-        .map(|i| QueryParams::new(pk_name, &shard_value(i), pk_type, sort))
+        .map(|i| QueryParams {
+            table_name: target.table.clone(),
+            ..QueryParams::new(pk_name, &shard_value(i), pk_type, sort)
+        })
         .collect();
     Some(ShardQueries {
         key: keys.display(first).into_owned(),
@@ -289,6 +299,32 @@ mod tests {
                 .unwrap()
                 .contains("acme-corp#2")
         );
+    }
+
+    /// In JSON each Query is the request `aws dynamodb query --cli-input-json` and boto3's `query(**q)` take:
+    /// the API's names, typed values, the table's name when it is known and none when it is not.
+    #[test]
+    fn a_query_in_json_is_the_query_request() {
+        let keys = hot(KeyType::S, b"BOARD#global");
+        let target = Target {
+            table: Some("Scores".into()),
+            partition_key: Some("PK".into()),
+            sort_key: None,
+        };
+        let q = queries_of(&keys, 2, &target);
+        assert_eq!(
+            serde_json::to_value(&q.queries[0]).unwrap(),
+            json!({
+                "TableName": "Scores",
+                "KeyConditionExpression": "#pk = :pk",
+                "ExpressionAttributeNames": {"#pk": "PK"},
+                "ExpressionAttributeValues": {":pk": {"S": "BOARD#global#0"}},
+            })
+        );
+        let unknown = queries_of(&keys, 2, &Target::default());
+        let doc = serde_json::to_value(&unknown.queries[1]).unwrap();
+        assert!(doc.get("TableName").is_none(), "{doc}");
+        assert_eq!(doc["KeyConditionExpression"], "#pk = :pk");
     }
 
     #[test]

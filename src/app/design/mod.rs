@@ -24,7 +24,7 @@ use crate::source::{LoadOptions, Progress};
 
 mod view;
 
-pub use view::design_ui;
+pub use view::{design_ui, export_ui};
 
 /// The pause after the last keystroke before the candidates are re-keyed.
 pub const DEBOUNCE: Duration = Duration::from_millis(30);

@@ -40,8 +40,8 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
             ui.spinner();
             match &state.progress {
                 Some(p) => ui.label(format!(
-                    "reading attributes: {} items, {:.1} MB",
-                    grouped(p.items),
+                    "reading attributes: {}, {:.1} MB",
+                    crate::model::fmt::plural(p.items, "item"),
                     p.bytes as f64 / 1e6
                 )),
                 None => ui.label("re-keying…"),
@@ -56,7 +56,7 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
     egui::ScrollArea::vertical()
         .id_salt("design-scroll")
         .show(ui, |ui| {
-            small_multiples_ui(ui, &shown.rows, noun);
+            small_multiples_ui(ui, &shown.rows, noun, 90.0);
             ui.add_space(8.0);
             table_ui(ui, shown, &mut commands);
             notes_ui(ui, shown, noun);
@@ -129,9 +129,14 @@ fn notes_ui(ui: &mut egui::Ui, shown: &Compared, noun: &str) {
     for row in &shown.rows {
         if row.design.starts_with("GSI") && row.absent > 0 {
             ui.weak(format!(
-                "{}: {} items lack its key attributes and are not in it (a sparse index)",
+                "{}: {} its key attributes and {} not in it (a sparse index)",
                 row.design,
-                grouped(row.absent)
+                if row.absent == 1 {
+                    "1 item lacks".to_owned()
+                } else {
+                    format!("{} items lack", grouped(row.absent))
+                },
+                if row.absent == 1 { "is" } else { "are" }
             ));
         }
         if row.design.starts_with("GSI") && row.throttled_units.is_some_and(|t| t > 0.0) {
@@ -193,8 +198,52 @@ fn boxes_ui(ui: &mut egui::Ui, state: &DesignState, commands: &mut Vec<Command>)
         });
 }
 
-/// One histogram per design, side by side, on one scale (the largest bucket of any).
-fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str) {
+/// What Export chart saves in Key design: the designs' histograms alone (no boxes, no buttons, nothing
+/// scrolled away), every one on the same scale with its design, expression and figures, drawn for one frame
+/// over the whole window so that all of them are seen at once, their bars as tall as the window lets them be.
+/// Returns the rectangle to save; `None` before anything is compared.
+pub fn export_ui(ctx: &egui::Context, state: &DesignState, noun: &str) -> Option<egui::Rect> {
+    let shown = state.shown.as_ref()?;
+    let window = ctx.content_rect();
+    let area = egui::Area::new(egui::Id::new("design-export"))
+        .order(egui::Order::Foreground)
+        .fade_in(false)
+        .fixed_pos(window.min)
+        .show(ctx, |ui| {
+            egui::Frame::central_panel(ui.style()).show(ui, |ui| {
+                let inner = window.shrink(ui.spacing().window_margin.sum().x / 2.0 + 8.0);
+                ui.set_width(inner.width());
+                ui.set_max_height(inner.height());
+                ui.heading("Key design");
+                ui.horizontal(|ui| {
+                    ui.label("Current key:");
+                    ui.monospace(if state.current.is_empty() {
+                        "(the keys as loaded)"
+                    } else {
+                        &state.current
+                    });
+                });
+                let row =
+                    ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+                let cells = shown.rows.len().max(1);
+                let lines = cells.div_ceil(per_row(ui.available_width())) as f32;
+                // Each cell's words (design, expression, figures wrapped on two lines) and the caption.
+                let words = lines * (4.0 * row + 2.0 * ui.spacing().item_spacing.y) + 2.0 * row;
+                let room = inner.bottom() - ui.cursor().top();
+                let bar_h = ((room - words) / lines).clamp(40.0, 240.0);
+                small_multiples_ui(ui, &shown.rows, noun, bar_h);
+            });
+        });
+    Some(area.response.rect)
+}
+
+/// Histograms side by side: four on a wide view, two on a narrow one.
+fn per_row(width: f32) -> usize {
+    if width > 900.0 { 4 } else { 2 }
+}
+
+/// One histogram per design, side by side, on one scale (the largest bucket of any), its bars `bar_h` tall.
+fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str, bar_h: f32) {
     let max = rows
         .iter()
         .flat_map(|r| r.buckets.iter().copied())
@@ -202,7 +251,7 @@ fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str) {
         .unwrap_or(0)
         .max(1);
     let width = ui.available_width();
-    let per_row = if width > 900.0 { 4 } else { 2 };
+    let per_row = per_row(width);
     let cell_w = (width / per_row as f32 - 12.0).max(120.0);
     ui.label(format!(
         "{noun} per partition, one scale for all (the tallest bar is {})",
@@ -210,16 +259,16 @@ fn small_multiples_ui(ui: &mut egui::Ui, rows: &[Figures], noun: &str) {
     ));
     ui.horizontal_wrapped(|ui| {
         for r in rows {
-            ui.allocate_ui(egui::vec2(cell_w, 150.0), |ui| {
+            ui.allocate_ui(egui::vec2(cell_w, bar_h + 60.0), |ui| {
                 ui.vertical(|ui| {
                     ui.strong(&r.design);
                     ui.monospace(&r.expr);
                     let (rect, _) =
-                        ui.allocate_exact_size(egui::vec2(cell_w, 90.0), egui::Sense::hover());
+                        ui.allocate_exact_size(egui::vec2(cell_w, bar_h), egui::Sense::hover());
                     bars(ui, rect, &r.buckets, max);
                     ui.weak(format!(
-                        "{} keys · top key {}{} · {:.2}× mean",
-                        grouped(r.distinct_keys as u64),
+                        "{} · top key {}{} · {:.2}× mean",
+                        crate::model::fmt::plural(r.distinct_keys as u64, "key"),
                         percent(r.top_key_share),
                         if r.sharded_keys > 0 {
                             " after sharding"

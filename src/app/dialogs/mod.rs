@@ -290,7 +290,7 @@ pub(super) fn start(
         }
         let outcome = match native_dialog(&request) {
             Native::Picked(path) => {
-                finish(&request.action, path, true).unwrap_or_else(problem_outcome)
+                finish(&request.action, path, true, Some(r)).unwrap_or_else(problem_outcome)
             }
             Native::Cancelled => Outcome::Nothing,
             Native::Unavailable(reason) => Outcome::Path(Reply::Ask(Fallback {
@@ -309,7 +309,7 @@ pub(super) fn open_scenario(
     ctx: &egui::Context,
 ) -> Result<Task<Outcome>, TaskError> {
     Task::spawn("scenario", ctx, 1, move |r: &Reporter<Outcome>| {
-        r.send(finish(&Action::OpenScenario, path, false).unwrap_or_else(problem_outcome));
+        r.send(finish(&Action::OpenScenario, path, false, Some(r)).unwrap_or_else(problem_outcome));
     })
 }
 
@@ -320,7 +320,7 @@ pub(super) fn open_trace(
     ctx: &egui::Context,
 ) -> Result<Task<Outcome>, TaskError> {
     Task::spawn("trace", ctx, 1, move |r: &Reporter<Outcome>| {
-        r.send(finish(&action, path, false).unwrap_or_else(problem_outcome));
+        r.send(finish(&action, path, false, Some(r)).unwrap_or_else(problem_outcome));
     })
 }
 
@@ -352,7 +352,7 @@ impl PartialEq for PathJob {
 /// Uses a typed path off the UI thread: the path field's window hears whether it worked.
 pub(super) fn finish_path(job: PathJob, ctx: &egui::Context) -> Result<Task<Outcome>, TaskError> {
     Task::spawn("path", ctx, 2, move |r: &Reporter<Outcome>| {
-        match finish(&job.action, job.path.clone(), job.replace) {
+        match finish(&job.action, job.path.clone(), job.replace, Some(r)) {
             Ok(outcome) => {
                 r.send(Outcome::Path(Reply::Done(job.id, job.path)));
                 r.send(outcome);
@@ -403,8 +403,14 @@ fn native_dialog(request: &Request) -> Native {
 }
 
 /// Does what the path is for: checks an opened path, reads a session, writes a save. `replace` allows
-/// overwriting an existing file (a native dialog has asked already).
-fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Problem> {
+/// overwriting an existing file (a native dialog has asked already). A trace's read tells `r` how far it is
+/// ([`Outcome::TraceProgress`]).
+fn finish(
+    action: &Action,
+    path: PathBuf,
+    replace: bool,
+    r: Option<&Reporter<Outcome>>,
+) -> Result<Outcome, Problem> {
     let meta = std::fs::metadata(&path);
     let missing = |e: std::io::Error| {
         Problem::Other(if e.kind() == std::io::ErrorKind::NotFound {
@@ -456,11 +462,11 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
             Err(e) => Err(missing(e)),
         },
         Action::OpenTrace(options) => match meta {
-            Ok(_) => read_trace(&path, options),
+            Ok(_) => read_trace(&path, options, r),
             Err(e) => Err(missing(e)),
         },
         Action::OpenDropped(options) => match meta {
-            Ok(_) if holds_only_traffic(&path) => read_trace(&path, options),
+            Ok(_) if holds_only_traffic(&path) => read_trace(&path, options, r),
             Ok(_) => Ok(Outcome::OpenKeys(path)),
             Err(e) => Err(missing(e)),
         },
@@ -469,8 +475,18 @@ fn finish(action: &Action, path: PathBuf, replace: bool) -> Result<Outcome, Prob
 }
 
 /// Reads a trace (a file or a folder) into a replay on an on-demand table.
-fn read_trace(path: &Path, options: &TraceOptions) -> Result<Outcome, Problem> {
-    match crate::source::trace::load_traces(&[path.to_path_buf()], options) {
+fn read_trace(
+    path: &Path,
+    options: &TraceOptions,
+    r: Option<&Reporter<Outcome>>,
+) -> Result<Outcome, Problem> {
+    let started = std::time::Instant::now();
+    let progress = |p: crate::source::Progress| {
+        if let Some(r) = r {
+            r.offer(Outcome::TraceProgress(path.to_path_buf(), p, started));
+        }
+    };
+    match crate::source::trace::load_traces_reporting(&[path.to_path_buf()], options, &progress) {
         Ok(load) => Ok(Outcome::OpenTrace(Box::new(load))),
         Err(e) => Err(Problem::Other(FileError::Trace(e))),
     }
@@ -611,24 +627,24 @@ mod tests {
         std::fs::write(&file, "old").ok();
         let save = Action::Save(Payload::Bytes(Arc::from(&b"new"[..])));
         assert!(matches!(
-            finish(&save, file.clone(), false),
+            finish(&save, file.clone(), false, None),
             Err(Problem::Exists(_))
         ));
         assert_eq!(std::fs::read(&file).ok(), Some(b"old".to_vec()));
         assert!(matches!(
-            finish(&save, file.clone(), true),
+            finish(&save, file.clone(), true, None),
             Ok(Outcome::Saved(Ok(_)))
         ));
         assert_eq!(std::fs::read(&file).ok(), Some(b"new".to_vec()));
         let nowhere = dir.join("no-such-dir").join("out.csv");
-        match finish(&save, nowhere, false) {
+        match finish(&save, nowhere, false, None) {
             Err(Problem::Other(e)) => {
                 let e = e.to_string();
                 assert!(e.starts_with("no such folder"), "{e}");
             }
             _ => panic!("a missing folder is an error"),
         }
-        match finish(&Action::OpenFolder, file, false) {
+        match finish(&Action::OpenFolder, file, false, None) {
             Err(Problem::Other(e)) => {
                 let e = e.to_string();
                 assert!(e.starts_with("not a folder"), "{e}");

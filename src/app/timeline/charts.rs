@@ -532,7 +532,12 @@ pub(super) fn snapshot_ui(
         .allow_scroll(false)
         .allow_drag(false)
         .allow_zoom(false)
-        .x_axis_label("partition (hash-range order)")
+        // Every partition numbered (egui_plot's default axis numbered eight of them "0" only).
+        .custom_x_axes(vec![crate::app::histogram::bar_axis(
+            "partition (hash-range order)",
+            n,
+        )])
+        .x_grid_spacer(crate::app::histogram::bar_grid())
         .y_axis_label("% of limit")
         .show(ui, |plot| {
             plot.add(served_chart);

@@ -509,11 +509,13 @@ pub fn timeline_ui(
         .show(ui, |ui| {
             ui.scope(|ui| {
                 let top = ui.cursor().top();
-                charts::headline_ui(ui, sim, &mut d.rects, compact, &mut out);
-                // On a projector the What if row folds into a menu on the playback row.
+                // A replay's What if row first, where nothing above it changes: under the headline it
+                // moved down a line when the findings came, and a click aimed at it missed. On a
+                // projector it folds into a menu on the playback row.
                 if !compact {
                     what_if_ui(ui, sim, &mut out);
                 }
+                charts::headline_ui(ui, sim, &mut d.rects, compact, &mut out);
                 playback_ui(ui, sim, compact, &mut out);
                 d.rects.charts_top = ui.cursor().top();
                 // On a projector the legends are in the "Legend" menu: their two

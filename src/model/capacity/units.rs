@@ -134,9 +134,9 @@ impl ItemSize {
                 grouped(ASSUMED_ITEM_BYTES)
             ),
             Self::Measured(p) => format!(
-                "measured: mean {} bytes over {} items",
+                "measured: mean {} bytes over {}",
                 grouped(p.mean()),
-                grouped(p.items())
+                crate::model::fmt::plural(p.items(), "item")
             ),
         }
     }

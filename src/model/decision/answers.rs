@@ -143,14 +143,14 @@ fn one_item(ev: &Evidence) -> (Option<bool>, String) {
             };
             let size = match (ev.top_key_bytes, ev.collection_bytes()) {
                 (Some(_), Some(b)) => format!(
-                    "; its item collection ≈ {} ({} items, sizes measured from the data)",
+                    "; its item collection ≈ {} ({}, sizes measured from the data)",
                     bytes(b),
-                    grouped(f.items)
+                    crate::model::fmt::plural(f.items, "item")
                 ),
                 (None, Some(b)) => format!(
-                    "; its item collection ≈ {} ({} items × {})",
+                    "; its item collection ≈ {} ({} × {})",
                     bytes(b),
-                    grouped(f.items),
+                    crate::model::fmt::plural(f.items, "item"),
                     bytes(ev.item_bytes.unwrap_or(0.0))
                 ),
                 _ => String::new(),
@@ -158,8 +158,8 @@ fn one_item(ev: &Evidence) -> (Option<bool>, String) {
             (
                 Some(false),
                 format!(
-                    "{key} has {} items (distinct sort keys){order}{size}",
-                    grouped(f.items)
+                    "{key} has {} (distinct sort keys){order}{size}",
+                    crate::model::fmt::plural(f.items, "item")
                 ),
             )
         }
@@ -177,10 +177,10 @@ fn low_cardinality(ev: &Evidence) -> (Option<bool>, String) {
     (
         Some(yes),
         format!(
-            "{} distinct keys (before sharding) for {} buckets (low below {limit}); top 3 keys take {} of \
+            "{} (before sharding) for {} (low below {limit}); top 3 keys take {} of \
              {}s (low from {})",
-            grouped(ev.distinct as u64),
-            ev.buckets,
+            crate::model::fmt::plural(ev.distinct as u64, "distinct key"),
+            crate::model::fmt::plural(ev.buckets as u64, "bucket"),
             percent(ev.top3_share),
             ev.noun(),
             percent(LOW_CARDINALITY_TOP3_SHARE)

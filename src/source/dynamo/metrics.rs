@@ -167,8 +167,8 @@ impl DynamoClient {
                     "",
                 )),
                 Insights::NotAvailable(why) => read.notes.push(Message::new(format!(
-                    "Contributor Insights is not available here ({why}), so there are no top keys (on AWS a \
-                     table's owner can turn it on; it is billed per event it counts)"
+                    "Contributor Insights is not available for {what}: {why}, so there are no top keys (on AWS \
+                     a table's owner can turn it on; it is billed per event it counts)"
                 ))),
             }
             Ok(read)
@@ -248,17 +248,16 @@ impl DynamoClient {
                 Some(s) => Insights::Off(s.as_str().to_lowercase()),
                 None => Insights::Off("off".to_owned()),
             },
-            Err(e) => Insights::NotAvailable(
-                DynamoError::from_sdk(
+            Err(e) => Insights::NotAvailable(insights_unavailable(
+                &DynamoError::from_sdk(
                     "DescribeContributorInsights",
                     &e,
                     timeout,
                     Some(&target),
                     None,
                 )
-                .scrubbed(&sent)
-                .to_string(),
-            ),
+                .scrubbed(&sent),
+            )),
         }
     }
 
@@ -343,4 +342,94 @@ fn queries(opts: &MetricsOptions) -> Vec<MetricDataQuery> {
                 .build()
         })
         .collect()
+}
+
+/// Why Contributor Insights could not be asked (DescribeContributorInsights failed), said of Contributor
+/// Insights. It is asked after DescribeTable and GetMetricData were answered, so the server serves DynamoDB
+/// (a local one, dynalite or moto, served the table and its stream): an answer without an error code, or an
+/// operation it does not know, means this endpoint does not support Contributor Insights; the error's own
+/// words ("does it serve DynamoDB?") would doubt the server that just answered.
+pub(crate) fn insights_unavailable(error: &DynamoError) -> String {
+    let unsupported = |code: &str, message: &str| {
+        let (code, message) = (code.to_ascii_lowercase(), message.to_ascii_lowercase());
+        [
+            "unknownoperation",
+            "unsupported",
+            "notimplemented",
+            "invalidaction",
+        ]
+        .iter()
+        .any(|c| code.contains(c))
+            || [
+                "not implemented",
+                "not yet implemented",
+                "not supported",
+                "unknown operation",
+            ]
+            .iter()
+            .any(|m| message.contains(m))
+    };
+    match error {
+        DynamoError::Unreadable {
+            status, endpoint, ..
+        } => {
+            let at = endpoint
+                .as_deref()
+                .map_or_else(String::new, |e| format!(" at {e}"));
+            format!(
+                "the server{at} does not support it (it answered DescribeContributorInsights with HTTP {status} \
+                 and no error code)"
+            )
+        }
+        DynamoError::Service { code, message, .. } if unsupported(code, message) => format!(
+            "the server does not support it (DescribeContributorInsights: {code}: {message})"
+        ),
+        DynamoError::Service { code, message, .. }
+            if code.contains("AccessDenied") || code.contains("UnauthorizedOperation") =>
+        {
+            format!("these credentials may not ask whether it is on ({code}: {message})")
+        }
+        other => format!("asking whether it is on failed ({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A local server that just served the table and its stream is not asked whether it serves DynamoDB:
+    /// what is missing is Contributor Insights.
+    #[test]
+    fn an_endpoint_without_insights_is_said_so_without_doubting_it_serves_dynamodb() {
+        let unreadable = DynamoError::Unreadable {
+            operation: "DescribeContributorInsights",
+            status: 400,
+            endpoint: Some("http://localhost:4567".to_owned()),
+        };
+        let said = insights_unavailable(&unreadable);
+        assert!(
+            !said.contains("serves DynamoDB") && !said.contains("serve DynamoDB?"),
+            "{said}"
+        );
+        assert!(said.contains("does not support it"), "{said}");
+        assert!(said.contains("http://localhost:4567"), "{said}");
+        let unknown = DynamoError::Service {
+            operation: "DescribeContributorInsights",
+            code: "UnknownOperationException".to_owned(),
+            message: "no message".to_owned(),
+        };
+        assert!(insights_unavailable(&unknown).contains("does not support it"));
+        let moto = DynamoError::Service {
+            operation: "DescribeContributorInsights",
+            code: "NotImplementedError".to_owned(),
+            message: "The describe_contributor_insights action has not been implemented".to_owned(),
+        };
+        assert!(insights_unavailable(&moto).contains("does not support it"));
+        let denied = DynamoError::Service {
+            operation: "DescribeContributorInsights",
+            code: "AccessDeniedException".to_owned(),
+            message: "not authorized".to_owned(),
+        };
+        assert!(insights_unavailable(&denied).contains("may not ask"));
+    }
 }

@@ -343,8 +343,25 @@ pub(in crate::source) const SK_NAMES: [&str; 5] =
 /// ordering, so CSV does not take it).
 const ITEM_SK_NAMES: [&str; 1] = ["sort"];
 
+/// The number after a key name of `names` (`PK0` → 0, `sk1` → 1): single-table designs that overload their keys
+/// for indexes name them `PK0`/`SK0`, `PK1`/`SK1`, … (the table's own keys first).
+fn numbered(name: &str, names: &[&str]) -> Option<u32> {
+    let digits = name.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let stem = &name[..name.len() - digits.len()];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    names
+        .iter()
+        .any(|n| stem.eq_ignore_ascii_case(n))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
 /// Picks the key attributes: the given ones, else guesses from the first item's attribute names (a name like
-/// `pk`/`id`, else one ending in `id`, else the only attribute of a key type). Returns the names and a note for the user when guessed.
+/// `pk`/`id`, else a numbered one like `PK0` (the lowest number, with the sort key `SK` of the same number),
+/// else one ending in `id`, else the only attribute of a key type). Returns the names and a note for the user
+/// when guessed.
 pub fn resolve_names(
     attrs: &[(&str, Option<KeyType>)],
     key: Option<&str>,
@@ -360,6 +377,14 @@ pub fn resolve_names(
                     .clone()
                     .find(|(n, t)| n.eq_ignore_ascii_case(want) && is_key(*t))
             });
+            let by_number = || {
+                attrs
+                    .clone()
+                    .filter(|(_, t)| is_key(*t))
+                    .filter_map(|a| Some((numbered(a.0, &PK_NAMES)?, a)))
+                    .min_by_key(|(n, _)| *n)
+                    .map(|(_, a)| a)
+            };
             let by_suffix = || {
                 attrs.clone().find(|(n, t)| {
                     n.len() > 2 && n.to_ascii_lowercase().ends_with("id") && is_key(*t)
@@ -372,7 +397,7 @@ pub fn resolve_names(
                     _ => None,
                 }
             };
-            match by_list.or_else(by_suffix).or_else(only) {
+            match by_list.or_else(by_number).or_else(by_suffix).or_else(only) {
                 Some((n, _)) => (n.to_owned(), true),
                 None => {
                     let all: Vec<&str> = attrs.clone().map(|(n, _)| n).collect();
@@ -392,14 +417,26 @@ pub fn resolve_names(
             }
         }
     };
+    // A numbered partition key (`PK0`) pairs with the sort key of its number (`SK0`).
+    let pk_number = numbered(&pk, &PK_NAMES);
     let sk = match sort_key {
         Some(s) => Some(s.to_owned()),
-        None => SK_NAMES.iter().chain(&ITEM_SK_NAMES).find_map(|want| {
-            attrs
-                .clone()
-                .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && is_key(*t))
-                .map(|(n, _)| n.to_owned())
-        }),
+        None => SK_NAMES
+            .iter()
+            .chain(&ITEM_SK_NAMES)
+            .find_map(|want| {
+                attrs
+                    .clone()
+                    .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && is_key(*t))
+                    .map(|(n, _)| n.to_owned())
+            })
+            .or_else(|| {
+                let number = pk_number?;
+                attrs
+                    .clone()
+                    .find(|(n, t)| is_key(*t) && numbered(n, &SK_NAMES) == Some(number))
+                    .map(|(n, _)| n.to_owned())
+            }),
     };
     let note = (guessed || (sort_key.is_none() && sk.is_some())).then(|| {
         let sk_said = sk
@@ -847,6 +884,26 @@ mod tests {
         assert_eq!(n.pk, "PK");
         assert_eq!(n.sk.as_deref(), Some("SK"));
         assert!(note.unwrap().contains("guessed"));
+        // A single-table design's overloaded keys: the lowest number, and the sort key of the same number.
+        let attrs = [
+            ("SK1", Some(KeyType::S)),
+            ("PK1", Some(KeyType::S)),
+            ("email", Some(KeyType::S)),
+            ("SK0", Some(KeyType::S)),
+            ("PK0", Some(KeyType::S)),
+            ("PK10x", Some(KeyType::S)),
+        ];
+        let (n, note) = resolve_names(&attrs, None, None).unwrap();
+        assert_eq!(n.pk, "PK0");
+        assert_eq!(n.sk.as_deref(), Some("SK0"));
+        let note = note.unwrap().to_string();
+        assert!(
+            note.contains("partition key \"PK0\", sort key \"SK0\""),
+            "{note}"
+        );
+        let attrs = [("pk2", Some(KeyType::S)), ("data", Some(KeyType::S))];
+        let (n, _) = resolve_names(&attrs, None, None).unwrap();
+        assert_eq!((n.pk.as_str(), n.sk), ("pk2", None));
         let attrs = [("DeviceID", Some(KeyType::S)), ("v", Some(KeyType::N))];
         let (n, _) = resolve_names(&attrs, None, None).unwrap();
         assert_eq!(n.pk, "DeviceID");

@@ -47,6 +47,7 @@ impl TraceFeed {
             file: &mut self.file,
             observed: &mut self.st.observed,
             covered: &mut self.st.covered,
+            progress: None,
         };
         let read = read_format(&mut cx, self.format, bytes)
             .and_then(|()| Ok(cx.builder.end_file()?))

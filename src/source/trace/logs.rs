@@ -394,6 +394,7 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     let mut row = ::csv::ByteRecord::new();
     loop {
         let line = reader.position().line();
+        cx.parsed(reader.position().byte() as usize);
         match reader.read_byte_record(&mut row) {
             Ok(false) => break,
             Ok(true) => {}
@@ -469,6 +470,7 @@ fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> 
     let mut columns_of: Option<Columns> = None;
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let at = At::Line(i as u64 + 1);
+        cx.parsed(line.as_ptr() as usize - bytes.as_ptr() as usize);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }

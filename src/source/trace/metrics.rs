@@ -418,7 +418,7 @@ const OTHER_ENTRIES: usize = 16 << 20;
 /// each second carries every `g`-th key in hash order (a divisor `g` of 60, the keys taking turns), so that
 /// every partition's range still holds its part of each second's traffic.
 pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result<(), TraceError> {
-    use crate::model::fmt::grouped;
+    use crate::model::fmt::{grouped, plural};
     let mut extra: Vec<(i64, Dim, f64)> = Vec::new();
     for (&minute, m) in &st.observed {
         let covered = st.covered.get(&minute).copied().unwrap_or_default();
@@ -475,8 +475,8 @@ pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result
     let minutes: std::collections::BTreeSet<i64> = extra.iter().map(|e| e.0).collect();
     let mut said = Message::new(format!(
         "CloudWatch's consumed units beyond the per-key records' ({} units in {} minutes) are replayed on \
-         {} keys other#0 … other#{}, spread evenly over each minute{} [ours]; their requests are units ÷ \
-         the units of one ",
+         {} keys other#0 … other#{}, spread evenly over each minute{} [ours]; their requests are the units \
+         divided by one request's units (",
         grouped(total.round() as u64),
         grouped(minutes.len() as u64),
         grouped(OTHER_KEYS as u64),
@@ -490,7 +490,12 @@ pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result
         },
     ));
     said.push_hint(Hint::ItemSize);
-    said.push_str(" request");
+    said.push_str(&format!(
+        " {} bytes: {} per read, {} per write)",
+        grouped(opts.item_size),
+        plural(per_request[0] as u64, "read unit"),
+        plural(per_request[1] as u64, "write unit"),
+    ));
     for f in &mut st.files {
         if f.format == Some(TraceFormat::Metrics) {
             f.assume(said.clone());
@@ -583,6 +588,26 @@ mod tests {
         assert!(
             said.iter().any(|a| a.contains("other#0 … other#999")),
             "{said:?}"
+        );
+        // The stand-in keys' requests, said in whole words on the command line and in the window.
+        let other = t.files[0]
+            .assumed
+            .iter()
+            .find(|a| a.to_string().contains("other#0"))
+            .unwrap();
+        let in_window = other.in_words(|_| "the item size");
+        assert!(
+            in_window.contains(
+                "their requests are the units divided by one request's units (the item size 1,024 bytes: \
+                 1 read unit per read, 1 write unit per write)"
+            ),
+            "{in_window}"
+        );
+        assert!(
+            other
+                .to_string()
+                .contains("units (--item-size 1,024 bytes: 1 read unit per read"),
+            "{other}"
         );
         assert!(
             said.iter()

@@ -275,9 +275,18 @@ pub(crate) struct TraceCx<'a> {
     pub observed: &'a mut BTreeMap<i64, ObservedMinute>,
     /// Read and write units of the per-key records, per minute (its Unix second).
     pub covered: &'a mut BTreeMap<i64, [f64; 2]>,
+    /// Told how many of the file's bytes the reader has got through (a progress bar's), when someone asks.
+    pub progress: Option<&'a dyn Fn(u64)>,
 }
 
 impl TraceCx<'_> {
+    /// The reader got through the file's first `offset` bytes.
+    pub fn parsed(&self, offset: usize) {
+        if let Some(p) = self.progress {
+            p(offset as u64);
+        }
+    }
+
     /// A bad record: an error, or skipped and counted with `--skip-bad`.
     pub fn bad(&mut self, at: At, what: impl Into<Message>) -> Result<(), SourceError> {
         match self.opts.on_bad {
@@ -367,7 +376,9 @@ pub(crate) fn for_each_json_value<'a>(
     mut each: impl FnMut(&mut TraceCx<'a>, serde_json::Value, At) -> Result<(), ReadError>,
 ) -> Result<u64, ReadError> {
     let mut n = 0u64;
-    for value in serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>() {
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    while let Some(value) = values.next() {
+        cx.parsed(values.byte_offset());
         match value {
             Ok(v) => {
                 n += 1;
@@ -395,10 +406,21 @@ pub(crate) fn for_each_json_value<'a>(
 /// Reads every path (files or folders) into one trace: every file, then CloudWatch's uncovered units
 /// ([`metrics::add_other_traffic`]), then the trace.
 pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, TraceLoadError> {
-    let mut st = Loading::new();
+    load_traces_reporting(paths, opts, &|_| {})
+}
+
+/// [`load_traces`], telling `progress` how far it is: the bytes of the files' total size on disk
+/// (`total_bytes`) got through (a file's share by how far its reader is into its bytes, decompressed or not),
+/// as a file load's progress says it.
+pub fn load_traces_reporting(
+    paths: &[PathBuf],
+    opts: &TraceOptions,
+    progress: &dyn Fn(super::Progress),
+) -> Result<TraceLoad, TraceLoadError> {
+    let mut files = Vec::new();
     for path in paths {
-        let files = files_of(path)?;
-        if files.is_empty() {
+        let found = files_of(path)?;
+        if found.is_empty() {
             return Err(SourceError::record(
                 path,
                 At::File,
@@ -409,10 +431,38 @@ pub fn load_traces(paths: &[PathBuf], opts: &TraceOptions) -> Result<TraceLoad, 
             )
             .into());
         }
-        for (file, format) in files {
-            let bytes = read_all(&file)?;
-            read_file(&mut st, &file, &bytes, opts, format)?;
+        for (file, format) in found {
+            let size = std::fs::metadata(&file).map_or(0, |m| m.len());
+            files.push((file, format, size));
         }
+    }
+    let total: u64 = files.iter().map(|f| f.2).sum();
+    let said = |bytes: u64| {
+        progress(super::Progress {
+            bytes: bytes.min(total),
+            total_bytes: Some(total),
+            ..super::Progress::default()
+        });
+    };
+    said(0);
+    let mut st = Loading::new();
+    let mut before = 0u64;
+    for (file, format, size) in &files {
+        let bytes = read_all(file)?;
+        let len = bytes.len().max(1) as f64;
+        // Told at most every 1/500 of the file, so a record's work is not a message's.
+        let step = (bytes.len() / 500).max(64 << 10);
+        let last = std::cell::Cell::new(0usize);
+        let at = |offset: u64| {
+            let offset = offset as usize;
+            if offset >= last.get() + step {
+                last.set(offset);
+                said(before + (*size as f64 * (offset as f64 / len)) as u64);
+            }
+        };
+        read_file(&mut st, file, &bytes, opts, *format, Some(&at))?;
+        before += size;
+        said(before);
     }
     finish(st, opts, paths)
 }
@@ -425,7 +475,7 @@ pub fn load_trace_bytes(
 ) -> Result<TraceLoad, TraceLoadError> {
     let mut st = Loading::new();
     for (name, bytes) in inputs {
-        read_file(&mut st, name, bytes, opts, None)?;
+        read_file(&mut st, name, bytes, opts, None, None)?;
     }
     let names: Vec<PathBuf> = inputs.iter().map(|(name, _)| name.clone()).collect();
     finish(st, opts, &names)
@@ -521,6 +571,7 @@ fn read_file(
     bytes: &[u8],
     opts: &TraceOptions,
     said: Option<TraceFormat>,
+    progress: Option<&dyn Fn(u64)>,
 ) -> Result<(), TraceLoadError> {
     let mut info = TraceFile::new(file);
     let format = match (opts.format, said) {
@@ -556,6 +607,7 @@ fn read_file(
         file: &mut info,
         observed: &mut st.observed,
         covered: &mut st.covered,
+        progress,
     };
     cx.builder.begin_file();
     let keys = read_format(&mut cx, format, bytes)
@@ -732,6 +784,42 @@ mod tests {
             out.push(b'\n');
         }
         out
+    }
+
+    /// Open trace's progress: bytes of the files' total, rising through each file as its reader goes, to all
+    /// of them at the end.
+    #[test]
+    fn a_trace_read_says_how_far_it_is() {
+        let dir =
+            std::env::temp_dir().join(format!("shardlens-trace-progress-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let all: Vec<(&str, i64)> = (0..300).map(|i| ("k", 1_700_000_000 + i / 10)).collect();
+        let one = records(&all);
+        std::fs::write(dir.join("a.json"), &one).unwrap();
+        std::fs::write(dir.join("b.json"), &one).unwrap();
+        let total = 2 * one.len() as u64;
+        let seen = std::cell::RefCell::new(Vec::new());
+        let opts = TraceOptions {
+            key: Some("pk".into()),
+            ..TraceOptions::default()
+        };
+        let load = load_traces_reporting(std::slice::from_ref(&dir), &opts, &|p| {
+            assert_eq!(p.total_bytes, Some(total));
+            seen.borrow_mut().push(p.bytes);
+        })
+        .unwrap();
+        assert_eq!(load.files.len(), 2);
+        let seen = seen.into_inner();
+        assert_eq!(seen.first(), Some(&0));
+        assert_eq!(seen.last(), Some(&total));
+        assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+        // Within each file, not only at its end.
+        let inside = seen
+            .iter()
+            .filter(|&&b| b > 0 && b < total && b != total / 2)
+            .count();
+        assert!(inside >= 4, "{seen:?}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -44,7 +44,9 @@ fn read_streams_noting(
     let mut n = 0u64;
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
     loop {
-        let value = match values.next() {
+        let next = values.next();
+        cx.parsed(values.byte_offset());
+        let value = match next {
             None => break,
             Some(Ok(v)) => v,
             Some(Err(e)) => {
@@ -178,6 +180,7 @@ fn read_incremental_noting(
     );
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let at = At::Line(i as u64 + 1);
+        cx.parsed(line.as_ptr() as usize - bytes.as_ptr() as usize);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
