@@ -293,11 +293,16 @@ impl<'a> Cursor<'a> {
                     let text = json(self.s.get(from..self.i))?;
                     let v: serde_json::Value =
                         serde_json::from_slice(text).map_err(|_| SizeErr::Json)?;
-                    if estimate.is_none() {
-                        let e = e.inside(|| String::from_utf8_lossy(raw).into_owned());
-                        *estimate = Some(e.message());
+                    // A value Go wrote with every type tag, all null but one, is exact ([`typed_entry`]).
+                    if let Ok(size) = value_size(&v) {
+                        size
+                    } else {
+                        if estimate.is_none() {
+                            let e = e.inside(|| String::from_utf8_lossy(raw).into_owned());
+                            *estimate = Some(e.message());
+                        }
+                        estimated_value_size(&v)
                     }
-                    estimated_value_size(&v)
                 }
                 Err(e) => return Err(e.inside(|| String::from_utf8_lossy(raw).into_owned())),
             };
@@ -730,6 +735,9 @@ fn hex4(h: &[u8]) -> Option<u32> {
     }
     u32::from_str_radix(text, 16).ok()
 }
+
+mod value;
+pub use value::value_size;
 
 #[cfg(test)]
 mod tests;
