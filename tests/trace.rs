@@ -591,124 +591,53 @@ fn minute_starts(doc: &Value) -> Vec<i64> {
         .collect()
 }
 
-// Issue 57: writes from 10:00:20 replay on whole UTC minutes (a partial first minute from 10:00:20, then
-// 10:01:00, …), with and without CloudWatch's minutes, and `differ_most` compares minutes that exist on both
-// sides.
+/// Each modelled minute's UTC minute (ISO 8601).
+fn minute_stamps(doc: &Value) -> Vec<String> {
+    doc["minutes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["minute"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The model's write throttle events in its minute starting at `t`.
+fn modelled_at(doc: &Value, t: i64) -> f64 {
+    doc["minutes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["t"] == t)
+        .map(|m| m["write_throttle_events"].as_f64().unwrap())
+        .unwrap()
+}
+
+// Issue 57: writes from 10:00:20 replay on whole UTC minutes: a partial first minute from 10:00:20, then
+// 10:01:00, …, and the story says the first minute is partial.
 #[test]
-fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch() {
-    let dir = support::temp_dir("trace", "minutes");
+fn a_replay_from_mid_minute_is_per_whole_utc_minute() {
+    let dir = support::temp_dir("trace", "minutes-alone");
     let log = write(
         &dir,
         "requests.csv",
         &csv_log_mid_minute(&writes_mid_minute()),
     );
-    let table = ["--wcu", "2", "--rcu", "1"];
-    let alone = json(&simulate(&[&log], &table));
+    let alone = json(&simulate(&[&log], &["--wcu", "2", "--rcu", "1"]));
     assert_eq!(alone["start"], "2026-06-23T10:00:20Z");
     assert_eq!(minute_starts(&alone), [0, 40, 100, 160, 220, 280]);
-    let stamps = |doc: &Value| -> Vec<String> {
-        doc["minutes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["minute"].as_str().unwrap().to_owned())
-            .collect()
-    };
     assert_eq!(
-        stamps(&alone),
+        minute_stamps(&alone),
         (0..6)
             .map(|m| format!("2026-06-23T10:{m:02}:00Z"))
             .collect::<Vec<_>>()
     );
     // The partial first minute holds its 40 s of writes, the next a whole minute's.
-    let consumed =
-        |doc: &Value, i: usize| doc["minutes"][i]["consumed_write_units"].as_f64().unwrap();
-    assert!(
-        (consumed(&alone, 0)
-            + alone["minutes"][0]["write_throttle_events"]
-                .as_f64()
-                .unwrap()
-            - 400.0)
-            .abs()
-            < 1e-6
-    );
-    assert!(
-        (consumed(&alone, 1)
-            + alone["minutes"][1]["write_throttle_events"]
-                .as_f64()
-                .unwrap()
-            - 600.0)
-            .abs()
-            < 1e-6
-    );
-    let cw = write(
-        &dir,
-        "metrics.json",
-        &cloudwatch_minutes(600.0, &[(2, 4_000.0), (3, 400.0)]),
-    );
-    let with = json(&simulate(&[&log, &cw], &table));
-    // CloudWatch's uncovered units of 10:00 are spread over its whole minute: t = 0 is 10:00:00 then.
-    assert_eq!(with["start"], "2026-06-23T10:00:00Z");
-    assert_eq!(minute_starts(&with), [0, 60, 120, 180, 240, 300]);
-    assert_eq!(stamps(&with), stamps(&alone));
-    let observed: Vec<&str> = with["observed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["minute"].as_str().unwrap())
-        .collect();
-    assert_eq!(observed, stamps(&alone));
-    let modelled_at = |t: i64| {
-        with["minutes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["t"] == t)
-            .map(|m| m["write_throttle_events"].as_f64().unwrap())
-            .unwrap()
+    let units = |i: usize| {
+        let m = &alone["minutes"][i];
+        m["consumed_write_units"].as_f64().unwrap() + m["write_throttle_events"].as_f64().unwrap()
     };
-    let differ = with["agreement"]["differ_most"].as_array().unwrap();
-    assert_eq!(differ.len(), 2);
-    for d in differ {
-        let t = d["t"].as_i64().unwrap();
-        assert_eq!(t % 60, 0, "{d}");
-        assert!(d["minute"].as_str().unwrap().ends_with(":00Z"), "{d}");
-        assert_eq!(d["modelled"].as_f64().unwrap(), modelled_at(t), "{d}");
-    }
-    assert!(modelled_at(120) > 0.0);
-    assert_eq!(differ[0]["minute"], "2026-06-23T10:02:00Z");
-    // The log alone from mid-minute, with CloudWatch's throttle events only (no consumed units): the minutes
-    // compared are the same whole minutes, the model's partial first minute included.
-    let only_throttles = write(
-        &dir,
-        "throttles.json",
-        r#"{"MetricDataResults":[{"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
- "Timestamps":["2026-06-23T10:02:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[4000.0,10.0]}],"Messages":[]}"#,
-    );
-    let doc = json(&simulate(&[&log, &only_throttles], &table));
-    assert_eq!(doc["start"], "2026-06-23T10:00:20Z");
-    let modelled = |t: i64| {
-        doc["minutes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["t"] == t)
-            .map(|m| m["write_throttle_events"].as_f64().unwrap())
-            .unwrap()
-    };
-    let rows = doc["agreement"]["differ_most"].as_array().unwrap();
-    let row = |minute: &str| rows.iter().find(|r| r["minute"] == minute).unwrap().clone();
-    assert_eq!(row("2026-06-23T10:02:00Z")["t"], 100);
-    assert_eq!(
-        row("2026-06-23T10:02:00Z")["modelled"].as_f64(),
-        Some(modelled(100))
-    );
-    assert_eq!(row("2026-06-23T10:00:00Z")["t"], -20);
-    assert_eq!(
-        row("2026-06-23T10:00:00Z")["modelled"].as_f64(),
-        Some(modelled(0))
-    );
-    // The story says the first minute is partial.
+    assert!((units(0) - 400.0).abs() < 1e-6, "{}", units(0));
+    assert!((units(1) - 600.0).abs() < 1e-6, "{}", units(1));
     let out = run(&[
         "simulate",
         "--trace",
@@ -726,6 +655,72 @@ fn a_replay_from_mid_minute_is_per_whole_utc_minute_with_and_without_cloudwatch(
             )
             && text.contains("(partial: from 10:00:20)"),
         "{text}"
+    );
+}
+
+// Issue 57: the same writes with CloudWatch's minutes: the same whole UTC minutes, and `differ_most` compares
+// minutes that exist on both sides (the model's partial first minute included).
+#[test]
+fn cloudwatch_minutes_compare_with_the_same_whole_minutes() {
+    let dir = support::temp_dir("trace", "minutes-cw");
+    let log = write(
+        &dir,
+        "requests.csv",
+        &csv_log_mid_minute(&writes_mid_minute()),
+    );
+    let table = ["--wcu", "2", "--rcu", "1"];
+    let alone = json(&simulate(&[&log], &table));
+    let cw = write(
+        &dir,
+        "metrics.json",
+        &cloudwatch_minutes(600.0, &[(2, 4_000.0), (3, 400.0)]),
+    );
+    let with = json(&simulate(&[&log, &cw], &table));
+    // CloudWatch's uncovered units of 10:00 are spread over its whole minute: t = 0 is 10:00:00 then.
+    assert_eq!(with["start"], "2026-06-23T10:00:00Z");
+    assert_eq!(minute_starts(&with), [0, 60, 120, 180, 240, 300]);
+    assert_eq!(minute_stamps(&with), minute_stamps(&alone));
+    let observed: Vec<&str> = with["observed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["minute"].as_str().unwrap())
+        .collect();
+    assert_eq!(observed, minute_stamps(&alone));
+    let differ = with["agreement"]["differ_most"].as_array().unwrap();
+    assert_eq!(differ.len(), 2);
+    for d in differ {
+        let t = d["t"].as_i64().unwrap();
+        assert_eq!(t % 60, 0, "{d}");
+        assert!(d["minute"].as_str().unwrap().ends_with(":00Z"), "{d}");
+        assert_eq!(
+            d["modelled"].as_f64().unwrap(),
+            modelled_at(&with, t),
+            "{d}"
+        );
+    }
+    assert!(modelled_at(&with, 120) > 0.0);
+    assert_eq!(differ[0]["minute"], "2026-06-23T10:02:00Z");
+    // CloudWatch's throttle events only (no consumed units): t = 0 stays 10:00:20.
+    let only_throttles = write(
+        &dir,
+        "throttles.json",
+        r#"{"MetricDataResults":[{"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
+ "Timestamps":["2026-06-23T10:02:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[4000.0,10.0]}],"Messages":[]}"#,
+    );
+    let doc = json(&simulate(&[&log, &only_throttles], &table));
+    assert_eq!(doc["start"], "2026-06-23T10:00:20Z");
+    let rows = doc["agreement"]["differ_most"].as_array().unwrap();
+    let row = |minute: &str| rows.iter().find(|r| r["minute"] == minute).unwrap().clone();
+    assert_eq!(row("2026-06-23T10:02:00Z")["t"], 100);
+    assert_eq!(
+        row("2026-06-23T10:02:00Z")["modelled"].as_f64(),
+        Some(modelled_at(&doc, 100))
+    );
+    assert_eq!(row("2026-06-23T10:00:00Z")["t"], -20);
+    assert_eq!(
+        row("2026-06-23T10:00:00Z")["modelled"].as_f64(),
+        Some(modelled_at(&doc, 0))
     );
 }
 

@@ -199,98 +199,31 @@ pub(super) fn throughput_ui(
 ) {
     let d = dim(sim);
     let u = unit(d);
+    let (rate_lines, count_lines) = chart_lines(sim, drawing.lines.get(&sim.outcome.series, d), d);
     let rects = &mut drawing.rects;
     let span = rects.heat_seconds.max(f64::from(sim.duration()).max(1.0));
-    let [demand, served, throttled] = drawing.lines.get(&sim.outcome.series, d);
-    let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
-    let minutes = &sim.outcome.minutes;
     let events = &sim.outcome.events;
     let per_minute = sim.per_minute;
     let label_px = ui.text_style_height(&egui::TextStyle::Small) * 6.0;
     let width = rects.heatmap.map_or(ui.available_width(), |r| r.width());
     let step = super::time_step(span, width, label_px);
-    let time = sim.clock();
-    let first = super::first_mark(sim.setup(), step);
-    let observed = sim.observed();
-    let start = sim.setup().start;
     // Rates and counts each on an axis of their own (a count per minute on the WCU/s axis flattens the
-    // rates): in CloudWatch's per-minute view the throttle events get a plot of their own under the units.
-    // Both plots' y axes are as wide as the widest label, so their frames (and the heatmap) line up.
-    // The counts' plot comes on top of the rates' height (the view scrolls below its floor).
+    // rates): in CloudWatch's per-minute view the throttle events get a plot of their own under the units,
+    // on top of the rates' height (the view scrolls below its floor).
     let (rate_h, count_h) = if per_minute {
         (height, (height * 0.6).max(72.0))
     } else {
         (height, 0.0)
     };
-    let (rate_lines, count_lines): (Vec<Line<'static>>, Vec<Line<'static>>) = if per_minute {
-        let [consumed, thrown] = minute_lines(minutes, d);
-        let (o_consumed, o_thrown) = observed_lines(observed, start, d);
-        (
-            std::iter::once(consumed).chain(o_consumed).collect(),
-            std::iter::once(thrown).chain(o_thrown).collect(),
-        )
-    } else {
-        (
-            vec![
-                Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY),
-                Line::new(format!("served {u}/s"), points(served)).color(theme::COOL),
-                Line::new(format!("throttled {u}/s"), points(throttled)).color(theme::HOT),
-            ],
-            Vec::new(),
-        )
+    let y_w = y_axis_width(ui, &rate_lines, &count_lines);
+    let axis = TimeAxis {
+        span,
+        step,
+        first: super::first_mark(sim.setup(), step),
+        clock: sim.clock(),
+        y_width: y_w,
     };
-    let highest = |lines: &[Line<'static>]| {
-        use egui_plot::PlotItem as _;
-        lines
-            .iter()
-            .map(|l| l.bounds().max()[1])
-            .filter(|y| y.is_finite())
-            .fold(0.0, f64::max)
-    };
-    let label_w = |v: f64| {
-        ui.painter()
-            .layout_no_wrap(
-                y_label((v * 1.05).ceil()),
-                egui::TextStyle::Body.resolve(ui.style()),
-                Color32::WHITE,
-            )
-            .size()
-            .x
-            // egui_plot's margins beside a tick label, and some room.
-            + 12.0
-    };
-    // egui_plot's axis width holds the tick labels and the axis' own label beside them.
-    let axis_label = ui.text_style_height(&egui::TextStyle::Body) * 1.5;
-    let y_w = label_w(highest(&rate_lines)).max(label_w(highest(&count_lines))) + axis_label;
-    let base = |id: &'static str, h: f32, unit: String| {
-        Plot::new((id, span.to_bits()))
-            .height(h)
-            .default_x_bounds(0.0, span)
-            .include_y(0.0)
-            .x_grid_spacer(move |_| {
-                (0..)
-                    .map(|i| first + f64::from(i) * step)
-                    .take_while(|&t| t <= span)
-                    .map(|value| egui_plot::GridMark {
-                        value,
-                        step_size: step,
-                    })
-                    .collect()
-            })
-            .allow_scroll(false)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .x_axis_formatter(move |mark, _| time.axis(mark.value.max(0.0) as u32))
-            .custom_y_axes(vec![
-                egui_plot::AxisHints::new_y()
-                    .label(unit)
-                    .formatter(|mark, _| y_label(mark.value))
-                    .min_thickness(y_w)
-                    .label_spacing(Y_LABEL_SPACING..=Y_LABEL_SPACING + 2.0),
-            ])
-            .y_grid_spacer(y_marks)
-    };
-    let shown = base("timeline-throughput", rate_h, format!("{u}/s"))
+    let shown = time_plot("timeline-throughput", rate_h, format!("{u}/s"), axis)
         .show_axes([!per_minute, true])
         .show(ui, |plot| {
             for line in rate_lines {
@@ -301,7 +234,13 @@ pub(super) fn throughput_ui(
             }
         });
     if per_minute {
-        base("timeline-throttle-events", count_h, "events/min".to_owned()).show(ui, |plot| {
+        time_plot(
+            "timeline-throttle-events",
+            count_h,
+            "events/min".to_owned(),
+            axis,
+        )
+        .show(ui, |plot| {
             for line in count_lines {
                 plot.add(line);
             }
@@ -324,6 +263,109 @@ pub(super) fn throughput_ui(
     if !compact {
         events_ui(ui, sim, out);
     }
+}
+
+/// The line chart's rate lines and count lines: per second demand, served and throttled units (no counts),
+/// or per minute the consumed units and, for a plot of their own, the throttle events (the model's and
+/// CloudWatch's).
+fn chart_lines(
+    sim: &Simulation,
+    [demand, served, throttled]: [&[[f64; 2]]; 3],
+    d: usize,
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let u = unit(d);
+    let points = |v: &[[f64; 2]]| -> PlotPoints<'static> { v.to_vec().into() };
+    if sim.per_minute {
+        let [consumed, thrown] = minute_lines(&sim.outcome.minutes, d);
+        let (o_consumed, o_thrown) = observed_lines(sim.observed(), sim.setup().start, d);
+        (
+            std::iter::once(consumed).chain(o_consumed).collect(),
+            std::iter::once(thrown).chain(o_thrown).collect(),
+        )
+    } else {
+        (
+            vec![
+                Line::new(format!("demand {u}/s"), points(demand)).color(Color32::GRAY),
+                Line::new(format!("served {u}/s"), points(served)).color(theme::COOL),
+                Line::new(format!("throttled {u}/s"), points(throttled)).color(theme::HOT),
+            ],
+            Vec::new(),
+        )
+    }
+}
+
+/// The y axes' width for both plots, so that their frames (and the heatmap) line up: the widest tick label
+/// of either, with egui_plot's margins, and the axis' own label beside it.
+fn y_axis_width(ui: &egui::Ui, rates: &[Line<'static>], counts: &[Line<'static>]) -> f32 {
+    use egui_plot::PlotItem as _;
+    let highest = |lines: &[Line<'static>]| {
+        lines
+            .iter()
+            .map(|l| l.bounds().max()[1])
+            .filter(|y| y.is_finite())
+            .fold(0.0, f64::max)
+    };
+    let label_w = |v: f64| {
+        ui.painter()
+            .layout_no_wrap(
+                y_label((v * 1.05).ceil()),
+                egui::TextStyle::Body.resolve(ui.style()),
+                Color32::WHITE,
+            )
+            .size()
+            .x
+            + 12.0
+    };
+    let axis_label = ui.text_style_height(&egui::TextStyle::Body) * 1.5;
+    label_w(highest(rates)).max(label_w(highest(counts))) + axis_label
+}
+
+/// What the line chart's plots share: the time axis (the heatmap's span and marks, the run's clock) and the
+/// y axis' width.
+#[derive(Clone, Copy)]
+struct TimeAxis {
+    span: f64,
+    step: f64,
+    first: f64,
+    clock: Clock,
+    y_width: f32,
+}
+
+/// A plot of `h` points on the shared time axis, its y axis labelled `unit` with readable ticks.
+fn time_plot(id: &'static str, h: f32, unit: String, a: TimeAxis) -> Plot<'static> {
+    let TimeAxis {
+        span,
+        step,
+        first,
+        clock,
+        y_width,
+    } = a;
+    Plot::new((id, span.to_bits()))
+        .height(h)
+        .default_x_bounds(0.0, span)
+        .include_y(0.0)
+        .x_grid_spacer(move |_| {
+            (0..)
+                .map(|i| first + f64::from(i) * step)
+                .take_while(|&t| t <= span)
+                .map(|value| egui_plot::GridMark {
+                    value,
+                    step_size: step,
+                })
+                .collect()
+        })
+        .allow_scroll(false)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .x_axis_formatter(move |mark, _| clock.axis(mark.value.max(0.0) as u32))
+        .custom_y_axes(vec![
+            egui_plot::AxisHints::new_y()
+                .label(unit)
+                .formatter(|mark, _| y_label(mark.value))
+                .min_thickness(y_width)
+                .label_spacing(Y_LABEL_SPACING..=Y_LABEL_SPACING + 2.0),
+        ])
+        .y_grid_spacer(|input| y_marks(&input))
 }
 
 /// CloudWatch's per-minute view: the minute's consumed units as a per-second average, and its throttle
@@ -400,7 +442,7 @@ const Y_LABEL_SPACING: f32 = 18.0;
 
 /// The y axis' marks: a 1-2-5 step whose labels are at least [`Y_LABEL_SPACING`] + 4 points apart, so a
 /// short chart still shows its scale (egui_plot's powers of ten left only "0" on a chart ~80 px tall).
-fn y_marks(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+fn y_marks(input: &egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
     // egui_plot's base step is the value of its smallest grid spacing, 8 points.
     let per_point = input.base_step_size / 8.0;
     let step = nice_step(per_point * f64::from(Y_LABEL_SPACING + 4.0));
