@@ -747,10 +747,7 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if has("\"WriteTimestampMicros\"") {
         Some(TraceFormat::Incremental)
-    } else if has("\"MetricDataResults\"")
-        || (has("\"Datapoints\"") && has("\"Label\""))
-        || (has("\"Timestamps\"") && has("\"Values\"") && (has("\"Label\"") || has("\"Id\"")))
-    {
+    } else if has("\"MetricDataResults\"") || (has("\"Datapoints\"") && has("\"Label\"")) {
         Some(TraceFormat::Metrics)
     } else if has("\"Contributors\"") && has("\"KeyLabels\"") {
         Some(TraceFormat::Insights)
@@ -759,6 +756,10 @@ pub fn detect(bytes: &[u8]) -> Option<TraceFormat> {
         || (has("\"Records\"") && has("\"kinesis\""))
     {
         Some(TraceFormat::Streams)
+    } else if has("\"Timestamps\"") && has("\"Values\"") && has("\"StatusCode\"") {
+        // get-metric-data's results alone (`--query MetricDataResults`); after Streams, whose images may hold
+        // attributes of any name.
+        Some(TraceFormat::Metrics)
     } else if first.is_some() {
         Some(TraceFormat::Log)
     } else {
@@ -877,8 +878,15 @@ mod tests {
         assert_eq!(d(r#"{"MetricDataResults":[]}"#), Some(TraceFormat::Metrics));
         // `get-metric-data --query MetricDataResults`: the results alone.
         assert_eq!(
-            d(r#"[{"Id":"a","Label":"x","Timestamps":[],"Values":[]}]"#),
+            d(r#"[{"Id":"a","Label":"x","Timestamps":[],"Values":[],"StatusCode":"Complete"}]"#),
             Some(TraceFormat::Metrics)
+        );
+        // A stream record whose item has attributes of those names stays a stream record.
+        assert_eq!(
+            d(
+                r#"{"eventName":"INSERT","dynamodb":{"NewImage":{"Timestamps":{"L":[]},"Values":{"L":[]},"StatusCode":{"S":"x"}}}}"#
+            ),
+            Some(TraceFormat::Streams)
         );
         assert_eq!(
             d(r#"{"KeyLabels":["pk"],"Contributors":[]}"#),
