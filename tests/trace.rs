@@ -389,6 +389,8 @@ fn a_stream_image_with_a_malformed_attribute_is_kept_and_said() {
         said.contains("partition key name (guessed from Keys name, timestamp"),
         "{said}"
     );
+}
+
 /// tests/fixtures/trace/incremental-export: an incremental export whose data files live in the shared
 /// `AWSDynamoDB/data/` beside the export folder, as AWS writes them (120 writes of 1 unit, one a second from
 /// 2026-06-23T10:00:00.25Z, to 6 partition keys).
@@ -537,6 +539,8 @@ fn a_label_that_names_no_dynamodb_metric_says_how_to_name_it() {
         assert!(e.contains("grafana.json"), "{e}");
         assert!(!e.contains("no records with a time"), "{e}");
     }
+}
+
 /// The writes of [`writes`] 20 s later: the first at 10:00:20, mid-minute.
 fn writes_mid_minute() -> Vec<(i64, String, usize)> {
     writes()
