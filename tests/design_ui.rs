@@ -233,7 +233,7 @@ fn export_chart_in_key_design_grabs_every_histogram_with_its_label() {
         h.wait_for("five rows", |a| rows(a).len() == 5);
         h.get_all_by_label("Use as key").next().unwrap();
         h.state_mut().apply(Command::Ui(UICommand::ExportPng));
-        // The frames that draw what is saved (the first only sizes it).
+        // The frames that draw what is saved (the first only sizes it, the second asks for the grab).
         h.step();
         h.step();
         assert!(

@@ -116,22 +116,24 @@ fn an_exports_health_shows_storage_ttl_and_findings_with_their_sources() {
     assert!(hot.starts_with("warning: ORDER#big"), "{hot}");
     assert!(hot.contains("read units"), "{hot}");
     h.get_by_label_contains("1 key has an item over 300 KB");
-    // Each finding says where its rule comes from, at the body's size (it was small text, ~7 px): no source
-    // line is shorter than one line of the body.
+    // Each finding says where its rule comes from, at the body's size (it was small text, ~7 px): every
+    // source label is a whole number of the body's lines tall.
     assert!(
         h.get_all_by_label_contains("source: AWS developer guide")
             .count()
             >= 6
     );
-    let body = h.get_by_label("Largest item collection:").rect().height();
-    let shortest = h
-        .get_all_by_label_contains("source: ")
-        .map(|n| n.rect().height())
-        .fold(f32::INFINITY, f32::min);
-    assert!(
-        shortest >= body - 0.5,
-        "source lines {shortest} px, body {body} px"
-    );
+    // A line of the body's text.
+    let font = egui::TextStyle::Body.resolve(&h.ctx.global_style());
+    let body = h.ctx.fonts_mut(|f| f.row_height(&font));
+    for source in h.get_all_by_label_contains("source: ") {
+        let lines = source.rect().height() / body;
+        assert!(
+            lines >= 0.95 && (lines - lines.round()).abs() < 0.1,
+            "a source label {} px tall, the body's line {body} px",
+            source.rect().height()
+        );
+    }
     // Nothing about GSIs: the design has none.
     assert!(h.query_by_label_contains("GSI write costs").is_none());
 }

@@ -217,7 +217,7 @@ fn a_notices_detail_is_at_the_body_size() {
     let notice = h
         .get_all_by_label("replaying t.json")
         .map(|n| n.rect())
-        .last()
+        .next_back()
         .unwrap();
     assert!(
         detail.height() >= notice.height() - 0.5,

@@ -508,7 +508,7 @@ impl App {
                 );
                 return;
             }
-            self.panels.design_export = 2;
+            self.panels.design_export = 3;
             self.ctx.request_repaint();
             return;
         }

@@ -321,7 +321,6 @@ impl App {
         // Whatever else a dialog's task says, a trace it was reading is done (read, or failed).
         self.background.trace_progress = None;
         match outcome {
-            Outcome::TraceProgress(..) => {}
             Outcome::OpenKeys(path) => self.open_path(path),
             Outcome::OpenSession(path, Ok(bytes)) => {
                 self.open_session(&bytes, &path.display().to_string());
@@ -334,7 +333,7 @@ impl App {
             Outcome::Saved(Err(e)) => {
                 self.notify_error(Activity::File, None, e, None);
             }
-            Outcome::Nothing => {}
+            Outcome::Nothing | Outcome::TraceProgress(..) => {}
             Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
             Outcome::OpenTrace(load) => self.start_replay(*load),
             Outcome::Path(reply) => {

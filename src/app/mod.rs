@@ -127,8 +127,9 @@ pub(crate) struct Panels {
     /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
     show_side: bool,
     chart_rect: Option<egui::Rect>,
-    /// Export chart in Key design: the frames left that draw the histograms alone (an area's first frame only
-    /// sizes it); the last one is saved.
+    /// Export chart in Key design: the frames left that draw the histograms alone: an area's first frame only
+    /// sizes it, the second asks for the screenshot, and the third is drawn too (eframe reads the pixels of
+    /// the frame it renders after the request).
     design_export: u8,
     /// The first window was fitted to the screen.
     fitted: bool,

@@ -178,11 +178,10 @@ impl App {
         }
         if design_export > 0 {
             self.panels.design_export = design_export - 1;
-            if design_export == 1 {
+            if design_export == 2 {
                 self.screenshot_chart();
-            } else {
-                ui.ctx().request_repaint();
             }
+            ui.ctx().request_repaint();
         }
         // What the commands changed is computed now (inline when small), not a frame later.
         if self.pipeline.dirty {

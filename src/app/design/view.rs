@@ -205,7 +205,7 @@ fn boxes_ui(ui: &mut egui::Ui, state: &DesignState, commands: &mut Vec<Command>)
 pub fn export_ui(ctx: &egui::Context, state: &DesignState, noun: &str) -> Option<egui::Rect> {
     let shown = state.shown.as_ref()?;
     let window = ctx.content_rect();
-    let area = egui::Area::new(egui::Id::new("design-export"))
+    let area = egui::Area::new(egui::Id::unique("design-export"))
         .order(egui::Order::Foreground)
         .fade_in(false)
         .fixed_pos(window.min)

@@ -9,7 +9,7 @@ use super::{
     LOW_CARDINALITY_KEYS_PER_BUCKET, LOW_CARDINALITY_TOP3_SHARE,
 };
 use crate::model::capacity::{CapacityFacts, ThrottleReason};
-use crate::model::fmt::{bytes, grouped, percent};
+use crate::model::fmt::{bytes, percent};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

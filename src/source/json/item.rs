@@ -358,6 +358,28 @@ fn numbered(name: &str, names: &[&str]) -> Option<u32> {
         .flatten()
 }
 
+/// The sort key of an item keyed by `pk`: a name like `sk`, else (for a numbered `PK0`) the sort key of the
+/// same number (`SK0`).
+fn guess_sort_key(attrs: &[(&str, Option<KeyType>)], pk: &str) -> Option<String> {
+    let attrs = attrs.iter().copied();
+    SK_NAMES
+        .iter()
+        .chain(&ITEM_SK_NAMES)
+        .find_map(|want| {
+            attrs
+                .clone()
+                .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && t.is_some())
+                .map(|(n, _)| n.to_owned())
+        })
+        .or_else(|| {
+            let number = numbered(pk, &PK_NAMES)?;
+            attrs
+                .clone()
+                .find(|(n, t)| t.is_some() && numbered(n, &SK_NAMES) == Some(number))
+                .map(|(n, _)| n.to_owned())
+        })
+}
+
 /// Picks the key attributes: the given ones, else guesses from the first item's attribute names (a name like
 /// `pk`/`id`, else a numbered one like `PK0` (the lowest number, with the sort key `SK` of the same number),
 /// else one ending in `id`, else the only attribute of a key type). Returns the names and a note for the user
@@ -368,6 +390,7 @@ pub fn resolve_names(
     sort_key: Option<&str>,
 ) -> Result<(KeyNames, Option<Message>), Message> {
     let is_key = |t: Option<KeyType>| t.is_some();
+    let listed = attrs;
     let attrs = attrs.iter().copied();
     let (pk, guessed) = match key {
         Some(k) => (k.to_owned(), false),
@@ -417,26 +440,9 @@ pub fn resolve_names(
             }
         }
     };
-    // A numbered partition key (`PK0`) pairs with the sort key of its number (`SK0`).
-    let pk_number = numbered(&pk, &PK_NAMES);
     let sk = match sort_key {
         Some(s) => Some(s.to_owned()),
-        None => SK_NAMES
-            .iter()
-            .chain(&ITEM_SK_NAMES)
-            .find_map(|want| {
-                attrs
-                    .clone()
-                    .find(|(n, t)| n.eq_ignore_ascii_case(want) && *n != pk && is_key(*t))
-                    .map(|(n, _)| n.to_owned())
-            })
-            .or_else(|| {
-                let number = pk_number?;
-                attrs
-                    .clone()
-                    .find(|(n, t)| is_key(*t) && numbered(n, &SK_NAMES) == Some(number))
-                    .map(|(n, _)| n.to_owned())
-            }),
+        None => guess_sort_key(listed, &pk),
     };
     let note = (guessed || (sort_key.is_none() && sk.is_some())).then(|| {
         let sk_said = sk

@@ -418,7 +418,7 @@ const OTHER_ENTRIES: usize = 16 << 20;
 /// each second carries every `g`-th key in hash order (a divisor `g` of 60, the keys taking turns), so that
 /// every partition's range still holds its part of each second's traffic.
 pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result<(), TraceError> {
-    use crate::model::fmt::{grouped, plural};
+    use crate::model::fmt::grouped;
     let mut extra: Vec<(i64, Dim, f64)> = Vec::new();
     for (&minute, m) in &st.observed {
         let covered = st.covered.get(&minute).copied().unwrap_or_default();
@@ -490,18 +490,24 @@ pub(super) fn add_other_traffic(st: &mut Loading, opts: &TraceOptions) -> Result
         },
     ));
     said.push_hint(Hint::ItemSize);
-    said.push_str(&format!(
-        " {} bytes: {} per read, {} per write)",
-        grouped(opts.item_size),
-        plural(per_request[0] as u64, "read unit"),
-        plural(per_request[1] as u64, "write unit"),
-    ));
+    said.push_str(&request_units(opts.item_size, per_request));
     for f in &mut st.files {
         if f.format == Some(TraceFormat::Metrics) {
             f.assume(said.clone());
         }
     }
     Ok(())
+}
+
+/// " 1,024 bytes: 1 read unit per read, 1 write unit per write)": the item size and one request's units.
+fn request_units(item_size: u64, per_request: [f64; 2]) -> String {
+    use crate::model::fmt::{grouped, plural};
+    format!(
+        " {} bytes: {} per read, {} per write)",
+        grouped(item_size),
+        plural(per_request[0] as u64, "read unit"),
+        plural(per_request[1] as u64, "write unit"),
+    )
 }
 
 #[cfg(test)]
