@@ -1208,7 +1208,7 @@ fn cli_scan_prints_the_analysis_as_json_and_labels_samples() {
     assert_eq!(doc["distinct"], 40);
     assert_eq!(doc["buckets"].as_array().unwrap().len(), 16);
     assert!(
-        stderr(&out).contains("complete: 1200 items"),
+        stderr(&out).contains("complete: 1,200 items"),
         "{}",
         stderr(&out)
     );
