@@ -18,7 +18,7 @@
 //!     by its rules ([`model::heat`]);
 //!   - the time simulation ([`model::simulate`]: `setup` holds what a run takes and gives, `timeline` what the
 //!     Timeline view draws; its scenario files [`model::sim_file`]) and the real traffic it replays
-//!     ([`model::trace`]);
+//!     ([`model::trace`]; `simulate::observed` holds a replay's minutes against CloudWatch's observed ones);
 //!   - the built-in examples ([`model::examples`]: the teaching key sets `keys`, the key-design examples with
 //!     whole items `design`, the scenarios over time `time`);
 //!   - key expressions that build a partition key from an item's attributes ([`model::keyexpr`]: `value`,
