@@ -549,20 +549,6 @@ fn writes_mid_minute() -> Vec<(i64, String, usize)> {
         .collect()
 }
 
-fn csv_log_mid_minute(w: &[(i64, String, usize)]) -> String {
-    let mut out = String::from("time,pk,sk,op\n");
-    for (micros, key, sk) in w {
-        let s = micros / 1_000_000 - T0;
-        let ms = micros % 1_000_000 / 1_000;
-        out.push_str(&format!(
-            "2026-06-23T10:{:02}:{:02}.{ms:03}Z,{key},{sk},PutItem\n",
-            s / 60,
-            s % 60
-        ));
-    }
-    out
-}
-
 /// get-metric-data for 10:00 … 10:05: `consumed` units a minute, and throttle events in the minutes given.
 fn cloudwatch_minutes(consumed: f64, throttles: &[(i64, f64)]) -> String {
     let stamps: Vec<String> = (0..6)
@@ -621,11 +607,7 @@ fn modelled_at(doc: &Value, t: i64) -> f64 {
 #[test]
 fn a_replay_from_mid_minute_is_per_whole_utc_minute() {
     let dir = support::temp_dir("trace", "minutes-alone");
-    let log = write(
-        &dir,
-        "requests.csv",
-        &csv_log_mid_minute(&writes_mid_minute()),
-    );
+    let log = write(&dir, "requests.csv", &csv_log(&writes_mid_minute()));
     let alone = json(&simulate(&[&log], &["--wcu", "2", "--rcu", "1"]));
     assert_eq!(alone["start"], "2026-06-23T10:00:20Z");
     assert_eq!(minute_starts(&alone), [0, 40, 100, 160, 220, 280]);
@@ -667,11 +649,7 @@ fn a_replay_from_mid_minute_is_per_whole_utc_minute() {
 #[test]
 fn cloudwatch_minutes_compare_with_the_same_whole_minutes() {
     let dir = support::temp_dir("trace", "minutes-cw");
-    let log = write(
-        &dir,
-        "requests.csv",
-        &csv_log_mid_minute(&writes_mid_minute()),
-    );
+    let log = write(&dir, "requests.csv", &csv_log(&writes_mid_minute()));
     let table = ["--wcu", "2", "--rcu", "1"];
     let alone = json(&simulate(&[&log], &table));
     let cw = write(
@@ -733,11 +711,7 @@ fn cloudwatch_minutes_compare_with_the_same_whole_minutes() {
 #[test]
 fn observed_throttling_is_in_the_headline_when_the_model_throttles_none() {
     let dir = support::temp_dir("trace", "reconcile");
-    let log = write(
-        &dir,
-        "requests.csv",
-        &csv_log_mid_minute(&writes_mid_minute()),
-    );
+    let log = write(&dir, "requests.csv", &csv_log(&writes_mid_minute()));
     let cw = write(
         &dir,
         "metrics.json",

@@ -148,17 +148,13 @@ pub fn simulate(args: &SimulateArgs, out: &mut dyn Write) -> anyhow::Result<()> 
 }
 
 /// A second of the run as the story says it: `hh:mm:ss` from the start, or for a replayed trace its real time
-/// of day in UTC (with the month and day for traces over a day).
+/// of day in UTC (with the month and day for traces over a day), without the " UTC" the findings' words carry
+/// (the report's header says the clock once).
 fn at(setup: &Setup, t: u32) -> String {
-    if setup.trace.is_none() {
-        return clock(t);
-    }
-    let iso = crate::model::trace::iso(setup.start + i64::from(t));
-    let time = iso.get(11..19).unwrap_or_default();
-    if setup.duration > 86_400 {
-        format!("{} {time}", iso.get(5..10).unwrap_or_default())
-    } else {
-        time.to_owned()
+    let said = crate::model::simulate::when(setup, t);
+    match said.strip_suffix(" UTC") {
+        Some(time) => time.to_owned(),
+        None => said,
     }
 }
 

@@ -12,14 +12,7 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
          expression (TENANT#{tenantId}#{createdAt:day}, BOARD#global#{playerId:hash 10}). Partitions by \
          shardlens's teaching hash, not DynamoDB's.",
     );
-    ui.horizontal(|ui| {
-        ui.label("Current key:");
-        ui.monospace(if state.current.is_empty() {
-            "(the keys as loaded)"
-        } else {
-            &state.current
-        });
-    });
+    current_key_ui(ui, state);
     boxes_ui(ui, state, &mut commands);
     if let Some(fix) = &state.fix {
         let shown = state.texts.iter().any(|t| t.trim() == fix);
@@ -62,6 +55,18 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
             notes_ui(ui, shown, noun);
         });
     commands
+}
+
+/// "Current key:" and the key expression the items are keyed by now.
+fn current_key_ui(ui: &mut egui::Ui, state: &DesignState) {
+    ui.horizontal(|ui| {
+        ui.label("Current key:");
+        ui.monospace(if state.current.is_empty() {
+            "(the keys as loaded)"
+        } else {
+            &state.current
+        });
+    });
 }
 
 /// What the shard toggle does to the designs, said above them: with Shard hot keys on, every design's keys
@@ -215,14 +220,7 @@ pub fn export_ui(ctx: &egui::Context, state: &DesignState, noun: &str) -> Option
                 ui.set_width(inner.width());
                 ui.set_max_height(inner.height());
                 ui.heading("Key design");
-                ui.horizontal(|ui| {
-                    ui.label("Current key:");
-                    ui.monospace(if state.current.is_empty() {
-                        "(the keys as loaded)"
-                    } else {
-                        &state.current
-                    });
-                });
+                current_key_ui(ui, state);
                 let row =
                     ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
                 let cells = shown.rows.len().max(1);
