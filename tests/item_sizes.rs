@@ -444,6 +444,44 @@ fn a_value_not_of_its_type_is_an_estimate_unless_it_is_a_key() {
     assert_eq!((loaded.keys.total(), loaded.skipped), (1, 1));
 }
 
+/// A key whose value serde refuses outright (`{"S": 5}`, a number where the tag wants a string), on a line after
+/// the first: a bad record that says how to skip it, as JSON lines and in an array of items; the CLI counts the
+/// skipped one in the singular.
+#[test]
+fn a_key_serde_refuses_is_a_bad_record_that_says_how_to_skip_it() {
+    let dir = support::temp_dir("item_sizes", "serde-key");
+    let lines = write(
+        &dir,
+        "lines.json",
+        "{\"Item\":{\"pk\":{\"S\":\"a\"}}}\n{\"Item\":{\"pk\":{\"S\":5}}}\n",
+    );
+    let array = write(
+        &dir,
+        "array.json",
+        "[{\"pk\":{\"S\":\"a\"}},\n{\"pk\":{\"S\":5}}]",
+    );
+    for f in [&lines, &array] {
+        let e = source::load(
+            std::slice::from_ref(f),
+            &key_opts(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .map(|_| ())
+        .unwrap_err();
+        let said = e.message().in_words(source::hint::Hint::flag);
+        assert!(
+            said.contains("invalid type: integer `5`") && said.contains("--skip-bad"),
+            "{}: {said}",
+            f.display()
+        );
+    }
+    let out = support::run(&["analyze", "--skip-bad", lines.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("shardlens: skipped 1 bad record\n"), "{err}");
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/estimates")

@@ -445,7 +445,7 @@ fn skip_policy_counts_and_reports() {
         fixture("bad/no-key.json").to_str().unwrap(),
     ]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 1 bad records"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 1 bad record\n"));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["input"]["skipped"], 1);
     // Fatal problems stop whatever the policy.

@@ -86,7 +86,8 @@ impl App {
                     crate::model::fmt::plural(loaded.keys.total(), noun),
                 );
                 if loaded.skipped > 0 {
-                    text.push_str(&format!(" ({} bad records skipped)", loaded.skipped));
+                    let skipped = crate::model::fmt::plural(loaded.skipped, "bad record");
+                    text.push_str(&format!(" ({skipped} skipped)"));
                 }
                 if let Some(attr) = &loaded.key_attribute {
                     text.push_str(&format!("; key attribute {attr}"));

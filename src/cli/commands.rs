@@ -124,7 +124,10 @@ pub(super) fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result
         eprintln!("shardlens: {w}");
     }
     if loaded.skipped > 0 {
-        eprintln!("shardlens: skipped {} bad records", loaded.skipped);
+        eprintln!(
+            "shardlens: skipped {}",
+            crate::model::fmt::plural(loaded.skipped, "bad record")
+        );
     }
     let name = match paths.as_slice() {
         [one] => one.display().to_string(),

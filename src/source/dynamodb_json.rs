@@ -127,7 +127,7 @@ fn json_line_then(
     }
     .deserialize(&mut de)
     .and_then(|found| de.end().map(|()| found))
-    .map_err(|e| invalid_json_line(line, &e))?;
+    .map_err(|e| super::json::item_reader::skippable(invalid_json_line(line, &e), opts.on_bad))?;
     if !found {
         return Err(format!(
             "expected a JSON object with an {field:?} field ({})",
@@ -151,7 +151,7 @@ fn json_line_then(
         .map(super::json::item::KeyNames::attributes)
         .unwrap_or_default();
     let size = super::json::size::record_size(line, sized, &keys)
-        .map_err(|e| super::json::item_reader::bad_key_value(e, opts.on_bad))?;
+        .map_err(|e| super::json::item_reader::skippable(e, opts.on_bad))?;
     scratch.item_bytes = size.as_ref().map(|s| s.bytes);
     scratch.size_estimate = size.and_then(|s| s.estimate);
     if field == "Item" {

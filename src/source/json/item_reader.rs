@@ -125,7 +125,7 @@ impl ItemReader {
                 _ => ItemSeed { names, scratch }.deserialize(&mut de),
             }
             .and_then(|()| de.end())
-            .map_err(|e| invalid_json_line(text, &e))?;
+            .map_err(|e| skippable(invalid_json_line(text, &e), opts.on_bad))?;
             if sink.names.is_none() {
                 sink.resolve_from_first(scratch, opts)?;
             }
@@ -139,7 +139,7 @@ impl ItemReader {
             let size = match typing {
                 Typing::Plain => super::size::ItemSize::exact(super::size::plain_item_size(text)?),
                 _ => super::size::typed_item_size(text, &keys)
-                    .map_err(|e| bad_key_value(e, opts.on_bad))?,
+                    .map_err(|e| skippable(e, opts.on_bad))?,
             };
             scratch.item_bytes = Some(size.bytes);
             scratch.size_estimate = size.estimate;
@@ -150,9 +150,9 @@ impl ItemReader {
     }
 }
 
-/// A key attribute's value that is not what its type tag says: a bad record, which Skip bad records skips
-/// (said while the load stops at bad records).
-pub(crate) fn bad_key_value(what: String, on_bad: crate::source::OnBad) -> Message {
+/// A bad record's reason (a key attribute's value that is not what its type tag says, a line serde refuses),
+/// with Skip bad records said as what skips it while the load stops at bad records.
+pub(crate) fn skippable(what: String, on_bad: crate::source::OnBad) -> Message {
     if on_bad == crate::source::OnBad::Stop {
         Message::hinted(format!("{what} ("), crate::source::Hint::SkipBad, ")")
     } else {
