@@ -12,6 +12,7 @@
 //! place a click changes the simulation. The playhead moves while playing in [`Simulation::tick`], which
 //! runs per frame before drawing.
 
+mod axes;
 mod charts;
 mod heatmap;
 mod replay;
