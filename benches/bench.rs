@@ -333,7 +333,7 @@ fn timeline_frames(
         keys: Vec::new(),
     };
     let started = Instant::now();
-    app.start_simulation(scenario, String::new());
+    app.start_scenario(scenario, String::new());
     let mut first_column = None;
     while app.simulation().is_some_and(|s| s.diagnosis.is_none())
         && started.elapsed() < Duration::from_secs(120)

@@ -433,3 +433,114 @@ fn an_incremental_export_folder_opens_as_a_trace_and_dropped_loads_its_keys() {
     let items: u64 = h.state().groups().unwrap().iter().map(|g| g.items).sum();
     assert_eq!(items, 120);
 }
+
+/// A folder of a trace (the hot key's Streams pages) and what CloudWatch observed of its two minutes.
+fn trace_with_cloudwatch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardlens-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    streams_trace(&dir.join("pages.json"));
+    std::fs::write(
+        dir.join("metrics.json"),
+        r#"{"MetricDataResults":[
+  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
+   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[0.0,29000.0]},
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
+   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[7200.0,61200.0]}
+],"Messages":[]}"#,
+    )
+    .unwrap();
+    dir
+}
+
+// Issue 58: File > Save scenario on a replay wrote a 0-byte file and said "saved" (reopened: "no [[traffic]]").
+// It saves a scenario that names the trace, which opens as the same replay.
+#[test]
+fn save_scenario_on_a_replay_saves_one_that_replays_the_trace_again() {
+    let dir = trace_with_cloudwatch("save-replay");
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut()
+        .apply(Command::OpenTrace(dir.join("pages.json")));
+    h.wait_for("the replay", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let first: Vec<f64> = h
+        .state()
+        .simulation()
+        .unwrap()
+        .outcome
+        .series
+        .write_throttled_units
+        .clone();
+    h.state_mut().set_native_dialogs(false);
+    h.state_mut()
+        .apply(Command::Ui(shardlens::app::UICommand::SaveScenario));
+    h.wait_for("the path field", |app| app.dialogs().path_field_open());
+    h.settle();
+    let saved = dir.join("replay.toml");
+    h.get_by_label("Path").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Path")
+        .type_text(&saved.display().to_string());
+    h.settle();
+    h.key_press(egui::Key::Enter);
+    h.wait_for("the scenario to be written", |_| {
+        std::fs::metadata(&saved).is_ok_and(|m| m.len() > 0)
+    });
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.contains("trace = "), "{text}");
+    // Opened again, it is the same replay: the same start, length and throttling, second by second.
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().open_path(saved.clone());
+    h.wait_for("the saved scenario's run", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    assert_eq!(sim.setup().start, 1_782_208_800);
+    assert_eq!(sim.duration(), 120);
+    assert_eq!(sim.outcome.series.write_throttled_units, first);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+// Issue 58: the tree's one-click fix on a replay kept the replay's data but dropped its What if row and
+// CloudWatch's observed line, and Undo then offered the keys' example instead of the unsharded replay.
+#[test]
+fn the_trees_fix_on_a_replay_stays_a_replay_and_undo_brings_it_back() {
+    let dir = trace_with_cloudwatch("fix-replay");
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().apply(Command::OpenTrace(dir.clone()));
+    h.wait_for("the replay", |app| {
+        app.simulation()
+            .is_some_and(|s| s.diagnosis.is_some() && s.path.is_some())
+    });
+    let name = h.state().simulation().unwrap().name.clone();
+    h.state_mut()
+        .apply(Command::Ui(shardlens::app::UICommand::TogglePresentation));
+    h.settle();
+    h.get_by_label("Turn on sharding for the hot key").click();
+    h.wait_for("the sharded replay", |app| {
+        app.simulation()
+            .is_some_and(|s| s.name.contains("write-sharded") && s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    assert!(sim.replay().is_some(), "the fix's run is still a replay");
+    assert_eq!(sim.observed().len(), 2, "CloudWatch's minutes stay");
+    h.state_mut()
+        .apply(Command::Ui(shardlens::app::UICommand::TogglePresentation));
+    h.settle();
+    h.get_by_label("As recorded");
+    h.get_by_label("dashed: as CloudWatch observed them");
+    // Undo brings back the replay as it was, not the keys' example.
+    let undo = h.state().undo_label().unwrap_or_default();
+    assert_eq!(undo, name, "Undo offers {undo:?}");
+    h.state_mut()
+        .apply(Command::Ui(shardlens::app::UICommand::Undo));
+    h.wait_for("the unsharded replay", |app| {
+        app.simulation()
+            .is_some_and(|s| s.name == name && s.diagnosis.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    assert!(sim.replay().is_some());
+    assert_eq!(sim.observed().len(), 2);
+    assert!(sim.outcome.series.write_throttled_units[10] > 0.0);
+    std::fs::remove_dir_all(dir).ok();
+}

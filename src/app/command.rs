@@ -183,7 +183,9 @@ impl UICommand {
             Self::OpenSession => "open keys and every setting saved as a session",
             Self::SaveSession => "save the keys and every setting as a session",
             Self::OpenScenario => "simulate a scenario file (TOML) over time in the Timeline",
-            Self::SaveScenario => "save the simulated scenario as a TOML file to edit and share",
+            Self::SaveScenario => {
+                "save the Timeline's run as a scenario file (TOML) to edit and share; a replay saves one that names its trace"
+            }
             Self::OpenTrace => {
                 "replay a table's real traffic in the Timeline: DynamoDB Streams records, an incremental \
                  export, Contributor Insights, CloudWatch metrics or a request log"

@@ -110,14 +110,14 @@ impl App {
                 self.open_trace(path, dialogs::Action::OpenTrace(options));
             }
             Command::SimulationAnswer(q, a) => {
-                if let Some(sim) = &mut self.data.simulation {
+                if let Some(sim) = &mut self.timeline.sim {
                     sim.answer(Some((q, a)));
                 }
             }
-            Command::ShardSimulation(action) => self.shard_simulation(action),
+            Command::ShardSimulation(action) => self.fix_run(action),
             Command::Timeline(TimelineCommand::WhatIf(w)) => self.what_if(w),
             Command::Timeline(c) => {
-                if let Some(sim) = &mut self.data.simulation {
+                if let Some(sim) = &mut self.timeline.sim {
                     sim.apply(c);
                 }
             }
@@ -203,7 +203,10 @@ impl App {
     /// Starts a built-in simulation (Examples > Over time).
     fn load_simulation(&mut self, e: Example) {
         match crate::source::scenario::parse_scenario(e.toml, None, e.name) {
-            Ok(s) => self.start_simulation(s, e.toml.to_owned()),
+            Ok(s) => self.start_run(
+                timeline::Run::scenario(s, e.toml.to_owned()),
+                super::runs::Start::Shown,
+            ),
             Err(err) => self.notify(Activity::File, Level::Error, err.to_string()),
         }
     }
@@ -250,23 +253,7 @@ impl App {
             UICommand::OpenTrace => {
                 self.file_dialog(dialogs::Request::open_trace(self.trace_options()));
             }
-            UICommand::SaveScenario => match &self.data.simulation {
-                Some(sim) => {
-                    let bytes = sim.toml.clone().into_bytes();
-                    self.save_dialog(
-                        "Save scenario",
-                        "scenario.toml",
-                        "shardlens scenario",
-                        "toml",
-                        bytes,
-                    );
-                }
-                None => self.notify(
-                    Activity::File,
-                    Level::Warning,
-                    "no scenario to save: open one, or pick one under Examples > Over time",
-                ),
-            },
+            UICommand::SaveScenario => self.save_scenario(),
             UICommand::ExportPng => self.export_png(),
             UICommand::ExportCsv => self.export_csv(),
             UICommand::ExportJson => self.export_json(),
@@ -300,51 +287,6 @@ impl App {
         if health.open {
             self.panels.show_side = true;
         }
-    }
-
-    /// Runs a scenario in the background and shows it in the Timeline (replacing a simulation shown).
-    pub fn start_simulation(&mut self, scenario: crate::model::sim_file::Scenario, toml: String) {
-        let name = scenario.name.clone();
-        match timeline::Simulation::start(&self.ctx, scenario, toml) {
-            Ok(sim) => {
-                self.data.simulation = Some(sim);
-                self.settings.chart = ChartMode::Timeline;
-                self.notify(
-                    Activity::Timeline,
-                    Level::Info,
-                    format!("simulating \"{name}\""),
-                );
-            }
-            Err(e) => self.notify(Activity::Timeline, Level::Error, e.to_string()),
-        }
-    }
-
-    /// The scenario shown, again, with its hot keys (or every key) write-sharded over the shard count of the
-    /// shard controls (at least 2; doubled when the scenario is already sharded).
-    fn shard_simulation(&mut self, action: Action) {
-        let Some(sim) = &self.data.simulation else {
-            return;
-        };
-        let n = if action == Action::MoreShards {
-            self.settings.shard.shards.saturating_mul(2)
-        } else {
-            self.settings.shard.shards
-        }
-        .clamp(2, crate::model::shard::MAX_SHARDS);
-        let hot = match action {
-            Action::ShardHotKeys => Some(crate::model::shard::DEFAULT_HOT_SHARE),
-            Action::ShardAllKeys | Action::MoreShards => None,
-        };
-        let mut setup = sim.setup().clone();
-        crate::model::simulate::shard_keys(&mut setup, n, hot, &self.settings.shard.separator);
-        let scenario = crate::model::sim_file::Scenario {
-            name: format!("{}, write-sharded ×{n}", sim.name),
-            description: sim.description.clone(),
-            setup,
-            keys: Vec::new(),
-        };
-        let toml = sim.toml.clone();
-        self.start_simulation(scenario, toml);
     }
 
     fn load_example(&mut self, s: KeyExample) {

@@ -18,7 +18,6 @@ use std::sync::Arc;
 use super::design::{self, DesignKeying, DesignState};
 use super::editor;
 use super::live::LiveRates;
-use super::timeline;
 use crate::model::design::Items;
 use crate::model::health::ttl::TtlStats;
 use crate::model::query::Target;
@@ -176,8 +175,6 @@ pub(crate) struct Data {
     pub(crate) keep_load_options: bool,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
     pub(crate) empty_reason: Option<String>,
-    /// A time simulation (Examples > Over time, File > Open scenario), shown in the Timeline.
-    pub(crate) simulation: Option<timeline::Simulation>,
     /// The Key design view: candidate keys over the items' attributes.
     pub(crate) design: DesignState,
 }
@@ -201,7 +198,6 @@ impl Data {
             options_for: None,
             keep_load_options: false,
             empty_reason: None,
-            simulation: None,
             design: DesignState::default(),
         }
     }

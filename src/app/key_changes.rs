@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::App;
 use super::data::{Change, Keys, NewKeys};
 use super::notices::{Activity, Level};
+use super::views::View;
 use crate::model::decision::UserAnswers;
 use crate::model::{KeySet, KeyType};
 use crate::source::Source;
@@ -89,6 +90,10 @@ impl App {
 
     /// Brings back the keys the last change replaced.
     pub(super) fn undo(&mut self) {
+        // In the Timeline, Undo brings back the run before (the tree's fix, a What if, another run opened).
+        if self.view() == View::Timeline && self.undo_run() {
+            return;
+        }
         let Some(what) = self.data.undo().map(Source::describe) else {
             self.notify(Activity::Keys, Level::Info, "nothing to undo");
             return;
@@ -100,6 +105,11 @@ impl App {
 
     /// What Undo would bring back, for the Edit menu.
     pub fn undo_label(&self) -> Option<String> {
+        if self.view() == View::Timeline
+            && let Some(run) = self.timeline.undo_label()
+        {
+            return Some(run);
+        }
         self.data.undo_label()
     }
 }

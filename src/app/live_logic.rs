@@ -14,7 +14,7 @@ use super::live::{
     time_of_day,
 };
 use super::notices::{self, Activity, Level};
-use super::replay::ReplayOn;
+use super::runs::ReplayOn;
 use super::views::View;
 use crate::model::fmt::{grouped, plural};
 use crate::source::Source;
@@ -158,8 +158,8 @@ impl App {
         let (Some(_), Some((on, base))) = (&live.pending, &live.replays) else {
             return;
         };
-        let sim = self.data.simulation.as_ref();
-        let ours = sim.is_some_and(|s| s.name.starts_with(base.as_str()));
+        let sim = self.timeline.sim.as_ref();
+        let ours = sim.is_some_and(|s| s.run().watches(base));
         let due = match live.replayed_at {
             None => true,
             Some(_) if !ours => false,
@@ -177,12 +177,8 @@ impl App {
         let Some(load) = self.background.live.pending.take() else {
             return;
         };
-        let name = if self.background.live.watch.is_some() && !now {
-            format!("{base} (watching)")
-        } else {
-            base.clone()
-        };
-        self.replay_live(load, &on, &name, &base);
+        let watching = self.background.live.watch.is_some() && !now;
+        self.replay_live(load, &on, &base, watching);
         self.background.live.replayed_at = Some(Instant::now());
     }
 
@@ -221,11 +217,11 @@ impl App {
             );
         }
         self.replay_watch(true);
-        if let Some(sim) = &mut self.data.simulation
+        if let Some(sim) = &mut self.timeline.sim
             && let Some((_, base)) = &self.background.live.replays
-            && sim.name.starts_with(base.as_str())
+            && sim.run().watches(base)
         {
-            sim.name = sim.name.replace(" (watching)", "");
+            sim.watch_ended();
         }
         self.say_watch_end(&job, &read);
     }
@@ -325,7 +321,13 @@ impl App {
         throttled.sort_by(|a, b| b.1.total_cmp(&a.1));
         let on = ReplayOn::described(&job.info);
         let what = format!("CloudWatch's last {hours} of {table}");
-        self.replay(load, &on, format!("last {hours} of {table}"), &what);
+        self.replay(
+            load,
+            &on,
+            super::timeline::Origin::Metrics,
+            format!("last {hours} of {table}"),
+            &what,
+        );
         let mut text = format!(
             "{table}: {} of CloudWatch with data, {} throttle events observed (the dashed line in the \
              Timeline's per-minute view)",

@@ -335,8 +335,13 @@ impl App {
                 self.notify_error(Activity::File, None, e, None);
             }
             Outcome::Nothing | Outcome::TraceProgress(..) => {}
-            Outcome::OpenScenario(scenario, text) => self.start_simulation(*scenario, text),
-            Outcome::OpenTrace(load) => self.start_replay(*load),
+            Outcome::OpenScenario(scenario, text) => {
+                self.start_run(
+                    super::timeline::Run::scenario(*scenario, text),
+                    super::runs::Start::Shown,
+                );
+            }
+            Outcome::OpenTrace(path, load) => self.start_replay(path, *load),
             Outcome::Path(reply) => {
                 // A path that worked ends the "no file dialog" warning: that activity succeeded.
                 if matches!(reply, dialogs::Reply::Done(..)) {
@@ -389,7 +394,7 @@ impl App {
             }
         }
         self.handle_shortcuts(ctx);
-        if let Some(sim) = &mut self.data.simulation {
+        if let Some(sim) = &mut self.timeline.sim {
             sim.tick(std::time::Instant::now());
         }
         if self.pipeline.dirty {

@@ -39,7 +39,7 @@ mod live_logic;
 mod logic;
 mod pipeline;
 mod queries;
-mod replay;
+mod runs;
 mod ui;
 mod views;
 
@@ -91,8 +91,8 @@ enum Outcome {
     Path(dialogs::Reply),
     /// A scenario file, read and parsed (with its key files), and its text.
     OpenScenario(Box<crate::model::sim_file::Scenario>, String),
-    /// A trace of real traffic, read.
-    OpenTrace(Box<crate::source::trace::TraceLoad>),
+    /// A trace of real traffic, read from this path.
+    OpenTrace(PathBuf, Box<crate::source::trace::TraceLoad>),
     /// How far the read of a trace is: its path, the bytes got through, and when it started.
     TraceProgress(PathBuf, crate::source::Progress, std::time::Instant),
 }
@@ -140,6 +140,8 @@ pub struct App {
     /// What is remembered between runs and saved in sessions.
     pub(crate) settings: Settings,
     pub(crate) data: Data,
+    /// The Timeline's run and the runs it replaced.
+    pub(crate) timeline: runs::TimelineState,
     pub(crate) pipeline: Pipeline,
     pub(crate) background: Background,
     pub(crate) panels: Panels,
@@ -179,6 +181,7 @@ impl App {
         let mut app = Self {
             settings,
             data: Data::new(keys, source, key_type),
+            timeline: runs::TimelineState::default(),
             pipeline: Pipeline::default(),
             background: Background {
                 jobs,
@@ -250,8 +253,8 @@ impl App {
             || self.panels.inspector.pending()
             || self.panels.health.pending()
             || self
-                .data
-                .simulation
+                .timeline
+                .sim
                 .as_ref()
                 .is_some_and(timeline::Simulation::running)
     }
@@ -313,11 +316,11 @@ impl App {
 
     /// The time simulation shown in the Timeline, if any.
     pub fn simulation(&self) -> Option<&timeline::Simulation> {
-        self.data.simulation.as_ref()
+        self.timeline.sim.as_ref()
     }
 
     pub fn simulation_mut(&mut self) -> Option<&mut timeline::Simulation> {
-        self.data.simulation.as_mut()
+        self.timeline.sim.as_mut()
     }
 
     /// Table health: whether it is open, and its report.
@@ -346,7 +349,7 @@ impl App {
         self.settings.chart.shown(
             capacity,
             self.data.groups().is_some(),
-            self.data.simulation.is_some(),
+            self.timeline.sim.is_some(),
         )
     }
 

@@ -114,6 +114,7 @@ impl App {
                 },
                 // Table health is about the keys; the Timeline shows a scenario.
                 UICommand::ToggleHealth => (c.label().to_owned(), self.view().inspects_keys()),
+                UICommand::SaveScenario => (c.label().to_owned(), self.unsaved_why().is_none()),
                 _ => (c.label().to_owned(), true),
             };
             let selected = match c {
@@ -132,9 +133,14 @@ impl App {
             if !c.shortcuts().is_empty() {
                 button = button.shortcut_text(c.shortcut_text(ui.ctx()));
             }
+            let why_not = match c {
+                UICommand::SaveScenario => self.unsaved_why(),
+                _ => None,
+            };
             if ui
                 .add_enabled(enabled, button)
                 .on_hover_text(c.tooltip())
+                .on_disabled_hover_text(why_not.unwrap_or_else(|| c.tooltip().to_owned()))
                 .clicked()
             {
                 commands.push(Command::Ui(c));
@@ -447,7 +453,7 @@ impl App {
         view: View,
         commands: &mut Vec<Command>,
     ) {
-        if let (View::Timeline, Some(sim)) = (view, &self.data.simulation) {
+        if let (View::Timeline, Some(sim)) = (view, &self.timeline.sim) {
             chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
             let compact = self.settings.presentation;
             if !compact {
@@ -500,7 +506,7 @@ impl App {
     fn chart_mode_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         let capacity = matches!(self.report().and_then(|r| r.capacity.as_ref()), Some(Ok(_)));
         let groups = self.data.groups().map(<[_]>::len);
-        let timeline = self.data.simulation.is_some();
+        let timeline = self.timeline.sim.is_some();
         chart_mode_radio(ui, timeline, capacity, groups, view.mode(), commands);
     }
 

@@ -84,7 +84,7 @@ impl App {
 
     /// The view's decision tree: the scenario's (with what the run showed) or the keys'.
     pub(super) fn tree_ui(&self, view: View, ui: &mut egui::Ui) -> Option<Command> {
-        match (view, &self.data.simulation) {
+        match (view, &self.timeline.sim) {
             (View::Timeline, Some(sim)) => timeline::tree_ui(ui, sim),
             _ => {
                 let path = self.pipeline.path.as_ref()?;
@@ -95,7 +95,7 @@ impl App {
 
     /// Presentation mode's one-line path through the view's tree, with its fix.
     pub(super) fn path_strip_ui(&self, view: View, ui: &mut egui::Ui) -> Option<Command> {
-        match (view, &self.data.simulation) {
+        match (view, &self.timeline.sim) {
             (View::Timeline, Some(sim)) => timeline::path_strip_ui(ui, sim),
             _ => {
                 let path = self.pipeline.path.as_ref()?;
@@ -107,7 +107,7 @@ impl App {
     /// The view's partition inspector: the partition at the Timeline's playhead, or the keys' buckets.
     pub(super) fn inspector_ui(&mut self, view: View, ui: &mut egui::Ui) {
         let noun = self.noun();
-        match (view, &self.data.simulation) {
+        match (view, &self.timeline.sim) {
             (View::Timeline, Some(sim)) => timeline::inspector_ui(ui, sim),
             _ => {
                 if let Some(shown) = &self.pipeline.current {

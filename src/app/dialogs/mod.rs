@@ -487,7 +487,7 @@ fn read_trace(
         }
     };
     match crate::source::trace::load_traces_reporting(&[path.to_path_buf()], options, &progress) {
-        Ok(load) => Ok(Outcome::OpenTrace(Box::new(load))),
+        Ok(load) => Ok(Outcome::OpenTrace(path.to_path_buf(), Box::new(load))),
         Err(e) => Err(Problem::Other(FileError::Trace(e))),
     }
 }

@@ -111,8 +111,8 @@ pub(super) fn headline_ui(
                 out.extend(finding_ui(ui, f, sim.clock()));
             }
         });
-    if !sim.description.is_empty() {
-        ui.add(egui::Label::new(RichText::new(&sim.description).weak()).wrap());
+    if !sim.description().is_empty() {
+        ui.add(egui::Label::new(RichText::new(sim.description()).weak()).wrap());
     }
 }
 

@@ -16,6 +16,7 @@ mod axes;
 mod charts;
 mod heatmap;
 mod replay;
+mod run;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -30,8 +31,9 @@ use crate::model::simulate::{
 use crate::source::trace::ObservedMinute;
 
 pub use charts::inspector_ui;
-pub use replay::{Clock, Replay, WhatIf};
+pub use replay::{Clock, WhatIf};
 use replay::{what_if_menu_ui, what_if_ui};
+pub use run::{Origin, Replay, Run, Saved, ScenarioRun, ShardFix};
 
 /// Playback speeds offered (simulated seconds per second).
 pub const SPEEDS: [f64; 6] = [1.0, 10.0, 60.0, 120.0, 300.0, 600.0];
@@ -47,10 +49,10 @@ enum SimMsg {
 
 /// A simulation being run or played: its result so far, and where the playhead is.
 pub struct Simulation {
+    /// What this run is: a scenario or a replay, with its what-if and fixes.
+    run: Run,
+    /// The run's title ([`Run::name`]).
     pub name: String,
-    pub description: String,
-    /// The scenario's TOML, for File > Save scenario.
-    pub toml: String,
     setup: Arc<Setup>,
     task: Option<Task<SimMsg>>,
     pub outcome: Outcome,
@@ -80,8 +82,6 @@ pub struct Simulation {
     selected: Option<Point>,
     /// What drawing keeps between frames (not the simulation's state; see [`Drawing`]).
     drawing: RefCell<Drawing>,
-    /// A replayed trace's recorded run and observed minutes.
-    replay: Option<Replay>,
 }
 
 /// What the Timeline's controls ask of the simulation. The view returns them (as
@@ -156,46 +156,37 @@ impl Rects {
 }
 
 impl Simulation {
-    /// Starts running `setup` in the background.
-    pub fn start(
-        ctx: &egui::Context,
-        scenario: crate::model::sim_file::Scenario,
-        toml: String,
-    ) -> Result<Self, TaskError> {
-        let crate::model::sim_file::Scenario {
-            name,
-            description,
-            setup,
-            ..
-        } = scenario;
+    /// Starts computing `run` in the background. A replay with CloudWatch's minutes starts on the per-minute
+    /// view, where they are drawn beside the modelled ones.
+    pub fn start(ctx: &egui::Context, run: Run) -> Result<Self, TaskError> {
+        let setup = Arc::new(run.setup());
         let lsi = setup.table.lsi;
-        let setup = Arc::new(setup);
-        let run = Arc::clone(&setup);
+        let per_minute = run.replay().is_some_and(|r| !r.observed.is_empty());
+        let computed = Arc::clone(&setup);
         let task = Task::spawn("simulate", ctx, 8, move |r: &Reporter<SimMsg>| {
-            let keys = key_set(&run);
+            let keys = key_set(&computed);
             let view = crate::model::ViewSettings::default();
             let mut evidence = crate::model::report(&keys, &view).evidence;
             // The scenario's sort keys say what loaded sort keys would: one item, or a collection.
             if let Some((key, _, _)) = &evidence.top_key {
-                evidence.top_key_items = crate::model::simulate::sort_key_facts(&run, key);
+                evidence.top_key_items = crate::model::simulate::sort_key_facts(&computed, key);
             }
             // A replay's stand-in keys (CloudWatch's minutes alone) are never evidence about the keys.
             let top = evidence.top_key.as_ref().map(|k| k.0.as_str());
-            evidence.keys_unknown = crate::model::simulate::stand_in_keys_note(&run, top);
+            evidence.keys_unknown = crate::model::simulate::stand_in_keys_note(&computed, top);
             r.send(SimMsg::Keys(Box::new(evidence)));
-            let result = run_streaming(&run, &mut |chunk| {
+            let result = run_streaming(&computed, &mut |chunk| {
                 r.send(SimMsg::Chunk(Box::new(chunk))) && !r.cancelled()
             });
             if let Some((outcome, timeline)) = result {
-                let diagnosis = diagnose(&run, &outcome, &timeline);
-                let time = time_evidence(&run, &outcome, &timeline);
+                let diagnosis = diagnose(&computed, &outcome, &timeline);
+                let time = time_evidence(&computed, &outcome, &timeline);
                 r.send(SimMsg::Done(Box::new((diagnosis, time))));
             }
         })?;
         Ok(Self {
-            name,
-            description,
-            toml,
+            name: run.name(),
+            run,
             setup,
             task: Some(task),
             outcome: Outcome::default(),
@@ -214,10 +205,9 @@ impl Simulation {
             position: 0.0,
             last_frame: None,
             relative: false,
-            per_minute: false,
+            per_minute,
             selected: None,
             drawing: RefCell::default(),
-            replay: None,
         })
     }
 
@@ -281,36 +271,33 @@ impl Simulation {
         Clock::of(&self.setup)
     }
 
-    /// Makes this run a replay: the trace's run as recorded (what the What if buttons start from), what
-    /// CloudWatch observed (drawn beside the modelled minutes; the per-minute view starts on), and the what-if
-    /// this run is.
-    pub fn set_replay(
-        &mut self,
-        recorded: Arc<Setup>,
-        observed: Arc<[ObservedMinute]>,
-        what_if: WhatIf,
-    ) {
-        self.per_minute = self.per_minute || !observed.is_empty();
-        self.replay = Some(Replay {
-            recorded,
-            observed,
-            what_if,
-        });
-        // A run already done when its replay is set: its words and tree with what CloudWatch observed.
-        if let (Some(mut d), Some(mut time)) = (self.diagnosis.take(), self.time.take()) {
-            self.reconcile(&mut d, &mut time);
-            (self.diagnosis, self.time) = (Some(d), Some(time));
-        }
-        self.answer(None);
-    }
-
     /// The replay's parts, when this run replays a trace.
     pub fn replay(&self) -> Option<&Replay> {
-        self.replay.as_ref()
+        self.run.replay()
+    }
+
+    /// What this run is (what Undo, a What if, the tree's fix and Save scenario start from).
+    pub fn run(&self) -> &Run {
+        &self.run
+    }
+
+    /// A scenario's story (empty for a replay).
+    pub fn description(&self) -> &str {
+        self.run.description()
+    }
+
+    /// A live watch's replay once the watch has ended: its title stops saying "(watching)".
+    pub fn watch_ended(&mut self) {
+        if let Run::Replay(r) = &mut self.run
+            && let Origin::Watch { watching } = &mut r.origin
+        {
+            *watching = false;
+            self.name = self.run.name();
+        }
     }
 
     pub fn observed(&self) -> &[ObservedMinute] {
-        self.replay.as_ref().map_or(&[], |r| &r.observed)
+        self.run.replay().map_or(&[], |r| &r.observed)
     }
 
     pub fn duration(&self) -> u32 {
@@ -380,7 +367,7 @@ impl Simulation {
     /// CloudWatch's throttle events beside the model's, on whole UTC minutes, when this run replays a trace
     /// with CloudWatch's minutes (a few hundred minutes at most: cheap to compute when asked).
     pub fn agreement(&self) -> Option<crate::model::simulate::Agreement> {
-        let replay = self.replay.as_ref()?;
+        let replay = self.run.replay()?;
         let events = ObservedMinute::events(&replay.observed);
         (!events.is_empty())
             .then(|| crate::model::simulate::agreement(&self.setup, &self.outcome, &events))

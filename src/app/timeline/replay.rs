@@ -1,21 +1,8 @@
-//! A replayed trace in the Timeline: what a replay keeps besides its run ([`Replay`]), the what-ifs that re-run
-//! it ([`WhatIf`]: the row, the provisioned capacity fields, presentation mode's menu), and how its seconds
+//! A replayed trace in the Timeline: the what-ifs that re-run it ([`WhatIf`]: the row, the provisioned capacity fields, presentation mode's menu), and how its seconds
 //! read as real UTC times ([`Clock`]).
 
-use std::sync::Arc;
-
-use super::{Simulation, TimelineCommand, clock};
+use super::{Replay, Simulation, TimelineCommand, clock};
 use crate::model::simulate::Setup;
-use crate::source::trace::ObservedMinute;
-
-/// What a replay keeps besides its run.
-pub struct Replay {
-    /// The trace on the table it was opened on: every what-if starts from it.
-    pub recorded: Arc<Setup>,
-    /// CloudWatch's minutes read with the trace.
-    pub observed: Arc<[ObservedMinute]>,
-    pub what_if: WhatIf,
-}
 
 /// What a replay's run changes of the recorded one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,10 +15,13 @@
 //! are left for the caller to read (this module does no I/O): see [`KeySource`].
 //!
 //! This file holds the document's shape, the checks shared by every field (`Ctx`) and [`parse`]; the
-//! `[table]` section is read in `table.rs`, the `[[traffic]]` streams in `traffic.rs`.
+//! `[table]` section is read in `table.rs`, the `[[traffic]]` streams in `traffic.rs`; `write.rs` writes a
+//! replay back as a scenario file.
 
 mod table;
 mod traffic;
+mod write;
+pub use write::{table_section, trace_scenario};
 
 use serde::Deserialize;
 use toml::Spanned;
