@@ -8,9 +8,10 @@ use egui_kittest::Harness;
 mod kittest;
 use egui_kittest::kittest::Queryable as _;
 use kittest::settle_panel;
+use shardlens::app::command::SettingChange;
 use shardlens::app::notices::{Activity, Level, Notices};
 use shardlens::app::settings::Settings;
-use shardlens::app::{Command, controls, decision_ui, notices};
+use shardlens::app::{Command, controls, decision_ui, messages};
 use shardlens::model::decision::{Action, Path, UserAnswers, evaluate};
 use shardlens::model::examples::keys::KeyExample;
 use shardlens::model::text::parse_text;
@@ -73,7 +74,7 @@ fn the_shard_toggle_returns_new_settings_and_leaves_the_old_ones() {
         "the panel does not write settings"
     );
     match s.asked.as_slice() {
-        [Command::SetSettings(new)] => assert!(new.shard_enabled),
+        [Command::Set(SettingChange::ShardEnabled(on))] => assert!(on),
         other => panic!("asked for {other:?}"),
     }
 }
@@ -130,7 +131,7 @@ fn messages_list_every_notice_and_errors_can_be_dismissed() {
     let mut h = Harness::new_ui_state(
         |ui, s: &mut Status| {
             ui.horizontal(|ui| {
-                notices::notices_ui(ui, &s.notices, std::time::Instant::now(), &mut s.asked);
+                messages::notices_ui(ui, &s.notices, std::time::Instant::now(), &mut s.asked);
             });
         },
         Status {
@@ -172,7 +173,7 @@ fn a_fresh_confirmation_is_on_the_status_line_over_an_older_warning() {
     let mut h = Harness::new_ui_state(
         |ui, s: &mut (Notices, Vec<Command>)| {
             ui.horizontal(|ui| {
-                notices::notices_ui(
+                messages::notices_ui(
                     ui,
                     &s.0,
                     std::time::Instant::now() + std::time::Duration::from_millis(20),
@@ -205,7 +206,7 @@ fn a_notices_detail_is_at_the_body_size() {
     let mut h = Harness::new_ui_state(
         |ui, s: &mut (Notices, Vec<Command>)| {
             ui.horizontal(|ui| {
-                notices::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
+                messages::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
             });
         },
         (n, Vec::new()),
@@ -238,7 +239,7 @@ fn a_notices_detail_is_in_messages_not_on_the_status_line() {
     let mut h = Harness::new_ui_state(
         |ui, s: &mut (Notices, Vec<Command>)| {
             ui.horizontal(|ui| {
-                notices::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
+                messages::notices_ui(ui, &s.0, std::time::Instant::now(), &mut s.1);
             });
         },
         (n, Vec::new()),

@@ -5,15 +5,67 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::connect::ConnectSettings;
-use super::dialogs::PathJob;
+use super::file_action::PathJob;
 use super::notices::Activity;
 use super::settings::{ChartMode, Settings};
+use super::what_if::WhatIf;
 use crate::model::KeyType;
 use crate::model::decision::{Action, Question, UserAnswers};
 use crate::model::examples::keys::KeyExample;
+use crate::model::simulate::Point;
 use crate::source::LoadOptions;
 use crate::source::dynamo::{ConnectOptions, ScanOptions};
+use crate::source::session::ConnectSettings;
+
+/// What a control changed of the view settings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SettingChange {
+    Buckets(usize),
+    LogScale(bool),
+    ShardEnabled(bool),
+    /// The shard plan: shards, strategy, scope, separator.
+    Shard(crate::model::shard::ShardPlan),
+    WorkloadEnabled(bool),
+    Workload(crate::model::capacity::Workload),
+}
+
+impl SettingChange {
+    /// The changes that take `before` to `after` (the fields the controls edit).
+    pub fn between(before: &Settings, after: &Settings) -> Vec<Self> {
+        let mut changes = Vec::new();
+        if after.buckets != before.buckets {
+            changes.push(Self::Buckets(after.buckets));
+        }
+        if after.log_scale != before.log_scale {
+            changes.push(Self::LogScale(after.log_scale));
+        }
+        if after.shard_enabled != before.shard_enabled {
+            changes.push(Self::ShardEnabled(after.shard_enabled));
+        }
+        if after.shard != before.shard {
+            changes.push(Self::Shard(after.shard.clone()));
+        }
+        if after.workload_enabled != before.workload_enabled {
+            changes.push(Self::WorkloadEnabled(after.workload_enabled));
+        }
+        if after.workload != before.workload {
+            changes.push(Self::Workload(after.workload.clone()));
+        }
+        changes
+    }
+
+    /// Makes the change in `settings`.
+    pub fn apply(self, settings: &mut Settings) {
+        match self {
+            Self::Buckets(n) => settings.buckets = n,
+            Self::LogScale(on) => settings.log_scale = on,
+            Self::ShardEnabled(on) => settings.shard_enabled = on,
+            Self::Shard(plan) => settings.shard = plan,
+            Self::WorkloadEnabled(on) => settings.workload_enabled = on,
+            Self::Workload(w) => settings.workload = w,
+        }
+    }
+}
 
 /// What a panel asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +82,7 @@ pub enum Command {
     /// The tree's fix for the simulated scenario: run it again with its hot keys write-sharded.
     ShardSimulation(Action),
     /// A Timeline control (play, speed, the playhead, the scale, the picked partition) for the simulation.
-    Timeline(super::timeline::TimelineCommand),
+    Timeline(TimelineCommand),
     Answer(Question, Option<bool>),
     /// The table facts of the workload group (the tree's answers about the table).
     SetAnswers(UserAnswers),
@@ -41,8 +93,9 @@ pub enum Command {
     EditText(String),
     /// The key type the user chose; the keys are read again as that type (or it reverts, with a notice).
     SetKeyType(KeyType),
-    /// View settings changed in a panel (buckets, sharding, workload, scale).
-    SetSettings(Box<Settings>),
+    /// A view setting a control changed (buckets, scale, sharding, the workload): what changed, not the
+    /// whole settings.
+    Set(SettingChange),
     SetChart(ChartMode),
     SetLoadOptions(Box<LoadOptions>),
     /// File > Load options > Keep these options for the next files.
@@ -301,4 +354,27 @@ mod tests {
                 .all(|c| !c.label().is_empty() && !c.tooltip().is_empty())
         );
     }
+}
+
+/// What the Timeline's controls ask of the simulation. The view returns them (as
+/// [`Command::Timeline`]) and the app applies them after drawing with [`Simulation::apply`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TimelineCommand {
+    /// Play, or pause (Play at the end starts again from the beginning).
+    TogglePlay,
+    /// Simulated seconds per second of playback (one of [`SPEEDS`]).
+    Speed(f64),
+    /// Move the playhead to a second (the scrubber; a click on the heatmap, with [`Self::Pick`]).
+    Seek(u32),
+    /// Show a moment (a finding or an event was clicked): move the playhead there, pause, and pick the
+    /// partition when the moment names one (`None` keeps the pick).
+    Show { t: u32, partition: Option<Point> },
+    /// Colour the heatmap by the run's hottest cell (`true`) or by the partition limit.
+    Relative(bool),
+    /// The line chart's CloudWatch per-minute view (`true`) or every second.
+    PerMinute(bool),
+    /// Pick a partition range (by its start) for the inspector; `None`: the hottest at the playhead.
+    Pick(Option<Point>),
+    /// Replay the trace again, changed as this says (the app starts the new run).
+    WhatIf(WhatIf),
 }

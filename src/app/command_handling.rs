@@ -9,9 +9,9 @@ use super::jobs::Shown;
 use super::notices::{Activity, Level};
 use super::settings::{ChartMode, SESSION_FORMAT, SESSION_VERSION, Session, SessionKeys, Settings};
 use super::tasks::Task;
+use super::theme::set_presentation_style;
 use super::timeline::TimelineCommand;
-use super::ui::set_presentation_style;
-use super::{App, Keys, design, dialogs, logic, timeline};
+use super::{App, Keys, design, dialogs, timeline};
 use crate::model::decision::Action;
 use crate::model::examples::keys::KeyExample;
 use crate::model::examples::time::Example;
@@ -23,27 +23,18 @@ use crate::source::Source;
 impl App {
     /// Opens the window on a file given on the command line: until it has loaded, and if it fails, the chart
     /// is empty (with the error), never an example that could be read as the file's analysis.
+    /// Whatever it is (a scenario, a session, a trace) is decided on the load's task ([`Self::open_any`]).
     pub fn open_at_start(&mut self, path: PathBuf) {
-        if logic::is_scenario(&path) {
-            self.open_path(path);
-            return;
-        }
-        // Before the first frame: a look at the file's first 64 KB (a folder's first files) says whether it
-        // is a trace.
-        if dialogs::holds_only_traffic(&path) {
-            self.open_trace(path, dialogs::Action::OpenTrace(self.trace_options()));
-            return;
-        }
         let empty = Arc::new(KeySet::new(self.data.key_type()));
         self.replace_keys(NewKeys::data(empty, Source::File(path.clone())));
         self.data.forget_undo();
         self.data.empty_reason = Some(format!("loading {}…", path.display()));
-        self.open_path(path);
+        self.open_any(path);
     }
 
     /// Re-keys the data by a candidate of the Key design comparison; its items stay for the next candidate.
     fn use_design(&mut self, n: usize) {
-        let Some(shown) = self.data.design.shown.clone() else {
+        let Some(shown) = self.design.shown.clone() else {
             return;
         };
         let (Some(keys), Some(row)) = (shown.keys.get(n), shown.rows.get(n + 1)) else {
@@ -93,8 +84,8 @@ impl App {
                 }
             }
         }
-        self.data.design.texts = texts;
-        self.data.design.fix = ex.fix.map(str::to_owned);
+        self.design.texts = texts;
+        self.design.fix = ex.fix.map(str::to_owned);
         self.settings.shard_enabled = false;
         self.settings.chart = ChartMode::Designs;
     }
@@ -123,7 +114,7 @@ impl App {
             }
             Command::DismissNotice(activity) => self.notices.dismiss(activity),
             Command::ToggleSidePanels => self.panels.show_side = !self.panels.show_side,
-            Command::EditDesign(slot, text) => self.data.design.edit(slot, text),
+            Command::EditDesign(slot, text) => self.design.edit(slot, text),
             Command::UseDesign(n) => self.use_design(n),
             Command::LoadDesignExample(e) => self.load_design_example(e),
             Command::InspectKey(key) => self.inspect_key(&key),
@@ -143,7 +134,7 @@ impl App {
             Command::EditAsText => self.edit_as_text(),
             Command::EditText(text) => self.edit_text(text),
             Command::SetKeyType(key_type) => self.set_key_type(key_type),
-            Command::SetSettings(settings) => self.set_settings(*settings),
+            Command::Set(change) => self.change_setting(change),
             Command::SetChart(mode) => self.settings.chart = mode,
             Command::SetLoadOptions(opts) => {
                 self.data.load_options = *opts;
@@ -211,12 +202,11 @@ impl App {
         }
     }
 
-    /// Takes the settings a panel changed; the pipeline recomputes only when the view changed.
-    fn set_settings(&mut self, settings: Settings) {
-        let view_changed =
-            self.settings.view() != settings.view() || self.settings.buckets != settings.buckets;
-        self.settings = settings;
-        if view_changed {
+    /// A setting a control changed; the pipeline recomputes only when the view changed.
+    fn change_setting(&mut self, change: super::command::SettingChange) {
+        let before = (self.settings.view(), self.settings.buckets);
+        change.apply(&mut self.settings);
+        if (self.settings.view(), self.settings.buckets) != before {
             self.pipeline.input_changed();
         }
     }
@@ -442,7 +432,7 @@ impl App {
     /// held half a card and its buttons.
     pub(super) fn export_png(&mut self) {
         if self.view() == super::views::View::Design {
-            if self.data.design.shown.is_none() {
+            if self.design.shown.is_none() {
                 self.notify(
                     Activity::File,
                     Level::Error,
@@ -543,27 +533,4 @@ impl App {
             format!("opened session {name}"),
         );
     }
-}
-
-pub(super) fn write_png(
-    path: &std::path::Path,
-    image: &egui::ColorImage,
-) -> Result<String, dialogs::FileError> {
-    let failed = |e: png::EncodingError| dialogs::FileError::Png {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let file = std::fs::File::create(path).map_err(|e| failed(e.into()))?;
-    let [w, h] = image.size;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(failed)?;
-    let bytes: Vec<u8> = image
-        .pixels
-        .iter()
-        .flat_map(egui::Color32::to_array)
-        .collect();
-    writer.write_image_data(&bytes).map_err(failed)?;
-    Ok(format!("saved chart to {}", path.display()))
 }

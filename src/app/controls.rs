@@ -1,6 +1,7 @@
 //! Bucket count, scale and the shard-suffix toggle, with the read fan-out it costs.
 
 use super::Command;
+use super::command::SettingChange;
 use super::settings::Settings;
 use crate::model::capacity::{
     Billing, Consistency, ItemSize, PartitionCount, ThrottleReason, Workload,
@@ -9,11 +10,14 @@ use crate::model::decision::UserAnswers;
 use crate::model::shard::{MAX_SHARDS, Scope, Strategy};
 use crate::model::{KeySet, Report};
 
-/// The view controls over `settings`; returns the settings as edited, if they changed.
-pub fn controls_ui(ui: &mut egui::Ui, settings: &Settings) -> Option<Command> {
+/// The view controls over `settings`; returns what they changed.
+pub fn controls_ui(ui: &mut egui::Ui, settings: &Settings) -> Vec<Command> {
     let mut edited = settings.clone();
     view_controls(ui, &mut edited);
-    (edited != *settings).then(|| Command::SetSettings(Box::new(edited)))
+    SettingChange::between(settings, &edited)
+        .into_iter()
+        .map(Command::Set)
+        .collect()
 }
 
 fn view_controls(ui: &mut egui::Ui, settings: &mut Settings) {
@@ -169,10 +173,10 @@ pub fn workload_ui(
             facts_ui(ui, &mut facts);
         });
     }
-    let mut commands = Vec::new();
-    if edited != *settings {
-        commands.push(Command::SetSettings(Box::new(edited)));
-    }
+    let mut commands: Vec<Command> = SettingChange::between(settings, &edited)
+        .into_iter()
+        .map(Command::Set)
+        .collect();
     if facts != *answers {
         commands.push(Command::SetAnswers(facts));
     }

@@ -3,7 +3,8 @@
 //! owner: its fields are private to this module, so every change goes through one of its doors
 //! ([`Data::replace`], [`Data::type_text`], [`Data::edit_as_text`], [`Data::set_key_type`], [`Data::undo`]),
 //! and each change of the key set is one undo step that brings back exactly the keys, their source, key type,
-//! groups, TTL attribute and the Key design's keying. What the app does around a change (clearing the tree's answers,
+//! groups, TTL attribute and the Key design's keying (the Key design's state is its view's, `App::design`: the
+//! doors that change the keys take it, so that an undo step keeps and restores its keying with the keys). What the app does around a change (clearing the tree's answers,
 //! recomputing, saying so) is in `key_changes`.
 //!
 //! The key type is persisted in [`super::settings::Settings`] between runs and in sessions; at run time this
@@ -34,27 +35,32 @@ pub enum Keys {
     Data(Arc<KeySet>),
 }
 
-/// The key set as it was before a change, for Undo.
-struct Replaced {
+/// The facts of a key set: the keys, where they come from, their type, and what their load read beside them.
+/// The keys on screen, a key set that replaces them and one kept for Undo each hold one.
+#[derive(Clone)]
+struct KeyFacts {
     keys: Keys,
     source: Source,
     key_type: KeyType,
+    /// Items per data file of a loaded S3 export: the real grouping by partition.
     groups: Option<Vec<Group>>,
+    /// The items' TTL attribute as the load read it (Table health); not saved in sessions.
     ttl: Option<Arc<TtlStats>>,
-    design: DesignKeying,
+    /// Each key's live rate, when the keys are a watch's writes ([`super::live`]).
     live: Option<Arc<LiveRates>>,
+}
+
+/// The key set as it was before a change, for Undo.
+struct Replaced {
+    facts: KeyFacts,
+    design: DesignKeying,
 }
 
 /// A key set that replaces the one on screen, with what comes with it.
 pub(crate) struct NewKeys {
-    keys: Keys,
-    source: Source,
-    key_type: KeyType,
-    groups: Option<Vec<Group>>,
-    ttl: Option<Arc<TtlStats>>,
+    facts: KeyFacts,
     keying: Keying,
     target: Option<Target>,
-    live: Option<Arc<LiveRates>>,
 }
 
 /// What the Key design view says new keys are keyed by.
@@ -81,31 +87,26 @@ impl NewKeys {
 
     fn new(keys: Keys, source: Source, key_type: KeyType) -> Self {
         Self {
-            keys,
-            source,
-            key_type,
-            groups: None,
-            ttl: None,
+            facts: KeyFacts::new(keys, source, key_type),
             keying: Keying::Source(None),
             target: None,
-            live: None,
         }
     }
 
     /// Where the keys come from.
     pub(crate) fn source(&self) -> &Source {
-        &self.source
+        &self.facts.source
     }
 
     /// Items per data file of a loaded S3 export.
     pub(crate) fn groups(mut self, groups: Option<Vec<Group>>) -> Self {
-        self.groups = groups;
+        self.facts.groups = groups;
         self
     }
 
     /// What the load read of the items' TTL attribute (for Table health).
     pub(crate) fn ttl(mut self, ttl: Option<Arc<TtlStats>>) -> Self {
-        self.ttl = ttl;
+        self.facts.ttl = ttl;
         self
     }
 
@@ -122,8 +123,21 @@ impl NewKeys {
 
     /// Each key's live rate (a watch of the table's writes), which the inspector shows.
     pub(crate) fn live(mut self, rates: Arc<LiveRates>) -> Self {
-        self.live = Some(rates);
+        self.facts.live = Some(rates);
         self
+    }
+}
+
+impl KeyFacts {
+    fn new(keys: Keys, source: Source, key_type: KeyType) -> Self {
+        Self {
+            keys,
+            source,
+            key_type,
+            groups: None,
+            ttl: None,
+            live: None,
+        }
     }
 }
 
@@ -140,18 +154,10 @@ pub(crate) enum Change {
 
 /// The keys and where they came from, and what the app keeps beside them.
 pub(crate) struct Data {
-    keys: Keys,
-    source: Source,
-    key_type: KeyType,
+    facts: KeyFacts,
     /// The type typed and pasted text is read as: the editor's Key type as chosen, or as text keys were read
     /// (a session's, an example's); keys held as data (a file's) leave it as it was.
     text_key_type: KeyType,
-    /// Items per data file of a loaded S3 export: the real grouping by partition.
-    groups: Option<Vec<Group>>,
-    /// The items' TTL attribute as the load read it (Table health); not saved in sessions.
-    ttl: Option<Arc<TtlStats>>,
-    /// Each key's live rate, when the keys are a watch's writes ([`super::live`]).
-    live: Option<Arc<LiveRates>>,
     /// Large pasted text being parsed on the worker, where it came from and the type it is read as.
     pending_text: Option<(Arc<String>, Source, KeyType)>,
     /// The last change of the keys was typing in the editor: more typing joins its undo step.
@@ -175,20 +181,13 @@ pub(crate) struct Data {
     pub(crate) keep_load_options: bool,
     /// Why the chart is empty when it is not the user's choice (a file given at start that failed to load).
     pub(crate) empty_reason: Option<String>,
-    /// The Key design view: candidate keys over the items' attributes.
-    pub(crate) design: DesignState,
 }
 
 impl Data {
     pub(crate) fn new(keys: Keys, source: Source, key_type: KeyType) -> Self {
         Self {
-            keys,
-            source,
-            key_type,
+            facts: KeyFacts::new(keys, source, key_type),
             text_key_type: key_type,
-            groups: None,
-            ttl: None,
-            live: None,
             pending_text: None,
             typing: false,
             undo: Vec::new(),
@@ -198,21 +197,20 @@ impl Data {
             options_for: None,
             keep_load_options: false,
             empty_reason: None,
-            design: DesignState::default(),
         }
     }
 
     pub(crate) fn keys(&self) -> &Keys {
-        &self.keys
+        &self.facts.keys
     }
 
     pub(crate) fn source(&self) -> &Source {
-        &self.source
+        &self.facts.source
     }
 
     /// The keys' own type (what the editor's Key type shows).
     pub(crate) fn key_type(&self) -> KeyType {
-        self.key_type
+        self.facts.key_type
     }
 
     /// The type pasted text is read as: the editor's Key type as the user chose it, never a file's.
@@ -221,17 +219,17 @@ impl Data {
     }
 
     pub(crate) fn groups(&self) -> Option<&[Group]> {
-        self.groups.as_deref()
+        self.facts.groups.as_deref()
     }
 
     /// The items' TTL attribute as the load read it, when they had one.
     pub(crate) fn ttl(&self) -> Option<&Arc<TtlStats>> {
-        self.ttl.as_ref()
+        self.facts.ttl.as_ref()
     }
 
     /// Each key's live rate, when the keys are a watch's writes.
     pub(crate) fn live(&self) -> Option<&LiveRates> {
-        self.live.as_deref()
+        self.facts.live.as_deref()
     }
 
     /// Large pasted text still being read.
@@ -243,14 +241,14 @@ impl Data {
     pub(crate) fn reading_as(&self) -> KeyType {
         self.pending_text
             .as_ref()
-            .map_or(self.key_type, |&(_, _, ty)| ty)
+            .map_or(self.facts.key_type, |&(_, _, ty)| ty)
     }
 
     /// What the last load or scan said about its table, while it is still the keys' source (a scan's table
     /// by name, as its pages change the status).
     pub(crate) fn target(&self) -> Option<&Target> {
         let (source, target) = self.target.as_ref()?;
-        let same = match (source, &self.source) {
+        let same = match (source, &self.facts.source) {
             (Source::Table { name: a, .. }, Source::Table { name: b, .. }) => a == b,
             (a, b) => a == b,
         };
@@ -259,49 +257,50 @@ impl Data {
 
     /// What Undo would bring back, in the key panel's words.
     pub(crate) fn undo_label(&self) -> Option<String> {
-        self.undo.last().map(|r| r.source.describe())
+        self.undo.last().map(|r| r.facts.source.describe())
     }
 
     /// Replaces the key set (a paste, an example, a file, a session, a scan, a re-key): one undo step, unless
     /// it is more of the table on screen. Text too long for the editor waits until it has been read.
-    pub(crate) fn replace(&mut self, new: NewKeys) -> Change {
+    pub(crate) fn replace(&mut self, new: NewKeys, design: &mut DesignState) -> Change {
         self.typing = false;
-        if let Keys::Text(t) = &new.keys
+        if let Keys::Text(t) = &new.facts.keys
             && too_long_for_the_editor(t)
         {
-            let Keys::Text(t) = new.keys else {
+            let KeyFacts {
+                keys: Keys::Text(t),
+                source,
+                key_type,
+                ..
+            } = new.facts
+            else {
                 return Change::Pending;
             };
-            self.pending_text = Some((Arc::new(t), new.source, new.key_type));
+            self.pending_text = Some((Arc::new(t), source, key_type));
             return Change::Pending;
         }
         self.pending_text = None;
         let same_table = matches!(
-            (&self.source, &new.source),
+            (&self.facts.source, &new.facts.source),
             (Source::Table { name: a, .. }, Source::Table { name: b, .. }) if a == b
         );
         if !same_table {
-            self.push_undo();
-            self.start_design(&new.source, new.keying);
+            self.push_undo(design);
+            self.start_design(design, &new.facts.source, new.keying);
         }
         if let Some(target) = new.target {
-            self.target = Some((new.source.clone(), target));
+            self.target = Some((new.facts.source.clone(), target));
         }
         self.empty_reason = None;
-        if matches!(new.keys, Keys::Text(_)) {
-            self.text_key_type = new.key_type;
+        if matches!(new.facts.keys, Keys::Text(_)) {
+            self.text_key_type = new.facts.key_type;
         }
-        self.keys = new.keys;
-        self.source = new.source;
-        self.key_type = new.key_type;
-        self.groups = new.groups;
-        self.ttl = new.ttl;
-        self.live = new.live;
+        self.facts = new.facts;
         Change::Replaced { same_table }
     }
 
     /// The Key design view starts over for new keys: their own items (or where to read them) and keying.
-    fn start_design(&mut self, source: &Source, keying: Keying) {
+    fn start_design(&self, design: &mut DesignState, source: &Source, keying: Keying) {
         let from = match source {
             Source::File(path) => {
                 design::ItemsFrom::File(path.clone(), Box::new(self.load_options.clone()))
@@ -316,20 +315,23 @@ impl Data {
                     design::ItemsFrom::Keys => "{pk}".to_owned(),
                     _ => String::new(),
                 });
-                self.design.reset(None, from, current);
+                design.reset(None, from, current);
             }
-            Keying::Rekey(current) => self.design.rekey(current),
+            Keying::Rekey(current) => design.rekey(current),
             Keying::Items(items, current) => {
-                self.design
-                    .reset(Some(items), design::ItemsFrom::Kept, current);
+                design.reset(Some(items), design::ItemsFrom::Kept, current);
             }
         }
     }
 
     /// The large pasted text was read: its keys replace the key set (`None` when nothing was pending).
-    pub(crate) fn pending_parsed(&mut self, keys: Arc<KeySet>) -> Option<Change> {
+    pub(crate) fn pending_parsed(
+        &mut self,
+        keys: Arc<KeySet>,
+        design: &mut DesignState,
+    ) -> Option<Change> {
         let (_, source, _) = self.pending_text.take()?;
-        Some(self.replace(NewKeys::data(keys, source)))
+        Some(self.replace(NewKeys::data(keys, source), design))
     }
 
     /// The large pasted text could not be read: the keys stay. Whether any was pending.
@@ -340,16 +342,16 @@ impl Data {
     /// Typing in the editor: the first keystroke after any other change is an undo step, and the keys typed
     /// after it join that step. Typing wins over a large paste still being read, which is dropped (returns
     /// whether one was): the keys are never a mix of the two.
-    pub(crate) fn type_text(&mut self, text: String) -> bool {
+    pub(crate) fn type_text(&mut self, text: String, design: &DesignState) -> bool {
         if !self.typing {
-            self.push_undo();
+            self.push_undo(design);
         }
         let dropped = self.drop_pending();
-        self.keys = Keys::Text(text);
-        self.source = Source::Paste;
-        self.groups = None;
-        self.ttl = None;
-        self.live = None;
+        self.facts.keys = Keys::Text(text);
+        self.facts.source = Source::Paste;
+        self.facts.groups = None;
+        self.facts.ttl = None;
+        self.facts.live = None;
         self.empty_reason = None;
         self.typing = true;
         dropped
@@ -357,8 +359,8 @@ impl Data {
 
     /// "Edit as text": keys held as data become the editor's text, one line per write (one undo step).
     /// Whether anything changed.
-    pub(crate) fn edit_as_text(&mut self) -> bool {
-        let Keys::Data(k) = &self.keys else {
+    pub(crate) fn edit_as_text(&mut self, design: &DesignState) -> bool {
+        let Keys::Data(k) = &self.facts.keys else {
             return false;
         };
         let mut text = String::new();
@@ -369,36 +371,31 @@ impl Data {
                 text.push('\n');
             }
         }
-        self.push_undo();
+        self.push_undo(design);
         self.typing = false;
-        self.keys = Keys::Text(text);
-        self.text_key_type = self.key_type;
+        self.facts.keys = Keys::Text(text);
+        self.text_key_type = self.facts.key_type;
         true
     }
 
     /// Reads the keys (and text pasted from now on) as another type; returns the keys' type before.
     pub(crate) fn set_key_type(&mut self, key_type: KeyType) -> KeyType {
         self.text_key_type = key_type;
-        std::mem::replace(&mut self.key_type, key_type)
+        std::mem::replace(&mut self.facts.key_type, key_type)
     }
 
     /// Brings back the key set the last change replaced; returns its source, or `None` with nothing to undo.
-    pub(crate) fn undo(&mut self) -> Option<&Source> {
+    pub(crate) fn undo(&mut self, design: &mut DesignState) -> Option<&Source> {
         let r = self.undo.pop()?;
         self.pending_text = None;
         self.typing = false;
-        if matches!(r.keys, Keys::Text(_)) {
-            self.text_key_type = r.key_type;
+        if matches!(r.facts.keys, Keys::Text(_)) {
+            self.text_key_type = r.facts.key_type;
         }
-        self.keys = r.keys;
-        self.source = r.source;
-        self.key_type = r.key_type;
-        self.groups = r.groups;
-        self.ttl = r.ttl;
-        self.live = r.live;
-        self.design.restore(r.design);
+        self.facts = r.facts;
+        design.restore(r.design);
         self.empty_reason = None;
-        Some(&self.source)
+        Some(&self.facts.source)
     }
 
     /// Forgets the undo history (the empty start of a file given on the command line is nothing to go back
@@ -408,15 +405,10 @@ impl Data {
     }
 
     /// Keeps the key set as it is now as one undo step.
-    fn push_undo(&mut self) {
+    fn push_undo(&mut self, design: &DesignState) {
         self.undo.push(Replaced {
-            keys: self.keys.clone(),
-            source: self.source.clone(),
-            key_type: self.key_type,
-            groups: self.groups.clone(),
-            ttl: self.ttl.clone(),
-            design: self.design.keying(),
-            live: self.live.clone(),
+            facts: self.facts.clone(),
+            design: design.keying(),
         });
         if self.undo.len() > UNDO_STEPS {
             self.undo.remove(0);

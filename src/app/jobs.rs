@@ -12,7 +12,8 @@ use super::tasks::{Reporter, Task, TaskError};
 use crate::model::health::ttl::TtlStats;
 use crate::model::text::LineError;
 use crate::model::{KeySet, KeyType, Report, ViewSettings, report_reusing};
-use crate::source::{self, Loaded, Progress};
+use crate::source::open::{Expect, OpenError, Opened};
+use crate::source::{self, Progress};
 
 /// What to compute: keys from text (parsed on the worker) or a key set already held, with what its load read
 /// of the items' TTL attribute.
@@ -54,9 +55,8 @@ pub struct Computed {
 /// Events of a file load.
 pub enum LoadEvent {
     Progress(Progress),
-    Done(Box<Result<Loaded, source::SourceError>>, PathBuf),
-    /// The file was a session (saved by the app), read whole: it opens as a session, not as keys.
-    Session(Result<Vec<u8>, source::session::SessionError>, PathBuf),
+    /// What the path turned out to be and held ([`source::open`]: keys, or a session, a scenario, a trace).
+    Done(Box<Result<Opened, OpenError>>, PathBuf),
 }
 
 /// The worker's inbox: the newest request, and whether the app is gone (the worker then ends).
@@ -168,19 +168,20 @@ impl Jobs {
         self.worker.as_mut().map(Task::drain).unwrap_or_default()
     }
 
-    /// Starts loading a file or export folder in the background; cancels a load under way.
-    pub fn load_file(&mut self, path: PathBuf, opts: source::LoadOptions) -> Result<(), TaskError> {
+    /// Starts opening a file or folder in the background through [`source::open`] (keys, an export, or what
+    /// `expect` lets it be: a session, a scenario, a trace); cancels a load under way.
+    pub fn load_file(
+        &mut self,
+        path: PathBuf,
+        opts: source::LoadOptions,
+        expect: Expect,
+    ) -> Result<(), TaskError> {
         self.cancel_load();
         let thread_path = path.clone();
         let task = Task::spawn("load", &self.ctx, 16, move |r: &Reporter<LoadEvent>| {
-            if source::session::looks_like_session(&thread_path) {
-                let bytes = source::session::read_session(&thread_path);
-                r.send(LoadEvent::Session(bytes, thread_path));
-                return;
-            }
             let mut last = std::time::Instant::now();
-            let paths = [thread_path.clone()];
-            let result = source::load(&paths, &opts, r.cancel_flag(), &mut |p| {
+            let input = source::open::Input::Path(thread_path.clone());
+            let result = source::open::open(&input, &expect, &opts, r.cancel_flag(), &mut |p| {
                 if last.elapsed().as_millis() >= 50 {
                     last = std::time::Instant::now();
                     r.offer(LoadEvent::Progress(p));
@@ -213,11 +214,7 @@ impl Jobs {
             return Vec::new();
         };
         let events = task.drain();
-        if events
-            .iter()
-            .any(|e| matches!(e, LoadEvent::Done(..) | LoadEvent::Session(..)))
-            || task.finished()
-        {
+        if events.iter().any(|e| matches!(e, LoadEvent::Done(..))) || task.finished() {
             self.load = None;
         }
         events

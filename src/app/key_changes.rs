@@ -51,7 +51,7 @@ impl App {
             Source::Table { .. } => Activity::Scan,
             Source::Paste | Source::Example(_) | Source::Items(_) => Activity::Keys,
         };
-        let change = self.data.replace(new);
+        let change = self.data.replace(new, &mut self.design);
         if change == (Change::Replaced { same_table: false }) {
             self.pipeline.answers = UserAnswers::default();
         }
@@ -64,7 +64,7 @@ impl App {
     /// Typing in the editor (one undo step for a run of typing); a large paste still being read is dropped,
     /// and said so.
     pub(super) fn edit_text(&mut self, text: String) {
-        if self.data.type_text(text) {
+        if self.data.type_text(text, &self.design) {
             self.notify(
                 Activity::Keys,
                 Level::Warning,
@@ -75,7 +75,7 @@ impl App {
     }
 
     pub(super) fn edit_as_text(&mut self) {
-        if self.data.edit_as_text() {
+        if self.data.edit_as_text(&self.design) {
             self.pipeline.input_changed();
         }
     }
@@ -94,7 +94,7 @@ impl App {
         if self.view() == View::Timeline && self.undo_run() {
             return;
         }
-        let Some(what) = self.data.undo().map(Source::describe) else {
+        let Some(what) = self.data.undo(&mut self.design).map(Source::describe) else {
             self.notify(Activity::Keys, Level::Info, "nothing to undo");
             return;
         };

@@ -9,8 +9,13 @@ use super::data::{Keying, NewKeys};
 use super::jobs::{Computed, LoadEvent};
 use super::notices::{Activity, Level};
 use super::pipeline::Arrived;
+use super::runs::Start;
 use super::settings::ChartMode;
+use super::timeline::Run;
 use super::{App, Outcome, connect, dialogs, notices, table_picker};
+use crate::model::KeyType;
+use crate::model::examples::keys::KeyExample;
+use crate::source::open::{Expect, OpenError, Opened};
 use crate::source::{Message, Source};
 
 impl App {
@@ -28,7 +33,10 @@ impl App {
 
     /// A computed report arrives ([`Pipeline::on_computed`]); what it could not show is said here.
     pub fn on_computed(&mut self, computed: Computed) {
-        match self.pipeline.on_computed(computed, &mut self.data) {
+        match self
+            .pipeline
+            .on_computed(computed, &mut self.data, &mut self.design)
+        {
             Arrived::Stale | Arrived::Shown | Arrived::InputError => {}
             Arrived::PasteFailed(e) => self.notify(
                 Activity::Keys,
@@ -48,6 +56,51 @@ impl App {
                     kept.as_str()
                 ),
             ),
+        }
+    }
+
+    /// What [`crate::source::open`] read from `path` (on the load's task or a dialog's): keys replace what was
+    /// there, a session opens, a scenario or a trace runs in the Timeline; on failure what was there stays.
+    pub(super) fn on_opened(&mut self, path: PathBuf, result: Result<Opened, OpenError>) {
+        self.background.load_progress = None;
+        self.background.trace_progress = None;
+        let opened = match result {
+            Ok(Opened::Keys(loaded)) => return self.on_load_done(Ok(*loaded), path),
+            Err(OpenError::Keys(e)) => return self.on_load_done(Err(e), path),
+            Err(e) => {
+                let text = self.notify_error(Activity::File, None, e, None);
+                // A path given at start that failed: the chart says why it is empty.
+                if self.data.empty_reason.is_some() {
+                    self.data.empty_reason = Some(text);
+                }
+                return;
+            }
+            Ok(opened) => opened,
+        };
+        self.leave_start_placeholder();
+        match opened {
+            Opened::Session(bytes) => self.open_session(&bytes, &path.display().to_string()),
+            Opened::Scenario(scenario, text) => {
+                self.start_run(Run::scenario(*scenario, text), Start::Shown);
+            }
+            Opened::Trace(load) => self.start_replay(path, *load),
+            Opened::Keys(loaded) => self.on_load_done(Ok(*loaded), path),
+        }
+    }
+
+    /// A path given at start held no keys (a scenario, a trace, a session): the empty chart that waited for its
+    /// keys gives way to the example, as when the app starts on nothing.
+    fn leave_start_placeholder(&mut self) {
+        let waiting =
+            self.data.empty_reason.is_some() && self.key_set().is_none_or(|k| k.total() == 0);
+        if waiting {
+            let example = KeyExample::Leaderboard;
+            self.replace_keys(NewKeys::text(
+                example.text(),
+                Source::Example(example),
+                KeyType::S,
+            ));
+            self.data.forget_undo();
         }
     }
 
@@ -223,7 +276,7 @@ impl App {
                             NewKeys::data(Arc::new(scanned.keys), source).target(target),
                         );
                         // The GSIs chosen in Connect: the Key design view shows their spread.
-                        self.data.design.scanned = designs;
+                        self.design.scanned = designs;
                     }
                     Err(e) => {
                         let what = format!("cannot scan {table}");
@@ -234,18 +287,21 @@ impl App {
         }
     }
 
-    /// Starts loading a file of keys in the background (the command line, drag and drop, File > Open).
+    /// Starts loading a file of keys in the background (File > Open, Reload): a scenario file or a session
+    /// opens as what it is.
     pub fn open_path(&mut self, path: PathBuf) {
+        self.open_expecting(path, Expect::Keys);
+    }
+
+    /// Opens whatever `path` is in the background (the command line, drag and drop): keys, a session, a
+    /// scenario, or a trace when it holds traffic only traces have ([`crate::source::open`] decides, on its
+    /// task).
+    pub fn open_any(&mut self, path: PathBuf) {
+        self.open_expecting(path, Expect::Any(self.trace_options()));
+    }
+
+    fn open_expecting(&mut self, path: PathBuf, expect: Expect) {
         self.data.last_file = Some((path.clone(), self.data.load_options.table.clone()));
-        if is_scenario(&path) {
-            match dialogs::open_scenario(path, &self.ctx) {
-                Ok(task) => self.background.dialogs.push(task),
-                Err(e) => {
-                    self.notify_error(Activity::File, None, e, None);
-                }
-            }
-            return;
-        }
         // Options chosen for one file apply to it (and to File > Reload), not to the next (unless kept).
         let another = self.data.options_for.as_ref().is_some_and(|p| *p != path);
         if another && !self.data.keep_load_options {
@@ -263,7 +319,7 @@ impl App {
         // typed and pasted keys, and the last file's type never carries over to the next.
         let opts = self.data.load_options.clone();
         self.notices.clear(Activity::Load);
-        if let Err(e) = self.background.jobs.load_file(path, opts) {
+        if let Err(e) = self.background.jobs.load_file(path, opts, expect) {
             self.notify_error(Activity::Load, None, e, None);
         }
     }
@@ -294,11 +350,7 @@ impl App {
         for event in self.background.jobs.drain_load() {
             match event {
                 LoadEvent::Progress(p) => self.background.load_progress = Some(p),
-                LoadEvent::Done(result, path) => self.on_load_done(*result, path),
-                LoadEvent::Session(read, path) => {
-                    self.background.load_progress = None;
-                    self.on_outcome(Outcome::OpenSession(path, read));
-                }
+                LoadEvent::Done(result, path) => self.on_opened(path, *result),
             }
         }
         for started in self.background.screenshots.drain() {
@@ -323,25 +375,12 @@ impl App {
         self.background.trace_progress = None;
         match outcome {
             Outcome::OpenKeys(path) => self.open_path(path),
-            Outcome::OpenSession(path, Ok(bytes)) => {
-                self.open_session(&bytes, &path.display().to_string());
-            }
-            Outcome::OpenSession(path, Err(e)) => {
-                let what = format!("cannot read {}", path.display());
-                self.notify_error(Activity::File, Some(&what), e, None);
-            }
+            Outcome::Opened(path, opened) => self.on_opened(path, Ok(*opened)),
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
             Outcome::Saved(Err(e)) => {
                 self.notify_error(Activity::File, None, e, None);
             }
             Outcome::Nothing | Outcome::TraceProgress(..) => {}
-            Outcome::OpenScenario(scenario, text) => {
-                self.start_run(
-                    super::timeline::Run::scenario(*scenario, text),
-                    super::runs::Start::Shown,
-                );
-            }
-            Outcome::OpenTrace(path, load) => self.start_replay(path, *load),
             Outcome::Path(reply) => {
                 // A path that worked ends the "no file dialog" warning: that activity succeeded.
                 if matches!(reply, dialogs::Reply::Done(..)) {
@@ -370,12 +409,7 @@ impl App {
                 .collect()
         });
         if let Some(path) = dropped.into_iter().next() {
-            if is_scenario(&path) {
-                self.open_path(path);
-            } else {
-                // A trace opens in the Timeline; anything else comes back as keys to load.
-                self.open_trace(path, dialogs::Action::OpenDropped(self.trace_options()));
-            }
+            self.open_any(path);
         }
         // Ctrl+V anywhere but in a text field pastes keys into the editor.
         let focused = ctx.memory(|m| m.focused().is_some());
@@ -431,10 +465,4 @@ impl App {
             )));
         }
     }
-}
-
-/// A scenario file of the time simulation (`.toml`), not keys.
-pub(super) fn is_scenario(path: &std::path::Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }

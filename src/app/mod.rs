@@ -24,6 +24,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod jobs;
 pub mod live;
+pub mod messages;
 pub mod notices;
 pub mod settings;
 pub mod table_picker;
@@ -34,6 +35,7 @@ pub mod timeline;
 mod assets;
 mod command_handling;
 mod data;
+mod file_action;
 mod key_changes;
 mod live_logic;
 mod logic;
@@ -42,6 +44,7 @@ mod queries;
 mod runs;
 mod ui;
 mod views;
+mod what_if;
 
 pub use assets::icon;
 use assets::install_fallback_fonts;
@@ -49,7 +52,7 @@ pub use command::{Command, UICommand};
 use data::Data;
 pub use data::Keys;
 use pipeline::Pipeline;
-use ui::set_presentation_style;
+use theme::set_presentation_style;
 
 use std::path::PathBuf;
 
@@ -65,34 +68,20 @@ use tasks::{Task, TaskSet};
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
 /// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
 const INLINE_BYTES: usize = 256 * 1024;
-/// Text sizes in presentation mode, in points (readable from the back of a room; the smallest text is
-/// 18 px at 1 px per point).
-const PRESENTATION_TEXT: [(egui::TextStyle, f32); 5] = [
-    (egui::TextStyle::Small, 18.0),
-    (egui::TextStyle::Body, 21.0),
-    (egui::TextStyle::Button, 21.0),
-    (egui::TextStyle::Monospace, 19.0),
-    (egui::TextStyle::Heading, 30.0),
-];
 /// A scan that has heard nothing from DynamoDB for this long says so.
 const SCAN_QUIET_SECS: u64 = 4;
 
 /// Results of file dialogs and exports, which run off the UI thread.
 enum Outcome {
+    /// A path of keys to load (checked; the load reads it).
     OpenKeys(PathBuf),
-    OpenSession(
-        PathBuf,
-        Result<Vec<u8>, crate::source::session::SessionError>,
-    ),
+    /// What [`crate::source::open`] read from a path: a session, a scenario, a trace.
+    Opened(PathBuf, Box<crate::source::open::Opened>),
     Saved(Result<String, dialogs::FileError>),
     /// A file dialog closed without a choice.
     Nothing,
     /// The in-app path field: no dialog could open, or its typed path worked or did not.
     Path(dialogs::Reply),
-    /// A scenario file, read and parsed (with its key files), and its text.
-    OpenScenario(Box<crate::model::sim_file::Scenario>, String),
-    /// A trace of real traffic, read from this path.
-    OpenTrace(PathBuf, Box<crate::source::trace::TraceLoad>),
     /// How far the read of a trace is: its path, the bytes got through, and when it started.
     TraceProgress(PathBuf, crate::source::Progress, std::time::Instant),
 }
@@ -142,6 +131,8 @@ pub struct App {
     pub(crate) data: Data,
     /// The Timeline's run and the runs it replaced.
     pub(crate) timeline: runs::TimelineState,
+    /// The Key design view: candidate keys over the items' attributes.
+    pub(crate) design: design::DesignState,
     pub(crate) pipeline: Pipeline,
     pub(crate) background: Background,
     pub(crate) panels: Panels,
@@ -182,6 +173,7 @@ impl App {
             settings,
             data: Data::new(keys, source, key_type),
             timeline: runs::TimelineState::default(),
+            design: design::DesignState::default(),
             pipeline: Pipeline::default(),
             background: Background {
                 jobs,
@@ -235,7 +227,7 @@ impl App {
 
     /// The keys' report (or the key design's comparison) is being computed: the status bar's spinner.
     pub fn computing(&self) -> bool {
-        self.pipeline.computing() || self.data.pending_text().is_some() || self.data.design.busy()
+        self.pipeline.computing() || self.data.pending_text().is_some() || self.design.busy()
     }
 
     /// Whether any work is still under way off the UI thread (or due at the end of this frame): the
@@ -336,7 +328,7 @@ impl App {
 
     /// The Key design view's state.
     pub fn design(&self) -> &design::DesignState {
-        &self.data.design
+        &self.design
     }
 
     pub fn table_picker(&self) -> Option<&table_picker::TablePicker> {

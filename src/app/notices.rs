@@ -161,67 +161,11 @@ impl Notices {
     }
 }
 
-fn colored(n: &Notice) -> egui::RichText {
-    let text = egui::RichText::new(&n.text);
-    match n.level {
-        Level::Error => text.color(super::theme::ERROR),
-        Level::Warning => text.color(super::theme::UNKNOWN),
-        Level::Info => text,
-    }
-}
-
 /// The notice the status line shows: the newest current one, so that what the user just did (a chart saved)
 /// is said even while an older warning stands; that warning is back once the info fades, and counted in
 /// Messages meanwhile. Of notices at the same instant, the one pushed last.
 pub fn headline(notices: &Notices, now: Instant) -> Option<&Notice> {
     notices.visible(now).max_by_key(|n| n.at)
-}
-
-/// The status line's notice (one line, cut with "…" and whole on hover, with a dismiss button for
-/// warnings and errors) and "Messages (N)": the history, newest first, with each notice's detail. The
-/// status bar never grows past one line: other current notices are counted in Messages.
-pub fn notices_ui(
-    ui: &mut egui::Ui,
-    notices: &Notices,
-    now: Instant,
-    commands: &mut Vec<super::Command>,
-) {
-    let count = notices.history().count();
-    if count > 0 {
-        let others = notices.visible(now).count().saturating_sub(1);
-        let title = if others > 0 {
-            format!("Messages ({count}, {others} more now)")
-        } else {
-            format!("Messages ({count})")
-        };
-        ui.menu_button(title, |ui| {
-            egui::ScrollArea::vertical()
-                .max_height(300.0)
-                .show(ui, |ui| {
-                    for n in notices.history().rev() {
-                        ui.label(colored(n));
-                        // At the body's size: a replay's assumptions are read here, not glanced at.
-                        if let Some(d) = &n.detail {
-                            ui.label(egui::RichText::new(d).weak());
-                        }
-                    }
-                });
-        });
-    }
-    let Some(n) = headline(notices, now) else {
-        return;
-    };
-    ui.separator();
-    if n.level > Level::Info
-        && ui
-            .small_button("×")
-            .on_hover_text("Dismiss this message")
-            .clicked()
-    {
-        commands.push(super::Command::DismissNotice(n.activity));
-    }
-    // Cut to the line; egui shows the whole text on hover.
-    ui.add(egui::Label::new(colored(n)).truncate());
 }
 
 /// A hint ([`Hint`]) in the window's words: the control that does what the command line's flag does. A load's

@@ -117,7 +117,12 @@ impl Pipeline {
 
     /// A computed report arrives: shown if it is the newest; a parse error keeps the previous data. Large
     /// pasted text that parsed replaces the keys through their door.
-    pub(super) fn on_computed(&mut self, computed: Computed, data: &mut Data) -> Arrived {
+    pub(super) fn on_computed(
+        &mut self,
+        computed: Computed,
+        data: &mut Data,
+        design: &mut super::design::DesignState,
+    ) -> Arrived {
         if computed.generation != self.wanted {
             return Arrived::Stale;
         }
@@ -125,7 +130,7 @@ impl Pipeline {
         if data.pending_text().is_some() {
             return match computed.result {
                 Ok(shown) => {
-                    if data.pending_parsed(Arc::clone(&shown.keys))
+                    if data.pending_parsed(Arc::clone(&shown.keys), design)
                         == Some(Change::Replaced { same_table: false })
                     {
                         self.answers = UserAnswers::default();

@@ -1,5 +1,6 @@
 //! Every colour the app uses, in one place. Hot means what the decision tree means by it: one key holds a
 //! bucket at least twice the mean (see `model::heat`), or, on the capacity chart, a partition over its limit.
+//! The text sizes of presentation mode are here too ([`set_presentation_style`]).
 
 use egui::Color32;
 
@@ -30,4 +31,34 @@ pub fn severity(s: crate::model::health::Severity) -> Color32 {
         Severity::Warning => WARM,
         Severity::Info => COOL,
     }
+}
+
+/// Text sizes in presentation mode, in points (readable from the back of a room; the smallest text is
+/// 18 px at 1 px per point).
+const PRESENTATION_TEXT: [(egui::TextStyle, f32); 5] = [
+    (egui::TextStyle::Small, 18.0),
+    (egui::TextStyle::Body, 21.0),
+    (egui::TextStyle::Button, 21.0),
+    (egui::TextStyle::Monospace, 19.0),
+    (egui::TextStyle::Heading, 30.0),
+];
+
+/// Larger text for projectors: every text style at least 18 px, and roomier widgets; the normal sizes when
+/// `on` is false. The chart's own text (axes, tooltips) follows the styles.
+pub fn set_presentation_style(ctx: &egui::Context, on: bool) {
+    let base = egui::Style::default();
+    ctx.all_styles_mut(|style| {
+        style.text_styles = base.text_styles.clone();
+        style.spacing = base.spacing.clone();
+        if on {
+            for (text_style, size) in PRESENTATION_TEXT {
+                if let Some(font) = style.text_styles.get_mut(&text_style) {
+                    font.size = size;
+                }
+            }
+            style.spacing.interact_size *= 1.6;
+            style.spacing.button_padding *= 1.5;
+            style.spacing.item_spacing *= 1.4;
+        }
+    });
 }

@@ -3,10 +3,10 @@
 use super::command::{Command, UICommand};
 use super::jobs::Shown;
 use super::settings::ChartMode;
-use super::views::{KeysChart, View};
+use super::views::{KeysChart, Showing, View};
 use super::{
-    App, Keys, PRESENTATION_TEXT, SCAN_QUIET_SECS, command, connect, controls, design, editor,
-    health, histogram, jobs, notices, theme, timeline,
+    App, Keys, SCAN_QUIET_SECS, command, connect, controls, design, editor, health, histogram,
+    jobs, messages, theme, timeline,
 };
 use crate::model::examples::keys::KeyExample;
 
@@ -174,7 +174,7 @@ impl App {
         } else {
             egui::Panel::bottom("decision-strip").show(ui, |ui| {
                 ui.add_space(4.0);
-                commands.extend(self.path_strip_ui(view, ui));
+                commands.extend(self.path_strip_ui(ui));
                 ui.add_space(4.0);
             });
         }
@@ -215,14 +215,14 @@ impl App {
             .size_range(240.0..=(width * SIDE_SHARE[1]).max(260.0))
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
-                    commands.extend(self.tree_ui(view, ui));
+                    commands.extend(self.tree_ui(ui));
                     ui.separator();
                     // A key picked in another panel opens the inspector and scrolls it into view.
                     let reveal = self.panels.inspector.reveal;
                     let inspector = egui::CollapsingHeader::new("Partition inspector")
                         .default_open(true)
                         .open(reveal.then_some(true))
-                        .show(ui, |ui| self.inspector_ui(view, ui));
+                        .show(ui, |ui| self.inspector_ui(ui));
                     if reveal {
                         inspector
                             .header_response
@@ -300,7 +300,7 @@ impl App {
         let now = std::time::Instant::now();
         ui.horizontal(|ui| {
             self.activity_ui(ui, now, commands);
-            notices::notices_ui(ui, &self.notices, now, commands);
+            messages::notices_ui(ui, &self.notices, now, commands);
         });
         if let Some(wait) = self.notices.next_fade(now) {
             ui.ctx().request_repaint_after(wait);
@@ -446,24 +446,38 @@ impl App {
     }
 
     /// The centre: shard and workload controls, the chart mode, then the chart block (what Export chart as
-    /// PNG saves).
+    /// PNG saves); the Timeline's block is its own.
     pub(super) fn chart_panel_ui(
         &mut self,
         ui: &mut egui::Ui,
         view: View,
         commands: &mut Vec<Command>,
     ) {
-        if let (View::Timeline, Some(sim)) = (view, &self.timeline.sim) {
-            chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
-            let compact = self.settings.presentation;
-            if !compact {
-                ui.separator();
+        let rect = match self.showing() {
+            Showing::Timeline(sim) => {
+                chart_mode_radio(ui, true, false, None, ChartMode::Timeline, commands);
+                let compact = self.settings.presentation;
+                if !compact {
+                    ui.separator();
+                }
+                timeline::timeline_ui(ui, sim, compact, commands)
             }
-            self.panels.chart_rect = Some(timeline::timeline_ui(ui, sim, compact, commands));
-            return;
-        }
+            Showing::Design(state) => {
+                self.above_chart_ui(ui, view, commands);
+                self.design_chart_ui(ui, state, commands)
+            }
+            Showing::Keys(chart) => {
+                self.above_chart_ui(ui, view, commands);
+                self.keys_chart_ui(ui, chart)
+            }
+        };
+        self.panels.chart_rect = Some(rect);
+    }
+
+    /// Above the keys' and Key design's chart: the controls (one folded strip in presentation mode: the chart
+    /// is the hero), the chart modes, and a capacity error.
+    fn above_chart_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) {
         if self.settings.presentation {
-            // One folded strip: the chart is the hero; the controls are a click away.
             egui::CollapsingHeader::new("Shard and workload controls")
                 .id_salt("presentation-controls")
                 .default_open(false)
@@ -476,7 +490,6 @@ impl App {
             ui.colored_label(theme::ERROR, format!("capacity: {e}"));
         }
         ui.separator();
-        self.panels.chart_rect = Some(self.chart_ui(ui, view, commands));
     }
 
     /// The shard controls, the workload (off in presentation mode unless on) and the fan-out line (of the
@@ -510,26 +523,28 @@ impl App {
         chart_mode_radio(ui, timeline, capacity, groups, view.mode(), commands);
     }
 
-    /// The chart block of the mode shown; returns its rectangle.
-    fn chart_ui(&self, ui: &mut egui::Ui, view: View, commands: &mut Vec<Command>) -> egui::Rect {
-        let chart = match view {
-            View::Design => {
-                // Export chart: the histograms alone over the window for this frame, the view not drawn.
-                if self.panels.design_export > 0
-                    && let Some(rect) = design::export_ui(ui.ctx(), &self.data.design, self.noun())
-                {
-                    return rect;
-                }
-                return ui
-                    .scope(|ui| {
-                        commands.extend(design::design_ui(ui, &self.data.design, self.noun()));
-                    })
-                    .response
-                    .rect;
-            }
-            View::Keys(chart) => chart,
-            View::Timeline => KeysChart::Buckets,
-        };
+    /// Key design's block: the candidates' cards, or for Export chart the histograms alone over the window for
+    /// this frame (the view not drawn); returns its rectangle.
+    fn design_chart_ui(
+        &self,
+        ui: &mut egui::Ui,
+        state: &design::DesignState,
+        commands: &mut Vec<Command>,
+    ) -> egui::Rect {
+        if self.panels.design_export > 0
+            && let Some(rect) = design::export_ui(ui.ctx(), state, self.noun())
+        {
+            return rect;
+        }
+        ui.scope(|ui| {
+            commands.extend(design::design_ui(ui, state, self.noun()));
+        })
+        .response
+        .rect
+    }
+
+    /// The keys' chart block of the chart shown; returns its rectangle.
+    fn keys_chart_ui(&self, ui: &mut egui::Ui, chart: KeysChart) -> egui::Rect {
         let log_scale = self.settings.log_scale;
         match (chart, self.data.groups(), self.report()) {
             (KeysChart::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),
@@ -649,26 +664,6 @@ fn examples_menu(ui: &mut egui::Ui, commands: &mut Vec<Command>) {
                 commands.push(Command::LoadSimulation(e));
                 ui.close();
             }
-        }
-    });
-}
-
-/// Larger text for projectors: every text style at least 18 px, and roomier widgets; the normal sizes when
-/// `on` is false. The chart's own text (axes, tooltips) follows the styles.
-pub(super) fn set_presentation_style(ctx: &egui::Context, on: bool) {
-    let base = egui::Style::default();
-    ctx.all_styles_mut(|style| {
-        style.text_styles = base.text_styles.clone();
-        style.spacing = base.spacing.clone();
-        if on {
-            for (text_style, size) in PRESENTATION_TEXT {
-                if let Some(font) = style.text_styles.get_mut(&text_style) {
-                    font.size = size;
-                }
-            }
-            style.spacing.interact_size *= 1.6;
-            style.spacing.button_padding *= 1.5;
-            style.spacing.item_spacing *= 1.4;
         }
     });
 }

@@ -5,8 +5,12 @@
 //! asks the view here, in one `match`, instead of asking "which mode are we in" where it draws, as egui's
 //! demo app dispatches to the app shown.
 //!
-//! The views' state stays where its owner is: the keys' report in the pipeline, the simulation and the Key
-//! design's boxes beside the keys in [`super::data::Data`] (Undo brings a design's keying back with the keys).
+//! Each view owns its state, apart from the keys: the Timeline's run, playback and the runs it replaced
+//! (`App::timeline`, [`super::runs::TimelineState`]), the Key design's boxes and comparison (`App::design`);
+//! the keys' report is the pipeline's. What draws or ticks a view's content asks [`App::showing`], the view
+//! with its state ([`Showing`]), so no part can ask for the Timeline without its run. [`View`] stays a plain tag
+//! for the layout's questions (the editor beside, the inspector's kind), which the panels ask while they
+//! change their own state.
 
 use super::command::Command;
 use super::notices::{Activity, Level};
@@ -34,6 +38,14 @@ pub enum View {
     Timeline,
     /// Candidate keys over the same items.
     Design,
+}
+
+/// The view on screen with its state: what draws or ticks a view's content matches on this.
+#[derive(Clone, Copy)]
+pub enum Showing<'a> {
+    Keys(KeysChart),
+    Timeline(&'a timeline::Simulation),
+    Design(&'a super::design::DesignState),
 }
 
 impl View {
@@ -77,16 +89,30 @@ impl App {
         View::of(self.chart_mode())
     }
 
+    /// The view on screen with its state. The chart mode offers the Timeline only with a run; should it ever
+    /// not have one, the keys' chart is shown.
+    pub fn showing(&self) -> Showing<'_> {
+        match self.view() {
+            View::Keys(chart) => Showing::Keys(chart),
+            View::Timeline => self
+                .timeline
+                .sim
+                .as_ref()
+                .map_or(Showing::Keys(KeysChart::Buckets), Showing::Timeline),
+            View::Design => Showing::Design(&self.design),
+        }
+    }
+
     /// The editor and the tree beside the chart (presentation mode hides them until asked).
     pub(super) fn side_panels_shown(&self) -> bool {
         !self.settings.presentation || self.panels.show_side
     }
 
     /// The view's decision tree: the scenario's (with what the run showed) or the keys'.
-    pub(super) fn tree_ui(&self, view: View, ui: &mut egui::Ui) -> Option<Command> {
-        match (view, &self.timeline.sim) {
-            (View::Timeline, Some(sim)) => timeline::tree_ui(ui, sim),
-            _ => {
+    pub(super) fn tree_ui(&self, ui: &mut egui::Ui) -> Option<Command> {
+        match self.showing() {
+            Showing::Timeline(sim) => timeline::tree_ui(ui, sim),
+            Showing::Keys(_) | Showing::Design(_) => {
                 let path = self.pipeline.path.as_ref()?;
                 decision_ui::decision_ui(ui, path, &self.pipeline.answers)
             }
@@ -94,10 +120,10 @@ impl App {
     }
 
     /// Presentation mode's one-line path through the view's tree, with its fix.
-    pub(super) fn path_strip_ui(&self, view: View, ui: &mut egui::Ui) -> Option<Command> {
-        match (view, &self.timeline.sim) {
-            (View::Timeline, Some(sim)) => timeline::path_strip_ui(ui, sim),
-            _ => {
+    pub(super) fn path_strip_ui(&self, ui: &mut egui::Ui) -> Option<Command> {
+        match self.showing() {
+            Showing::Timeline(sim) => timeline::path_strip_ui(ui, sim),
+            Showing::Keys(_) | Showing::Design(_) => {
                 let path = self.pipeline.path.as_ref()?;
                 decision_ui::path_strip_ui(ui, path, &self.pipeline.answers)
             }
@@ -105,11 +131,11 @@ impl App {
     }
 
     /// The view's partition inspector: the partition at the Timeline's playhead, or the keys' buckets.
-    pub(super) fn inspector_ui(&mut self, view: View, ui: &mut egui::Ui) {
+    pub(super) fn inspector_ui(&mut self, ui: &mut egui::Ui) {
         let noun = self.noun();
-        match (view, &self.timeline.sim) {
-            (View::Timeline, Some(sim)) => timeline::inspector_ui(ui, sim),
-            _ => {
+        match self.showing() {
+            Showing::Timeline(sim) => timeline::inspector_ui(ui, sim),
+            Showing::Keys(_) | Showing::Design(_) => {
                 if let Some(shown) = &self.pipeline.current {
                     let live = self.data.live();
                     inspector::inspector_ui(ui, &mut self.panels.inspector, shown, noun, live);
@@ -138,16 +164,16 @@ impl App {
             ctx,
             self.pipeline.current.as_ref().filter(|_| on_screen),
             has_lsi,
-            &self.data.design,
+            &self.design,
         ) {
             self.panels.health.failed(&e);
         }
         if view != View::Design {
-            self.data.design.drain();
+            self.design.drain();
             return;
         }
         let settings = self.settings.view();
-        match self.data.design.tick(
+        match self.design.tick(
             ctx,
             self.pipeline.current.as_ref(),
             &settings,

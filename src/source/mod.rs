@@ -64,6 +64,7 @@ pub mod ion;
 pub mod json;
 pub mod key_ahead;
 pub mod lines;
+pub mod open;
 pub mod read;
 pub mod s3_export;
 pub mod scan_json;

@@ -16,7 +16,6 @@
 //! rfd's log on the dialog thread, which is how a dialog that was tried and failed is told from a cancel.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 mod path_field;
 mod probe;
@@ -26,8 +25,10 @@ use probe::capture_log;
 pub use probe::{Unavailable, availability, install_log_capture};
 
 use super::Outcome;
+pub use super::error::FileError;
+pub use super::file_action::{Action, PathJob, Payload, Request};
 use super::tasks::{Reporter, Task, TaskError};
-use crate::source::trace::TraceOptions;
+use crate::source::open::{Expect, Input, OpenError};
 
 /// What to install when no file dialog can open.
 pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such as xdg-desktop-portal-gtk \
@@ -36,140 +37,6 @@ pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such a
 /// The environment variable that turns native dialogs off: `SHARDLENS_FILE_DIALOG=path` always asks for paths
 /// in the app.
 pub const MODE_VAR: &str = "SHARDLENS_FILE_DIALOG";
-
-/// What the chosen path is for.
-#[derive(Clone)]
-pub enum Action {
-    /// A file of keys, or an S3 export folder (anything `App::open_path` takes).
-    OpenKeys,
-    /// An S3 export folder.
-    OpenFolder,
-    OpenSession,
-    /// A scenario file of the time simulation.
-    OpenScenario,
-    /// A trace of a table's real traffic (a file or a folder of them), replayed in the Timeline, read with
-    /// these options (the Load options' key attribute and bad-record choice).
-    OpenTrace(TraceOptions),
-    /// A file dropped on the window: a trace when its content is one only traces have (Streams records,
-    /// CloudWatch metrics, a Contributor Insights report), else keys.
-    OpenDropped(TraceOptions),
-    /// Writes the data to the chosen file.
-    Save(Payload),
-}
-
-/// What a save writes.
-#[derive(Clone)]
-pub enum Payload {
-    Bytes(Arc<[u8]>),
-    Png(Arc<egui::ColorImage>),
-}
-
-/// A file dialog to show: its title, what the path is for, its filters and, when saving, a suggested name.
-#[derive(Clone)]
-pub struct Request {
-    pub title: &'static str,
-    pub action: Action,
-    filters: Vec<(&'static str, Vec<&'static str>)>,
-    file_name: Option<&'static str>,
-}
-
-impl Request {
-    pub fn open_keys() -> Self {
-        Self {
-            title: "Open keys",
-            action: Action::OpenKeys,
-            filters: vec![
-                (
-                    "Keys and exports",
-                    vec![
-                        "txt", "csv", "json", "jsonl", "gz", "zst", "ion", "keys", "lst",
-                    ],
-                ),
-                ("All files", vec!["*"]),
-            ],
-            file_name: None,
-        }
-    }
-
-    pub fn open_folder() -> Self {
-        Self {
-            title: "Open an S3 export folder (AWSDynamoDB/<export-id>)",
-            action: Action::OpenFolder,
-            filters: Vec::new(),
-            file_name: None,
-        }
-    }
-
-    pub fn open_scenario() -> Self {
-        Self {
-            title: "Open scenario",
-            action: Action::OpenScenario,
-            filters: vec![
-                ("shardlens scenario", vec!["toml"]),
-                ("All files", vec!["*"]),
-            ],
-            file_name: None,
-        }
-    }
-
-    pub fn open_trace(options: TraceOptions) -> Self {
-        Self {
-            title: "Open trace",
-            action: Action::OpenTrace(options),
-            filters: vec![
-                (
-                    "Streams records, exports, metrics, logs",
-                    vec!["json", "jsonl", "gz", "zst", "csv", "log"],
-                ),
-                ("All files", vec!["*"]),
-            ],
-            file_name: None,
-        }
-    }
-
-    pub fn open_session() -> Self {
-        Self {
-            title: "Open session",
-            action: Action::OpenSession,
-            filters: vec![("shardlens session", vec!["json"])],
-            file_name: None,
-        }
-    }
-
-    /// Saves `bytes`, suggesting `file_name`; `kind` and `ext` make the dialog's filter ("CSV", "csv").
-    pub fn save(
-        title: &'static str,
-        file_name: &'static str,
-        kind: &'static str,
-        ext: &'static str,
-        bytes: Vec<u8>,
-    ) -> Self {
-        Self {
-            title,
-            action: Action::Save(Payload::Bytes(bytes.into())),
-            filters: vec![(kind, vec![ext])],
-            file_name: Some(file_name),
-        }
-    }
-
-    /// Saves an image of the chart as PNG.
-    pub fn save_png(image: egui::ColorImage) -> Self {
-        Self {
-            title: "Export chart as PNG",
-            action: Action::Save(Payload::Png(Arc::new(image))),
-            filters: vec![("PNG image", vec!["png"])],
-            file_name: Some("shardlens-chart.png"),
-        }
-    }
-
-    fn saves(&self) -> bool {
-        matches!(self.action, Action::Save(_))
-    }
-
-    fn verb(&self) -> &'static str {
-        if self.saves() { "Save" } else { "Open" }
-    }
-}
 
 /// The path field's way in: a request that no dialog could serve, and why.
 pub struct Fallback {
@@ -194,73 +61,6 @@ pub(super) enum Problem {
     /// The file to save exists: saving again replaces it.
     Exists(PathBuf),
     Other(FileError),
-}
-
-/// Why a file action (open, save, a typed path) did not work: the reason, the path last.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    #[error("no such file or folder: {}", .0.display())]
-    NotFound(PathBuf),
-    #[error("cannot open ({source}): {}", path.display())]
-    Open {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("not a folder (an S3 export is a folder, AWSDynamoDB/<export-id>): {}", .0.display())]
-    NotAFolder(PathBuf),
-    /// A folder where a file to open was wanted (`what`: "session", "scenario").
-    #[error("a folder, not a {what} file: {}", path.display())]
-    AFolder { what: &'static str, path: PathBuf },
-    #[error("cannot read ({source}): {}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// A scenario file that does not parse, or whose key files do not load.
-    #[error(transparent)]
-    Scenario(#[from] crate::source::scenario::ScenarioFileError),
-    /// A trace whose records cannot be read or replayed.
-    #[error(transparent)]
-    Trace(#[from] crate::source::trace::TraceLoadError),
-    /// A folder where a file to save was wanted.
-    #[error("a folder: add a file name: {}", .0.display())]
-    NoFileName(PathBuf),
-    #[error("no such folder: {}", .0.display())]
-    NoFolder(PathBuf),
-    #[error("cannot write ({source}): {}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot write {}: {source}", path.display())]
-    Png {
-        path: PathBuf,
-        source: png::EncodingError,
-    },
-    /// The file exists and the user did not say to replace it.
-    #[error("not replaced: {}", .0.display())]
-    NotReplaced(PathBuf),
-    /// The path field is empty.
-    #[error("type a path")]
-    NoPath,
-    #[error("~: HOME is not set")]
-    NoHome,
-    #[error("cannot find the current folder ({source}) for {}", path.display())]
-    NoCurrentFolder {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
-
-impl FileError {
-    /// The error as a message with its hints (a scenario's key file's load error has them).
-    pub fn message(&self) -> crate::source::Message {
-        match self {
-            Self::Scenario(e) => e.message(),
-            Self::Trace(e) => e.message(),
-            other => crate::source::Message::new(other.to_string()),
-        }
-    }
 }
 
 /// A problem with a path chosen in a native dialog (or given without one), as the outcome the app hears.
@@ -302,18 +102,7 @@ pub(super) fn start(
     })
 }
 
-/// Opens a scenario file chosen without a dialog (the command line, drag and drop, a `.toml` given to Open
-/// keys): read, parsed and its key files loaded on a task; a problem comes back as an error notice.
-pub(super) fn open_scenario(
-    path: PathBuf,
-    ctx: &egui::Context,
-) -> Result<Task<Outcome>, TaskError> {
-    Task::spawn("scenario", ctx, 1, move |r: &Reporter<Outcome>| {
-        r.send(finish(&Action::OpenScenario, path, false, Some(r)).unwrap_or_else(problem_outcome));
-    })
-}
-
-/// Opens a trace (or a dropped file that may be one) without a dialog: read on a task.
+/// Opens a trace without a dialog (File > Open trace… given a path by a command): read on a task.
 pub(super) fn open_trace(
     path: PathBuf,
     action: Action,
@@ -322,31 +111,6 @@ pub(super) fn open_trace(
     Task::spawn("trace", ctx, 1, move |r: &Reporter<Outcome>| {
         r.send(finish(&action, path, false, Some(r)).unwrap_or_else(problem_outcome));
     })
-}
-
-/// A path the path field confirmed: checked and used by `finish_path`.
-#[derive(Clone)]
-pub struct PathJob {
-    id: u64,
-    action: Action,
-    path: PathBuf,
-    /// The user confirmed replacing this existing file.
-    replace: bool,
-}
-
-impl std::fmt::Debug for PathJob {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PathJob")
-            .field("id", &self.id)
-            .field("path", &self.path)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PartialEq for PathJob {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id && self.path == other.path && self.replace == other.replace
-    }
 }
 
 /// Uses a typed path off the UI thread: the path field's window hears whether it worked.
@@ -383,11 +147,9 @@ fn native_dialog(request: &Request) -> Native {
         dialog = dialog.set_file_name(name);
     }
     let (picked, errors) = capture_log(|| match request.action {
-        Action::OpenKeys
-        | Action::OpenSession
-        | Action::OpenScenario
-        | Action::OpenTrace(_)
-        | Action::OpenDropped(_) => dialog.pick_file(),
+        Action::OpenKeys | Action::OpenSession | Action::OpenScenario | Action::OpenTrace(_) => {
+            dialog.pick_file()
+        }
         Action::OpenFolder => dialog.pick_folder(),
         Action::Save(_) => dialog.save_file(),
     });
@@ -402,132 +164,58 @@ fn native_dialog(request: &Request) -> Native {
     }
 }
 
-/// Does what the path is for: checks an opened path, reads a session, writes a save. `replace` allows
-/// overwriting an existing file (a native dialog has asked already). A trace's read tells `r` how far it is
-/// ([`Outcome::TraceProgress`]).
+/// Does what the path is for: checks a path of keys (their load reads them), reads a session, a scenario or
+/// a trace through [`crate::source::open`], writes a save. `replace` allows overwriting an existing file (a
+/// native dialog has asked already). A trace's read tells `r` how far it is ([`Outcome::TraceProgress`]).
 fn finish(
     action: &Action,
     path: PathBuf,
     replace: bool,
     r: Option<&Reporter<Outcome>>,
 ) -> Result<Outcome, Problem> {
-    let meta = std::fs::metadata(&path);
-    let missing = |e: std::io::Error| {
-        Problem::Other(if e.kind() == std::io::ErrorKind::NotFound {
-            FileError::NotFound(path.clone())
-        } else {
-            FileError::Open {
-                path: path.clone(),
-                source: e,
+    let expect = match action {
+        Action::Save(payload) => {
+            let meta = std::fs::metadata(&path).ok();
+            return save(payload, path, meta, replace);
+        }
+        // The load reads them (with its progress and Cancel); here the path is only checked.
+        Action::OpenKeys | Action::OpenFolder => {
+            let is_folder = std::fs::metadata(&path)
+                .map_err(|e| Problem::Other(missing(&path, e).into()))?
+                .is_dir();
+            if matches!(action, Action::OpenFolder) && !is_folder {
+                return Err(Problem::Other(OpenError::NotAFolder(path).into()));
             }
-        })
+            return Ok(Outcome::OpenKeys(path));
+        }
+        Action::OpenSession => Expect::Session,
+        Action::OpenScenario => Expect::Scenario,
+        Action::OpenTrace(options) => Expect::Trace(options.clone()),
     };
-    let folder = |what| {
-        Err(Problem::Other(FileError::AFolder {
-            what,
-            path: path.clone(),
-        }))
-    };
-    match action {
-        Action::OpenKeys => match meta {
-            Ok(_) => Ok(Outcome::OpenKeys(path)),
-            Err(e) => Err(missing(e)),
-        },
-        Action::OpenFolder => match meta {
-            Ok(m) if m.is_dir() => Ok(Outcome::OpenKeys(path)),
-            Ok(_) => Err(Problem::Other(FileError::NotAFolder(path))),
-            Err(e) => Err(missing(e)),
-        },
-        Action::OpenSession => match meta {
-            Ok(m) if m.is_dir() => folder("session"),
-            Ok(_) => match std::fs::read(&path) {
-                Ok(bytes) => Ok(Outcome::OpenSession(path, Ok(bytes))),
-                Err(source) => Err(Problem::Other(FileError::Read { path, source })),
-            },
-            Err(e) => Err(missing(e)),
-        },
-        Action::OpenScenario => match meta {
-            Ok(m) if m.is_dir() => folder("scenario"),
-            Ok(_) => {
-                let text = match std::fs::read_to_string(&path) {
-                    Ok(text) => text,
-                    Err(source) => return Err(Problem::Other(FileError::Read { path, source })),
-                };
-                let label = path.display().to_string();
-                match crate::source::scenario::parse_scenario(&text, path.parent(), &label) {
-                    Ok(s) => Ok(Outcome::OpenScenario(Box::new(s), text)),
-                    Err(e) => Err(Problem::Other(e.into())),
-                }
-            }
-            Err(e) => Err(missing(e)),
-        },
-        Action::OpenTrace(options) => match meta {
-            Ok(_) => read_trace(&path, options, r),
-            Err(e) => Err(missing(e)),
-        },
-        Action::OpenDropped(options) => match meta {
-            Ok(_) if holds_only_traffic(&path) => read_trace(&path, options, r),
-            Ok(_) => Ok(Outcome::OpenKeys(path)),
-            Err(e) => Err(missing(e)),
-        },
-        Action::Save(payload) => save(payload, path, meta.ok(), replace),
-    }
-}
-
-/// Reads a trace (a file or a folder) into a replay on an on-demand table.
-fn read_trace(
-    path: &Path,
-    options: &TraceOptions,
-    r: Option<&Reporter<Outcome>>,
-) -> Result<Outcome, Problem> {
     let started = std::time::Instant::now();
-    let progress = |p: crate::source::Progress| {
+    let input = Input::Path(path.clone());
+    let mut progress = |p: crate::source::Progress| {
         if let Some(r) = r {
-            r.offer(Outcome::TraceProgress(path.to_path_buf(), p, started));
+            r.offer(Outcome::TraceProgress(path.clone(), p, started));
         }
     };
-    match crate::source::trace::load_traces_reporting(&[path.to_path_buf()], options, &progress) {
-        Ok(load) => Ok(Outcome::OpenTrace(path.to_path_buf(), Box::new(load))),
-        Err(e) => Err(Problem::Other(FileError::Trace(e))),
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match crate::source::open::open(&input, &expect, &Default::default(), &never, &mut progress) {
+        Ok(opened) => Ok(Outcome::Opened(path, Box::new(opened))),
+        Err(e) => Err(Problem::Other(e.into())),
     }
 }
 
-/// Whether a file's first 64 KB (or one of a folder's first 20 files') hold a format only traces have (not
-/// keys): Streams records, CloudWatch metrics, a Contributor Insights report. Incremental exports and CSV load
-/// as keys when dropped; File > Open trace… replays them.
-pub(super) fn holds_only_traffic(path: &Path) -> bool {
-    if path.is_dir() {
-        // A folder of traces: its first files (by name; an S3 export's manifests hold no traffic).
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return false;
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        return files.iter().take(20).any(|f| file_holds_only_traffic(f));
+/// A path that cannot be looked at: missing, or not opened (permissions).
+fn missing(path: &Path, e: std::io::Error) -> OpenError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        OpenError::NotFound(path.to_path_buf())
+    } else {
+        OpenError::Open {
+            path: path.to_path_buf(),
+            source: e,
+        }
     }
-    // Regular files only: a named pipe or a device would wait for its writer (and take what it writes).
-    path.is_file() && file_holds_only_traffic(path)
-}
-
-fn file_holds_only_traffic(path: &Path) -> bool {
-    use crate::source::trace::{TraceFormat, detect};
-    let count = std::sync::atomic::AtomicU64::new(0);
-    let Ok(input) = crate::source::read::open(path, &count) else {
-        return false;
-    };
-    let mut head = Vec::with_capacity(64 << 10);
-    if std::io::Read::read_to_end(&mut std::io::Read::take(input.reader, 64 << 10), &mut head)
-        .is_err()
-    {
-        return false;
-    }
-    matches!(
-        detect(&head),
-        Some(TraceFormat::Streams | TraceFormat::Metrics | TraceFormat::Insights)
-    )
 }
 
 /// Writes a save to `path` (`meta`: what is there now): never over a folder, over a file only when the user
@@ -555,7 +243,7 @@ fn save(
             Ok(()) => Ok(format!("saved {}", path.display())),
             Err(source) => Err(FileError::Write { path, source }),
         },
-        Payload::Png(image) => super::command_handling::write_png(&path, image),
+        Payload::Png(image) => write_png(&path, image),
     };
     written
         .map(|msg| Outcome::Saved(Ok(msg)))
@@ -593,6 +281,27 @@ pub fn resolve(text: &str) -> Result<PathBuf, FileError> {
 }
 
 /// The file dialogs' state in the app: whether native dialogs are used, and the path field's window.
+/// Writes the chart's image as an 8-bit RGBA PNG.
+fn write_png(path: &std::path::Path, image: &egui::ColorImage) -> Result<String, FileError> {
+    let failed = |e: png::EncodingError| FileError::Png {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let file = std::fs::File::create(path).map_err(|e| failed(e.into()))?;
+    let [w, h] = image.size;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(failed)?;
+    let bytes: Vec<u8> = image
+        .pixels
+        .iter()
+        .flat_map(egui::Color32::to_array)
+        .collect();
+    writer.write_image_data(&bytes).map_err(failed)?;
+    Ok(format!("saved chart to {}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -625,7 +334,7 @@ mod tests {
         std::fs::create_dir_all(&dir).ok();
         let file = dir.join("out.csv");
         std::fs::write(&file, "old").ok();
-        let save = Action::Save(Payload::Bytes(Arc::from(&b"new"[..])));
+        let save = Action::Save(Payload::Bytes(std::sync::Arc::from(&b"new"[..])));
         assert!(matches!(
             finish(&save, file.clone(), false, None),
             Err(Problem::Exists(_))

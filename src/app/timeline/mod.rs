@@ -30,8 +30,10 @@ use crate::model::simulate::{
 };
 use crate::source::trace::ObservedMinute;
 
+pub use super::command::TimelineCommand;
+pub use super::what_if::WhatIf;
 pub use charts::inspector_ui;
-pub use replay::{Clock, WhatIf};
+pub use replay::Clock;
 use replay::{what_if_menu_ui, what_if_ui};
 pub use run::{Origin, Replay, Run, Saved, ScenarioRun, ShardFix};
 
@@ -82,29 +84,6 @@ pub struct Simulation {
     selected: Option<Point>,
     /// What drawing keeps between frames (not the simulation's state; see [`Drawing`]).
     drawing: RefCell<Drawing>,
-}
-
-/// What the Timeline's controls ask of the simulation. The view returns them (as
-/// [`super::Command::Timeline`]) and the app applies them after drawing with [`Simulation::apply`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum TimelineCommand {
-    /// Play, or pause (Play at the end starts again from the beginning).
-    TogglePlay,
-    /// Simulated seconds per second of playback (one of [`SPEEDS`]).
-    Speed(f64),
-    /// Move the playhead to a second (the scrubber; a click on the heatmap, with [`Self::Pick`]).
-    Seek(u32),
-    /// Show a moment (a finding or an event was clicked): move the playhead there, pause, and pick the
-    /// partition when the moment names one (`None` keeps the pick).
-    Show { t: u32, partition: Option<Point> },
-    /// Colour the heatmap by the run's hottest cell (`true`) or by the partition limit.
-    Relative(bool),
-    /// The line chart's CloudWatch per-minute view (`true`) or every second.
-    PerMinute(bool),
-    /// Pick a partition range (by its start) for the inspector; `None`: the hottest at the playhead.
-    Pick(Option<Point>),
-    /// Replay the trace again, changed as this says (the app starts the new run).
-    WhatIf(WhatIf),
 }
 
 /// What drawing the Timeline keeps between frames, beside the simulation and not part of its state: caches

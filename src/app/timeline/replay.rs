@@ -1,65 +1,8 @@
-//! A replayed trace in the Timeline: the what-ifs that re-run it ([`WhatIf`]: the row, the provisioned capacity fields, presentation mode's menu), and how its seconds
+//! A replayed trace in the Timeline: the what-ifs that re-run it ([`WhatIf`], drawn here: the row, the provisioned capacity fields, presentation mode's menu), and how its seconds
 //! read as real UTC times ([`Clock`]).
 
-use super::{Replay, Simulation, TimelineCommand, clock};
+use super::{Replay, Simulation, TimelineCommand, WhatIf, clock};
 use crate::model::simulate::Setup;
-
-/// What a replay's run changes of the recorded one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WhatIf {
-    /// The trace as recorded, on the table it was opened on.
-    AsRecorded,
-    /// Hot keys (at least the default hot share of the trace) write-sharded over N suffixes.
-    Sharded(u32),
-    /// The table on-demand.
-    OnDemand,
-    /// Twice the provisioned capacity (or, on-demand, twice the previous peak) and partitions.
-    TwiceCapacity,
-    /// A provisioned table of these read and write capacity units (its partitions from the capacity formula).
-    Provisioned { rcu: u32, wcu: u32 },
-}
-
-impl WhatIf {
-    /// The button's label.
-    pub fn label(self) -> String {
-        match self {
-            Self::AsRecorded => "As recorded".to_owned(),
-            Self::Sharded(n) => format!("Shard hot keys ×{n}"),
-            Self::OnDemand => "On-demand".to_owned(),
-            Self::TwiceCapacity => "Twice the capacity".to_owned(),
-            Self::Provisioned { rcu, wcu } => format!(
-                "Provisioned {} RCU / {} WCU",
-                crate::model::fmt::grouped(u64::from(rcu)),
-                crate::model::fmt::grouped(u64::from(wcu))
-            ),
-        }
-    }
-
-    /// The recorded run changed as this what-if says.
-    pub fn apply(self, recorded: &Setup) -> Setup {
-        use crate::model::simulate::Billing;
-        let mut setup = recorded.clone();
-        match self {
-            Self::AsRecorded => {}
-            Self::Sharded(n) => crate::model::simulate::shard_keys(
-                &mut setup,
-                n,
-                Some(crate::model::shard::DEFAULT_HOT_SHARE),
-                "#",
-            ),
-            Self::OnDemand => setup.table = setup.table.on_demand(),
-            Self::Provisioned { rcu, wcu } => {
-                setup.table.billing = Billing::Provisioned {
-                    units: [f64::from(rcu), f64::from(wcu)],
-                };
-                setup.table.autoscaling = None;
-                setup.table.partitions = None;
-            }
-            Self::TwiceCapacity => setup.table = setup.table.twice_the_capacity(),
-        }
-        setup
-    }
-}
 
 /// How the Timeline says a second: from the start of a scenario (`00:08:12`), or for a replayed trace the
 /// real time in UTC (`10:08:12 UTC`, with the date for traces over a day).

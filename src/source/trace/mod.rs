@@ -25,11 +25,13 @@ mod insights;
 mod logs;
 mod metrics;
 mod size;
+mod sniff;
 mod streams;
 mod time;
 
 pub use feed::TraceFeed;
 pub use size::{item_size, number_size};
+pub use sniff::{bytes_hold_only_traffic, holds_only_traffic};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
 
 /// The formats a trace is read from.
