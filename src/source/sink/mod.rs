@@ -10,7 +10,7 @@ use crate::model::health::ttl::TtlStats;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
 
 mod merge;
-pub use merge::{merge_planned, plan_merge};
+pub use merge::{merge_counts_on_two, merge_planned, plan_merge};
 mod staged;
 
 /// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
