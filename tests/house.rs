@@ -585,9 +585,9 @@ fn the_model_is_pure() {
 }
 
 /// The backticked names in `layer`'s section of ARCHITECTURE.md (`### layer`, up to the next heading of its
-/// level or above), without `src/`, the layer's own folder, a `.rs`, `/mod.rs` or a closing `/`, and with `::`
-/// as `/`: `` `src/source/trace/files.rs` ``, `` `trace/files` `` and `` `source::trace::files` `` are all
-/// `trace/files`.
+/// level or above), as module paths below the layer ([`module_name`]), with `::` as `/` and each `::` prefix
+/// of an item's path too: `` `src/source/trace/files.rs` ``, `` `trace/files` `` and
+/// `` `source::trace::files::Item` `` all name `trace/files`.
 fn named_in(architecture: &str, layer: &str) -> BTreeSet<String> {
     let heading = format!("### {layer}\n");
     let Some(start) = architecture.find(&heading) else {
@@ -598,31 +598,38 @@ fn named_in(architecture: &str, layer: &str) -> BTreeSet<String> {
         .match_indices('\n')
         .find(|&(i, _)| body[i + 1..].starts_with("## ") || body[i + 1..].starts_with("### "))
         .map_or(body.len(), |(i, _)| i);
-    body[..end]
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(|span| {
-            let mut s = span.trim().replace("::", "/");
-            for prefix in ["crate/", "src/", &format!("{layer}/")] {
-                if let Some(rest) = s.strip_prefix(prefix) {
-                    s = rest.to_owned();
-                }
-            }
-            for suffix in ["/mod.rs", ".rs", "/"] {
-                if let Some(rest) = s.strip_suffix(suffix) {
-                    s = rest.to_owned();
-                }
-            }
-            s
-        })
-        .collect()
+    let mut named = BTreeSet::new();
+    for span in body[..end].split('`').skip(1).step_by(2) {
+        // `read::FileLoad` names `read` too: each `::` prefix of a span is a name.
+        let parts: Vec<&str> = span.trim().split("::").collect();
+        for k in 1..=parts.len() {
+            named.insert(module_name(&parts[..k].join("/"), layer));
+        }
+    }
+    named
+}
+
+/// A backticked name as a module path below `layer`: without `crate/`, `src/`, `layer/`, a `.rs`, `/mod.rs`
+/// or a closing `/`.
+fn module_name(span: &str, layer: &str) -> String {
+    let mut s = span.to_owned();
+    for prefix in ["crate/", "src/", &format!("{layer}/")] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.to_owned();
+        }
+    }
+    for suffix in ["/mod.rs", ".rs", "/"] {
+        if let Some(rest) = s.strip_suffix(suffix) {
+            s = rest.to_owned();
+        }
+    }
+    s
 }
 
 /// ARCHITECTURE.md names every module of src/model, src/source, src/app and src/cli (at any depth, not test
 /// modules), by the rule its first lines state: in backticks in the layer's section, a module of the layer by
 /// its name (`lines`, `lines.rs`), a module inside another by its parent and name (`trace/files`) or its
-/// whole path below the layer (`json/fast_json/scan`).
+/// whole path below the layer (`json/fast_json/scan`), alone or leading an item's path (`read::FileLoad`).
 #[test]
 fn architecture_names_every_module() {
     let architecture = read(&root().join("ARCHITECTURE.md"));
