@@ -6,6 +6,8 @@
 //! The map of the modules, how a click becomes a report on screen and the house rules are in `ARCHITECTURE.md`
 //! at the root of the repository: the one map, which `tests/house.rs` checks names every module.
 
+// No unsafe code in shardlens: it lives in crates/ (see the root Cargo.toml's lints).
+#![forbid(unsafe_code)]
 // Non-test functions are still held to 80 lines (clippy.toml): clippy checks the build without `cfg(test)` too.
 #![cfg_attr(
     test,

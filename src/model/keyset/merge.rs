@@ -66,7 +66,7 @@ impl KeySet {
     /// Begins a merge of keys and counts by `plan` ([`Self::lookup_part`]s joined in order) in two parts
     /// that touch different memory, so that each may run on a thread of its own (the source's
     /// `sink::merge_counts_on_two` runs them): [`FoundCounts::add`], the counts of the keys this set holds,
-    /// and [`NewKeys::add`], the keys it does not, in order; then [`Self::end_counts_merge`]. Only for sets
+    /// and [`NewKeys::append`], the keys it does not, in order; then [`Self::end_counts_merge`]. Only for sets
     /// of keys and counts alone (neither [`Self::has_more_than_counts`]). The same set as [`Self::merge`]
     /// leaves.
     pub fn split_for_counts<'a>(
@@ -315,7 +315,7 @@ pub struct NewKeys<'a> {
 impl NewKeys<'_> {
     /// The new keys, in order: their bytes, hashes and index slots (the index grows no more: room was made),
     /// their entries gathered to go on after the counts ([`KeySet::end_counts_merge`]).
-    pub fn add(self, other: &KeySet) -> AddedKeys {
+    pub fn append(self, other: &KeySet) -> AddedKeys {
         let NewKeys {
             arena,
             hashes,
@@ -340,6 +340,6 @@ impl NewKeys<'_> {
     }
 }
 
-/// The entries of the keys a merge of counts added ([`NewKeys::add`]), to go on after the counts.
+/// The entries of the keys a merge of counts added ([`NewKeys::append`]), to go on after the counts.
 #[derive(Debug)]
 pub struct AddedKeys(Vec<Entry>);

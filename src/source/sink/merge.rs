@@ -187,7 +187,7 @@ pub fn merge_counts_on_two(keys: &mut KeySet, other: &KeySet) {
     let plan = lookup_halves(keys, other);
     let (found, new) = keys.split_for_counts(other, &plan);
     let added = std::thread::scope(|scope| {
-        let adding = scope.spawn(|| new.add(other));
+        let adding = scope.spawn(|| new.append(other));
         // The counts of the keys found, meanwhile.
         found.add(other, &plan);
         match adding.join() {
