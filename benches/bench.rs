@@ -13,6 +13,9 @@
 //!    file in the same run (target ≥ 10× faster), with peak memory against the distinct keys' bytes
 //!    (target ≤ 3× + 64 MB). Wall time and peak RSS come from GNU time (`/usr/bin/time`).
 
+// No unsafe code in shardlens: it lives in crates/ (see the root Cargo.toml's lints).
+#![forbid(unsafe_code)]
+
 use std::io::{BufWriter, Write as _};
 use std::path::Path;
 use std::process::Command;

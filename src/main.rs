@@ -1,5 +1,8 @@
 //! The `shardlens` binary: headless commands, or (with no command) the desktop app.
 
+// No unsafe code in shardlens: it lives in crates/ (see the root Cargo.toml's lints).
+#![forbid(unsafe_code)]
+
 use clap::{CommandFactory as _, FromArgMatches as _};
 use shardlens::cli::{Cli, long_version, run};
 

@@ -21,18 +21,15 @@ fn main() {
     if std::env::var_os("SHARDLENS_NO_ISAL").is_some_and(|v| !v.is_empty() && v != "0") {
         return;
     }
-    let isal = match pkg_config::Config::new()
+    let Ok(isal) = pkg_config::Config::new()
         .cargo_metadata(false)
         .probe("libisal")
-    {
-        Ok(isal) => isal,
-        Err(_) => {
-            println!(
-                "cargo:warning=ISA-L not found (Debian/Ubuntu: apt install libisal-dev): gzip files will inflate \
-                 with zlib-rs, about 1.5x slower"
-            );
-            return;
-        }
+    else {
+        println!(
+            "cargo:warning=ISA-L not found (Debian/Ubuntu: apt install libisal-dev): gzip files will inflate \
+             with zlib-rs, about 1.5x slower"
+        );
+        return;
     };
     let mut shim = cc::Build::new();
     shim.file("src/shim.c").opt_level(2);

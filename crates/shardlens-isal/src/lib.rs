@@ -4,6 +4,11 @@
 //! 1.5x faster than zlib-rs). The C shim (`src/shim.c`) is compiled against the installed `igzip_lib.h`, so
 //! Rust sees ISA-L's state only as an opaque pointer and never depends on its layout.
 
+// This crate is where shardlens's FFI to ISA-L is unsafe (the workspace denies unsafe code elsewhere, and
+// shardlens forbids it): every unsafe block says why it is sound, every unsafe function its `# Safety`.
+#![allow(unsafe_code, reason = "the calls into ISA-L's C shim")]
+#![warn(missing_docs)]
+
 use std::io::{BufRead, Read};
 
 /// Whether this build links ISA-L; without it [`GzDecoder::new`] always hands its reader back.

@@ -204,8 +204,8 @@ impl Simd for Avx2 {
                 to.as_mut_ptr()
                     .add(at)
                     .cast::<[u8; 8]>()
-                    .write_unaligned(bytes)
-            };
+                    .write_unaligned(bytes);
+            }
             at += m.count_ones() as usize;
         }
     }

@@ -1,7 +1,7 @@
 //! Merging one key set into another: the sets of a file's stretches or an export's loader threads, in input
 //! order, so that the merged set is what one reader would have built (see [`KeySet::merge_counted`]).
 
-use super::index::Pairs;
+use super::index::{Index, Pairs};
 use super::prefetch::{Pipeline, prefetch};
 use super::sizes::ItemSizes;
 use super::{Entry, KeySet, sort_keys};
@@ -63,28 +63,20 @@ impl KeySet {
         exact
     }
 
-    /// [`Self::merge`] of a set of keys and counts alone (no sort-key facts or item sizes on either side) on two
-    /// threads: the keys' places here looked up in two halves at once ([`Self::lookup_part`]), then the counts
-    /// of the keys found added on one thread while the new keys go in, in order, on the other. The same set as
-    /// [`Self::merge`] leaves. Below [`TWO_THREAD_COUNTS`] keys, or with more than counts, it is that merge.
-    ///
-    /// Why: a file of key lines is read in stretches on every core and their sets merged at the end, on one
-    /// core while the others idle (`lines::load_lines_split`). Measured on `benches/lines_duckdb.sh`'s file
-    /// (the second stretch's 570,878 keys into the first's 571,546; this 2-core machine): the one pipelined
-    /// pass took 31–32 ms of the command's 0.25 s.
-    pub fn merge_counts_on_two(&mut self, other: &KeySet) {
-        if other.len() < TWO_THREAD_COUNTS
-            || self.has_more_than_counts()
-            || other.has_more_than_counts()
-        {
-            self.merge(other);
-            return;
-        }
+    /// Begins a merge of keys and counts by `plan` ([`Self::lookup_part`]s joined in order) in two parts
+    /// that touch different memory, so that each may run on a thread of its own (the source's
+    /// `sink::merge_counts_on_two` runs them): [`FoundCounts::add`], the counts of the keys this set holds,
+    /// and [`NewKeys::append`], the keys it does not, in order; then [`Self::end_counts_merge`]. Only for sets
+    /// of keys and counts alone (neither [`Self::has_more_than_counts`]). The same set as [`Self::merge`]
+    /// leaves.
+    pub fn split_for_counts<'a>(
+        &'a mut self,
+        other: &KeySet,
+        plan: &[u32],
+    ) -> (FoundCounts<'a>, NewKeys<'a>) {
         self.merge_write_order(other);
-        let n = other.len();
-        let plan = self.lookup_halves(other);
-        self.reserve_for(other, &plan);
-        let new: Vec<u32> = (0..n as u32)
+        self.reserve_for(other, plan);
+        let new: Vec<u32> = (0..other.len() as u32)
             .filter(|&i| plan.get(i as usize) == Some(&NEW_KEY))
             .collect();
         let first_new = self.entries.len();
@@ -96,58 +88,24 @@ impl KeySet {
             key_bytes,
             ..
         } = self;
-        let added = std::thread::scope(|scope| {
-            let adding = scope.spawn(|| {
-                // The new keys, in order: their bytes, hashes and index slots (the index grows no more: room
-                // was made above), their entries gathered to go on after the counts.
-                let mut ends = Vec::with_capacity(new.len());
-                for (j, &i) in new.iter().enumerate() {
-                    if let Some(&ahead) = new.get(j + MERGE_AHEAD) {
-                        index.prefetch_slot(other.hash(ahead));
-                    }
-                    let key = other.key_bytes(i);
-                    *key_bytes += key.len() as u64;
-                    ends.push(Entry::new(key, other.count(i), arena));
-                    hashes.push(other.hash(i));
-                    let idx = u32::try_from(first_new + j).unwrap_or(u32::MAX);
-                    index.insert(other.hash(i), idx, hashes);
-                }
-                ends
-            });
-            // The counts of the keys found, meanwhile.
-            for (i, &idx) in plan.iter().enumerate() {
-                if let Some(&ahead) = plan.get(i + MERGE_AHEAD)
-                    && let Some(e) = entries.get(ahead as usize)
-                {
-                    prefetch(e);
-                }
-                if let Some(e) = entries.get_mut(idx as usize) {
-                    e.count += other.count(i as u32);
-                }
-            }
-            match adding.join() {
-                Ok(ends) => ends,
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        });
-        self.entries.extend(added);
-        self.total += other.total;
+        (
+            FoundCounts { entries },
+            NewKeys {
+                arena,
+                hashes,
+                index,
+                key_bytes,
+                new,
+                first_new,
+            },
+        )
     }
 
-    /// Where each key of `other` is here ([`NEW_KEY`] for a key this set does not hold), in order: the two
-    /// halves of `other` looked up at once, on this thread and another ([`Self::lookup_part`]; the lookups change
-    /// nothing).
-    pub fn lookup_halves(&self, other: &KeySet) -> Vec<u32> {
-        let n = other.len();
-        std::thread::scope(|scope| {
-            let second = scope.spawn(|| self.lookup_part(other, n / 2..n));
-            let mut all = self.lookup_part(other, 0..n / 2);
-            match second.join() {
-                Ok(rest) => all.extend(rest),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-            all
-        })
+    /// Ends a merge begun by [`Self::split_for_counts`]: the new keys' entries go on after the counts, and
+    /// `other`'s total is added.
+    pub fn end_counts_merge(&mut self, other: &KeySet, added: AddedKeys) {
+        self.entries.extend(added.0);
+        self.total += other.total;
     }
 
     /// [`Self::merge_counted`] of a set whose every key's place here [`Self::merge_plan`] found (and which
@@ -288,10 +246,6 @@ impl KeySet {
 /// How many keys ahead of its addition a merge asks for the memory a key's addition touches.
 const MERGE_AHEAD: usize = 16;
 
-/// The fewest keys [`KeySet::merge_counts_on_two`] spreads over two threads: below it, a thread's start costs
-/// more than it saves.
-const TWO_THREAD_COUNTS: usize = 1 << 16;
-
 /// In a [`KeySet::merge_plan`], a key the set does not hold yet.
 pub const NEW_KEY: u32 = u32::MAX;
 
@@ -322,55 +276,70 @@ impl MergeApart {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::KeyType;
+/// The counts part of a merge of keys and counts by plan ([`KeySet::split_for_counts`]): the set's entries.
+#[derive(Debug)]
+pub struct FoundCounts<'a> {
+    entries: &'a mut Vec<Entry>,
+}
 
-    /// A set of `n` adds of keys drawn from `distinct` (`tag` in every key for some of them, so that two sets
-    /// share some keys and not others; one in four longer than an entry holds), counts from 1 to 3.
-    fn drawn(seed: u64, n: usize, distinct: u64, tag: &str) -> KeySet {
-        let mut keys = KeySet::new(KeyType::S);
-        let mut x = seed;
-        for _ in 0..n {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let k = (x >> 33) % distinct;
-            let key = match (k % 3, k % 4) {
-                (0, 0) => format!("{tag}#{k}#a-tail-past-the-entry"),
-                (0, _) => format!("{tag}#{k}"),
-                (_, 0) => format!("shared#{k}#a-tail-past-the-entry"),
-                _ => format!("shared#{k}"),
-            };
-            keys.add(key.as_bytes(), 1 + (x >> 20) % 3);
-        }
-        keys
-    }
-
-    /// The counts merged on two threads are the one-pass merge's: every key in the same place with the same
-    /// count, the total, and every key found where it is.
-    #[test]
-    fn counts_merged_on_two_threads_are_the_one_pass_merge() {
-        for (a, b) in [
-            (
-                drawn(1, 200_000, 150_000, "a"),
-                drawn(2, 300_000, 180_000, "b"),
-            ),
-            (KeySet::new(KeyType::S), drawn(3, 100_000, 90_000, "b")),
-            (drawn(4, 1_000, 500, "a"), drawn(5, 1_000, 500, "b")),
-        ] {
-            let mut one = a.clone();
-            one.merge(&b);
-            let mut two = a.clone();
-            two.merge_counts_on_two(&b);
-            assert_eq!((two.len(), two.total()), (one.len(), one.total()));
-            assert_eq!(two.key_bytes_total(), one.key_bytes_total());
-            for ((i, k, c), (j, l, d)) in one.iter().zip(two.iter()) {
-                assert_eq!((i, k, c), (j, l, d));
-                assert_eq!(two.find(k), Some(i));
+impl FoundCounts<'_> {
+    /// Adds the count of each key of `other` that `plan` found here to its entry.
+    pub fn add(self, other: &KeySet, plan: &[u32]) {
+        for (i, &idx) in plan.iter().enumerate() {
+            if let Some(&ahead) = plan.get(i + MERGE_AHEAD)
+                && let Some(e) = self.entries.get(ahead as usize)
+            {
+                prefetch(e);
             }
-            assert!(b.len() < TWO_THREAD_COUNTS || two.len() > a.len());
+            if let Some(e) = self.entries.get_mut(idx as usize) {
+                e.count += other.count(i as u32);
+            }
         }
     }
 }
+
+/// The new keys' part of a merge of keys and counts by plan ([`KeySet::split_for_counts`]): the set's key
+/// bytes, hashes and index, and which keys of the other set are new here.
+#[derive(Debug)]
+pub struct NewKeys<'a> {
+    arena: &'a mut Vec<u8>,
+    hashes: &'a mut Vec<u64>,
+    index: &'a mut Index,
+    key_bytes: &'a mut u64,
+    /// The keys of the other set this one does not hold, in order.
+    new: Vec<u32>,
+    /// Where the first of them goes.
+    first_new: usize,
+}
+
+impl NewKeys<'_> {
+    /// The new keys, in order: their bytes, hashes and index slots (the index grows no more: room was made),
+    /// their entries gathered to go on after the counts ([`KeySet::end_counts_merge`]).
+    pub fn append(self, other: &KeySet) -> AddedKeys {
+        let NewKeys {
+            arena,
+            hashes,
+            index,
+            key_bytes,
+            new,
+            first_new,
+        } = self;
+        let mut ends = Vec::with_capacity(new.len());
+        for (j, &i) in new.iter().enumerate() {
+            if let Some(&ahead) = new.get(j + MERGE_AHEAD) {
+                index.prefetch_slot(other.hash(ahead));
+            }
+            let key = other.key_bytes(i);
+            *key_bytes += key.len() as u64;
+            ends.push(Entry::new(key, other.count(i), arena));
+            hashes.push(other.hash(i));
+            let idx = u32::try_from(first_new + j).unwrap_or(u32::MAX);
+            index.insert(other.hash(i), idx, hashes);
+        }
+        AddedKeys(ends)
+    }
+}
+
+/// The entries of the keys a merge of counts added ([`NewKeys::append`]), to go on after the counts.
+#[derive(Debug)]
+pub struct AddedKeys(Vec<Entry>);

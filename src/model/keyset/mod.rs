@@ -9,7 +9,8 @@
 //! re-bucketing a pass over a `Vec<u64>`, never a re-hash.
 //!
 //! By concept: this file holds the keys and counts; `index` the hash tables, `merge` merging one set into
-//! another (loader threads' sets, in input order), `sort_keys` the per-key sort-key facts and kept item
+//! another (loader threads' sets, in input order; in parts that the loaders' `sink::merge` may run on two
+//! threads), `sort_keys` the per-key sort-key facts and kept item
 //! collections, `sizes` the item sizes.
 
 use std::borrow::Cow;
@@ -24,7 +25,7 @@ mod sizes;
 mod sort_keys;
 
 use index::Index;
-pub use merge::{MergeApart, NEW_KEY};
+pub use merge::{AddedKeys, FoundCounts, MergeApart, NEW_KEY, NewKeys};
 pub(crate) use prefetch::prefetch;
 pub use prefetch::{Lookahead, Pipeline};
 use sizes::ItemSizes;

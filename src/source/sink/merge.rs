@@ -1,5 +1,7 @@
 //! Loader threads: a [`Sink`] forked for each, and their sinks (or a file of lines' keys) merged back, keys
-//! renumbered for what refers to them by index (designs, kept items, calculated sharding).
+//! renumbered for what refers to them by index (designs, kept items, calculated sharding). A large merge runs
+//! on two threads here, over the model's single-threaded pieces ([`KeySet::lookup_part`],
+//! [`KeySet::merge_apart`], [`KeySet::split_for_counts`]): the model starts no thread.
 
 use super::{Loaded, Sink};
 use crate::model::KeySet;
@@ -133,8 +135,8 @@ impl Sink {
     }
 }
 
-/// The fewest keys whose merge by plan is spread over two threads ([`plan_merge`], [`merge_planned`]): below
-/// it, a thread's start costs more than it saves.
+/// The fewest keys whose merge is spread over two threads ([`plan_merge`], [`merge_planned`],
+/// [`merge_counts_on_two`]): below it, a thread's start costs more than it saves.
 const TWO_THREAD_KEYS: usize = 1 << 16;
 
 /// Where each key of `other` is in `keys` ([`KeySet::merge_plan`]; `None` when they share an item), a large
@@ -142,12 +144,58 @@ const TWO_THREAD_KEYS: usize = 1 << 16;
 ///
 /// Measured on `shardlens-bench extract`'s file re-keyed by `{pk}#{status}#{tags.0}` (983,732 keys looked up
 /// in 983,375, nearly all missing; this 2-core machine): `shardlens analyze` 0.78–0.84 → 0.74–0.77 s, output
-/// identical. (Key lines merge their counts on two threads their own way: [`KeySet::merge_counts_on_two`].)
+/// identical. (Key lines merge their counts on two threads their own way: [`merge_counts_on_two`].)
 pub fn plan_merge(keys: &KeySet, other: &KeySet) -> Option<Vec<u32>> {
     if other.len() < TWO_THREAD_KEYS {
         return keys.merge_plan(other);
     }
-    keys.plan_from(other, keys.lookup_halves(other))
+    keys.plan_from(other, lookup_halves(keys, other))
+}
+
+/// Where each key of `other` is in `keys` ([`crate::model::keyset::NEW_KEY`] for a key it does not hold), in
+/// order: the two halves of `other` looked up at once, on this thread and another
+/// ([`KeySet::lookup_part`]; the lookups change nothing).
+fn lookup_halves(keys: &KeySet, other: &KeySet) -> Vec<u32> {
+    let n = other.len();
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| keys.lookup_part(other, n / 2..n));
+        let mut all = keys.lookup_part(other, 0..n / 2);
+        match second.join() {
+            Ok(rest) => all.extend(rest),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        all
+    })
+}
+
+/// [`KeySet::merge`] of a set of keys and counts alone (no sort-key facts or item sizes on either side) on two
+/// threads: the keys' places in `keys` looked up in two halves at once ([`lookup_halves`]), then the counts
+/// of the keys found added on one thread while the new keys go in, in order, on the other
+/// ([`KeySet::split_for_counts`]). The same set as [`KeySet::merge`] leaves. Below [`TWO_THREAD_KEYS`] keys,
+/// or with more than counts, it is that merge.
+///
+/// Why: a file of key lines is read in stretches on every core and their sets merged at the end, on one
+/// core while the others idle (`lines::load_lines_split`). Measured on `benches/lines_duckdb.sh`'s file
+/// (the second stretch's 570,878 keys into the first's 571,546; this 2-core machine): the one pipelined
+/// pass took 31–32 ms of the command's 0.25 s.
+pub fn merge_counts_on_two(keys: &mut KeySet, other: &KeySet) {
+    if other.len() < TWO_THREAD_KEYS || keys.has_more_than_counts() || other.has_more_than_counts()
+    {
+        keys.merge(other);
+        return;
+    }
+    let plan = lookup_halves(keys, other);
+    let (found, new) = keys.split_for_counts(other, &plan);
+    let added = std::thread::scope(|scope| {
+        let adding = scope.spawn(|| new.append(other));
+        // The counts of the keys found, meanwhile.
+        found.add(other, &plan);
+        match adding.join() {
+            Ok(added) => added,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    keys.end_counts_merge(other, added);
 }
 
 /// [`KeySet::merge_planned`]: for a large `other` with sort-key facts or item sizes, those merge on a second
@@ -179,6 +227,7 @@ pub fn merge_planned(keys: &mut KeySet, other: &mut KeySet, plan: &[u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::KeyType;
     use crate::model::keyset::sized_items as items;
 
     /// A merge on two threads (the plan's halves looked up at once, the facts and sizes merged beside the
@@ -201,5 +250,52 @@ mod tests {
             assert_eq!(two.item_bytes(i), one.item_bytes(i));
         }
         assert_eq!(two.size_profile(), one.size_profile());
+    }
+
+    /// A set of `n` adds of keys drawn from `distinct` (`tag` in every key for some of them, so that two sets
+    /// share some keys and not others; one in four longer than an entry holds), counts from 1 to 3.
+    fn drawn(seed: u64, n: usize, distinct: u64, tag: &str) -> KeySet {
+        let mut keys = KeySet::new(KeyType::S);
+        let mut x = seed;
+        for _ in 0..n {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let k = (x >> 33) % distinct;
+            let key = match (k % 3, k % 4) {
+                (0, 0) => format!("{tag}#{k}#a-tail-past-the-entry"),
+                (0, _) => format!("{tag}#{k}"),
+                (_, 0) => format!("shared#{k}#a-tail-past-the-entry"),
+                _ => format!("shared#{k}"),
+            };
+            keys.add(key.as_bytes(), 1 + (x >> 20) % 3);
+        }
+        keys
+    }
+
+    /// The counts merged on two threads are the one-pass merge's: every key in the same place with the same
+    /// count, the total, and every key found where it is.
+    #[test]
+    fn counts_merged_on_two_threads_are_the_one_pass_merge() {
+        for (a, b) in [
+            (
+                drawn(1, 200_000, 150_000, "a"),
+                drawn(2, 300_000, 180_000, "b"),
+            ),
+            (KeySet::new(KeyType::S), drawn(3, 100_000, 90_000, "b")),
+            (drawn(4, 1_000, 500, "a"), drawn(5, 1_000, 500, "b")),
+        ] {
+            let mut one = a.clone();
+            one.merge(&b);
+            let mut two = a.clone();
+            merge_counts_on_two(&mut two, &b);
+            assert_eq!((two.len(), two.total()), (one.len(), one.total()));
+            assert_eq!(two.key_bytes_total(), one.key_bytes_total());
+            for ((i, k, c), (j, l, d)) in one.iter().zip(two.iter()) {
+                assert_eq!((i, k, c), (j, l, d));
+                assert_eq!(two.find(k), Some(i));
+            }
+            assert!(b.len() < TWO_THREAD_KEYS || two.len() > a.len());
+        }
     }
 }

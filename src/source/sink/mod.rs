@@ -1,5 +1,7 @@
 //! The [`Sink`] every format's records go into: it checks key types, canonicalises keys, counts writes and
 //! item sizes, applies the bad-record policy, and collects what the user should be told.
+//!
+//! Over 600 lines: `Sink` is the one door of every loader's records, and its methods (a key, an item with its sort key, size and TTL, the bad-record policy, warnings) share its fields; forks and merges are in `merge`, staged adds in `staged`.
 
 use super::json::item::{KeyNames, Scratch, Tag};
 use super::{Changes, Group, Hint, LoadOptions, Loaded, Message, OnBad, SourceError};
@@ -10,7 +12,7 @@ use crate::model::health::ttl::TtlStats;
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};
 
 mod merge;
-pub use merge::{merge_planned, plan_merge};
+pub use merge::{merge_counts_on_two, merge_planned, plan_merge};
 mod staged;
 
 /// Bad-record messages kept in [`Loaded::warnings`] under [`OnBad::Skip`].
