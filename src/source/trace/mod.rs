@@ -22,6 +22,7 @@ use super::{At, Hint, Message, OnBad, SourceError};
 mod feed;
 mod files;
 mod insights;
+mod live;
 mod logs;
 mod metrics;
 mod size;
@@ -29,6 +30,9 @@ mod streams;
 mod time;
 
 pub use feed::TraceFeed;
+pub use live::{
+    KeyRate, LiveKeys, LiveRates, RATE_WINDOW, StreamFeed, time_of_day, watch_feed, watch_trace,
+};
 pub use size::{item_size, number_size};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
 
