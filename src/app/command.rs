@@ -5,10 +5,9 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::connect::ConnectSettings;
 use super::dialogs::PathJob;
 use super::notices::Activity;
-use super::settings::{ChartMode, Settings};
+use super::settings::{ChartMode, ConnectSettings, Settings};
 use crate::model::KeyType;
 use crate::model::decision::{Action, Question, UserAnswers};
 use crate::model::examples::keys::KeyExample;

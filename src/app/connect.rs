@@ -22,7 +22,8 @@ use crate::source::dynamo::{
     StreamStart, TableInfo, describe_index, gsi_designs,
 };
 
-pub use crate::source::session::ConnectSettings;
+/// Where to connect, a setting (remembered between runs, saved in sessions): used here under its old path.
+pub use super::settings::ConnectSettings;
 
 enum Reply {
     Tables(Vec<String>),
