@@ -10,7 +10,6 @@
 //! CloudWatch's minutes (and Contributor Insights' top keys, when it is on) read as a trace for the Timeline.
 //! Read-only: only the source layer's calls.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
@@ -22,9 +21,7 @@ use crate::source::dynamo::{
     ConnectOptions, DynamoClient, MetricsOptions, StreamEvent, StreamOptions, StreamProgress,
     StreamRead, TableInfo,
 };
-use crate::source::trace::{
-    StreamFeed, TraceFormat, TraceLoad, TraceLoadError, TraceOptions, load_trace_bytes,
-};
+use crate::source::trace::{StreamFeed, TraceLoad, TraceLoadError, metrics_trace};
 use crate::source::{Message, OnBad};
 
 /// A key's live rate and the time of day it is said in, read by the source layer ([`StreamFeed`]); used here
@@ -348,36 +345,13 @@ impl MetricsJob {
     }
 }
 
-/// CloudWatch's metrics that show traffic (not the provisioned capacity, which has datapoints on an idle
-/// table too).
-const TRAFFIC: [&str; 5] = [
-    "ConsumedReadCapacityUnits",
-    "ConsumedWriteCapacityUnits",
-    "ReadThrottleEvents",
-    "WriteThrottleEvents",
-    "ThrottledRequests",
-];
-
-/// On the metrics' thread: GetMetricData (and Contributor Insights), then the documents read as a trace.
+/// On the metrics' thread: GetMetricData (and Contributor Insights), then the documents read as a trace by
+/// the source layer.
 fn read_metrics(connect: &ConnectOptions, opts: &MetricsOptions) -> Result<MetricsRead, AppError> {
     let client = DynamoClient::connect(connect)?;
     let read = client.metrics(opts)?;
-    let datapoints: usize = TRAFFIC
-        .iter()
-        .filter_map(|m| read.series.get(m))
-        .map(Vec::len)
-        .sum();
-    let load = if datapoints == 0 {
-        None
-    } else {
-        let bytes = read.trace_bytes(None);
-        let name = PathBuf::from(format!("CloudWatch metrics of {}", opts.table));
-        let trace = TraceOptions {
-            format: Some(TraceFormat::Metrics),
-            ..TraceOptions::default()
-        };
-        Some(load_trace_bytes(&[(name, &bytes)], &trace).map_err(trace_error)?)
-    };
+    let name = format!("CloudWatch metrics of {}", opts.table);
+    let load = metrics_trace(&read, &name).map_err(trace_error)?;
     Ok(MetricsRead {
         load,
         notes: read.notes,

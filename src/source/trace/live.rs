@@ -1,12 +1,13 @@
 //! A table's DynamoDB Stream read live into what a watch shows ([`StreamFeed`]): the one place Streams records
 //! become a trace (the CLI's `shardlens stream`, the app's Watch writes), with the table's keys counted by their
 //! writes ([`LiveKeys`]) and each key's live rate ([`LiveRates`]) when asked. The records are read by the same
-//! reader as a saved file ([`TraceFeed`]); only the trace is kept, not the records.
+//! reader as a saved file ([`TraceFeed`]); only the trace is kept, not the records. CloudWatch's last hours of a
+//! table become a trace here too ([`metrics_trace`]).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{TraceFeed, TraceFormat, TraceLoad, TraceLoadError, TraceOptions};
+use super::{TraceFeed, TraceFormat, TraceLoad, TraceLoadError, TraceOptions, load_trace_bytes};
 use crate::model::KeySet;
 use crate::model::key::{
     MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonical_partition_key, canonicalize_into,
@@ -14,7 +15,7 @@ use crate::model::key::{
 };
 use crate::model::trace::{Dim, Trace};
 use crate::source::OnBad;
-use crate::source::dynamo::{KeyAttribute, TableInfo};
+use crate::source::dynamo::{KeyAttribute, MetricsRead, TableInfo};
 
 /// The seconds a key's live rate is taken over: the trace's last ones.
 pub const RATE_WINDOW: u32 = 10;
@@ -296,6 +297,35 @@ impl StreamFeed {
     }
 }
 
+/// CloudWatch's metrics that show traffic (not the provisioned capacity, which has datapoints on an idle
+/// table too).
+const TRAFFIC: [&str; 5] = [
+    "ConsumedReadCapacityUnits",
+    "ConsumedWriteCapacityUnits",
+    "ReadThrottleEvents",
+    "WriteThrottleEvents",
+    "ThrottledRequests",
+];
+
+/// CloudWatch's read of a table (its documents, as `get-metric-data` and each rule's report print them) as a
+/// trace named `name`; `None` when CloudWatch has no consumed-capacity or throttling datapoint in the window.
+pub fn metrics_trace(read: &MetricsRead, name: &str) -> Result<Option<TraceLoad>, TraceLoadError> {
+    let datapoints: usize = TRAFFIC
+        .iter()
+        .filter_map(|m| read.series.get(m))
+        .map(Vec::len)
+        .sum();
+    if datapoints == 0 {
+        return Ok(None);
+    }
+    let bytes = read.trace_bytes(None);
+    let trace = TraceOptions {
+        format: Some(TraceFormat::Metrics),
+        ..TraceOptions::default()
+    };
+    load_trace_bytes(&[(PathBuf::from(name), &bytes)], &trace).map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -462,6 +492,39 @@ mod tests {
                 .keys()
                 .is_none(),
             "keys are counted only when asked"
+        );
+    }
+
+    #[test]
+    fn cloudwatchs_minutes_are_a_trace_only_when_they_show_traffic() {
+        let t0 = 1_750_000_020 / 60 * 60;
+        let mut read = MetricsRead {
+            series: std::collections::BTreeMap::new(),
+            insights: crate::source::dynamo::Insights::Off("DISABLED".into()),
+            reports: Vec::new(),
+            notes: Vec::new(),
+        };
+        read.series
+            .insert("ProvisionedWriteCapacityUnits", vec![(t0, 5.0)]);
+        assert!(
+            metrics_trace(&read, "CloudWatch metrics of T")
+                .unwrap()
+                .is_none(),
+            "an idle table's provisioned capacity is no traffic"
+        );
+        read.series.insert(
+            "ConsumedWriteCapacityUnits",
+            vec![(t0, 600.0), (t0 + 60, 1_200.0)],
+        );
+        read.series
+            .insert("WriteThrottleEvents", vec![(t0 + 60, 3.0)]);
+        let load = metrics_trace(&read, "CloudWatch metrics of T")
+            .unwrap()
+            .unwrap();
+        assert_eq!(load.observed.len(), 2, "two minutes observed");
+        assert_eq!(
+            load.files[0].path,
+            std::path::Path::new("CloudWatch metrics of T")
         );
     }
 }

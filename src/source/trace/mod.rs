@@ -31,7 +31,8 @@ mod time;
 
 pub use feed::TraceFeed;
 pub use live::{
-    KeyRate, LiveKeys, LiveRates, RATE_WINDOW, StreamFeed, time_of_day, watch_feed, watch_trace,
+    KeyRate, LiveKeys, LiveRates, RATE_WINDOW, StreamFeed, metrics_trace, time_of_day, watch_feed,
+    watch_trace,
 };
 pub use size::{item_size, number_size};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
