@@ -52,7 +52,8 @@
 //! server on this machine), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
 //! pages from the SDK), `scan.rs` (the parallel scan itself, independent of the SDK: segments started, pages
 //! merged into keys and designs), `scan_feed.rs` (a scan's pages merged into snapshots for a live view), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
-//! and the read-capacity limiter),
+//! and the read-capacity limiter), `stream.rs` (a table's stream read, independent of the SDK; what it reports
+//! in `stream/report.rs`) over `stream_sdk.rs`, `metrics.rs` (CloudWatch and Contributor Insights),
 //! `error.rs` (SDK errors in short messages).
 
 mod client;
