@@ -9,10 +9,11 @@ A file's module is its path (`src/app/timeline/charts.rs` is `timeline::charts`;
 what is used. Prints each strongly connected component of more than one module (Tarjan), largest first,
 with the edges inside it, and the count.
 
-    python3 scripts/app-import-cycles.py [REPO] [--all-paths] [--no-reexports] [--without A->B]...
+    python3 scripts/app-import-cycles.py [REPO] [--all-paths] [--no-reexports] [--names] [--without A->B]...
 
 REPO defaults to the current directory. --all-paths also counts paths written in code
-(`super::timeline::Simulation::running`), not only `use` lines; --without leaves an edge out (`app` is
+(`super::timeline::Simulation::running`), not only `use` lines; --names says which imported names make each
+edge; --without leaves an edge out (`app` is
 src/app/mod.rs), to see what a planned move would leave. Standard library only.
 """
 
@@ -99,6 +100,7 @@ def main():
     ap.add_argument("repo", nargs="?", default=".")
     ap.add_argument("--all-paths", action="store_true", help="also count paths written in code")
     ap.add_argument("--no-reexports", action="store_true", help="stop at the module a name is imported from")
+    ap.add_argument("--names", action="store_true", help="say which imported names make each edge of a circle")
     ap.add_argument(
         "--without",
         action="append",
@@ -171,6 +173,7 @@ def main():
         return mod
 
     edges = {m: set() for m in modules}
+    why = {}
     for m, text in texts.items():
         found = [segs for public, segs in paths_of(text)]
         if args.all_paths:
@@ -186,6 +189,7 @@ def main():
             t = target(full)
             if t is not None and t != m:
                 edges[m].add(t)
+                why.setdefault((m, t), set()).add("::".join(segs))
 
     for cut in args.without:
         a, _, b = cut.partition("->")
@@ -237,7 +241,11 @@ def main():
         print(f"\n{len(c)} modules: {', '.join(name(m) for m in members)}")
         for m in members:
             inside = sorted(t for t in edges[m] if t in c)
-            print(f"  {name(m)} -> {', '.join(name(t) for t in inside)}")
+            if args.names:
+                for t in inside:
+                    print(f"  {name(m)} -> {name(t)}: {', '.join(sorted(why[(m, t)]))}")
+            else:
+                print(f"  {name(m)} -> {', '.join(name(t) for t in inside)}")
     return 0
 
 
