@@ -7,7 +7,7 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::file_action::PathJob;
 use super::notices::Activity;
-use super::settings::{ChartMode, Settings};
+use super::settings::{ChartMode, ConnectSettings, Settings};
 use super::what_if::WhatIf;
 use crate::model::KeyType;
 use crate::model::decision::{Action, Question, UserAnswers};
@@ -15,7 +15,6 @@ use crate::model::examples::keys::KeyExample;
 use crate::model::simulate::Point;
 use crate::source::LoadOptions;
 use crate::source::dynamo::{ConnectOptions, ScanOptions};
-use crate::source::session::ConnectSettings;
 
 /// What a control changed of the view settings.
 #[derive(Debug, Clone, PartialEq)]

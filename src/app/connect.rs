@@ -2,7 +2,8 @@
 //! whose pages grow the histogram live, optionally reading the key attributes of the table's global secondary
 //! indexes too (each GSI's keys reach [`Scanned::designs`]); and the described table's live traffic: **Watch
 //! writes** (its DynamoDB Stream) and **Last hours of metrics** (CloudWatch), run by [`super::live`]. Every SDK
-//! call runs on a background thread; the app only drains messages. Read-only: the source layer's calls
+//! call runs on a background thread; the scan's pages are merged by the source layer ([`ScanFeed`]), whose
+//! snapshots the thread forwards; the app only drains messages and draws. Read-only: the source layer's calls
 //! (ListTables, DescribeTable, Scan; the stream's and CloudWatch's reads), nothing else.
 
 use std::sync::Arc;
@@ -17,11 +18,12 @@ use crate::model::KeySet;
 use crate::model::design::DesignKeys;
 use crate::source::dynamo::{
     ConnectOptions, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, DynamoClient, DynamoError, MAX_SEGMENTS,
-    ScanEvent, ScanOptions, ScanProgress, Scanned, StreamOptions, StreamStart, TableInfo,
-    describe_index, gsi_designs,
+    ScanEvent, ScanFeed, ScanOptions, ScanProgress, ScanSnapshot, Scanned, StreamOptions,
+    StreamStart, TableInfo, describe_index, gsi_designs,
 };
 
-pub use crate::source::session::ConnectSettings;
+/// Where to connect, a setting (remembered between runs, saved in sessions): used here under its old path.
+pub use super::settings::ConnectSettings;
 
 enum Reply {
     Tables(Vec<String>),
@@ -422,7 +424,7 @@ fn scan_options(state: &ConnectState, info: &TableInfo) -> Result<ScanOptions, D
 
 /// What the scan's thread sends: pages merged so far (a snapshot), progress, and the end.
 enum ScanMsg {
-    Snapshot(Arc<KeySet>, Option<Arc<[DesignKeys]>>, ScanProgress),
+    Snapshot(ScanSnapshot),
     Progress(ScanProgress),
     Done(Result<Box<Scanned>, AppError>),
 }
@@ -481,7 +483,11 @@ impl ScanJob {
         let mut update = None;
         for msg in self.task.drain() {
             match msg {
-                ScanMsg::Snapshot(keys, designs, progress) => {
+                ScanMsg::Snapshot(ScanSnapshot {
+                    keys,
+                    designs,
+                    progress,
+                }) => {
                     self.progress = Some(progress);
                     self.designs = designs;
                     update = Some(ScanUpdate::Snapshot(keys));
@@ -500,7 +506,8 @@ impl ScanJob {
     }
 }
 
-/// On the scan's thread: runs the scan's segments, merges their pages, and sends snapshots.
+/// On the scan's thread: runs the scan's segments, hands their pages to a [`ScanFeed`] (the source layer
+/// merges them), and forwards its snapshots a few times a second.
 fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
     let (page_tx, page_rx) = std::sync::mpsc::sync_channel(64);
     std::thread::scope(|s| {
@@ -513,52 +520,29 @@ fn run_scan(client: &DynamoClient, scan: &ScanOptions, r: &Reporter<ScanMsg>) {
             r.send(ScanMsg::Done(Err(TaskError::new("scan-pages", e).into())));
             return;
         }
-        let mut live = KeySet::default();
-        let mut live_designs: Vec<DesignKeys> = Vec::new();
+        let mut feed = ScanFeed::new();
         let mut shown_at: Option<Instant> = None;
-        let mut unsent: Option<ScanProgress> = None;
         for event in page_rx {
             match event {
                 ScanEvent::Page {
                     keys,
                     designs,
                     progress,
-                } => {
-                    if live.is_empty() {
-                        live = KeySet::new(keys.key_type());
-                    }
-                    live.merge(&keys);
-                    merge_designs(&mut live_designs, designs);
-                    unsent = Some(progress);
-                }
+                } => feed.add(&keys, designs, progress),
                 ScanEvent::Throttled { progress } => r.offer(ScanMsg::Progress(progress)),
                 ScanEvent::Done(result) => {
                     r.send(ScanMsg::Done(result.map_err(AppError::from)));
                     return;
                 }
             }
-            if unsent.is_some() && shown_at.is_none_or(|t| t.elapsed() >= SNAPSHOT_EVERY) {
+            if feed.has_unsent() && shown_at.is_none_or(|t| t.elapsed() >= SNAPSHOT_EVERY) {
                 shown_at = Some(Instant::now());
-                if let Some(progress) = unsent.take() {
-                    let designs =
-                        (!live_designs.is_empty()).then(|| live_designs.as_slice().into());
-                    r.send(ScanMsg::Snapshot(Arc::new(live.clone()), designs, progress));
+                if let Some(snapshot) = feed.snapshot() {
+                    r.send(ScanMsg::Snapshot(snapshot));
                 }
             }
         }
     });
-}
-
-/// Adds a page's design keys to the ones read so far (the same designs, in the same order).
-fn merge_designs(live: &mut Vec<DesignKeys>, page: Vec<DesignKeys>) {
-    if live.is_empty() {
-        *live = page;
-        return;
-    }
-    for (mine, theirs) in live.iter_mut().zip(page) {
-        mine.keys.merge(&theirs.keys);
-        mine.absent += theirs.absent;
-    }
 }
 
 #[cfg(test)]

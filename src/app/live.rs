@@ -1,15 +1,15 @@
-//! Live traffic of a described table (the Connect dialog's "Live traffic"), off the UI thread.
+//! Live traffic of a described table (the Connect dialog's "Live traffic"), off the UI thread: the app
+//! schedules the reads and forwards what the source layer reports.
 //!
 //! **Watch writes** is a [`WatchJob`]: its thread reads the table's DynamoDB Stream
-//! ([`DynamoClient::stream`]), reads each batch of records into a [`TraceFeed`] as it comes (by the reader of
-//! saved files; only the trace is kept, not the records), and about once a second when new ones came sends a
-//! [`LiveSnapshot`] to the window: the keys counted by their writes, the trace for the Timeline and each key's live rate
+//! ([`DynamoClient::stream`]), hands each batch of records to a [`StreamFeed`] as it comes (the source layer
+//! reads them into a trace by the reader of saved files, and counts the keys by their writes; only the trace
+//! is kept, not the records), and about once a second when new ones came sends a [`LiveSnapshot`] to the
+//! window: the keys counted by their writes, the trace for the Timeline and each key's live rate
 //! ([`LiveRates`]). Cancelling it (Stop) keeps what was read. **Last hours of metrics** is a [`MetricsJob`]:
 //! CloudWatch's minutes (and Contributor Insights' top keys, when it is on) read as a trace for the Timeline.
 //! Read-only: only the source layer's calls.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
@@ -17,25 +17,20 @@ use std::time::{Duration, Instant};
 use super::error::AppError;
 use super::tasks::{Reporter, Task, TaskError};
 use crate::model::KeySet;
-use crate::model::key::{
-    MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonical_partition_key, canonicalize_into,
-    display_key,
-};
-use crate::model::trace::{Dim, Trace};
 use crate::source::dynamo::{
-    ConnectOptions, DynamoClient, KeyAttribute, MetricsOptions, StreamEvent, StreamOptions,
-    StreamProgress, StreamRead, TableInfo,
+    ConnectOptions, DynamoClient, MetricsOptions, StreamEvent, StreamOptions, StreamProgress,
+    StreamRead, TableInfo,
 };
-use crate::source::trace::{
-    TraceFeed, TraceFormat, TraceLoad, TraceLoadError, TraceOptions, load_trace_bytes,
-};
+use crate::source::trace::{StreamFeed, TraceLoad, TraceLoadError, metrics_trace};
 use crate::source::{Message, OnBad};
+
+/// A key's live rate and the time of day it is said in, read by the source layer ([`StreamFeed`]); used here
+/// under their app names.
+pub use crate::source::trace::{KeyRate, LiveRates, RATE_WINDOW, time_of_day};
 
 /// The least time between two snapshots of a watch (more when building the trace takes longer: see
 /// [`Records::every`]).
 const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
-/// The seconds a key's live rate is taken over: the trace's last ones.
-pub const RATE_WINDOW: u32 = 10;
 
 /// "Watch writes": the table's stream read from `stream.from`, replayed on the table as `info` describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,97 +48,6 @@ pub struct MetricsRequest {
     pub hours: u32,
 }
 
-/// One key's writes as the trace so far has them.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct KeyRate {
-    /// Writes per second over the trace's last [`LiveRates::window`] seconds.
-    pub recent: f64,
-    /// The most writes the key had in one second, and that second (Unix).
-    pub peak: f64,
-    pub peak_at: i64,
-}
-
-/// Every key's live rate, by the key as the key set shows it ([`KeySet::display`]).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LiveRates {
-    /// The Unix second after the trace's last one: the recent window ends there.
-    pub end: i64,
-    /// Seconds in the recent window (fewer than [`RATE_WINDOW`] when the trace is shorter).
-    pub window: u32,
-    by_key: HashMap<String, KeyRate>,
-}
-
-impl LiveRates {
-    /// The rates of `trace`'s keys, each named as `names` (by the trace key's index) says.
-    pub fn of(trace: &Trace, names: &[String]) -> Self {
-        let window = RATE_WINDOW.min(trace.duration);
-        let from = trace.duration - window;
-        let mut rates = vec![KeyRate::default(); trace.keys.len()];
-        for t in 0..trace.duration {
-            for e in trace.at(t).iter().filter(|e| e.dim() == Dim::Write) {
-                let Some(r) = rates.get_mut(e.key() as usize) else {
-                    continue;
-                };
-                let writes = f64::from(e.requests);
-                if t >= from {
-                    r.recent += writes;
-                }
-                if writes > r.peak {
-                    r.peak = writes;
-                    r.peak_at = trace.start + i64::from(t);
-                }
-            }
-        }
-        let by_key = names
-            .iter()
-            .cloned()
-            .zip(rates)
-            .map(|(name, mut r)| {
-                r.recent /= f64::from(window.max(1));
-                (name, r)
-            })
-            .collect();
-        Self {
-            end: trace.start + i64::from(trace.duration),
-            window,
-            by_key,
-        }
-    }
-
-    pub fn get(&self, key: &str) -> Option<&KeyRate> {
-        self.by_key.get(key)
-    }
-
-    /// The inspector's line for `key`: "Live: 3.0 writes/s over the trace's last 10 s (to 12:00:41 UTC),
-    /// peak 12 writes/s at 12:00:35 UTC".
-    pub fn describe(&self, key: &str) -> Option<String> {
-        let r = self.get(key)?;
-        Some(format!(
-            "Live: {} writes/s over the stream's last {} s (to {}), peak {} writes/s at {}",
-            rate(r.recent),
-            self.window,
-            time_of_day(self.end),
-            rate(r.peak),
-            time_of_day(r.peak_at),
-        ))
-    }
-}
-
-/// A rate in words: one decimal below 10, whole numbers above.
-fn rate(r: f64) -> String {
-    if r < 10.0 {
-        format!("{r:.1}")
-    } else {
-        crate::model::fmt::grouped(r.round() as u64)
-    }
-}
-
-/// `12:00:41 UTC` of a Unix second.
-pub fn time_of_day(unix: i64) -> String {
-    let iso = crate::model::trace::iso(unix);
-    format!("{} UTC", iso.get(11..19).unwrap_or_default())
-}
-
 /// What a watch shows: the records read so far as keys, rates and a trace.
 pub struct LiveSnapshot {
     /// The table's keys, each counted by its writes.
@@ -151,106 +55,6 @@ pub struct LiveSnapshot {
     pub rates: Arc<LiveRates>,
     pub load: TraceLoad,
     pub progress: StreamProgress,
-}
-
-/// The feed a watch reads its records into (batches of JSON lines): only the trace is kept, not the records.
-pub fn watch_feed(name: &str, key: &KeyAttribute) -> TraceFeed {
-    let opts = TraceOptions {
-        key: Some(key.name.clone()),
-        // One odd record (counted in the file's `skipped`) does not stop a live view.
-        on_bad: OnBad::Skip,
-        ..TraceOptions::default()
-    };
-    TraceFeed::new(Path::new(name), TraceFormat::Streams, opts)
-}
-
-/// The records read so far as a trace, and each key's live rate from it (keyed as a key set of `key`'s type
-/// shows the key).
-pub fn watch_trace(
-    feed: &TraceFeed,
-    key: &KeyAttribute,
-) -> Result<(LiveRates, TraceLoad), TraceLoadError> {
-    let load = feed.snapshot()?;
-    let names: Vec<String> = load
-        .trace
-        .keys
-        .iter()
-        .map(
-            |k| match canonical_partition_key(k.name.as_bytes(), key.key_type) {
-                Ok(canonical) => display_key(&canonical, key.key_type).into_owned(),
-                Err(_) => k.name.clone(),
-            },
-        )
-        .collect();
-    let rates = LiveRates::of(&load.trace, &names);
-    Ok((rates, load))
-}
-
-/// The table's keys counted by their writes as the records arrive, with each key's sort keys in the order
-/// they were written (the inspector's item collection, the tree's "one item hot?").
-pub struct LiveKeys {
-    keys: KeySet,
-    partition_key: KeyAttribute,
-    sort_key: Option<KeyAttribute>,
-    pk: Vec<u8>,
-    sk: Vec<u8>,
-}
-
-impl LiveKeys {
-    pub fn new(info: &TableInfo) -> Self {
-        let mut keys = KeySet::new(info.partition_key.key_type);
-        // The counts are writes, in the order they were written.
-        keys.set_write_ordered(true);
-        Self {
-            keys,
-            partition_key: info.partition_key.clone(),
-            sort_key: info.sort_key.clone(),
-            pk: Vec::new(),
-            sk: Vec::new(),
-        }
-    }
-
-    /// Counts a record (`aws dynamodbstreams get-records`' shape) as one write of its item; a record without
-    /// the table's key is left to the trace, which counts it as skipped.
-    pub fn add(&mut self, record: &serde_json::Value) {
-        let Some(keys) = record.get("dynamodb").and_then(|d| d.get("Keys")) else {
-            return;
-        };
-        let raw = |a: &KeyAttribute| keys.get(&a.name)?.get(a.key_type.as_str())?.as_str();
-        let pk = &self.partition_key;
-        let Some(value) = raw(pk) else {
-            return;
-        };
-        if canonicalize_into(
-            value.as_bytes(),
-            pk.key_type,
-            MAX_PARTITION_KEY_BYTES,
-            &mut self.pk,
-        )
-        .is_err()
-        {
-            return;
-        }
-        let sk = match self.sort_key.as_ref() {
-            Some(a) => raw(a).and_then(|value| {
-                canonicalize_into(
-                    value.as_bytes(),
-                    a.key_type,
-                    MAX_SORT_KEY_BYTES,
-                    &mut self.sk,
-                )
-                .ok()?;
-                Some((self.sk.as_slice(), a.key_type))
-            }),
-            // Without a sort key, each partition key is one item: every write to it goes to that item.
-            None => Some((self.pk.as_slice(), pk.key_type)),
-        };
-        self.keys.add_item(&self.pk, sk, 1);
-    }
-
-    pub fn keys(&self) -> &KeySet {
-        &self.keys
-    }
 }
 
 /// What the watch's thread sends.
@@ -354,13 +158,9 @@ impl WatchJob {
     }
 }
 
-/// The records read so far and when they were last shown.
-struct Records<'a> {
-    key: &'a KeyAttribute,
-    feed: TraceFeed,
-    /// The first batch the feed could not read.
-    unreadable: Option<TraceLoadError>,
-    keys: LiveKeys,
+/// The records read so far (the source layer's [`StreamFeed`]) and when they were last shown.
+struct Records {
+    feed: StreamFeed,
     /// Records (and the progress) not in a snapshot yet.
     unsent: Option<StreamProgress>,
     shown_at: Option<Instant>,
@@ -369,13 +169,13 @@ struct Records<'a> {
     said: Option<String>,
 }
 
-impl<'a> Records<'a> {
-    fn new(info: &'a TableInfo) -> Self {
+impl Records {
+    fn new(info: &TableInfo) -> Self {
+        // One odd record (counted in the file's `skipped`) does not stop a live view.
+        let feed = StreamFeed::new(&format!("writes to {}", info.name), info, OnBad::Skip)
+            .counting_keys(info);
         Self {
-            key: &info.partition_key,
-            feed: watch_feed(&format!("writes to {}", info.name), &info.partition_key),
-            unreadable: None,
-            keys: LiveKeys::new(info),
+            feed,
             unsent: None,
             shown_at: None,
             build: Duration::ZERO,
@@ -384,16 +184,7 @@ impl<'a> Records<'a> {
     }
 
     fn add(&mut self, records: &[serde_json::Value], progress: StreamProgress) {
-        let mut batch = Vec::new();
-        for record in records {
-            if serde_json::to_writer(&mut batch, record).is_ok() {
-                batch.push(b'\n');
-            }
-            self.keys.add(record);
-        }
-        if let Err(e) = self.feed.add(&batch) {
-            self.unreadable.get_or_insert(e);
-        }
+        self.feed.add(records);
         self.unsent = Some(progress);
     }
 
@@ -410,7 +201,7 @@ impl<'a> Records<'a> {
         }
     }
 
-    /// Builds and sends a snapshot of every record so far when new ones are due (or `now`, at the end).
+    /// Sends a snapshot of every record so far when new ones are due (or `now`, at the end).
     fn show(&mut self, r: &Reporter<WatchMsg>, now: bool) {
         if self.unsent.is_none() || (!now && !self.due_in().is_zero()) {
             return;
@@ -418,20 +209,18 @@ impl<'a> Records<'a> {
         let Some(progress) = self.unsent.take() else {
             return;
         };
-        if self.feed.records() == 0 && self.unreadable.is_none() {
+        if self.feed.records() == 0 && !self.feed.has_unreadable() {
             return;
         }
         let started = Instant::now();
-        let built = match self.unreadable.take() {
-            Some(e) => Err(e),
-            None => watch_trace(&self.feed, self.key),
-        };
+        let built = self.feed.rates_and_trace();
         self.build = started.elapsed();
         self.shown_at = Some(Instant::now());
         match built {
             Ok((rates, load)) => {
+                let keys = self.feed.keys().cloned().unwrap_or_default();
                 r.send(WatchMsg::Snapshot(Box::new(LiveSnapshot {
-                    keys: Arc::new(self.keys.keys().clone()),
+                    keys: Arc::new(keys),
                     rates: Arc::new(rates),
                     load,
                     progress,
@@ -556,36 +345,13 @@ impl MetricsJob {
     }
 }
 
-/// CloudWatch's metrics that show traffic (not the provisioned capacity, which has datapoints on an idle
-/// table too).
-const TRAFFIC: [&str; 5] = [
-    "ConsumedReadCapacityUnits",
-    "ConsumedWriteCapacityUnits",
-    "ReadThrottleEvents",
-    "WriteThrottleEvents",
-    "ThrottledRequests",
-];
-
-/// On the metrics' thread: GetMetricData (and Contributor Insights), then the documents read as a trace.
+/// On the metrics' thread: GetMetricData (and Contributor Insights), then the documents read as a trace by
+/// the source layer.
 fn read_metrics(connect: &ConnectOptions, opts: &MetricsOptions) -> Result<MetricsRead, AppError> {
     let client = DynamoClient::connect(connect)?;
     let read = client.metrics(opts)?;
-    let datapoints: usize = TRAFFIC
-        .iter()
-        .filter_map(|m| read.series.get(m))
-        .map(Vec::len)
-        .sum();
-    let load = if datapoints == 0 {
-        None
-    } else {
-        let bytes = read.trace_bytes(None);
-        let name = PathBuf::from(format!("CloudWatch metrics of {}", opts.table));
-        let trace = TraceOptions {
-            format: Some(TraceFormat::Metrics),
-            ..TraceOptions::default()
-        };
-        Some(load_trace_bytes(&[(name, &bytes)], &trace).map_err(trace_error)?)
-    };
+    let name = format!("CloudWatch metrics of {}", opts.table);
+    let load = metrics_trace(&read, &name).map_err(trace_error)?;
     Ok(MetricsRead {
         load,
         notes: read.notes,
@@ -599,134 +365,5 @@ fn trace_error(e: TraceLoadError) -> AppError {
     match e {
         TraceLoadError::Source(e) => AppError::Load(e),
         other => AppError::Other(anyhow::Error::new(other)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-    use crate::model::KeyType;
-
-    /// A record as `aws dynamodbstreams get-records` prints it: an INSERT of `key` at `second`.
-    fn record(key: &str, second: i64, seq: u64) -> serde_json::Value {
-        serde_json::json!({
-            "eventID": format!("e{seq}"),
-            "eventName": "INSERT",
-            "eventSource": "aws:dynamodb",
-            "awsRegion": "us-east-1",
-            "dynamodb": {
-                "ApproximateCreationDateTime": second,
-                "Keys": { "pk": { "S": key } },
-                "NewImage": { "pk": { "S": key }, "v": { "N": "1" } },
-                "SequenceNumber": format!("{seq:021}"),
-                "SizeBytes": 40,
-                "StreamViewType": "NEW_AND_OLD_IMAGES"
-            }
-        })
-    }
-
-    /// A feed that has read `records`, in two batches.
-    fn fed(records: &[serde_json::Value], info: &TableInfo) -> TraceFeed {
-        let mut feed = watch_feed("writes to T", &info.partition_key);
-        let half = records.len() / 2;
-        for part in [&records[..half], &records[half..]] {
-            let mut out = Vec::new();
-            for r in part {
-                serde_json::to_writer(&mut out, r).unwrap();
-                out.push(b'\n');
-            }
-            feed.add(&out).unwrap();
-        }
-        feed
-    }
-
-    fn table(pk: (&str, KeyType), sk: Option<(&str, KeyType)>) -> TableInfo {
-        let attr = |(name, key_type): (&str, KeyType)| KeyAttribute {
-            name: name.into(),
-            key_type,
-        };
-        TableInfo {
-            name: "T".into(),
-            status: "ACTIVE".into(),
-            partition_key: attr(pk),
-            sort_key: sk.map(attr),
-            billing: crate::source::dynamo::Billing::OnDemand,
-            item_count: None,
-            size_bytes: None,
-            local_indexes: Vec::new(),
-            global_indexes: Vec::new(),
-            stream_arn: Some("arn".into()),
-        }
-    }
-
-    #[test]
-    fn the_trace_gives_each_keys_live_rate_and_the_records_its_writes() {
-        let t0 = 1_750_000_000;
-        let mut records = Vec::new();
-        let mut seq = 0;
-        // hot: 2 writes a second for 20 s, then 6 in its last second; cold: one write at the start.
-        for s in 0..20 {
-            for _ in 0..2 {
-                seq += 1;
-                records.push(record("hot", t0 + s, seq));
-            }
-        }
-        for _ in 0..6 {
-            seq += 1;
-            records.push(record("hot", t0 + 20, seq));
-        }
-        records.push(record("cold", t0, seq + 1));
-        let info = table(("pk", KeyType::S), None);
-        let (rates, load) = watch_trace(&fed(&records, &info), &info.partition_key).unwrap();
-        assert_eq!(load.trace.duration, 21);
-        let hot = rates.get("hot").unwrap();
-        // The last 10 s: 9 seconds of 2 writes and the last second's 6.
-        assert!((hot.recent - 2.4).abs() < 1e-9, "{hot:?}");
-        assert!((hot.peak - 6.0).abs() < 1e-9);
-        assert_eq!(hot.peak_at, t0 + 20);
-        assert_eq!(rates.end, t0 + 21);
-        assert!(rates.get("cold").unwrap().recent.abs() < 1e-9);
-        let said = rates.describe("hot").unwrap();
-        assert!(
-            said.contains("2.4 writes/s over the stream's last 10 s"),
-            "{said}"
-        );
-        assert!(said.contains("peak 6.0 writes/s at"), "{said}");
-        assert!(rates.describe("nobody").is_none());
-
-        let mut keys = LiveKeys::new(&info);
-        for r in &records {
-            keys.add(r);
-        }
-        let keys = keys.keys();
-        assert_eq!(keys.total(), 47);
-        assert!(keys.write_ordered(), "the counts are writes");
-        assert_eq!(keys.count(keys.find(b"hot").unwrap()), 46);
-    }
-
-    #[test]
-    fn number_keys_and_sort_keys_are_kept_as_the_table_keys_them() {
-        let info = table(("id", KeyType::N), Some(("at", KeyType::N)));
-        let mut keys = LiveKeys::new(&info);
-        let mut records = Vec::new();
-        for (i, at) in ["3", "1", "2"].into_iter().enumerate() {
-            let mut r = record("x", 1_750_000_000, i as u64 + 1);
-            r["dynamodb"]["Keys"] = serde_json::json!({ "id": { "N": "42.0" }, "at": { "N": at } });
-            keys.add(&r);
-            records.push(r);
-        }
-        let set = keys.keys();
-        assert_eq!(set.key_type(), KeyType::N);
-        assert_eq!(set.display(0), "42");
-        let facts = set.sort_key_facts(0).unwrap();
-        assert_eq!(facts.items, 3);
-        assert!(!facts.only_increasing, "written 3, 1, 2");
-        let (rates, _) = watch_trace(&fed(&records, &info), &info.partition_key).unwrap();
-        assert!(
-            rates.get("42").is_some(),
-            "the trace's key as the key set shows it"
-        );
     }
 }

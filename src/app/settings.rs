@@ -2,6 +2,6 @@
 //! fuzz targets read them too), used here under their app names.
 
 pub use crate::source::session::{
-    ChartMode, REMEMBER_KEYS_BYTES, SESSION_FORMAT, SESSION_VERSION, Session, SessionError,
-    SessionKeys, Settings,
+    ChartMode, ConnectSettings, REMEMBER_KEYS_BYTES, SESSION_FORMAT, SESSION_VERSION, Session,
+    SessionError, SessionKeys, Settings,
 };

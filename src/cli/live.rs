@@ -16,11 +16,12 @@ use super::trace::CountsAre;
 use crate::model::KeySet;
 use crate::model::sim_file::parse_duration;
 use crate::model::trace::{Dim, Trace, iso};
+use crate::source::OnBad;
 use crate::source::dynamo::{
     DEFAULT_MAX_RPS, DynamoClient, METRICS, MetricsOptions, MetricsRead, StreamEvent,
     StreamOptions, StreamStart, StreamStatus,
 };
-use crate::source::trace::{TraceFeed, TraceFormat, TraceLoad, TraceOptions};
+use crate::source::trace::{StreamFeed, TraceLoad};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FromArg {
@@ -107,9 +108,7 @@ fn parse_rps(text: &str) -> Result<f64, String> {
 /// What a watch keeps as records arrive: their trace, the saved file, and what it has said.
 struct Watching {
     /// The records read into a trace, a batch at a time (the records themselves are not kept).
-    feed: TraceFeed,
-    /// The first batch the feed could not read.
-    unreadable: Option<crate::source::trace::TraceLoadError>,
+    feed: StreamFeed,
     saved: Option<std::io::BufWriter<std::fs::File>>,
     write_error: Option<std::io::Error>,
     /// The line said once reading has begun (after DescribeTable and the first iterator, so that an error
@@ -125,19 +124,11 @@ impl Watching {
     fn on_event(&mut self, event: &StreamEvent) {
         let progress = match event {
             StreamEvent::Records { records, progress } => {
-                let mut batch = Vec::new();
-                for r in records {
-                    if serde_json::to_writer(&mut batch, r).is_ok() {
-                        batch.push(b'\n');
-                    }
-                }
+                let batch = self.feed.add(records);
                 if let Some(file) = &mut self.saved
-                    && let Err(e) = file.write_all(&batch)
+                    && let Err(e) = file.write_all(batch)
                 {
                     self.write_error.get_or_insert(e);
-                }
-                if let Err(e) = self.feed.add(&batch) {
-                    self.unreadable.get_or_insert(e);
                 }
                 progress
             }
@@ -194,15 +185,7 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
     };
     let info = client.describe_table(&args.table)?;
     let mut watching = Watching {
-        feed: TraceFeed::new(
-            Path::new(&format!("writes to {}", args.table)),
-            TraceFormat::Streams,
-            TraceOptions {
-                key: Some(info.partition_key.name.clone()),
-                ..TraceOptions::default()
-            },
-        ),
-        unreadable: None,
+        feed: StreamFeed::new(&format!("writes to {}", args.table), &info, OnBad::Stop),
         saved,
         write_error: None,
         reading: format!(
@@ -231,7 +214,7 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
         StreamStatus::Finished | StreamStatus::Closed => format!("writes to {}", args.table),
         _ => format!("writes to {} (stopped: what was read)", args.table),
     };
-    if let Some(e) = watching.unreadable {
+    if let Some(e) = watching.feed.take_unreadable() {
         anyhow::bail!("{}", e.message());
     }
     let trace = if watching.feed.records() == 0 {
@@ -239,7 +222,7 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
     } else {
         let load = watching
             .feed
-            .snapshot()
+            .trace()
             .map_err(|e| anyhow::anyhow!("{}", e.message()))?;
         Some(load)
     };

@@ -44,13 +44,16 @@
 //!   attributes are counted as absent). The result ([`Scanned`]) always keeps what was read; its
 //!   [`ScanStatus`] says whether it is complete, a sample, cancelled or cut short by an error.
 //!   [`DynamoClient::scan_to_channel`] is the same over a bounded `std` channel, ending with
-//!   [`ScanEvent::Done`]: the shape the app's background jobs use.
+//!   [`ScanEvent::Done`]: the shape the app's background jobs use. [`ScanFeed`] merges the pages as they come
+//!   and gives a [`ScanSnapshot`] of the scan so far (keys, designs' keys, progress) when asked: what a live
+//!   view shows while the scan runs.
 //!
 //! Files: `client.rs` (options, the client, tables), `endpoint.rs` (endpoint URLs, and the credentials for a
 //! server on this machine), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
 //! pages from the SDK), `scan.rs` (the parallel scan itself, independent of the SDK: segments started, pages
-//! merged into keys and designs), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
-//! and the read-capacity limiter),
+//! merged into keys and designs), `scan_feed.rs` (a scan's pages merged into snapshots for a live view), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
+//! and the read-capacity limiter), `stream.rs` (a table's stream read, independent of the SDK; what it reports
+//! in `stream/report.rs`) over `stream_sdk.rs`, `metrics.rs` (CloudWatch and Contributor Insights),
 //! `error.rs` (SDK errors in short messages).
 
 mod client;
@@ -61,6 +64,7 @@ mod metrics;
 mod pace;
 mod scan;
 mod scan_designs;
+mod scan_feed;
 mod sdk_pages;
 mod segment;
 mod stream;
@@ -79,6 +83,7 @@ pub use scan::{
     RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,
     SegmentState, run_scan,
 };
+pub use scan_feed::{ScanFeed, ScanSnapshot};
 pub use stream::{
     DEFAULT_MAX_RPS, IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamEvent, StreamOptions,
     StreamProgress, StreamRead, StreamRecord, StreamStart, StreamStatus, run_stream,

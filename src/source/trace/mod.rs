@@ -11,25 +11,41 @@
 //!
 //! CloudWatch's consumed units are also the table's whole demand: after every file is read, the units of each
 //! minute that no per-key record covers are replayed on synthetic keys ([`metrics::OTHER_KEYS`], **\[ours\]**).
+//!
+//! Each reader is given a `TraceCx` (`cx.rs`: the file, the options, where its records go); CloudWatch's
+//! minutes are [`ObservedMinute`]s (`observed.rs`). Records that arrive a batch at a time are read by a
+//! [`TraceFeed`] (`feed.rs`), a table's stream read live by a [`StreamFeed`] (`live.rs`); `files.rs` says
+//! which files a path stands for.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::model::trace::{Dim, SortValue, Trace, TraceBuilder, TraceError};
+use crate::model::trace::{Dim, Trace, TraceBuilder, TraceError};
 
 use super::{At, Hint, Message, OnBad, SourceError};
 
+mod cx;
 mod feed;
 mod files;
 mod insights;
+mod live;
 mod logs;
 mod metrics;
+mod observed;
 mod size;
 mod sniff;
 mod streams;
 mod time;
 
+use cx::dim_index;
+pub(crate) use cx::{TraceCx, minutes_of};
 pub use feed::TraceFeed;
+pub use live::{
+    KeyRate, LiveKeys, LiveRates, RATE_WINDOW, StreamFeed, metrics_trace, time_of_day, watch_feed,
+    watch_trace,
+};
+pub(crate) use observed::Metric;
+pub use observed::ObservedMinute;
 pub use size::{item_size, number_size};
 pub use sniff::{bytes_hold_only_traffic, holds_only_traffic};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
@@ -157,84 +173,6 @@ impl TraceFile {
     }
 }
 
-/// One CloudWatch minute as observed: whichever figures the files held (sums over the minute).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ObservedMinute {
-    /// Unix seconds of the minute's start.
-    pub minute: i64,
-    pub consumed_read_units: Option<f64>,
-    pub consumed_write_units: Option<f64>,
-    pub read_throttle_events: Option<f64>,
-    pub write_throttle_events: Option<f64>,
-    pub throttled_requests: Option<f64>,
-}
-
-impl ObservedMinute {
-    /// The minute's throttle events: read and write events, or throttled requests when the files held only
-    /// those; `None` when they held no throttle figure for the minute (no datapoint is not zero).
-    pub fn throttle_events(&self) -> Option<f64> {
-        match (self.read_throttle_events, self.write_throttle_events) {
-            (None, None) => self.throttled_requests,
-            (r, w) => Some(r.unwrap_or(0.0) + w.unwrap_or(0.0)),
-        }
-    }
-
-    /// The minutes' throttle events, for comparing with a replay ([`crate::model::simulate::agreement`]).
-    pub fn events(observed: &[Self]) -> Vec<crate::model::simulate::ObservedEvents> {
-        observed
-            .iter()
-            .filter_map(|m| {
-                Some(crate::model::simulate::ObservedEvents {
-                    minute: m.minute,
-                    events: m.throttle_events()?,
-                })
-            })
-            .collect()
-    }
-
-    /// The figure of `metric` (a CloudWatch metric's name).
-    fn field(&mut self, metric: Metric) -> &mut Option<f64> {
-        match metric {
-            Metric::ConsumedRead => &mut self.consumed_read_units,
-            Metric::ConsumedWrite => &mut self.consumed_write_units,
-            Metric::ReadThrottles => &mut self.read_throttle_events,
-            Metric::WriteThrottles => &mut self.write_throttle_events,
-            Metric::ThrottledRequests => &mut self.throttled_requests,
-        }
-    }
-}
-
-/// The CloudWatch metrics an [`ObservedMinute`] holds (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Metric {
-    ConsumedRead,
-    ConsumedWrite,
-    ReadThrottles,
-    WriteThrottles,
-    ThrottledRequests,
-}
-
-impl Metric {
-    pub(crate) const ALL: [Self; 5] = [
-        Self::ConsumedRead,
-        Self::ConsumedWrite,
-        Self::ReadThrottles,
-        Self::WriteThrottles,
-        Self::ThrottledRequests,
-    ];
-
-    /// CloudWatch's name of the metric.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::ConsumedRead => "ConsumedReadCapacityUnits",
-            Self::ConsumedWrite => "ConsumedWriteCapacityUnits",
-            Self::ReadThrottles => "ReadThrottleEvents",
-            Self::WriteThrottles => "WriteThrottleEvents",
-            Self::ThrottledRequests => "ThrottledRequests",
-        }
-    }
-}
-
 /// Traces read: the replayable trace, the files, and the observed minutes (sorted, one per minute).
 #[derive(Debug, Clone)]
 pub struct TraceLoad {
@@ -265,99 +203,6 @@ impl TraceLoadError {
             other => super::Message::new(other.to_string()),
         }
     }
-}
-
-/// What each reader is given: the file, the options, and where its records go.
-pub(crate) struct TraceCx<'a> {
-    pub path: &'a Path,
-    pub opts: &'a TraceOptions,
-    pub builder: &'a mut TraceBuilder,
-    pub file: &'a mut TraceFile,
-    /// CloudWatch's minutes, by the minute's Unix second.
-    pub observed: &'a mut BTreeMap<i64, ObservedMinute>,
-    /// Read and write units of the per-key records, per minute (its Unix second).
-    pub covered: &'a mut BTreeMap<i64, [f64; 2]>,
-    /// Told how many of the file's bytes the reader has got through (a progress bar's), when someone asks.
-    pub progress: Option<&'a dyn Fn(u64)>,
-}
-
-impl TraceCx<'_> {
-    /// The reader got through the file's first `offset` bytes.
-    pub fn parsed(&self, offset: usize) {
-        if let Some(p) = self.progress {
-            p(offset as u64);
-        }
-    }
-
-    /// A bad record: an error, or skipped and counted with `--skip-bad`.
-    pub fn bad(&mut self, at: At, what: impl Into<Message>) -> Result<(), SourceError> {
-        match self.opts.on_bad {
-            OnBad::Stop => Err(SourceError::record(self.path, at, what)),
-            OnBad::Skip => {
-                self.file.skipped += 1;
-                Ok(())
-            }
-        }
-    }
-
-    /// A whole-file error, whatever `--skip-bad` says.
-    pub fn fail(&self, what: impl Into<Message>) -> ReadError {
-        ReadError::Source(SourceError::record(self.path, At::File, what))
-    }
-
-    /// A request of `units` at `micros`.
-    pub fn add(
-        &mut self,
-        micros: i64,
-        key: &[u8],
-        sort_key: Option<SortValue>,
-        dim: Dim,
-        units: f64,
-    ) -> Result<(), TraceError> {
-        self.file.saw(micros);
-        self.builder.add(micros, key, sort_key, dim, units)?;
-        let minute = micros.div_euclid(60_000_000) * 60;
-        self.covered.entry(minute).or_default()[dim_index(dim)] += units;
-        Ok(())
-    }
-
-    /// `requests` requests of `units` in total to `key` over `[from, from + seconds)` (per-period sources).
-    pub fn spread(
-        &mut self,
-        from: i64,
-        seconds: u32,
-        key: &[u8],
-        dim: Dim,
-        units: f64,
-        requests: f64,
-    ) -> Result<(), TraceError> {
-        self.file.saw(from * 1_000_000);
-        self.builder
-            .spread(from, seconds, key, dim, units, requests)?;
-        for (minute, share) in minutes_of(from, seconds) {
-            self.covered.entry(minute).or_default()[dim_index(dim)] += units * share;
-        }
-        Ok(())
-    }
-}
-
-fn dim_index(dim: Dim) -> usize {
-    usize::from(dim == Dim::Write)
-}
-
-/// The minutes (Unix seconds of their start) that `[from, from + seconds)` overlaps, each with its share of
-/// the period.
-pub(crate) fn minutes_of(from: i64, seconds: u32) -> Vec<(i64, f64)> {
-    let seconds = i64::from(seconds.max(1));
-    let end = from + seconds;
-    let mut out = Vec::new();
-    let mut minute = from.div_euclid(60) * 60;
-    while minute < end {
-        let overlap = (minute + 60).min(end) - minute.max(from);
-        out.push((minute, overlap as f64 / seconds as f64));
-        minute += 60;
-    }
-    out
 }
 
 /// Everything read so far, across files.
