@@ -6,47 +6,11 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::read::{Compression, FileLoad, Input, display_name, is_stdin, open_apart};
+use super::read::{
+    Compression, Ctx, FileLoad, Input, SplitLoad, display_name, is_stdin, open_apart,
+};
 use super::sink::Sink;
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
-
-/// Shared state of one load: options, cancel flag, byte counter and the progress callback.
-pub struct Ctx<'a, 'p> {
-    pub opts: &'a LoadOptions,
-    pub cancel: &'a AtomicBool,
-    pub bytes: &'a AtomicU64,
-    pub total_bytes: Option<u64>,
-    pub total_items: Option<u64>,
-    pub progress: &'a mut (dyn FnMut(Progress) + 'p),
-}
-
-impl Ctx<'_, '_> {
-    /// A [`Tick`](super::read::Tick) for the calling thread: checks cancel and reports progress (lines and items so far plus
-    /// those of the current file).
-    pub fn tick(
-        &mut self,
-        lines_before: u64,
-        items_before: u64,
-        lines: u64,
-        items: u64,
-    ) -> Result<(), SourceError> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(SourceError::Cancelled);
-        }
-        self.report(lines_before + lines, items_before + items);
-        Ok(())
-    }
-
-    pub fn report(&mut self, lines: u64, items: u64) {
-        (self.progress)(Progress {
-            bytes: self.bytes.load(Ordering::Relaxed),
-            total_bytes: self.total_bytes,
-            lines,
-            items,
-            total_items: self.total_items,
-        });
-    }
-}
 
 /// Loads keys from `paths` (files, S3 export folders, `-` for standard input) into one key set. See the
 /// [module docs](super) for formats and the bad-input policy.
@@ -252,11 +216,6 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
     sink.absorb_lines(loaded);
     Ok(())
 }
-
-/// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
-/// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
-pub(crate) type SplitLoad =
-    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
 /// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).

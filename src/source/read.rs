@@ -5,9 +5,9 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{At, LoadOptions, SourceError};
+use super::{At, LoadOptions, Progress, SourceError};
 
 pub use super::sink::Sink;
 
@@ -427,6 +427,49 @@ impl<'a, 't> FileLoad<'a, 't> {
         )
     }
 }
+
+/// Shared state of one load ([`super::load`]), which each file's loader is given beside its [`FileLoad`]: options, cancel flag, byte counter and the progress callback.
+pub struct Ctx<'a, 'p> {
+    pub opts: &'a LoadOptions,
+    pub cancel: &'a AtomicBool,
+    pub bytes: &'a AtomicU64,
+    pub total_bytes: Option<u64>,
+    pub total_items: Option<u64>,
+    pub progress: &'a mut (dyn FnMut(Progress) + 'p),
+}
+
+impl Ctx<'_, '_> {
+    /// A [`Tick`] for the calling thread: checks cancel and reports progress (lines and items so far plus
+    /// those of the current file).
+    pub fn tick(
+        &mut self,
+        lines_before: u64,
+        items_before: u64,
+        lines: u64,
+        items: u64,
+    ) -> Result<(), SourceError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SourceError::Cancelled);
+        }
+        self.report(lines_before + lines, items_before + items);
+        Ok(())
+    }
+
+    pub fn report(&mut self, lines: u64, items: u64) {
+        (self.progress)(Progress {
+            bytes: self.bytes.load(Ordering::Relaxed),
+            total_bytes: self.total_bytes,
+            lines,
+            items,
+            total_items: self.total_items,
+        });
+    }
+}
+
+/// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
+/// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
+pub(crate) type SplitLoad =
+    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// For the formats' unit tests: runs `loader` over `text` (uncompressed, named `name`) into a new sink.
 #[cfg(test)]

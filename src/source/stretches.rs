@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::source::dispatch::Ctx;
 use crate::source::json::ttl::TtlProbe;
+use crate::source::read::Ctx;
 use crate::source::read::{Counting, Sink, TICK_LINES};
 use crate::source::{At, SourceError};
 
@@ -514,7 +514,7 @@ pub(crate) fn load_in_stretches_or_one(
     threads: usize,
     opts: &crate::source::LoadOptions,
     mut sink: Sink,
-    splitter: crate::source::dispatch::SplitLoad,
+    splitter: crate::source::read::SplitLoad,
     one_reader: impl FnOnce(crate::source::read::FileLoad<'_, '_>) -> Result<(), SourceError>,
 ) -> (Result<Sink, SourceError>, bool) {
     static FILES: AtomicU64 = AtomicU64::new(0);

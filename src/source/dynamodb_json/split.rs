@@ -15,8 +15,8 @@ use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use super::load_json_lines;
-use crate::source::dispatch::Ctx;
 use crate::source::lines::cut_points;
+use crate::source::read::Ctx;
 use crate::source::read::{Compression, FileLoad, Sink};
 use crate::source::s3_export::resolve_names;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};

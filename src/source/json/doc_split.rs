@@ -38,9 +38,9 @@ use super::json_doc::{
     BATCH_BYTES, BATCH_ITEMS, Batch, ItemReader, Typing, array_goes_on, truncated,
 };
 use super::json_stream::{End, JsonStream};
-use crate::source::dispatch::Ctx;
 use crate::source::key_ahead::KeyAhead;
 use crate::source::lines::read_full;
+use crate::source::read::Ctx;
 
 mod cuts;
 #[cfg(doc)]
@@ -649,8 +649,8 @@ const MISMATCH: &str = "a stretch does not end where the next one begins";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::dispatch::SplitLoad;
     use crate::source::json::json_doc::load_json_doc;
+    use crate::source::read::SplitLoad;
     use crate::source::read::load_text;
     use crate::source::stretches::{load_in_stretches_or_one, summary, test_numbers};
     use crate::source::{FormatIn, OnBad};
