@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::read::{
-    Compression, Ctx, FileLoad, Input, SplitLoad, display_name, is_stdin, open_apart,
+    Compression, Ctx, FileLoad, Input, SplitFile, SplitLoad, display_name, is_stdin, open_apart,
 };
 use super::sink::Sink;
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
@@ -125,7 +125,16 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         .zip(in_stretches)
         .filter(|_| plain)
         .and_then(|(size, load)| Some((size, super::lines::stretch_threads(size)?, load)))
-        .map(|(size, threads, load)| load(path, &name, size, threads, read_before, sink, ctx));
+        .map(|(size, threads, load)| {
+            let file = SplitFile {
+                path,
+                name: &name,
+                size,
+                threads,
+                read_before,
+            };
+            load(&file, sink, ctx)
+        });
     let result = match split {
         Some(Ok(true)) => Ok(()),
         Some(Err(e)) => Err(e),
@@ -220,11 +229,7 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
 /// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).
 fn load_lines_split_into(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    file: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
@@ -241,12 +246,11 @@ fn load_lines_split_into(
     let (lines_before, items_before) = (sink.lines, sink.items);
     // The count holds what opening the file read (its first buffer); the readers count the file from 0.
     let bytes_before = ctx.bytes.load(Ordering::Relaxed);
-    let base = read_before;
-    let loaded =
-        super::lines::load_lines_split(path, name, size, threads, &parser, ctx.cancel, &mut |p| {
-            ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
-            ctx.report(lines_before + p.lines, items_before + p.lines);
-        });
+    let base = file.read_before;
+    let loaded = super::lines::load_lines_split(file, &parser, ctx.cancel, &mut |p| {
+        ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
+        ctx.report(lines_before + p.lines, items_before + p.lines);
+    });
     match loaded {
         Ok(Some(loaded)) => {
             ctx.bytes.store(base + loaded.bytes, Ordering::Relaxed);

@@ -157,7 +157,7 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
     if is_stdin(path) {
         // The first bytes, read to tell the compression, go back in front of the rest.
         let mut stdin = std::io::stdin();
-        let n = super::lines::read_full(&mut stdin, &mut magic).map_err(io_err)?;
+        let n = read_full(&mut stdin, &mut magic).map_err(io_err)?;
         let raw = std::io::Cursor::new(magic[..n].to_vec()).chain(stdin);
         return Ok(match sniff(&magic[..n]) {
             Compression::None => Input {
@@ -174,7 +174,7 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
         return open(path, count);
     }
     let mut file = File::open(path).map_err(io_err)?;
-    let n = super::lines::read_full(&mut file, &mut magic).map_err(io_err)?;
+    let n = read_full(&mut file, &mut magic).map_err(io_err)?;
     match sniff(&magic[..n]) {
         Compression::None => open(path, count),
         compression => {
@@ -205,6 +205,20 @@ fn inflated<'a, R: Read + Send + 'static>(
         reader: Box::new(reader),
         compression,
     }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match reader.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Called every [`TICK_LINES`] lines with the lines read in the current file; returns `Err(Cancelled)` to stop.
@@ -428,7 +442,8 @@ impl<'a, 't> FileLoad<'a, 't> {
     }
 }
 
-/// Shared state of one load ([`super::load`]), which each file's loader is given beside its [`FileLoad`]: options, cancel flag, byte counter and the progress callback.
+/// Shared state of one load ([`super::load`]), which each file's loader is given beside its [`FileLoad`] or
+/// [`SplitFile`]: options, cancel flag, byte counter and the progress callback.
 pub struct Ctx<'a, 'p> {
     pub opts: &'a LoadOptions,
     pub cancel: &'a AtomicBool,
@@ -466,10 +481,25 @@ impl Ctx<'_, '_> {
     }
 }
 
-/// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
-/// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
+/// A large, regular, uncompressed file to be read in stretches on several threads ([`SplitLoad`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SplitFile<'a> {
+    /// Where the file is.
+    pub path: &'a Path,
+    /// Its name in messages.
+    pub name: &'a Path,
+    /// Its size in bytes when the load began.
+    pub size: u64,
+    /// The threads to read it on ([`super::lines::stretch_threads`]).
+    pub threads: usize,
+    /// The load's byte count before the file was opened (its readers count the whole file again).
+    pub read_before: u64,
+}
+
+/// A loader that reads a large plain file in stretches on several threads into the sink; `Ok(false)` when it
+/// is to be read by one.
 pub(crate) type SplitLoad =
-    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
+    fn(&SplitFile<'_>, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// For the formats' unit tests: runs `loader` over `text` (uncompressed, named `name`) into a new sink.
 #[cfg(test)]
