@@ -267,6 +267,35 @@ impl Sink {
                     self.key_attribute_bytes(Some(names), sk_ref.map(|(s, t)| (s.len(), t))),
                 )
             });
+        // Staged only when the key set and the designer are all that take the item: nothing keeps it, and it
+        // has no TTL attribute (whose note names the item's key by its index).
+        let stage = defer
+            && by_expr
+            && self.kept.is_none()
+            && scratch.ttl.name.is_none()
+            && scratch.size_estimate.is_none();
+        self.add_keyed(scratch, sk, count, identity, sized, stage)
+    }
+
+    /// Adds the item read into `scratch` whose key is in `pk_buf` (and its sort key, of type `sk`, in `sk_buf`),
+    /// `count` times: the load's designs prepare it (with its `identity` and `sized`, its size and its key
+    /// attributes'), then it is staged when `stage` says ([`Self::add_scratch_deferred`]), else it goes into the
+    /// key set, the designs, the kept items and the whole item's notes.
+    #[inline]
+    fn add_keyed(
+        &mut self,
+        scratch: &Scratch,
+        sk: Option<KeyType>,
+        count: u64,
+        identity: u64,
+        sized: Option<(u64, u64)>,
+        stage: bool,
+    ) -> Result<(), Message> {
+        let view = RootValues {
+            roots: &scratch.extract,
+            values: &scratch.values,
+        };
+        let sk_ref = sk.map(|st| (&self.sk_buf[..], st));
         let prepared = match &mut self.designer {
             Some(d) if d.is_idle() => None,
             Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
@@ -275,14 +304,7 @@ impl Sink {
             },
             None => None,
         };
-        // Staged only when the key set and the designer are all that take the item: nothing keeps it, and it
-        // has no TTL attribute (whose note names the item's key by its index).
-        if defer
-            && by_expr
-            && self.kept.is_none()
-            && scratch.ttl.name.is_none()
-            && scratch.size_estimate.is_none()
-        {
+        if stage {
             self.stage(sk, count, prepared, scratch.item_bytes);
             self.items += count;
             return Ok(());
@@ -534,24 +556,8 @@ impl Sink {
                 self.key_attribute_bytes(self.names.as_ref(), sk_ref.map(|(s, t)| (s.len(), t))),
             )
         });
-        let prepared = match &mut self.designer {
-            Some(d) if d.is_idle() => None,
-            Some(d) => match d.sized(sized).prepare(&view, sk_ref, count, identity) {
-                Ok(p) => Some(p),
-                Err(e) => return Err(self.design_message(&e)),
-            },
-            None => None,
-        };
-        let idx = self.keys.add_item(&self.pk_buf, sk_ref, count);
-        if let (Some(d), Some(p)) = (&mut self.designer, prepared) {
-            d.commit(p, idx);
-        }
-        if let Some(kept) = &mut self.kept {
-            kept.push_sized(&scratch.values, (idx, sk_ref), count, identity, sized);
-        }
-        self.note_whole_item(idx, scratch, count);
-        self.items += count;
-        Ok(())
+        let sk = sk_ref.map(|(_, t)| t);
+        self.add_keyed(scratch, sk, count, identity, sized, false)
     }
 
     /// Resolves the key names from the first item's attributes in `scratch.attrs`, then moves that item's
