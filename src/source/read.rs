@@ -1,6 +1,8 @@
 //! What every format's reader shares: opening a path (gzip and zstd detected by their magic bytes), counting
 //! bytes for progress, reading lines with a length cap, messages for bad JSON, and [`FileLoad`], the one value
-//! a format's loader takes. The records go into a [`Sink`] (`sink.rs`); [`super::load`] dispatches the paths.
+//! a format's loader takes, with [`SplitFile`], a large file a loader reads in stretches ([`SplitLoad`]), and
+//! [`Ctx`], the load's shared state beside either. The records go into a [`Sink`] (`sink.rs`);
+//! [`super::load`] dispatches the paths.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek as _};

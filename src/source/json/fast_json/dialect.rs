@@ -1,15 +1,15 @@
 //! The fast path's half of a [`Dialect`]: how [`Cursor::item`] reads a key attribute's value, sizes and checks
 //! any other, reads a TTL attribute's and an extracted one's, and how the key built in place ([`super::in_place`])
 //! reads a value where it lies. Every method is a call the reader of one dialect made itself before it was
-//! written once; they are inlined, so `Cursor::item::<Typed>` and `Cursor::item::<Plain>` compile as those two
-//! readers did.
+//! written once (the small ones inlined), so `Cursor::item::<Typed>` and `Cursor::item::<Plain>` compile as
+//! those two readers did.
 
 use super::super::dialect::{Dialect, Plain, Typed};
+use super::super::extract::{plain_to_value, typed_value};
 use super::super::item::Scratch;
 use super::super::ttl::{plain_ttl, typed_ttl};
 use super::Cursor;
-use super::in_place::{read_plain_value, read_value};
-use super::value::{Record, plain_scalar_value, scalar_value};
+use super::value::{Record, plain_scalar_value, scalar_value, simple_value};
 use crate::model::KeyType;
 use crate::model::health::ttl::TtlValue;
 use crate::model::keyexpr::Scalar;
@@ -27,7 +27,8 @@ pub(super) trait FastDialect: Dialect {
     /// The TTL attribute's reading of its value's text.
     fn ttl(span: &[u8]) -> TtlValue;
 
-    /// The extracted value `span` into slot `slot` of `scratch.values` ([`read_value`], [`read_plain_value`]).
+    /// The extracted value `span` (checked by [`Self::key_value`] or [`Self::value_size`] already) into slot
+    /// `slot` of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
     fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()>;
 
     /// The value at `record[start..end]` read in place ([`scalar_value`], [`plain_scalar_value`]).
@@ -51,9 +52,15 @@ impl FastDialect for Typed {
         typed_ttl(span)
     }
 
-    #[inline(always)]
     fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-        read_value(span, slot, scratch)
+        let out = scratch.values.get_mut(slot)?;
+        match simple_value(span, &mut scratch.spare, slot, out) {
+            Some(read) => read.then_some(()),
+            None => {
+                *out = Some(typed_value(span, scratch.extract.get(slot)?)?);
+                Some(())
+            }
+        }
     }
 
     #[inline(always)]
@@ -82,9 +89,12 @@ impl FastDialect for Plain {
         plain_ttl(span)
     }
 
-    #[inline(always)]
+    /// As the document clients map it.
     fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-        read_plain_value(span, slot, scratch)
+        let text = std::str::from_utf8(span).ok()?;
+        let value = plain_to_value(text, scratch.extract.get(slot)?).ok()?;
+        *scratch.values.get_mut(slot)? = Some(value);
+        Some(())
     }
 
     #[inline(always)]

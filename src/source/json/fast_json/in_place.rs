@@ -1,34 +1,11 @@
 //! The key built in place: where an item's extracted values lie in its record ([`note_span`]), the key
 //! expression evaluated on them there ([`direct_key`], through [`crate::model::keyexpr::Direct`]), and reading
-//! the values into [`Scratch::values`] where it gives up, as the fast path reads them otherwise ([`read_value`],
-//! [`read_plain_value`]). For typed DynamoDB JSON items and plain JSON ones alike ([`FastDialect`]).
+//! the values into [`Scratch::values`] where it gives up, as the fast path reads them otherwise
+//! ([`FastDialect::read_value`]). For typed DynamoDB JSON items and plain JSON ones alike ([`FastDialect`]).
 
-use super::super::extract::{plain_to_value, typed_value};
 use super::super::item::Scratch;
 use super::dialect::FastDialect;
-use super::value::{Record, simple_value};
-
-/// The extracted value `span` (checked by `Cursor::skip_value` or `Cursor::key_value` already) into slot `slot`
-/// of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
-pub(super) fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let out = scratch.values.get_mut(slot)?;
-    match simple_value(span, &mut scratch.spare, slot, out) {
-        Some(read) => read.then_some(()),
-        None => {
-            *out = Some(typed_value(span, scratch.extract.get(slot)?)?);
-            Some(())
-        }
-    }
-}
-
-/// A plain JSON value `span` (checked by `Cursor::plain_size` or `Cursor::plain_key_value` already) into slot
-/// `slot` of `scratch.values`, as the document clients map it; `None` when it cannot be (the caller declines).
-pub(super) fn read_plain_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let text = std::str::from_utf8(span).ok()?;
-    let value = plain_to_value(text, scratch.extract.get(slot)?).ok()?;
-    *scratch.values.get_mut(slot)? = Some(value);
-    Some(())
-}
+use super::value::Record;
 
 /// Notes where the value of slot `slot` lies in `record` (`start..end`) for the key built in place. A repeated
 /// attribute's last value is the value, but the earlier one must read as the values path reads it (or the item

@@ -29,7 +29,8 @@
 use super::super::dialect::Typed;
 use super::super::item::{KeyNames, Scratch, Tag};
 use super::Cursor;
-use super::in_place::{direct_key, note_span, read_value};
+use super::dialect::FastDialect as _;
+use super::in_place::{direct_key, note_span};
 use crate::model::KeyType;
 use crate::model::bytes::short_eq;
 use crate::model::keyexpr::Value;
@@ -541,7 +542,7 @@ impl<'a> Cursor<'a> {
             let value = scratch.spare.string_in(slot, text);
             *scratch.values.get_mut(slot)? = Some(Value::S(value));
         } else if let Some((slot, start)) = from {
-            read_value(self.s.get(start..self.i)?, slot, scratch)?;
+            Typed::read_value(self.s.get(start..self.i)?, slot, scratch)?;
         }
         Some(())
     }
