@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde::de::DeserializeSeed as _;
 use shardlens::model::design::{Design, parse_key};
+use shardlens::source::json::dialect::Typed;
 use shardlens::source::json::item::{ItemSeed, RecordSeed, Scratch};
 use shardlens::source::read::Sink;
 use shardlens::source::{FormatIn, LoadOptions};
@@ -93,6 +94,7 @@ fn serde_only(path: &Path, opts: &LoadOptions) -> u64 {
             item: ItemSeed {
                 names: sink.names.as_ref(),
                 scratch: &mut scratch,
+                dialect: Typed,
             },
         };
         if seed.deserialize(&mut de).is_ok() {

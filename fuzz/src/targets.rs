@@ -11,8 +11,9 @@ use serde::de::DeserializeSeed as _;
 use shardlens::model::KeyType;
 use shardlens::model::design::{Design, GsiSpec};
 use shardlens::model::key::{Decimal, canonicalize_into};
+use shardlens::source::json::dialect::{Plain, Typed};
 use shardlens::source::json::fast_json::{scan_item, scan_plain_item, scan_record};
-use shardlens::source::json::item::{ItemSeed, KeyNames, PlainItemSeed, RecordSeed, Scratch, Tag};
+use shardlens::source::json::item::{ItemSeed, KeyNames, RecordSeed, Scratch, Tag};
 use shardlens::source::{FormatIn, LoadOptions, Loaded, OnBad, SourceError};
 
 /// A target's body: takes one input, panics on a bug.
@@ -314,6 +315,7 @@ pub fn fast_json(data: &[u8]) {
                 item: ItemSeed {
                     names: Some(&names),
                     scratch: &mut slow,
+                    dialect: Typed,
                 },
             }
             .deserialize(&mut de)
@@ -355,9 +357,19 @@ pub fn fast_json(data: &[u8]) {
             let scratch = &mut slow;
             let names = Some(&names);
             let result = if plain {
-                PlainItemSeed { names, scratch }.deserialize(&mut de)
+                ItemSeed {
+                    names,
+                    scratch,
+                    dialect: Plain,
+                }
+                .deserialize(&mut de)
             } else {
-                ItemSeed { names, scratch }.deserialize(&mut de)
+                ItemSeed {
+                    names,
+                    scratch,
+                    dialect: Typed,
+                }
+                .deserialize(&mut de)
             }
             .and_then(|()| de.end());
             let what = if plain { "plain item" } else { "typed item" };

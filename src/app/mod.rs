@@ -42,6 +42,7 @@ mod logic;
 mod pipeline;
 mod queries;
 mod runs;
+mod status;
 mod ui;
 mod views;
 mod what_if;

@@ -6,47 +6,11 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::read::{Compression, FileLoad, Input, display_name, is_stdin, open_apart};
+use super::read::{
+    Compression, Ctx, FileLoad, Input, SplitFile, SplitLoad, display_name, is_stdin, open_apart,
+};
 use super::sink::Sink;
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
-
-/// Shared state of one load: options, cancel flag, byte counter and the progress callback.
-pub struct Ctx<'a, 'p> {
-    pub opts: &'a LoadOptions,
-    pub cancel: &'a AtomicBool,
-    pub bytes: &'a AtomicU64,
-    pub total_bytes: Option<u64>,
-    pub total_items: Option<u64>,
-    pub progress: &'a mut (dyn FnMut(Progress) + 'p),
-}
-
-impl Ctx<'_, '_> {
-    /// A [`Tick`](super::read::Tick) for the calling thread: checks cancel and reports progress (lines and items so far plus
-    /// those of the current file).
-    pub fn tick(
-        &mut self,
-        lines_before: u64,
-        items_before: u64,
-        lines: u64,
-        items: u64,
-    ) -> Result<(), SourceError> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(SourceError::Cancelled);
-        }
-        self.report(lines_before + lines, items_before + items);
-        Ok(())
-    }
-
-    pub fn report(&mut self, lines: u64, items: u64) {
-        (self.progress)(Progress {
-            bytes: self.bytes.load(Ordering::Relaxed),
-            total_bytes: self.total_bytes,
-            lines,
-            items,
-            total_items: self.total_items,
-        });
-    }
-}
 
 /// Loads keys from `paths` (files, S3 export folders, `-` for standard input) into one key set. See the
 /// [module docs](super) for formats and the bad-input policy.
@@ -161,7 +125,16 @@ pub fn load_file(path: &Path, sink: &mut Sink, ctx: &mut Ctx<'_, '_>) -> Result<
         .zip(in_stretches)
         .filter(|_| plain)
         .and_then(|(size, load)| Some((size, super::lines::stretch_threads(size)?, load)))
-        .map(|(size, threads, load)| load(path, &name, size, threads, read_before, sink, ctx));
+        .map(|(size, threads, load)| {
+            let file = SplitFile {
+                path,
+                name: &name,
+                size,
+                threads,
+                read_before,
+            };
+            load(&file, sink, ctx)
+        });
     let result = match split {
         Some(Ok(true)) => Ok(()),
         Some(Err(e)) => Err(e),
@@ -253,19 +226,10 @@ fn load_lines_into(cx: FileLoad<'_, '_>, cancel: &AtomicBool) -> Result<(), Sour
     Ok(())
 }
 
-/// A loader that reads a large plain file in stretches on several threads (path, its name in messages, its
-/// size, the threads, the byte count before it was opened); `Ok(false)` when it is to be read by one.
-pub(crate) type SplitLoad =
-    fn(&Path, &Path, u64, usize, u64, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
-
 /// A large file of plain lines read by several threads ([`super::lines::load_lines_split`]) into the sink;
 /// `Ok(false)` when it is to be read by one (nothing is added then, and the byte count is as it was).
 fn load_lines_split_into(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    file: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
@@ -282,12 +246,11 @@ fn load_lines_split_into(
     let (lines_before, items_before) = (sink.lines, sink.items);
     // The count holds what opening the file read (its first buffer); the readers count the file from 0.
     let bytes_before = ctx.bytes.load(Ordering::Relaxed);
-    let base = read_before;
-    let loaded =
-        super::lines::load_lines_split(path, name, size, threads, &parser, ctx.cancel, &mut |p| {
-            ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
-            ctx.report(lines_before + p.lines, items_before + p.lines);
-        });
+    let base = file.read_before;
+    let loaded = super::lines::load_lines_split(file, &parser, ctx.cancel, &mut |p| {
+        ctx.bytes.store(base + p.bytes, Ordering::Relaxed);
+        ctx.report(lines_before + p.lines, items_before + p.lines);
+    });
     match loaded {
         Ok(Some(loaded)) => {
             ctx.bytes.store(base + loaded.bytes, Ordering::Relaxed);

@@ -12,6 +12,7 @@
 
 use serde::de::DeserializeSeed as _;
 
+use super::json::dialect::Typed;
 use super::json::fast_json::scan_record;
 use super::json::item::{ItemSeed, RecordSeed, Scratch};
 use super::key_ahead::{KeyAhead, for_each_record_line};
@@ -123,6 +124,7 @@ fn json_line_then(
         item: ItemSeed {
             names: sink.names.as_ref(),
             scratch,
+            dialect: Typed,
         },
     }
     .deserialize(&mut de)

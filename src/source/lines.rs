@@ -4,6 +4,7 @@ use std::io::{Read, Seek as _, SeekFrom};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::read::{SplitFile, read_full};
 use super::{Loaded, Progress, SourceError};
 use crate::model::key::KeyError;
 use crate::model::text::{LineError, LineParser};
@@ -151,15 +152,19 @@ pub fn stretch_threads(size: u64) -> Option<usize> {
 /// `perf stat -r 5`): one core 0.43 s, two 0.26 s. Merging the second set is on both cores too
 /// ([`crate::source::sink::merge_counts_on_two`]).
 pub fn load_lines_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
+    file: &SplitFile<'_>,
     parser: &(dyn Fn() -> LineParser + Sync),
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Option<Loaded>, SourceError> {
-    let Some(cuts) = cut_points(path, name, size, threads)? else {
+    let &SplitFile {
+        path,
+        name,
+        size,
+        threads,
+        ..
+    } = file;
+    let Some(cuts) = cut_points(file)? else {
         return Ok(None);
     };
     let shared = Stretches {
@@ -271,15 +276,17 @@ impl Stretches<'_> {
     }
 }
 
-/// Where `size` bytes of `path` are cut into `parts` stretches of whole lines: `parts + 1` offsets from 0 to
-/// `size`, each inner one just after a newline. `None` when a stretch would be empty or no newline is near a
-/// cut (a line longer than a read: the single reader reports it).
-pub(super) fn cut_points(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    parts: usize,
-) -> Result<Option<Vec<u64>>, SourceError> {
+/// Where `file` is cut into as many stretches of whole lines as it has threads: `threads + 1` offsets from 0
+/// to its size, each inner one just after a newline. `None` when a stretch would be empty or no newline is
+/// near a cut (a line longer than a read: the single reader reports it).
+pub(super) fn cut_points(file: &SplitFile<'_>) -> Result<Option<Vec<u64>>, SourceError> {
+    let &SplitFile {
+        path,
+        name,
+        size,
+        threads: parts,
+        ..
+    } = file;
     let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
         error,
@@ -302,20 +309,6 @@ pub(super) fn cut_points(
     }
     cuts.push(size);
     Ok(Some(cuts))
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-pub(crate) fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match reader.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]
@@ -377,11 +370,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("keys.txt");
         std::fs::write(&path, text).unwrap();
-        let out = load_lines_split(
-            &path,
-            Path::new("keys.txt"),
-            text.len() as u64,
+        let file = SplitFile {
+            path: &path,
+            name: Path::new("keys.txt"),
+            size: text.len() as u64,
             threads,
+            read_before: 0,
+        };
+        let out = load_lines_split(
+            &file,
             &|| LineParser::new(ty),
             &AtomicBool::new(false),
             &mut |_| {},

@@ -20,9 +20,10 @@
 //! A file whose first byte is `{` or `[` is JSON and is never read as lines ([`detect`]).
 //!
 //! What the formats share: [`read`] opens a path (gzip, zstd), reads lines with a length cap and defines
-//! [`read::FileLoad`], the one value each format's loader takes; the records go into a [`sink::Sink`] (key
-//! types, canonical keys, counts, the bad-input policy); [`load`] ([`dispatch`]) walks the paths and hands
-//! each opened input to its format.
+//! [`read::FileLoad`], the one value each format's loader takes, [`read::SplitFile`], a large file a loader
+//! reads in stretches, and [`read::Ctx`], the load's shared state beside either; the records go into a
+//! [`sink::Sink`] (key types, canonical keys, counts, the bad-input policy); [`load`] ([`dispatch`]) walks the
+//! paths and hands each opened input to its format.
 //!
 //! # Bad input: one policy for every format
 //!

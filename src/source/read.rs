@@ -1,13 +1,15 @@
 //! What every format's reader shares: opening a path (gzip and zstd detected by their magic bytes), counting
 //! bytes for progress, reading lines with a length cap, messages for bad JSON, and [`FileLoad`], the one value
-//! a format's loader takes. The records go into a [`Sink`] (`sink.rs`); [`super::load`] dispatches the paths.
+//! a format's loader takes, with [`SplitFile`], a large file a loader reads in stretches ([`SplitLoad`]), and
+//! [`Ctx`], the load's shared state beside either. The records go into a [`Sink`] (`sink.rs`);
+//! [`super::load`] dispatches the paths.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{At, LoadOptions, SourceError};
+use super::{At, LoadOptions, Progress, SourceError};
 
 pub use super::sink::Sink;
 
@@ -157,7 +159,7 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
     if is_stdin(path) {
         // The first bytes, read to tell the compression, go back in front of the rest.
         let mut stdin = std::io::stdin();
-        let n = super::lines::read_full(&mut stdin, &mut magic).map_err(io_err)?;
+        let n = read_full(&mut stdin, &mut magic).map_err(io_err)?;
         let raw = std::io::Cursor::new(magic[..n].to_vec()).chain(stdin);
         return Ok(match sniff(&magic[..n]) {
             Compression::None => Input {
@@ -174,7 +176,7 @@ pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, So
         return open(path, count);
     }
     let mut file = File::open(path).map_err(io_err)?;
-    let n = super::lines::read_full(&mut file, &mut magic).map_err(io_err)?;
+    let n = read_full(&mut file, &mut magic).map_err(io_err)?;
     match sniff(&magic[..n]) {
         Compression::None => open(path, count),
         compression => {
@@ -205,6 +207,20 @@ fn inflated<'a, R: Read + Send + 'static>(
         reader: Box::new(reader),
         compression,
     }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match reader.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// Called every [`TICK_LINES`] lines with the lines read in the current file; returns `Err(Cancelled)` to stop.
@@ -427,6 +443,65 @@ impl<'a, 't> FileLoad<'a, 't> {
         )
     }
 }
+
+/// Shared state of one load ([`super::load`]), which each file's loader is given beside its [`FileLoad`] or
+/// [`SplitFile`]: options, cancel flag, byte counter and the progress callback.
+pub struct Ctx<'a, 'p> {
+    pub opts: &'a LoadOptions,
+    pub cancel: &'a AtomicBool,
+    pub bytes: &'a AtomicU64,
+    pub total_bytes: Option<u64>,
+    pub total_items: Option<u64>,
+    pub progress: &'a mut (dyn FnMut(Progress) + 'p),
+}
+
+impl Ctx<'_, '_> {
+    /// A [`Tick`] for the calling thread: checks cancel and reports progress (lines and items so far plus
+    /// those of the current file).
+    pub fn tick(
+        &mut self,
+        lines_before: u64,
+        items_before: u64,
+        lines: u64,
+        items: u64,
+    ) -> Result<(), SourceError> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(SourceError::Cancelled);
+        }
+        self.report(lines_before + lines, items_before + items);
+        Ok(())
+    }
+
+    pub fn report(&mut self, lines: u64, items: u64) {
+        (self.progress)(Progress {
+            bytes: self.bytes.load(Ordering::Relaxed),
+            total_bytes: self.total_bytes,
+            lines,
+            items,
+            total_items: self.total_items,
+        });
+    }
+}
+
+/// A large, regular, uncompressed file to be read in stretches on several threads ([`SplitLoad`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SplitFile<'a> {
+    /// Where the file is.
+    pub path: &'a Path,
+    /// Its name in messages.
+    pub name: &'a Path,
+    /// Its size in bytes when the load began.
+    pub size: u64,
+    /// The threads to read it on ([`super::lines::stretch_threads`]).
+    pub threads: usize,
+    /// The load's byte count before the file was opened (its readers count the whole file again).
+    pub read_before: u64,
+}
+
+/// A loader that reads a large plain file in stretches on several threads into the sink; `Ok(false)` when it
+/// is to be read by one.
+pub(crate) type SplitLoad =
+    fn(&SplitFile<'_>, &mut Sink, &mut Ctx<'_, '_>) -> Result<bool, SourceError>;
 
 /// For the formats' unit tests: runs `loader` over `text` (uncompressed, named `name`) into a new sink.
 #[cfg(test)]

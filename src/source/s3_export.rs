@@ -18,11 +18,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
-use super::dispatch::Ctx;
 use super::dynamodb_json::json_line;
 use super::ion::ion_line;
 use super::json::item::Scratch;
 use super::json::ttl::TtlProbe;
+use super::read::Ctx;
 use super::read::{Sink, for_each_line, open};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 use crate::model::health::ttl::TtlValue;

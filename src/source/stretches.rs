@@ -22,9 +22,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::source::dispatch::Ctx;
 use crate::source::json::ttl::TtlProbe;
-use crate::source::read::{Counting, Sink, TICK_LINES};
+use crate::source::read::{Counting, Ctx, Sink, SplitFile, TICK_LINES};
 use crate::source::{At, SourceError};
 
 /// Bytes each stretch's reader asks for at once (as [`crate::source::read::open`]'s buffer).
@@ -99,25 +98,28 @@ pub struct FileStretches<'a> {
     hold: Option<usize>,
 }
 
-/// Loads the stretches `cuts[k]..cuts[k + 1]` of the file `path` into `sink` on a thread each, each into a
+/// Loads the stretches `cuts[k]..cuts[k + 1]` of `file` into `sink` on a thread each, each into a
 /// fork of `sink` whose TTL attribute starts from `ttl` (decided by the file's first item, as one reader
 /// decides it), then merges the forks in order. `Ok(false)`, with `sink` and the byte count as they were, when
 /// the file is to be read by one reader: a stretch that failed, or a warning or skipped record past the first
 /// stretch (one reader names its line in the whole file). A stretch that holds an item of the stretches
 /// before it is read again after them, into their sink (one reader counts the item once). With a `cutter`,
 /// threads that end first take the backs of the other stretches (see the module's documentation).
-#[allow(clippy::too_many_arguments)]
 pub fn load_in_stretches(
-    path: &Path,
-    name: &Path,
+    file: &SplitFile<'_>,
     cuts: &[u64],
-    read_before: u64,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
     ttl: &TtlProbe,
     read: &ReadStretch<'_>,
     cutter: Option<&Cutter<'_>>,
 ) -> Result<bool, SourceError> {
+    let &SplitFile {
+        path,
+        name,
+        read_before,
+        ..
+    } = file;
     let bytes_before = ctx.bytes.load(Ordering::Relaxed);
     let pieces = stretches(cuts)
         .map(|stretch| Piece {
@@ -514,7 +516,7 @@ pub(crate) fn load_in_stretches_or_one(
     threads: usize,
     opts: &crate::source::LoadOptions,
     mut sink: Sink,
-    splitter: crate::source::dispatch::SplitLoad,
+    splitter: crate::source::read::SplitLoad,
     one_reader: impl FnOnce(crate::source::read::FileLoad<'_, '_>) -> Result<(), SourceError>,
 ) -> (Result<Sink, SourceError>, bool) {
     static FILES: AtomicU64 = AtomicU64::new(0);
@@ -527,9 +529,14 @@ pub(crate) fn load_in_stretches_or_one(
     let path = dir.join("items.json");
     std::fs::write(&path, text).unwrap();
     let name = Path::new("items.json");
-    let split = with_test_ctx(opts, |ctx| {
-        splitter(&path, name, text.len() as u64, threads, 0, &mut sink, ctx)
-    });
+    let file = SplitFile {
+        path: &path,
+        name,
+        size: text.len() as u64,
+        threads,
+        read_before: 0,
+    };
+    let split = with_test_ctx(opts, |ctx| splitter(&file, &mut sink, ctx));
     let in_stretches = matches!(split, Ok(true));
     let out = match split {
         Ok(true) => Ok(sink),

@@ -387,7 +387,7 @@ fn cell_tooltip(sim: &Simulation, heat: &Heat, col: usize, row: usize) -> Option
     let cell = column.cells.get(i)?;
     let from = column.t;
     let until = from + t.column_seconds.max(1);
-    Some(super::charts::partition_text(
+    Some(super::table::partition_text(
         layout,
         i,
         cell,

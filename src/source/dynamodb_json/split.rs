@@ -11,21 +11,18 @@
 //! one reader's 0.83–0.89 s. Keyed by `{pk}#{status}#{tags.0}` (1.9 million keys): 0.79 s against 1.21 s, of
 //! which the merge is about 0.16 s on one core.
 
-use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use super::load_json_lines;
-use crate::source::dispatch::Ctx;
 use crate::source::lines::cut_points;
-use crate::source::read::{Compression, FileLoad, Sink};
+use crate::source::read::{Compression, Ctx, FileLoad, Sink, SplitFile};
 use crate::source::s3_export::resolve_names;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
 use crate::source::{FormatIn, SourceError};
 
-/// Loads the regular, uncompressed file `path` (`size` bytes) of DynamoDB JSON lines (`{"Item":…}`) into
-/// `sink` on `threads` threads (as many as the machine has cores, up to four: the caller asks
-/// [`crate::source::lines::stretch_threads`]); `read_before` is the byte count before the file was opened (the
-/// readers count the whole file again).
+/// Loads `file`, a regular, uncompressed file of DynamoDB JSON lines (`{"Item":…}`), into `sink` on its
+/// threads (as many as the machine has cores, up to four: the caller asks
+/// [`crate::source::lines::stretch_threads`]).
 ///
 /// Returns `Ok(false)`, with `sink` as it was but for the key attributes and the TTL attribute its first item
 /// decides (as one reader would have decided them), when the file is better read by one reader from the
@@ -33,35 +30,22 @@ use crate::source::{FormatIn, SourceError};
 /// line or warning past the first stretch (one reader then names its line in the whole file). A stretch that
 /// holds an item of the stretches before it is read again after them (one reader counts the item once).
 pub fn load_json_lines_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    file: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
     if !sink.splits() {
         return Ok(false);
     }
-    let Some(cuts) = cut_points(path, name, size, threads)? else {
+    let Some(cuts) = cut_points(file)? else {
         return Ok(false);
     };
     // The first item fixes the key attributes and the TTL attribute for every stretch.
-    let Some(ttl) = resolve_names(path, FormatIn::DynamodbJson, sink, ctx.opts, ctx.bytes)? else {
+    let Some(ttl) = resolve_names(file.path, FormatIn::DynamodbJson, sink, ctx.opts, ctx.bytes)?
+    else {
         return Ok(false);
     };
-    load_in_stretches(
-        path,
-        name,
-        &cuts,
-        read_before,
-        sink,
-        ctx,
-        &ttl,
-        &read_lines,
-        None,
-    )
+    load_in_stretches(file, &cuts, sink, ctx, &ttl, &read_lines, None)
 }
 
 /// Reads the lines of `stretch` into `sink` (a stretch of lines ends where the next begins).
@@ -93,6 +77,7 @@ mod tests {
     use crate::source::read::load_text;
     use crate::source::stretches::{load_in_stretches_or_one, summary, test_numbers};
     use crate::source::{LoadOptions, OnBad};
+    use std::path::Path;
 
     /// Items of a table: keys with one item and with many, items written again (`repeat` of them, anywhere in
     /// the file), a TTL attribute on some, blank and CRLF lines.

@@ -40,14 +40,14 @@ use super::json_doc::{
     BATCH_BYTES, BATCH_ITEMS, Batch, ItemReader, Typing, array_goes_on, truncated,
 };
 use super::json_stream::{End, JsonStream};
-use crate::source::dispatch::Ctx;
 use crate::source::key_ahead::KeyAhead;
-use crate::source::lines::read_full;
 
 mod cuts;
 #[cfg(doc)]
 use crate::source::lines::stretch_threads;
-use crate::source::read::{Compression, Sink, TICK_LINES, for_each_line_ahead};
+use crate::source::read::{
+    Compression, Ctx, Sink, SplitFile, TICK_LINES, for_each_line_ahead, read_full,
+};
 use crate::source::s3_export::adopt_first;
 use crate::source::stretches::{FileStretches, Stretch, load_in_stretches};
 use crate::source::{At, LoadOptions, SourceError};
@@ -55,21 +55,16 @@ use cuts::{
     array_cut_points, back_to_back_pattern, item_start_pattern, next_cut, scan_start_pattern,
 };
 
-/// Loads the regular, uncompressed file `path` (`size` bytes), a JSON array of items, into `sink` on
-/// `threads` threads ([`stretch_threads`]). `Ok(false)`, with `sink` as it was but for the key attributes its
+/// Loads `file`, a regular, uncompressed JSON array of items, into `sink` on its threads
+/// ([`stretch_threads`]). `Ok(false)`, with `sink` as it was but for the key attributes its
 /// first item decides, when the file is better read by one reader (from the start): a sink that does not
 /// split ([`Sink::splits`]), a file that is not one array of objects, a cut whose guess was wrong, or anything
 /// past the first stretch that one reader would report (a bad item, a warning).
 pub fn load_json_array_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    file: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
-    let file = (path, name, size, threads, read_before);
     let Some((typing, ..)) = load_document(file, sink, ctx, Layout::Array, item_start_pattern)?
     else {
         return Ok(false);
@@ -78,22 +73,18 @@ pub fn load_json_array_split(
     Ok(true)
 }
 
-/// The file a [`load_document`] reads: its path, its name in messages, its size, the threads to read it on
-/// and the bytes read before it.
-type FileToSplit<'a> = (&'a Path, &'a Path, u64, usize, u64);
-
-/// Loads the document of items laid out as `layout` says in the file `file` names, cut where the pattern
+/// Loads the document of items laid out as `layout` says in `to_split`, cut where the pattern
 /// `pattern_of` finds in its first bytes begins an item ([`load_cut`]): how its items are written, how many
 /// a first reading read and a scan page's `Count`; `None` when it is better read by one reader (a sink that
 /// does not split, no pattern, a first item not read from the first bytes, or what [`load_cut`] gives up on).
 fn load_document(
-    to_split: FileToSplit<'_>,
+    to_split: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
     layout: Layout,
     pattern_of: fn(&[u8]) -> Option<Vec<u8>>,
 ) -> Result<Option<(Typing, u64, Option<u64>)>, SourceError> {
-    let (path, name, ..) = to_split;
+    let &SplitFile { path, name, .. } = to_split;
     if !sink.splits() {
         return Ok(None);
     }
@@ -159,17 +150,23 @@ impl Cut {
     }
 }
 
-/// Loads the items of the file `to_split` names (open as `file`), laid out as `cut` says, in stretches cut where its pattern is found
+/// Loads the items of `to_split` (open as `file`), laid out as `cut` says, in stretches cut where its pattern is found
 /// after a `}` (each guess checked by the stretch before): the items a first reading read, or `None` when
 /// the file is better read by one reader.
 fn load_cut(
-    to_split: FileToSplit<'_>,
+    to_split: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
     file: &mut std::fs::File,
     cut: &Cut,
 ) -> Result<Option<u64>, SourceError> {
-    let (path, name, size, threads, read_before) = to_split;
+    let &SplitFile {
+        path,
+        name,
+        size,
+        threads,
+        ..
+    } = to_split;
     let io_err = |error| SourceError::Io {
         name: name.to_path_buf(),
         error,
@@ -189,34 +186,19 @@ fn load_cut(
             .flatten()
             .filter(|&c| c > at && c < to)
     };
-    let split = load_in_stretches(
-        path,
-        name,
-        &cuts,
-        read_before,
-        sink,
-        ctx,
-        &cut.ttl,
-        &read,
-        Some(&cutter),
-    )?;
+    let split = load_in_stretches(to_split, &cuts, sink, ctx, &cut.ttl, &read, Some(&cutter))?;
     Ok(split.then(|| items.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
-/// Loads the regular, uncompressed file `path` (`size` bytes), a scan output page whose first field is its
-/// `"Items"` array (as `aws dynamodb scan` prints one, whatever its size), into `sink` on `threads` threads,
+/// Loads `file`, a regular, uncompressed scan output page whose first field is its `"Items"` array (as
+/// `aws dynamodb scan` prints one, whatever its size), into `sink` on its threads,
 /// its items cut as an array's are; `Ok(false)` as for [`load_json_array_split`] (a file of several pages
 /// among them: one reader reads it).
 pub fn load_scan_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    file: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
-    let file = (path, name, size, threads, read_before);
     let Some((typing, items, count)) =
         load_document(file, sink, ctx, Layout::ScanPage, scan_start_pattern)?
     else {
@@ -228,7 +210,7 @@ pub fn load_scan_split(
     {
         sink.warn(format!(
             "page 1 holds {items} items, but its Count says {count} (in {})",
-            name.display()
+            file.name.display()
         ));
     }
     sink.shape = Some(format!("scan output {{\"Items\":[…]}} of {}", typing.describe()).into());
@@ -243,22 +225,21 @@ fn read_head(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// Loads the regular, uncompressed file `path` (`size` bytes) of JSON items one a line (`json-items`: typed
-/// or plain items, as `jq -c '.Items[]'` or a DocumentClient dump writes them) into `sink` on `threads`
-/// threads ([`stretch_threads`]), cut at line ends. `Ok(false)`, with `sink` as it was but for the key
+/// Loads `file`, a regular, uncompressed file of JSON items one a line (`json-items`: typed or plain items,
+/// as `jq -c '.Items[]'` or a DocumentClient dump writes them), into `sink` on its threads
+/// ([`stretch_threads`]), cut at line ends. `Ok(false)`, with `sink` as it was but for the key
 /// attributes its first item decides, when the file is better read by one reader (from the start): a sink
 /// that does not split ([`Sink::splits`]), a line that is not one whole item, or anything past the first
 /// stretch that one reader would report.
 pub fn load_json_items_split(
-    path: &Path,
-    name: &Path,
-    size: u64,
-    threads: usize,
-    read_before: u64,
+    to_split: &SplitFile<'_>,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<bool, SourceError> {
     use std::io::{Seek as _, SeekFrom};
+    let &SplitFile {
+        path, name, size, ..
+    } = to_split;
     if !sink.splits() || size == 0 {
         return Ok(false);
     }
@@ -273,14 +254,13 @@ pub fn load_json_items_split(
     };
     if let Some(pattern) = back_to_back_pattern(&head) {
         let cut = Cut::new(pattern, typing, ttl, Layout::BackToBack);
-        let to_split = (path, name, size, threads, read_before);
         let split = load_cut(to_split, sink, ctx, &mut file, &cut)?;
         if let Some(n) = split {
             sink.shape = Some(format!("{} one after another ({n} read)", typing.describe()).into());
         }
         return Ok(split.is_some());
     }
-    let Some(cuts) = crate::source::lines::cut_points(path, name, size, threads)? else {
+    let Some(cuts) = crate::source::lines::cut_points(to_split)? else {
         return Ok(false);
     };
     let mut last = [0u8];
@@ -290,7 +270,7 @@ pub fn load_json_items_split(
     let read = |on: &FileStretches<'_>, stretch: Stretch, sink: &mut Sink, first: bool| {
         read_item_lines(on, stretch, sink, first, typing, &items)
     };
-    let split = load_in_stretches(path, name, &cuts, read_before, sink, ctx, &ttl, &read, None)?;
+    let split = load_in_stretches(to_split, &cuts, sink, ctx, &ttl, &read, None)?;
     if split {
         // One reader counts lines from 1, and the line after the file's last newline.
         sink.lines += u64::from(last[0] == b'\n');
@@ -651,8 +631,8 @@ const MISMATCH: &str = "a stretch does not end where the next one begins";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::dispatch::SplitLoad;
     use crate::source::json::json_doc::load_json_doc;
+    use crate::source::read::SplitLoad;
     use crate::source::read::load_text;
     use crate::source::stretches::{load_in_stretches_or_one, summary, test_numbers};
     use crate::source::{FormatIn, OnBad};

@@ -17,7 +17,8 @@ use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::item::{Field, KeyNames, Scratch, Tag, TagSeed, plain_value};
+use super::dialect::Dialect;
+use super::item::{Field, KeyNames, Scratch, Tag, TagSeed};
 use crate::model::KeyType;
 use crate::model::keyexpr::Value;
 
@@ -290,8 +291,9 @@ impl Visitor<'_> for XFieldSeed<'_> {
 
 /// [`super::item::ItemSeed`]'s reading of an item when the load extracts values: the key attributes (or, with
 /// `names` `None`, every attribute's tag and key text) as without extraction, and the values of
-/// [`Scratch::extract`] into [`Scratch::values`].
-pub fn typed_item<'de, A: MapAccess<'de>>(
+/// [`Scratch::extract`] into [`Scratch::values`], each value read as the dialect `D` writes it
+/// ([`Dialect::extracted_attr`]).
+pub fn read_item<'de, D: Dialect, A: MapAccess<'de>>(
     names: Option<&KeyNames>,
     s: &mut Scratch,
     mut map: A,
@@ -313,80 +315,19 @@ pub fn typed_item<'de, A: MapAccess<'de>>(
         extract,
         seen: collect.then_some(&mut *seen),
     })? {
-        let attr = f.slot.map_or("", |i| extract[i].as_str());
+        let guessing = attrs.is_some();
         let mut tag = None;
         let mut raw = Vec::new();
-        let key = match (&f.key, attrs.is_some()) {
+        let key = match (&f.key, guessing) {
             (_, true) => Some((&mut tag, &mut raw)),
             (Field::Pk, _) => Some((&mut *pk, &mut *pk_raw)),
             (Field::Sk, _) => Some((&mut *sk, &mut *sk_raw)),
             (Field::Other, _) => None,
         };
-        match (f.slot, key) {
-            (Some(i), key) => values[i] = Some(map.next_value_seed(TypedValueSeed { attr, key })?),
-            (None, Some((tag, raw))) if f.name.is_some() => {
-                // Guessing the keys: read as without extraction (`item::attr_leniently`).
-                let value: Box<serde_json::value::RawValue> = map.next_value()?;
-                if let Some((t, r)) = super::item::attr_leniently(&value) {
-                    *tag = Some(t);
-                    *raw = r;
-                }
-            }
-            (None, Some((tag, raw))) => map.next_value_seed(super::item::AttrSeed { tag, raw })?,
-            (None, None) => {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
+        let value = f.slot.map(|i| (extract[i].as_str(), &mut values[i]));
+        D::extracted_attr(&mut map, value, key, guessing)?;
         if let (Some(attrs), Some(name), Some(tag)) = (attrs.as_mut(), f.name, tag) {
             attrs.push((name, tag, raw));
-        }
-    }
-    if attrs.is_some() {
-        s.attrs = attrs;
-    }
-    Ok(())
-}
-
-/// [`super::item::PlainItemSeed`]'s reading of an item when the load extracts values (as [`typed_item`]).
-pub fn plain_item<'de, A: MapAccess<'de>>(
-    names: Option<&KeyNames>,
-    s: &mut Scratch,
-    mut map: A,
-) -> Result<(), A::Error> {
-    let collect = s.wants_names();
-    let mut attrs = names.is_none().then(Vec::new);
-    let Scratch {
-        extract,
-        values,
-        names: seen,
-        pk,
-        pk_raw,
-        sk,
-        sk_raw,
-        ..
-    } = s;
-    while let Some(f) = map.next_key_seed(XFieldSeed {
-        names,
-        extract,
-        seen: collect.then_some(&mut *seen),
-    })? {
-        if f.slot.is_none() && attrs.is_none() && matches!(f.key, Field::Other) {
-            map.next_value::<IgnoredAny>()?;
-            continue;
-        }
-        let raw: &RawValue = map.next_value()?;
-        if let Some(i) = f.slot {
-            values[i] = Some(plain_to_value(raw.get(), &extract[i]).map_err(A::Error::custom)?);
-        }
-        match (attrs.as_mut(), f.key) {
-            (Some(attrs), _) => {
-                let mut text = Vec::new();
-                let tag = plain_value(raw, &mut text).map_err(A::Error::custom)?;
-                attrs.push((f.name.unwrap_or_default(), tag, text));
-            }
-            (None, Field::Pk) => *pk = Some(plain_value(raw, pk_raw).map_err(A::Error::custom)?),
-            (None, Field::Sk) => *sk = Some(plain_value(raw, sk_raw).map_err(A::Error::custom)?),
-            (None, Field::Other) => {}
         }
     }
     if attrs.is_some() {
@@ -400,7 +341,8 @@ mod tests {
     use serde::de::DeserializeSeed as _;
 
     use super::*;
-    use crate::source::json::item::{ItemSeed, PlainItemSeed};
+    use crate::source::json::dialect::{Plain, Typed};
+    use crate::source::json::item::ItemSeed;
 
     fn names(pk: &str, sk: Option<&str>) -> KeyNames {
         KeyNames {
@@ -412,16 +354,24 @@ mod tests {
 
     fn typed(text: &str, names: Option<&KeyNames>, s: &mut Scratch) -> Result<(), String> {
         let mut de = serde_json::Deserializer::from_slice(text.as_bytes());
-        ItemSeed { names, scratch: s }
-            .deserialize(&mut de)
+        let seed = ItemSeed {
+            names,
+            scratch: s,
+            dialect: Typed,
+        };
+        seed.deserialize(&mut de)
             .and_then(|()| de.end())
             .map_err(|e| e.to_string())
     }
 
     fn plain(text: &str, names: Option<&KeyNames>, s: &mut Scratch) -> Result<(), String> {
         let mut de = serde_json::Deserializer::from_slice(text.as_bytes());
-        PlainItemSeed { names, scratch: s }
-            .deserialize(&mut de)
+        let seed = ItemSeed {
+            names,
+            scratch: s,
+            dialect: Plain,
+        };
+        seed.deserialize(&mut de)
             .and_then(|()| de.end())
             .map_err(|e| e.to_string())
     }

@@ -49,17 +49,20 @@
 //! release build cost the crates would add (per-crate compile times from `cargo build --timings` on this
 //! machine): sonic-rs ~113 s (11 new crates), simd-json ~28 s (8 new crates).
 
+use super::dialect::Typed;
 use super::item::{KeyNames, Scratch, Tag};
 use crate::model::KeyType;
 use crate::model::bytes::short_eq;
 use crate::model::keyexpr::Value;
 
+mod dialect;
 mod in_place;
 mod plain;
 mod scan;
 mod shapes;
 mod value;
-use in_place::{Shape, direct_key, note_span, read_value};
+use dialect::FastDialect;
+use in_place::{direct_key, note_span};
 pub use plain::scan_plain_item;
 pub(super) use scan::find_special;
 use scan::find_special_ascii;
@@ -151,7 +154,7 @@ fn scan_record_size(
             c.expect(b':')?;
             if !found && short_eq(name, field.as_bytes()) {
                 c.expect(b'{')?;
-                let item = c.item(names, scratch)?;
+                let item = c.item::<Typed>(names, scratch)?;
                 if sized_here {
                     size = Some(item);
                 }
@@ -193,7 +196,9 @@ pub fn scan_item(text: &[u8], names: &KeyNames, scratch: &mut Scratch) -> bool {
         return true;
     }
     let mut c = Cursor { s: text, i: 0 };
-    let size = c.expect(b'{').and_then(|()| c.item(names, scratch));
+    let size = c
+        .expect(b'{')
+        .and_then(|()| c.item::<Typed>(names, scratch));
     c.skip_ws();
     scratch.item_bytes = size;
     let done = size.is_some() && c.i == text.len();
@@ -441,10 +446,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The rest of an item (its `{` consumed): the key attributes into `scratch`, the others sized and checked
-    /// ([`Self::typed_size`]); the values of [`Scratch::extract`] cut out and read by serde (`extract::typed_value`).
-    /// The item's size as DynamoDB counts it.
-    fn item(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<u64> {
+    /// The rest of an item (its `{` consumed) written in the dialect `D`: the key attributes into `scratch`, the
+    /// others sized and checked ([`FastDialect::value_size`]: [`Self::typed_size`], [`Self::plain_size`]); the
+    /// values of [`Scratch::extract`] cut out and read ([`FastDialect::read_value`]), or, for the key built in
+    /// place, their spans noted. The item's size as DynamoDB counts it.
+    fn item<D: FastDialect>(&mut self, names: &KeyNames, scratch: &mut Scratch) -> Option<u64> {
         scratch.clear();
         if scratch.wants_names() {
             // The first item of an extracting load: serde notes its attribute names.
@@ -474,14 +480,14 @@ impl<'a> Cursor<'a> {
             // A string key attribute's text, when the attribute is also extracted: its value, read once.
             let mut key_text = None;
             if short_eq(name, pk) {
-                let (t, raw) = self.key_value()?;
+                let (t, raw) = D::key_value(self)?;
                 size += super::size::key_size(t, raw)?;
                 scratch.pk = Some(Tag::Key(t));
                 scratch.pk_raw.clear();
                 scratch.pk_raw.extend_from_slice(raw);
                 key_text = (t == KeyType::S).then_some(raw);
             } else if sk.is_some_and(|sk| short_eq(sk, name)) {
-                let (t, raw) = self.key_value()?;
+                let (t, raw) = D::key_value(self)?;
                 size += super::size::key_size(t, raw)?;
                 scratch.sk = Some(Tag::Key(t));
                 scratch.sk_raw.clear();
@@ -490,27 +496,27 @@ impl<'a> Cursor<'a> {
             } else {
                 self.skip_ws();
                 let start = self.i;
-                size += self.typed_size(3).ok()?;
+                size += D::value_size(self)?;
                 if ttl {
-                    scratch.ttl.value = super::ttl::typed_ttl(self.s.get(start..self.i)?);
+                    scratch.ttl.value = D::ttl(self.s.get(start..self.i)?);
                 }
             }
             if direct && let Some(from) = from {
-                note_span(self.s, from, self.i, Shape::Typed, scratch)?;
+                note_span::<D>(self.s, from, self.i, scratch)?;
             } else if let (Some((slot, _)), Some(raw)) = (from, key_text) {
-                // `key_value` took exactly `{"S":"…"}` with valid UTF-8 and no escapes: the value is the text,
-                // as `simple_value` would read it from the span again.
+                // `key_value` took exactly a string with valid UTF-8 and no escapes (`{"S":"…"}` or `"…"`): the
+                // value is the text, as `simple_value` or `plain_to_value` would read it from the span again.
                 let text = std::str::from_utf8(raw).ok()?;
                 let value = scratch.spare.string_in(slot, text);
                 *scratch.values.get_mut(slot)? = Some(Value::S(value));
             } else if let Some((slot, start)) = from {
-                read_value(self.s.get(start..self.i)?, slot, scratch)?;
+                D::read_value(self.s.get(start..self.i)?, slot, scratch)?;
             }
             match self.next_token()? {
                 b',' => {}
                 b'}' => {
                     if direct {
-                        direct_key(self.s, Shape::Typed, scratch)?;
+                        direct_key::<D>(self.s, scratch)?;
                     }
                     scratch.ttl.item_done();
                     return Some(size);
@@ -578,6 +584,7 @@ mod tests {
 
     use super::*;
     use crate::model::keyexpr::Value;
+    use crate::source::json::dialect::{Plain, Typed};
     use crate::source::json::item::{ItemSeed, RecordSeed};
 
     const TYPICAL: &str = r#"{"Item":{"pk":{"S":"user#000123"},"sk":{"S":"2024-05-03T02:02:14.002Z#0000002"},"status":{"S":"ACTIVE"},"amount":{"N":"123.45"},"tags":{"SS":["t2","t2"]},"payload":{"S":"0123456789abcdef0123456789abcdef0123456789abcdef01234567"}}}"#;
@@ -612,6 +619,7 @@ mod tests {
             item: ItemSeed {
                 names: Some(names),
                 scratch: &mut s,
+                dialect: Typed,
             },
         }
         .deserialize(&mut de)
@@ -1061,6 +1069,7 @@ mod tests {
             item: ItemSeed {
                 names: Some(names),
                 scratch: &mut s,
+                dialect: Typed,
             },
         }
         .deserialize(&mut de)
@@ -1120,9 +1129,10 @@ mod tests {
         assert!(scan_plain_item(text, &n, &mut fast));
         let mut slow = stale_extracting();
         let mut de = serde_json::Deserializer::from_slice(text);
-        crate::source::json::item::PlainItemSeed {
+        ItemSeed {
             names: Some(&n),
             scratch: &mut slow,
+            dialect: Plain,
         }
         .deserialize(&mut de)
         .unwrap();
@@ -1255,6 +1265,7 @@ mod tests {
                         item: ItemSeed {
                             names: Some(&all),
                             scratch: &mut slow,
+                            dialect: Typed,
                         },
                     }
                     .deserialize(&mut de)
@@ -1299,11 +1310,10 @@ mod tests {
     ];
 
     /// The same as [`keys_built_in_place_are_the_expression_s_keys`] for plain JSON items, against
-    /// `PlainItemSeed`'s values.
+    /// `ItemSeed`'s values for `Plain` items.
     #[test]
     fn plain_keys_built_in_place_are_the_expression_s_keys() {
         use crate::model::keyexpr::parse;
-        use crate::source::json::item::PlainItemSeed;
         let mut rng = Rng(0x5EED_F00D_9A1A_7E57);
         let all = names("pk", Some("sk"));
         let (mut built, mut declined) = (0, 0);
@@ -1347,9 +1357,10 @@ mod tests {
                     let mut slow = Scratch::extracting(&roots);
                     slow.names_done = true;
                     let mut de = serde_json::Deserializer::from_slice(&line);
-                    let read = PlainItemSeed {
+                    let read = ItemSeed {
                         names: Some(&all),
                         scratch: &mut slow,
+                        dialect: Plain,
                     }
                     .deserialize(&mut de)
                     .and_then(|()| de.end());

@@ -9,6 +9,7 @@ use std::fmt;
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
+use super::dialect::{Dialect, Typed};
 use crate::model::KeyType;
 use crate::source::{Hint, Message};
 
@@ -459,21 +460,24 @@ pub fn resolve_names(
     Ok((KeyNames { pk, sk, guessed }, note))
 }
 
-/// Deserialises one item (an attribute map) into a [`Scratch`]: either only the key attributes of `names`, or,
-/// when `names` is `None`, every attribute (for guessing).
-pub struct ItemSeed<'a> {
+/// Deserialises one item (an attribute map) whose values are written as `D` says ([`Typed`] DynamoDB JSON, or
+/// [`super::dialect::Plain`] JSON, which needs a `serde_json` deserializer over a slice) into a [`Scratch`]:
+/// either only the key attributes of `names`, or, when `names` is `None`, every attribute (for guessing).
+pub struct ItemSeed<'a, D: Dialect = Typed> {
     pub names: Option<&'a KeyNames>,
     pub scratch: &'a mut Scratch,
+    /// How the item's values are written.
+    pub dialect: D,
 }
 
-impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
+impl<'de, D: Dialect> DeserializeSeed<'de> for ItemSeed<'_, D> {
     type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+    fn deserialize<De: Deserializer<'de>>(self, d: De) -> Result<(), De::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for ItemSeed<'_> {
+impl<'de, D: Dialect> Visitor<'de> for ItemSeed<'_, D> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an item (an object of attributes)")
@@ -482,7 +486,7 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
         self.scratch.clear();
         if !self.scratch.extract.is_empty() {
             let collecting = self.scratch.wants_names();
-            let read = super::extract::typed_item(self.names, self.scratch, map);
+            let read = super::extract::read_item::<D, A>(self.names, self.scratch, map);
             if read.is_err() && collecting {
                 // Not the names of an item: the next item notes its own.
                 self.scratch.names.clear();
@@ -494,20 +498,10 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
                 while let Some(field) = map.next_key_seed(FieldSeed(names))? {
                     match field {
                         Field::Pk => {
-                            let mut tag = None;
-                            map.next_value_seed(AttrSeed {
-                                tag: &mut tag,
-                                raw: &mut self.scratch.pk_raw,
-                            })?;
-                            self.scratch.pk = tag;
+                            self.scratch.pk = D::key_attr(&mut map, &mut self.scratch.pk_raw)?;
                         }
                         Field::Sk => {
-                            let mut tag = None;
-                            map.next_value_seed(AttrSeed {
-                                tag: &mut tag,
-                                raw: &mut self.scratch.sk_raw,
-                            })?;
-                            self.scratch.sk = tag;
+                            self.scratch.sk = D::key_attr(&mut map, &mut self.scratch.sk_raw)?;
                         }
                         Field::Other => {
                             map.next_value::<IgnoredAny>()?;
@@ -516,86 +510,12 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
                 }
             }
             None => {
-                // The first item, every attribute read for guessing the keys: one that is not a typed value
-                // is noted as no key type (a key so written is then named by the size walk, which runs once
-                // the keys are known; any other only makes the size an estimate), as on later items.
+                // The first item, every attribute read for guessing the keys ([`Dialect::guess_attr`]).
                 let mut attrs = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
-                    let value: Box<serde_json::value::RawValue> = map.next_value()?;
-                    if let Some((tag, raw)) = attr_leniently(&value) {
+                    if let Some((tag, raw)) = D::guess_attr(&mut map)? {
                         attrs.push((name, tag, raw));
                     }
-                }
-                self.scratch.attrs = Some(attrs);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Deserialises one **plain** JSON item (`{"pk":"a","n":1}`, as DocumentClient, boto3's resource API and seed
-/// scripts write them) into a [`Scratch`], mapping values to key types as the SDKs do: a string is `S`, a
-/// number is `N` (its text, compared by value later), anything else a type no key can have. Like [`ItemSeed`]
-/// it reads only the key attributes of `names`, or every attribute when `names` is `None`. Needs a
-/// `serde_json` deserializer over a slice (the values are read as borrowed [`serde_json::value::RawValue`]s).
-pub struct PlainItemSeed<'a> {
-    pub names: Option<&'a KeyNames>,
-    pub scratch: &'a mut Scratch,
-}
-
-impl<'de> DeserializeSeed<'de> for PlainItemSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for PlainItemSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an item (an object of attributes)")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.scratch.clear();
-        if !self.scratch.extract.is_empty() {
-            let collecting = self.scratch.wants_names();
-            let read = super::extract::plain_item(self.names, self.scratch, map);
-            if read.is_err() && collecting {
-                self.scratch.names.clear();
-            }
-            return read;
-        }
-        match self.names {
-            Some(names) => {
-                while let Some(field) = map.next_key_seed(FieldSeed(names))? {
-                    match field {
-                        Field::Pk => {
-                            let raw: &serde_json::value::RawValue = map.next_value()?;
-                            self.scratch.pk = Some(
-                                plain_value(raw, &mut self.scratch.pk_raw)
-                                    .map_err(A::Error::custom)?,
-                            );
-                        }
-                        Field::Sk => {
-                            let raw: &serde_json::value::RawValue = map.next_value()?;
-                            self.scratch.sk = Some(
-                                plain_value(raw, &mut self.scratch.sk_raw)
-                                    .map_err(A::Error::custom)?,
-                            );
-                        }
-                        Field::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-            }
-            None => {
-                let mut attrs = Vec::new();
-                while let Some(name) = map.next_key::<String>()? {
-                    let raw: &serde_json::value::RawValue = map.next_value()?;
-                    let mut text = Vec::new();
-                    let tag = plain_value(raw, &mut text).map_err(A::Error::custom)?;
-                    attrs.push((name, tag, text));
                 }
                 self.scratch.attrs = Some(attrs);
             }
@@ -870,6 +790,7 @@ mod tests {
             item: ItemSeed {
                 names: Some(&n),
                 scratch: &mut s,
+                dialect: Typed,
             },
         }
         .deserialize(&mut de)

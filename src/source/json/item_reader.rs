@@ -4,8 +4,9 @@
 
 use serde::de::DeserializeSeed as _;
 
+use super::dialect::{Plain, Typed};
 use super::fast_json::{scan_item, scan_plain_item};
-use super::item::{ItemSeed, KeyNames, PlainItemSeed, Scratch, is_typed_item};
+use super::item::{ItemSeed, KeyNames, Scratch, is_typed_item};
 use super::json_stream::kind_of;
 use super::ttl::TtlProbe;
 use crate::source::read::{Sink, invalid_json_line};
@@ -121,8 +122,18 @@ impl ItemReader {
             let mut de = serde_json::Deserializer::from_slice(text);
             let names = sink.names.as_ref();
             match typing {
-                Typing::Plain => PlainItemSeed { names, scratch }.deserialize(&mut de),
-                _ => ItemSeed { names, scratch }.deserialize(&mut de),
+                Typing::Plain => ItemSeed {
+                    names,
+                    scratch,
+                    dialect: Plain,
+                }
+                .deserialize(&mut de),
+                _ => ItemSeed {
+                    names,
+                    scratch,
+                    dialect: Typed,
+                }
+                .deserialize(&mut de),
             }
             .and_then(|()| de.end())
             .map_err(|e| skippable(invalid_json_line(text, &e), opts.on_bad))?;

@@ -19,9 +19,9 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use super::DataFile;
-use crate::source::dispatch::Ctx;
 use crate::source::dynamodb_json::load_json_lines;
 use crate::source::ion::load_ion;
+use crate::source::read::Ctx;
 use crate::source::read::{FileLoad, Sink, TICK_LINES, open};
 use crate::source::{At, FormatIn, SourceError};
 

@@ -3,7 +3,7 @@
 //! first place past an offset where they are found after a `}`. A cut is a guess that the stretch before it
 //! checks ([`super`]).
 
-use crate::source::lines::read_full;
+use crate::source::read::read_full;
 
 /// How far past a cut's offset an item's start is looked for before the cut is given up.
 const LOOK_BYTES: usize = 4 << 20;

@@ -1,77 +1,23 @@
 //! The key built in place: where an item's extracted values lie in its record ([`note_span`]), the key
 //! expression evaluated on them there ([`direct_key`], through [`crate::model::keyexpr::Direct`]), and reading
-//! the values into [`Scratch::values`] where it gives up, as the fast path reads them otherwise ([`read_value`],
-//! [`read_plain_value`]). For typed DynamoDB JSON items and plain JSON ones alike ([`Shape`]).
+//! the values into [`Scratch::values`] where it gives up, as the fast path reads them otherwise
+//! ([`FastDialect::read_value`]). For typed DynamoDB JSON items and plain JSON ones alike ([`FastDialect`]).
 
-use super::super::extract::{plain_to_value, typed_value};
 use super::super::item::Scratch;
-use super::value::{Record, plain_scalar_value, scalar_value, simple_value};
-use crate::model::keyexpr::Scalar;
-
-/// The extracted value `span` (checked by `Cursor::skip_value` or `Cursor::key_value` already) into slot `slot`
-/// of `scratch.values`; `None` when it is not valid as serde would read it (the caller declines).
-pub(super) fn read_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let out = scratch.values.get_mut(slot)?;
-    match simple_value(span, &mut scratch.spare, slot, out) {
-        Some(read) => read.then_some(()),
-        None => {
-            *out = Some(typed_value(span, scratch.extract.get(slot)?)?);
-            Some(())
-        }
-    }
-}
-
-/// A plain JSON value `span` (checked by `Cursor::plain_size` or `Cursor::plain_key_value` already) into slot
-/// `slot` of `scratch.values`, as the document clients map it; `None` when it cannot be (the caller declines).
-pub(super) fn read_plain_value(span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-    let text = std::str::from_utf8(span).ok()?;
-    let value = plain_to_value(text, scratch.extract.get(slot)?).ok()?;
-    *scratch.values.get_mut(slot)? = Some(value);
-    Some(())
-}
-
-/// How an item's values are written: typed DynamoDB JSON or plain JSON.
-#[derive(Clone, Copy)]
-pub(super) enum Shape {
-    Typed,
-    Plain,
-}
-
-impl Shape {
-    /// The value at `record[start..end]` read in place (see [`scalar_value`], [`plain_scalar_value`]).
-    fn scalar(
-        self,
-        record: Record<'_>,
-        (start, end): (usize, usize),
-        index: Option<usize>,
-    ) -> Option<Scalar<'_>> {
-        match self {
-            Self::Typed => scalar_value(record, start, end, index),
-            Self::Plain => plain_scalar_value(record, start, end, index),
-        }
-    }
-
-    /// The value `span` holds into slot `slot` of `scratch.values` (see [`read_value`], [`read_plain_value`]).
-    fn read(self, span: &[u8], slot: usize, scratch: &mut Scratch) -> Option<()> {
-        match self {
-            Self::Typed => read_value(span, slot, scratch),
-            Self::Plain => read_plain_value(span, slot, scratch),
-        }
-    }
-}
+use super::dialect::FastDialect;
+use super::value::Record;
 
 /// Notes where the value of slot `slot` lies in `record` (`start..end`) for the key built in place. A repeated
 /// attribute's last value is the value, but the earlier one must read as the values path reads it (or the item
 /// goes to serde, as there): it is read now.
-pub(super) fn note_span(
+pub(super) fn note_span<D: FastDialect>(
     record: &[u8],
     (slot, start): (usize, usize),
     end: usize,
-    shape: Shape,
     scratch: &mut Scratch,
 ) -> Option<()> {
     if let Some((a, b)) = scratch.spans.get_mut(slot)?.replace((start, end)) {
-        shape.read(record.get(a..b)?, slot, scratch)?;
+        D::read_value(record.get(a..b)?, slot, scratch)?;
     }
     Some(())
 }
@@ -79,7 +25,7 @@ pub(super) fn note_span(
 /// The item's key by [`Scratch::direct`] from the values at [`Scratch::spans`] of `record`, into
 /// [`Scratch::direct_key`] (`direct_ok`); where it gives up, every value is read into `values` instead, as
 /// without it. `None` when a value is not valid as serde would read it (the caller declines).
-pub(super) fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> Option<()> {
+pub(super) fn direct_key<D: FastDialect>(record: &[u8], scratch: &mut Scratch) -> Option<()> {
     let Scratch {
         direct: Some(direct),
         spans,
@@ -93,7 +39,7 @@ pub(super) fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> 
     let whole = Record::new(record);
     let read = |slot: usize, index| {
         let span = (*spans.get(slot)?)?;
-        shape.scalar(whole, span, index)
+        D::scalar(whole, span, index)
     };
     if direct.eval_into(read, direct_key) {
         scratch.direct_ok = true;
@@ -101,7 +47,7 @@ pub(super) fn direct_key(record: &[u8], shape: Shape, scratch: &mut Scratch) -> 
     }
     for slot in 0..scratch.spans.len() {
         if let Some((start, end)) = scratch.spans[slot] {
-            shape.read(record.get(start..end)?, slot, scratch)?;
+            D::read_value(record.get(start..end)?, slot, scratch)?;
         }
     }
     Some(())

@@ -26,9 +26,11 @@
 //! 0.77 s against 0.48 s for the same items compact; after, 0.52 s (callgrind on 200,000 of them: 1,282 M ->
 //! 956 M instructions; the compact lines 856.0 -> 856.9 M).
 
+use super::super::dialect::Typed;
 use super::super::item::{KeyNames, Scratch, Tag};
 use super::Cursor;
-use super::in_place::{Shape as Layout, direct_key, note_span, read_value};
+use super::dialect::FastDialect as _;
+use super::in_place::{direct_key, note_span};
 use crate::model::KeyType;
 use crate::model::bytes::short_eq;
 use crate::model::keyexpr::Value;
@@ -426,7 +428,7 @@ fn read_by(shape: &ItemShape, text: &[u8], scratch: &mut Scratch) -> Option<u64>
             && head != Head::Any
         {
             // Only a load that builds its key in place reads an extracted value by its head ([`walk`]).
-            note_span(text, (slot, start), c.i, Layout::Typed, scratch)?;
+            note_span::<Typed>(text, (slot, start), c.i, scratch)?;
         }
     }
     let rest = shape.bytes.get(from..)?;
@@ -434,7 +436,7 @@ fn read_by(shape: &ItemShape, text: &[u8], scratch: &mut Scratch) -> Option<u64>
         return None;
     }
     if direct {
-        direct_key(text, Layout::Typed, scratch)?;
+        direct_key::<Typed>(text, scratch)?;
     }
     scratch.ttl.item_done();
     Some(size)
@@ -532,7 +534,7 @@ impl<'a> Cursor<'a> {
         scratch: &mut Scratch,
     ) -> Option<()> {
         if direct && let Some(from) = from {
-            note_span(self.s, from, self.i, Layout::Typed, scratch)?;
+            note_span::<Typed>(self.s, from, self.i, scratch)?;
         } else if let (Some((slot, _)), Some(raw)) = (from, key_text) {
             // `key_value` took exactly `{"S":"…"}` with valid UTF-8 and no escapes: the value is the text,
             // as `simple_value` would read it from the span again.
@@ -540,7 +542,7 @@ impl<'a> Cursor<'a> {
             let value = scratch.spare.string_in(slot, text);
             *scratch.values.get_mut(slot)? = Some(Value::S(value));
         } else if let Some((slot, start)) = from {
-            read_value(self.s.get(start..self.i)?, slot, scratch)?;
+            Typed::read_value(self.s.get(start..self.i)?, slot, scratch)?;
         }
         Some(())
     }
