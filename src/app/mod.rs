@@ -67,8 +67,6 @@ use settings::{ChartMode, Settings};
 use tasks::{Task, TaskSet};
 
 pub const APP_ID: &str = "io.github.shardlens.Shardlens";
-/// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
-const INLINE_BYTES: usize = 256 * 1024;
 /// A scan that has heard nothing from DynamoDB for this long says so.
 const SCAN_QUIET_SECS: u64 = 4;
 

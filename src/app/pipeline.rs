@@ -4,12 +4,14 @@
 
 use std::sync::Arc;
 
-use super::INLINE_BYTES;
 use super::data::{Change, Data, Keys};
 use super::jobs::{self, Computed, Input, Jobs, Request, Shown};
 use crate::model::decision::{Path, UserAnswers, evaluate};
 use crate::model::text::LineError;
 use crate::model::{KeyType, ViewSettings};
+
+/// Inputs up to this many bytes are computed inline (a few milliseconds); larger ones on the worker.
+const INLINE_BYTES: usize = 256 * 1024;
 
 /// Key sets up to this many distinct keys are computed inline (a few milliseconds); larger ones on the worker.
 const INLINE_KEYS: usize = 20_000;

@@ -2,7 +2,9 @@
 //! attributes with serde, skipping every other attribute with [`IgnoredAny`]. Shared by the DynamoDB JSON,
 //! scan, incremental and Workbench formats; the Ion reader fills the same [`Scratch`].
 //!
-//! Over 600 lines: the serde item readers of both dialects (typed `ItemSeed`, plain `PlainItemSeed`) beside the seeds they share and the `Scratch` and key names they fill.
+//! Over 600 lines: the serde item reader, written once over both dialects ([`ItemSeed`] of [`Typed`] or
+//! `Plain`, see `json/dialect`), beside the seeds it shares with the extracting reader and the [`Scratch`] and
+//! key names they fill.
 
 use std::fmt;
 
