@@ -44,8 +44,12 @@ pub fn table_section(table: &Table) -> String {
             field("previous_peak_writes", number(previous_peak[1]));
             field("quota_reads", number(quota[0]));
             field("quota_writes", number(quota[1]));
-            field("max_reads", number(max[0]));
-            field("max_writes", number(max[1]));
+            // MaxOnDemandThroughput: 0 is none, the file's default (docs/time.md), so left out.
+            for (name, m) in [("max_reads", max[0]), ("max_writes", max[1])] {
+                if m > 0.0 {
+                    field(name, number(m));
+                }
+            }
         }
     }
     if let Some(p) = table.partitions {
@@ -155,7 +159,18 @@ mod tests {
             idle_before: 0,
             ..provisioned.clone()
         };
+        // An on-demand maximum on writes only: the reads' 0 (none) is left out and reads back as none.
+        let capped = Table {
+            billing: Billing::OnDemand {
+                previous_peak: [6_000.0, 2_000.0],
+                quota: [40_000.0, 40_000.0],
+                max: [0.0, 1_500.0],
+            },
+            ..Table::default()
+        };
+        assert!(!table_section(&capped).contains("max_reads"));
         for table in [
+            capped,
             base.clone(),
             base.on_demand(),
             base.twice_the_capacity(),
