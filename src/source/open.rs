@@ -198,7 +198,9 @@ fn open_bytes(name: &Path, bytes: &[u8], expect: &Expect) -> Result<Opened, Open
     }
 }
 
-fn missing(path: &Path, e: std::io::Error) -> OpenError {
+/// The error of a path that cannot be looked at: missing, or not opened (permissions). Also what a dialog
+/// says of a path it only checks.
+pub fn missing(path: &Path, e: std::io::Error) -> OpenError {
     if e.kind() == std::io::ErrorKind::NotFound {
         OpenError::NotFound(path.to_path_buf())
     } else {

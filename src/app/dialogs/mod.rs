@@ -15,7 +15,7 @@
 //! before a dialog is tried (the portal through zbus, zenity on `PATH`), and [`install_log_capture`] catches
 //! rfd's log on the dialog thread, which is how a dialog that was tried and failed is told from a cancel.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 mod path_field;
 mod probe;
@@ -28,7 +28,7 @@ use super::Outcome;
 pub use super::error::FileError;
 pub use super::file_action::{Action, PathJob, Payload, Request};
 use super::tasks::{Reporter, Task, TaskError};
-use crate::source::open::{Expect, Input, OpenError};
+use crate::source::open::{Expect, Input, OpenError, missing};
 
 /// What to install when no file dialog can open.
 pub const INSTALL_HINT: &str = "install xdg-desktop-portal with a backend such as xdg-desktop-portal-gtk \
@@ -203,18 +203,6 @@ fn finish(
     match crate::source::open::open(&input, &expect, &Default::default(), &never, &mut progress) {
         Ok(opened) => Ok(Outcome::Opened(path, Box::new(opened))),
         Err(e) => Err(Problem::Other(e.into())),
-    }
-}
-
-/// A path that cannot be looked at: missing, or not opened (permissions).
-fn missing(path: &Path, e: std::io::Error) -> OpenError {
-    if e.kind() == std::io::ErrorKind::NotFound {
-        OpenError::NotFound(path.to_path_buf())
-    } else {
-        OpenError::Open {
-            path: path.to_path_buf(),
-            source: e,
-        }
     }
 }
 
