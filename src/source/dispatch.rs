@@ -93,6 +93,42 @@ pub fn load(
     Ok(sink.into_loaded(bytes.load(Ordering::Relaxed), groups))
 }
 
+/// [`load`] for one input held in memory and said by `name` (a file a web page was given, a download): its
+/// format detected from its name and first bytes unless the options say it, gzip and zstd undone, read by one
+/// reader in that format's loader (as a compressed file or standard input is; nothing is read in stretches,
+/// and a folder cannot be bytes).
+pub fn load_bytes(
+    name: &Path,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Loaded, SourceError> {
+    let read = AtomicU64::new(0);
+    let mut ctx = Ctx {
+        opts,
+        cancel,
+        bytes: &read,
+        total_bytes: Some(bytes.len() as u64),
+        total_items: None,
+        progress,
+    };
+    let mut sink = Sink::new(opts);
+    let mut input = super::read::open_bytes(bytes, name, &read)?;
+    let format = match opts.format {
+        FormatIn::Auto => super::detect::detect_input(&mut input, name, name)?,
+        f => f,
+    };
+    sink.shape = None;
+    load_format(format, &mut input, name, &mut sink, &mut ctx)?;
+    sink.note_shape(format.describe());
+    if bytes.is_empty() {
+        sink.warn(format!("{} is empty: no keys", name.display()));
+    }
+    ctx.report(sink.lines, sink.items);
+    Ok(sink.into_loaded(read.load(Ordering::Relaxed), None))
+}
+
 /// Loads one file (not a folder) in the format the options say, or the detected one.
 ///
 /// A regular file that grew while it was read (a log still being written, an export still being copied) is

@@ -84,7 +84,7 @@ use crate::model::KeySet;
 use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
-pub use dispatch::load;
+pub use dispatch::{load, load_bytes};
 pub use hint::{Hint, Message};
 pub use lines::load_lines;
 pub use read::{MAX_LINE_BYTES, display_file_name};

@@ -126,7 +126,7 @@ pub fn open(
 ) -> Result<Opened, OpenError> {
     match input {
         Input::Path(path) => open_path(path, expect, load, cancel, progress),
-        Input::Bytes { name, bytes } => open_bytes(name, bytes, expect),
+        Input::Bytes { name, bytes } => open_bytes(name, bytes, expect, load, cancel, progress),
     }
 }
 
@@ -169,8 +169,16 @@ fn open_path(
 }
 
 /// Bytes with a name: a session, a scenario (its key files and traces cannot be found without a folder), a
-/// trace; keys from bytes are read by the web build's loaders (issue 59), so they are refused here by name.
-fn open_bytes(name: &Path, bytes: &[u8], expect: &Expect) -> Result<Opened, OpenError> {
+/// trace, or keys, told apart as for a path ([`open_path`]); keys are read by the same loaders as a file's
+/// ([`super::load_bytes`]). A folder cannot be bytes.
+fn open_bytes(
+    name: &Path,
+    bytes: &[u8],
+    expect: &Expect,
+    load: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Opened, OpenError> {
     let text = || {
         std::str::from_utf8(bytes).map_err(|e| OpenError::Read {
             path: name.to_path_buf(),
@@ -186,16 +194,22 @@ fn open_bytes(name: &Path, bytes: &[u8], expect: &Expect) -> Result<Opened, Open
         Expect::Session => Ok(Opened::Session(bytes.to_vec())),
         Expect::Scenario => parse_scenario(text()?, None, name),
         Expect::Trace(options) => traffic(options),
+        Expect::Folder => Err(OpenError::NotAFolder(name.to_path_buf())),
         Expect::Keys | Expect::Any(_) if is_scenario(name) => parse_scenario(text()?, None, name),
+        Expect::Keys | Expect::Any(_) if super::session::head_is_session(head(bytes)) => {
+            Ok(Opened::Session(bytes.to_vec()))
+        }
         Expect::Any(options) if super::trace::bytes_hold_only_traffic(bytes) => traffic(options),
-        Expect::Keys | Expect::Folder | Expect::Any(_) => Err(OpenError::Read {
-            path: name.to_path_buf(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                "keys are read from files and folders here",
-            ),
-        }),
+        Expect::Keys | Expect::Any(_) => {
+            let loaded = super::load_bytes(name, bytes, load, cancel, progress)?;
+            Ok(Opened::Keys(Box::new(loaded)))
+        }
     }
+}
+
+/// The first KiB of `bytes`, what a session's head is looked for in (as for a file).
+fn head(bytes: &[u8]) -> &[u8] {
+    bytes.get(..1024).unwrap_or(bytes)
 }
 
 /// The error of a path that cannot be looked at: missing, or not opened (permissions). Also what a dialog
@@ -259,6 +273,107 @@ mod tests {
             &AtomicBool::new(false),
             &mut |_| {},
         )
+    }
+
+    /// What a load read, to compare two loads of the same content: the keys with their counts, the counts
+    /// of lines, bytes, items and skipped records, the key attributes, the shape and every warning; or the
+    /// error's message.
+    fn read_of(opened: Result<Opened, OpenError>) -> Result<String, String> {
+        match opened {
+            Ok(Opened::Keys(l)) => {
+                let mut keys: Vec<(Vec<u8>, u64)> =
+                    l.keys.iter().map(|(_, k, n)| (k.to_vec(), n)).collect();
+                keys.sort();
+                Ok(format!(
+                    "{keys:?} {} {} {} {} {:?} {:?} {:?} {:?}",
+                    l.lines,
+                    l.bytes,
+                    l.items,
+                    l.skipped,
+                    l.key_attribute,
+                    l.sort_key_attribute,
+                    l.shape.map(|m| m.to_string()),
+                    l.warnings
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                ))
+            }
+            Ok(_) => Err("not keys".to_owned()),
+            Err(e) => Err(e.message().to_string()),
+        }
+    }
+
+    #[test]
+    fn keys_from_bytes_read_as_the_same_file_does() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = vec![
+            "keys.txt",
+            "keys.csv",
+            "items.json",
+            "items.json.gz",
+            "items.json.zst",
+            "scan.json",
+            "items.ion",
+            "incremental.json",
+            "workbench.json",
+            "numbers.json",
+        ];
+        let bad: Vec<String> = std::fs::read_dir(fixtures.join("bad"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_file())
+            .map(|e| format!("bad/{}", e.file_name().to_string_lossy()))
+            .collect();
+        files.extend(bad.iter().map(String::as_str));
+        assert!(files.len() > 15, "{files:?}");
+        for f in files {
+            let path = fixtures.join(f);
+            let by_path = read_of(open(
+                &Input::Path(path.clone()),
+                &Expect::Keys,
+                &LoadOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            ));
+            let bytes = Input::Bytes {
+                name: path.clone(),
+                bytes: std::fs::read(&path).unwrap().into(),
+            };
+            let by_bytes = read_of(open(
+                &bytes,
+                &Expect::Keys,
+                &LoadOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            ));
+            assert_eq!(by_bytes, by_path, "{f}");
+        }
+        // A folder cannot be bytes; a session's bytes open as a session.
+        let named = |name: &str, text: &str| Input::Bytes {
+            name: PathBuf::from(name),
+            bytes: text.as_bytes().into(),
+        };
+        let folder = open(
+            &named("export", "a\n"),
+            &Expect::Folder,
+            &LoadOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        assert!(matches!(folder, Err(OpenError::NotAFolder(_))));
+        let session = format!(
+            "{{ \"format\" : \"{}\" }}",
+            super::super::session::SESSION_FORMAT
+        );
+        let opened = open(
+            &named("s.json", &session),
+            &Expect::Keys,
+            &LoadOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        assert!(matches!(opened, Ok(Opened::Session(_))));
     }
 
     #[test]

@@ -130,6 +130,47 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
     }
 }
 
+/// [`open`] for bytes held in memory (a file a web page was given, a download), said by `name` in messages:
+/// gzip and zstd undone as for a file; `count` hears the compressed bytes read, as for a file.
+pub fn open_bytes<'a>(
+    bytes: &'a [u8],
+    name: &Path,
+    count: &'a AtomicU64,
+) -> Result<Input<'a>, SourceError> {
+    let buffered = BufReader::with_capacity(
+        BUF_BYTES,
+        Counting {
+            inner: bytes,
+            count,
+        },
+    );
+    Ok(match sniff(bytes) {
+        Compression::Gzip => Input {
+            reader: Box::new(BufReader::with_capacity(
+                BUF_BYTES,
+                super::gzip::gz_decoder(buffered),
+            )),
+            compression: Compression::Gzip,
+        },
+        Compression::Zstd => {
+            let decoder = zstd::stream::read::Decoder::with_buffer(buffered).map_err(|error| {
+                SourceError::Io {
+                    name: name.to_path_buf(),
+                    error,
+                }
+            })?;
+            Input {
+                reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
+                compression: Compression::Zstd,
+            }
+        }
+        Compression::None => Input {
+            reader: Box::new(buffered),
+            compression: Compression::None,
+        },
+    })
+}
+
 /// How the bytes that begin an input are compressed (gzip and zstd by their magic bytes).
 fn sniff(head: &[u8]) -> Compression {
     if head.starts_with(&[0x1f, 0x8b]) {

@@ -205,10 +205,12 @@ pub fn looks_like_session(path: &std::path::Path) -> bool {
     }
     let mut head = Vec::with_capacity(1024);
     let read = std::fs::File::open(path).and_then(|f| f.take(1024).read_to_end(&mut head));
-    if read.is_err() {
-        return false;
-    }
-    // `{`, then `"format"`, `:` and the format's name in quotes, white space between them.
+    read.is_ok() && head_is_session(&head)
+}
+
+/// Whether bytes that begin a file are a session's head: `{`, then `"format"`, `:` and the format's name in
+/// quotes, white space between them ([`looks_like_session`] for a path).
+pub fn head_is_session(head: &[u8]) -> bool {
     let quoted = format!("\"{SESSION_FORMAT}\"");
     let mut rest = head.trim_ascii_start();
     for part in [&b"{"[..], b"\"format\"", b":", quoted.as_bytes()] {
