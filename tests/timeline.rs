@@ -298,20 +298,9 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
 
 #[test]
 fn a_trace_folder_with_cloudwatch_minutes_draws_them_beside_the_model() {
-    let dir = std::env::temp_dir().join(format!("shardlens-trace-dir-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    streams_trace(&dir.join("pages.json"));
-    // What CloudWatch said of the same two minutes (get-metric-data, newest first as it prints them).
-    std::fs::write(
-        dir.join("metrics.json"),
-        r#"{"MetricDataResults":[
-  {"Id":"wte","Label":"WriteThrottleEvents","StatusCode":"Complete",
-   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[0.0,29000.0]},
-  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
-   "Timestamps":["2026-06-23T10:01:00+00:00","2026-06-23T10:00:00+00:00"],"Values":[7200.0,61200.0]}
-],"Messages":[]}"#,
-    )
-    .unwrap();
+    // The hot key's Streams pages, and what CloudWatch said of the same two minutes (get-metric-data, newest
+    // first as it prints them).
+    let dir = trace_with_cloudwatch("trace-dir");
     let mut h = kittest::harness_at([1400.0, 950.0]);
     h.state_mut().apply(Command::OpenTrace(dir.clone()));
     h.wait_for("the replay with CloudWatch's minutes", |app| {
