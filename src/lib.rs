@@ -19,6 +19,8 @@
 
 #[cfg(feature = "gui")]
 pub mod app;
+// The command line: not in a page (docs/web.md).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod model;
 pub mod source;

@@ -3,9 +3,18 @@
 // No unsafe code in shardlens: it lives in crates/ (see the root Cargo.toml's lints).
 #![forbid(unsafe_code)]
 
+#[cfg(not(target_arch = "wasm32"))]
 use clap::{CommandFactory as _, FromArgMatches as _};
+#[cfg(not(target_arch = "wasm32"))]
 use shardlens::cli::{Cli, long_version, run};
 
+/// In a page (`scripts/web.sh build`): the app on the page's canvas; there is no command line.
+#[cfg(all(target_arch = "wasm32", feature = "gui"))]
+fn main() {
+    shardlens::app::web::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {
     // As `Cli::parse`, with a `--version` that says what this CPU gets (known only at run time).
     let matches = Cli::command()
@@ -29,7 +38,7 @@ fn main() {
     std::process::exit(code);
 }
 
-#[cfg(feature = "gui")]
+#[cfg(all(feature = "gui", not(target_arch = "wasm32")))]
 fn gui(files: Vec<std::path::PathBuf>) -> i32 {
     use shardlens::app::{APP_ID, App};
     let mut viewport = eframe::egui::ViewportBuilder::default()
@@ -63,7 +72,7 @@ fn gui(files: Vec<std::path::PathBuf>) -> i32 {
     }
 }
 
-#[cfg(not(feature = "gui"))]
+#[cfg(all(not(feature = "gui"), not(target_arch = "wasm32")))]
 fn gui(_files: Vec<std::path::PathBuf>) -> i32 {
     use clap::CommandFactory as _;
     eprintln!("shardlens was built without the desktop app (feature `gui`); the commands:\n");

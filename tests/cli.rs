@@ -1070,3 +1070,68 @@ fn counts_of_one_are_singular() {
         assert!(!text.contains(wrong), "{wrong:?} in:\n{text}");
     }
 }
+
+/// `shardlens share`: the link opens (through the same decoder and session reader the app uses) as the file's
+/// keys with their counts, the key type and the view the options said; a file too large for a link is refused
+/// with its size and the hint to share the file.
+#[test]
+fn share_prints_a_link_that_opens_the_files_keys_and_view() {
+    use shardlens::source::link;
+    use shardlens::source::session::{Session, SessionKeys};
+    let dir = temp_dir("share");
+    let (file, truth) = zipf_file(&dir);
+    let out = run(&[
+        "share",
+        file.to_str().unwrap(),
+        "--shards",
+        "6",
+        "--buckets",
+        "16",
+        "--base",
+        "https://example.org/shardlens/?embed#old",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let url = String::from_utf8(out.stdout).unwrap();
+    let url = url.trim();
+    assert!(
+        url.starts_with("https://example.org/shardlens/?embed#shardlens1="),
+        "{url}"
+    );
+    let session = Session::parse(&link::decode(url).unwrap()).unwrap();
+    assert_eq!(session.settings.buckets, 16);
+    assert!(session.settings.shard_enabled);
+    assert_eq!(session.settings.shard.shards, 6);
+    let SessionKeys::Data(keys) = session.keys().unwrap() else {
+        panic!("a file's keys travel as keys with counts");
+    };
+    assert_eq!(keys.len(), truth.len());
+    for (i, _, count) in keys.iter() {
+        assert_eq!(truth[keys.display(i).as_ref()], count);
+    }
+    // JSON says the link's size; the default base is the page beside the reader.
+    let out = run(&["share", file.to_str().unwrap(), "--format", "json"]);
+    let doc = json(&out);
+    assert!(
+        doc["link"]
+            .as_str()
+            .unwrap()
+            .starts_with("index.html#shardlens1=")
+    );
+    assert_eq!(doc["keys"], 500);
+    // 200,000 distinct keys do not fit in a link.
+    let many: String = (0..200_000u64)
+        .map(|i| format!("{:016x}\n", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect();
+    let big = write(&dir, "many.txt", many.as_bytes());
+    let out = run(&["share", big.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("share the file instead") && err.contains("many.txt"),
+        "{err}"
+    );
+}

@@ -74,6 +74,10 @@ pub enum Command {
     LoadExample(KeyExample),
     /// A time simulation from Examples > Over time.
     LoadSimulation(crate::model::examples::time::Example),
+    /// Open a share link (File > Open link…, a link pasted into the editor).
+    OpenLink(String),
+    /// The article widget's "Open in shardlens": the full page on the same keys and view.
+    OpenFullPage,
     /// Replay a trace (a file or a folder of them) in the Timeline (File > Open trace…'s path).
     OpenTrace(std::path::PathBuf),
     /// An answer to the tree about the simulated scenario.
@@ -155,6 +159,8 @@ pub enum UICommand {
     Connect,
     OpenSession,
     SaveSession,
+    OpenLink,
+    CopyLink,
     OpenScenario,
     SaveScenario,
     OpenTrace,
@@ -173,13 +179,15 @@ pub enum UICommand {
 
 impl UICommand {
     /// Every command, in menu order.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 22] = [
         Self::OpenFile,
         Self::OpenFolder,
         Self::Reload,
         Self::Connect,
         Self::OpenSession,
         Self::SaveSession,
+        Self::OpenLink,
+        Self::CopyLink,
         Self::OpenScenario,
         Self::SaveScenario,
         Self::OpenTrace,
@@ -204,6 +212,8 @@ impl UICommand {
             Self::Connect => "Connect to DynamoDB…",
             Self::OpenSession => "Open session…",
             Self::SaveSession => "Save session…",
+            Self::OpenLink => "Open link…",
+            Self::CopyLink => "Copy link",
             Self::OpenScenario => "Open scenario…",
             Self::SaveScenario => "Save scenario…",
             Self::OpenTrace => "Open trace…",
@@ -234,6 +244,13 @@ impl UICommand {
             Self::Connect => "list, describe and scan a live table (read-only, rate-capped)",
             Self::OpenSession => "open keys and every setting saved as a session",
             Self::SaveSession => "save the keys and every setting as a session",
+            Self::OpenLink => {
+                "open a shardlens share link (its keys and view; Undo brings your keys back)"
+            }
+            Self::CopyLink => {
+                "copy a link that opens these keys and this view in shardlens in the browser or the app: \
+                 the keys travel in the link itself, never to a server"
+            }
             Self::OpenScenario => "simulate a scenario file (TOML) over time in the Timeline",
             Self::SaveScenario => {
                 "save the Timeline's run as a scenario file (TOML) to edit and share; a replay saves one that names its trace"
@@ -299,7 +316,9 @@ impl UICommand {
     pub fn menu(self) -> (Menu, u8) {
         match self {
             Self::OpenFile | Self::OpenFolder | Self::Reload | Self::Connect => (Menu::File, 0),
-            Self::OpenSession | Self::SaveSession => (Menu::File, 1),
+            Self::OpenSession | Self::SaveSession | Self::OpenLink | Self::CopyLink => {
+                (Menu::File, 1)
+            }
             Self::OpenScenario | Self::SaveScenario | Self::OpenTrace => (Menu::File, 2),
             Self::ExportPng | Self::ExportCsv | Self::ExportJson => (Menu::File, 3),
             Self::Quit => (Menu::File, 4),
@@ -307,6 +326,26 @@ impl UICommand {
             Self::ToggleShard | Self::CopyConditions => (Menu::Edit, 1),
             Self::TogglePresentation | Self::ToggleLogScale => (Menu::View, 0),
             Self::ToggleHealth => (Menu::View, 1),
+        }
+    }
+
+    /// Why the command cannot run here: in a page, live reads and quitting (docs/web.md, "What runs where");
+    /// `None` where it can.
+    pub fn unavailable(self) -> Option<&'static str> {
+        #[cfg(target_arch = "wasm32")]
+        match self {
+            Self::Connect => Some(crate::source::dynamo::LIVE_READS_IN_A_PAGE),
+            Self::Quit => Some("a page closes with its tab"),
+            Self::OpenFolder => Some(
+                "an S3 export folder needs the desktop app or the CLI for now: in the page, open its \
+                 data files (data/*.json.gz) one at a time",
+            ),
+            _ => None,
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let _ = self;
+            None
         }
     }
 

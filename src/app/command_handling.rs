@@ -95,6 +95,8 @@ impl App {
         match command {
             Command::Ui(c) => self.apply_ui(c),
             Command::LoadExample(s) => self.load_example(s),
+            Command::OpenLink(text) => self.open_link(&text),
+            Command::OpenFullPage => self.open_full_page(),
             Command::LoadSimulation(e) => self.load_simulation(e),
             Command::OpenTrace(path) => {
                 let options = self.trace_options();
@@ -228,8 +230,8 @@ impl App {
             UICommand::OpenFile => self.file_dialog(dialogs::Request::open_keys()),
             UICommand::OpenFolder => self.file_dialog(dialogs::Request::open_folder()),
             UICommand::Reload => match self.data.last_file.clone() {
-                Some((path, Some(table))) => self.open_table(path, table),
-                Some((path, None)) => self.open_path(path),
+                Some((input, Some(table))) => self.open_table(input.name().to_path_buf(), table),
+                Some((input, None)) => self.open_input(input, crate::source::open::Expect::Keys),
                 None => self.notify(
                     Activity::Load,
                     Level::Info,
@@ -239,6 +241,8 @@ impl App {
             UICommand::Connect => self.panels.connect.open = true,
             UICommand::OpenSession => self.file_dialog(dialogs::Request::open_session()),
             UICommand::SaveSession => self.save_session(),
+            UICommand::OpenLink => self.panels.open_link.text = Some(String::new()),
+            UICommand::CopyLink => self.copy_link(),
             UICommand::OpenScenario => self.file_dialog(dialogs::Request::open_scenario()),
             UICommand::OpenTrace => {
                 self.file_dialog(dialogs::Request::open_trace(self.trace_options()));
@@ -500,6 +504,7 @@ impl App {
             answers: self.pipeline.answers,
             text,
             keys,
+            scenario: None,
         }
     }
 

@@ -7,7 +7,8 @@
 //! (ListTables, DescribeTable, Scan; the stream's and CloudWatch's reads), nothing else.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::Command;
 use super::error::AppError;

@@ -172,7 +172,7 @@ pub(crate) struct Data {
     /// The last file or folder opened, whether it loaded or not, and the table chosen in it (a file of
     /// several tables): File > Reload reads it again with the current [`Self::load_options`] (after a load
     /// error says which option to set), on the same table.
-    pub(crate) last_file: Option<(PathBuf, Option<String>)>,
+    pub(crate) last_file: Option<(crate::source::open::Input, Option<String>)>,
     /// The file the current [`Self::load_options`] were used for: opening another one starts from detection
     /// again (format, key attributes, CSV columns and header), unless [`Self::keep_load_options`]. `None`
     /// while the options were chosen and not used yet.

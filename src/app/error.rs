@@ -81,6 +81,9 @@ pub enum FileError {
         path: PathBuf,
         source: png::EncodingError,
     },
+    /// The browser could not read a file given to the page, or could not download a save.
+    #[error("{reason}: {}", path.display())]
+    Browser { path: PathBuf, reason: String },
     /// The file exists and the user did not say to replace it.
     #[error("not replaced: {}", .0.display())]
     NotReplaced(PathBuf),

@@ -168,8 +168,8 @@ fn design_gsis(c: &Compared) -> Vec<GsiKeys> {
 
 /// Now, in epoch seconds.
 fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+    web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 

@@ -9,12 +9,13 @@
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, GridInput, GridMark, Plot, PlotPoint};
 
+use super::chart_words::{headline, label_for_screen_readers};
 use super::theme;
 use crate::model::Report;
 use crate::model::fmt::grouped;
 use crate::model::heat::{BucketHeat, Heat};
 use crate::model::partition::Partitioner;
-use crate::model::stats::{Analysis, share};
+use crate::model::stats::share;
 
 pub const HASH_CAPTION: &str = "teaching hash (xxh3), not DynamoDB's internal hash";
 
@@ -253,20 +254,6 @@ pub struct HistogramArgs<'a> {
     pub noun: &'a str,
 }
 
-/// One-line summary above the chart.
-pub fn headline(a: &Analysis, noun: &str) -> String {
-    if a.total == 0 {
-        return String::new();
-    }
-    format!(
-        "hottest bucket {} = {:.0} % of {noun} ({:.1}× the mean) · Gini {:.2}",
-        a.hottest_bucket,
-        a.skew.hottest_bucket_share * 100.0,
-        a.skew.max_over_mean,
-        a.skew.gini
-    )
-}
-
 /// Draws `add` in the middle of the space left, as normal wrapped lines.
 pub fn centred_block(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
     let space = ui.available_size_before_wrap();
@@ -360,6 +347,7 @@ pub fn plot_ui(ui: &mut egui::Ui, args: &HistogramArgs<'_>) -> egui::Rect {
             plot.add(BarChart::new(args.noun, bars).allow_hover(false));
             hovered
         });
+        label_for_screen_readers(&response.response, args);
         if let Some(b) = response.inner {
             plot_tooltip(ui, &response.response, "histogram", |ui| {
                 bucket_tooltip(ui, args, &partitions, heat, b);

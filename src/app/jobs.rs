@@ -73,7 +73,7 @@ pub struct Jobs {
     /// The compute worker; `None` if its thread could not start (then requests are computed inline).
     worker: Option<Task<Computed>>,
     /// The load under way: its task, its path and when it started (for the time left).
-    load: Option<(Task<LoadEvent>, PathBuf, std::time::Instant)>,
+    load: Option<(Task<LoadEvent>, PathBuf, web_time::Instant)>,
     ctx: egui::Context,
 }
 
@@ -133,8 +133,10 @@ impl Jobs {
         let slot: Slot = Arc::new((Mutex::new(Inbox::default()), Condvar::new()));
         let worker_slot = Arc::clone(&slot);
         let (worker, error) =
-            match Task::spawn("compute", &ctx, 4, move |r| worker(&worker_slot, r)) {
+            match Task::spawn_service("compute", &ctx, 4, move |r| worker(&worker_slot, r)) {
                 Ok(t) => (Some(t), None),
+                // A page has no threads: computing inline is how it works there, not news.
+                Err(_) if cfg!(target_arch = "wasm32") => (None, None),
                 Err(e) => (None, Some(e)),
             };
         let jobs = Self {
@@ -172,24 +174,24 @@ impl Jobs {
     /// `expect` lets it be: a session, a scenario, a trace); cancels a load under way.
     pub fn load_file(
         &mut self,
-        path: PathBuf,
+        input: source::open::Input,
         opts: source::LoadOptions,
         expect: Expect,
     ) -> Result<(), TaskError> {
         self.cancel_load();
+        let path = input.name().to_path_buf();
         let thread_path = path.clone();
         let task = Task::spawn("load", &self.ctx, 16, move |r: &Reporter<LoadEvent>| {
-            let mut last = std::time::Instant::now();
-            let input = source::open::Input::Path(thread_path.clone());
+            let mut last = web_time::Instant::now();
             let result = source::open::open(&input, &expect, &opts, r.cancel_flag(), &mut |p| {
                 if last.elapsed().as_millis() >= 50 {
-                    last = std::time::Instant::now();
+                    last = web_time::Instant::now();
                     r.offer(LoadEvent::Progress(p));
                 }
             });
             r.send(LoadEvent::Done(Box::new(result), thread_path));
         })?;
-        self.load = Some((task, path, std::time::Instant::now()));
+        self.load = Some((task, path, web_time::Instant::now()));
         Ok(())
     }
 
@@ -204,7 +206,7 @@ impl Jobs {
     }
 
     /// When the load under way started.
-    pub fn load_started(&self) -> Option<std::time::Instant> {
+    pub fn load_started(&self) -> Option<web_time::Instant> {
         self.load.as_ref().map(|(.., t)| *t)
     }
 

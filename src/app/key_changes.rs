@@ -21,6 +21,9 @@ impl App {
     /// Pastes keys: appended to the user's own text in the editor, or replacing an example's keys or keys
     /// held as data (one undo step brings them back).
     pub fn paste(&mut self, text: &str) {
+        if crate::source::link::is_link(text) {
+            return self.open_link(text);
+        }
         let mut joined = match (self.data.keys(), self.data.source()) {
             (Keys::Text(_), Source::Example(_)) | (Keys::Data(_), _) => String::new(),
             (Keys::Text(t), _) => t.clone(),
@@ -34,6 +37,11 @@ impl App {
 
     /// Replaces the keys with text, read as the editor's key type (as chosen, never a loaded file's).
     pub fn set_text(&mut self, text: String) {
+        // A share link pasted into the editor opens as the link it is, not as one more key (no key of a
+        // DynamoDB table reads `…#shardlens1=` and base64url).
+        if let Some(link) = text.lines().find(|l| crate::source::link::is_link(l)) {
+            return self.open_link(link);
+        }
         let key_type = self.data.text_key_type();
         self.replace_keys(NewKeys::text(text, Source::Paste, key_type));
     }

@@ -12,7 +12,8 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::error::AppError;
 use super::tasks::{Reporter, Task, TaskError};
@@ -315,8 +316,8 @@ impl MetricsJob {
             hours,
         } = request;
         let table = info.name.clone();
-        let until = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        let until = web_time::SystemTime::now()
+            .duration_since(web_time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
         let opts = MetricsOptions {
             table: table.clone(),

@@ -5,7 +5,8 @@
 //! (a watch, a read) is said once, in the window's words; an error keeps what was on screen.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::App;
 use super::data::NewKeys;

@@ -15,7 +15,7 @@ use super::timeline::Run;
 use super::{App, Outcome, connect, dialogs, notices, table_picker};
 use crate::model::KeyType;
 use crate::model::examples::keys::KeyExample;
-use crate::source::open::{Expect, OpenError, Opened};
+use crate::source::open::{Expect, Input, OpenError, Opened};
 use crate::source::{Message, Source};
 
 impl App {
@@ -212,7 +212,7 @@ impl App {
         match connect::ScanJob::start(&self.ctx, connect, scan) {
             Ok(job) => {
                 self.background.scan = Some(job);
-                self.background.scan_heard_at = Some(std::time::Instant::now());
+                self.background.scan_heard_at = Some(web_time::Instant::now());
             }
             Err(e) => {
                 self.notify_error(Activity::Scan, None, e, None);
@@ -233,7 +233,7 @@ impl App {
         };
         let update = job.drain();
         if update.is_some() {
-            self.background.scan_heard_at = Some(std::time::Instant::now());
+            self.background.scan_heard_at = Some(web_time::Instant::now());
         }
         let table = job.table.clone();
         match update {
@@ -290,18 +290,40 @@ impl App {
     /// Starts loading a file of keys in the background (File > Open, Reload): a scenario file or a session
     /// opens as what it is.
     pub fn open_path(&mut self, path: PathBuf) {
-        self.open_expecting(path, Expect::Keys);
+        self.open_input(Input::Path(path), Expect::Keys);
     }
 
     /// Opens whatever `path` is in the background (the command line, drag and drop): keys, a session, a
     /// scenario, or a trace when it holds traffic only traces have ([`crate::source::open`] decides, on its
     /// task).
     pub fn open_any(&mut self, path: PathBuf) {
-        self.open_expecting(path, Expect::Any(self.trace_options()));
+        self.open_input(Input::Path(path), Expect::Any(self.trace_options()));
     }
 
-    fn open_expecting(&mut self, path: PathBuf, expect: Expect) {
-        self.data.last_file = Some((path.clone(), self.data.load_options.table.clone()));
+    /// Opens bytes with a name (a file given to the page, dropped on it or picked in it) as [`Self::open_any`]
+    /// opens a path: keys, a session, a scenario or a trace.
+    pub fn open_bytes(&mut self, name: PathBuf, bytes: Arc<[u8]>) {
+        self.open_input(
+            Input::Bytes { name, bytes },
+            Expect::Any(self.trace_options()),
+        );
+    }
+
+    /// Opens a file dropped on the window: by its path on the desktop; in a page, whose files have no path,
+    /// once the browser has read its bytes ([`dialogs::dropped`]).
+    fn open_dropped(&mut self, file: &egui::DroppedFileHandle) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.open_any(file.path().to_path_buf());
+        #[cfg(target_arch = "wasm32")]
+        self.background
+            .dialogs
+            .push(dialogs::dropped(Arc::clone(file), &self.ctx));
+    }
+
+    /// Starts opening `input` as `expect` says on the load's task.
+    pub(super) fn open_input(&mut self, input: Input, expect: Expect) {
+        let path = input.name().to_path_buf();
+        self.data.last_file = Some((input.clone(), self.data.load_options.table.clone()));
         // Options chosen for one file apply to it (and to File > Reload), not to the next (unless kept).
         let another = self.data.options_for.as_ref().is_some_and(|p| *p != path);
         if another && !self.data.keep_load_options {
@@ -319,7 +341,7 @@ impl App {
         // typed and pasted keys, and the last file's type never carries over to the next.
         let opts = self.data.load_options.clone();
         self.notices.clear(Activity::Load);
-        if let Err(e) = self.background.jobs.load_file(path, opts, expect) {
+        if let Err(e) = self.background.jobs.load_file(input, opts, expect) {
             self.notify_error(Activity::Load, None, e, None);
         }
     }
@@ -375,6 +397,13 @@ impl App {
         self.background.trace_progress = None;
         match outcome {
             Outcome::OpenKeys(path) => self.open_path(path),
+            Outcome::OpenBytes(name, bytes, expect) => {
+                let expect = match expect {
+                    Expect::Any(_) => Expect::Any(self.trace_options()),
+                    other => other,
+                };
+                self.open_input(Input::Bytes { name, bytes }, expect);
+            }
             Outcome::Opened(path, opened) => self.on_opened(path, Ok(*opened)),
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
             Outcome::Saved(Err(e)) => {
@@ -401,15 +430,8 @@ impl App {
         self.drain_watch();
         self.drain_metrics();
         self.panels.connect.drain();
-        let dropped: Vec<PathBuf> = ctx.input(|i| {
-            i.raw
-                .dropped_files
-                .iter()
-                .map(|f| f.path().to_path_buf())
-                .collect()
-        });
-        if let Some(path) = dropped.into_iter().next() {
-            self.open_any(path);
+        if let Some(file) = ctx.input(|i| i.raw.dropped_files.first().cloned()) {
+            self.open_dropped(&file);
         }
         // Ctrl+V anywhere but in a text field pastes keys into the editor.
         let focused = ctx.memory(|m| m.focused().is_some());
@@ -429,7 +451,7 @@ impl App {
         }
         self.handle_shortcuts(ctx);
         if let Some(sim) = &mut self.timeline.sim {
-            sim.tick(std::time::Instant::now());
+            sim.tick(web_time::Instant::now());
         }
         if self.pipeline.dirty {
             self.recompute();

@@ -1,6 +1,6 @@
 //! The status line's notice and the Messages menu: how the app's notices ([`super::notices`]) are drawn.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::notices::{Level, Notice, Notices, headline};
 

@@ -31,12 +31,18 @@ pub mod table_picker;
 pub mod tasks;
 pub mod theme;
 pub mod timeline;
+/// The page: the app in a browser (wasm32 builds only; docs/web.md).
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 mod assets;
+mod chart_words;
 mod command_handling;
 mod data;
+mod embed;
 mod file_action;
 mod key_changes;
+mod links;
 mod live_logic;
 mod logic;
 mod pipeline;
@@ -74,6 +80,12 @@ const SCAN_QUIET_SECS: u64 = 4;
 enum Outcome {
     /// A path of keys to load (checked; the load reads it).
     OpenKeys(PathBuf),
+    /// A file given to the page (picked or dropped): its name, bytes, and what it is opened as.
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        allow(dead_code, reason = "a page's files: the desktop's have paths")
+    )]
+    OpenBytes(PathBuf, std::sync::Arc<[u8]>, crate::source::open::Expect),
     /// What [`crate::source::open`] read from a path: a session, a scenario, a trace.
     Opened(PathBuf, Box<crate::source::open::Opened>),
     Saved(Result<String, dialogs::FileError>),
@@ -82,19 +94,19 @@ enum Outcome {
     /// The in-app path field: no dialog could open, or its typed path worked or did not.
     Path(dialogs::Reply),
     /// How far the read of a trace is: its path, the bytes got through, and when it started.
-    TraceProgress(PathBuf, crate::source::Progress, std::time::Instant),
+    TraceProgress(PathBuf, crate::source::Progress, web_time::Instant),
 }
 
 /// Everything running off the UI thread.
 pub(crate) struct Background {
     jobs: Jobs,
     scan: Option<connect::ScanJob>,
-    scan_heard_at: Option<std::time::Instant>,
+    scan_heard_at: Option<web_time::Instant>,
     /// A table's live traffic: a watch of its writes, a read of its last hours of metrics.
     live: live_logic::LiveJobs,
     load_progress: Option<crate::source::Progress>,
     /// The trace being read (File > Open trace…), how far, since when; `None` once it is read or failed.
-    trace_progress: Option<(PathBuf, crate::source::Progress, std::time::Instant)>,
+    trace_progress: Option<(PathBuf, crate::source::Progress, web_time::Instant)>,
     /// File dialogs and what they do with the chosen file.
     dialogs: TaskSet<Outcome>,
     /// Export chart as PNG: the screenshot arrives in a later frame; its save dialog's task comes back here.
@@ -112,6 +124,10 @@ pub(crate) struct Panels {
     table_picker: Option<table_picker::TablePicker>,
     /// Native file dialogs, and the path field when none can open.
     dialogs: dialogs::Dialogs,
+    /// File > Open link…'s window.
+    open_link: links::OpenLinkState,
+    /// The article widget (`index.html?embed`) instead of the whole app.
+    embed: bool,
     /// Presentation mode shows the side panels (hidden by default, so the chart is the hero).
     show_side: bool,
     chart_rect: Option<egui::Rect>,
@@ -191,6 +207,8 @@ impl App {
                 connect: connect::ConnectState::default(),
                 table_picker: None,
                 dialogs: dialogs::Dialogs::new(),
+                open_link: links::OpenLinkState::default(),
+                embed: false,
                 show_side: false,
                 chart_rect: None,
                 design_export: 0,
@@ -358,7 +376,7 @@ impl App {
         detail: Option<String>,
     ) {
         self.notices
-            .push_detailed(activity, level, text, detail, std::time::Instant::now());
+            .push_detailed(activity, level, text, detail, web_time::Instant::now());
     }
 
     /// An error's notice: what failed (if the error does not say it), then the error said once
@@ -395,6 +413,8 @@ impl eframe::App for App {
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.draw(ui);
+        #[cfg(target_arch = "wasm32")]
+        web::mirror(self.report().map(|r| chart_words::in_words(r, self.noun())));
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

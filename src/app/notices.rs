@@ -9,7 +9,8 @@
 //! notice is kept in a short history, and written to standard error so that logs show it too.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use crate::source::Hint;
 

@@ -7,7 +7,7 @@ use super::{App, SCAN_QUIET_SECS, histogram, jobs, messages};
 
 impl App {
     /// The load under way as a bar's fraction and text (its file's name, the share done, the time left).
-    fn load_progress_text(&self, now: std::time::Instant) -> Option<(Option<f32>, String)> {
+    fn load_progress_text(&self, now: web_time::Instant) -> Option<(Option<f32>, String)> {
         let path = self.background.jobs.loading()?;
         let name = crate::source::display_file_name(path);
         let elapsed = self
@@ -22,7 +22,7 @@ impl App {
     /// The chart's place while a file given at start loads: its name and progress, in a neutral colour.
     pub(super) fn loading_ui(&self, ui: &mut egui::Ui) -> egui::Rect {
         let rect = ui.available_rect_before_wrap();
-        let now = std::time::Instant::now();
+        let now = web_time::Instant::now();
         if let Some((fraction, text)) = self.load_progress_text(now) {
             histogram::centred_block(ui, |ui| {
                 ui.heading("Loading…");
@@ -41,7 +41,7 @@ impl App {
 
     /// The status bar: the activity under way (scan, load, computing) and the current notices.
     pub(super) fn status_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<Command>) {
-        let now = std::time::Instant::now();
+        let now = web_time::Instant::now();
         ui.horizontal(|ui| {
             self.activity_ui(ui, now, commands);
             messages::notices_ui(ui, &self.notices, now, commands);
@@ -52,7 +52,7 @@ impl App {
     }
 
     /// What is under way: a scan (with Cancel), a load (progress and Cancel), or a computation.
-    fn activity_ui(&self, ui: &mut egui::Ui, now: std::time::Instant, commands: &mut Vec<Command>) {
+    fn activity_ui(&self, ui: &mut egui::Ui, now: web_time::Instant, commands: &mut Vec<Command>) {
         if let Some(job) = &self.background.scan {
             ui.spinner();
             let mut text = job.progress.as_ref().map_or_else(

@@ -68,7 +68,12 @@ impl super::App {
     /// Reloads `path` with `table` (the other load options as they are).
     pub fn open_table(&mut self, path: PathBuf, table: String) {
         let saved = self.data.load_options.table.replace(table);
-        self.open_path(path);
+        // The file the picker was shown for, as it was given (bytes in a page): read again on that table.
+        let input = match &self.data.last_file {
+            Some((input, _)) if input.name() == path => input.clone(),
+            _ => crate::source::open::Input::Path(path),
+        };
+        self.open_input(input, crate::source::open::Expect::Keys);
         self.data.load_options.table = saved;
     }
 

@@ -6,15 +6,25 @@
 //!
 //! As in rerun's viewer, a thread that cannot start is an error the user sees (the caller turns the
 //! [`TaskError`] into an error notice), never a line on stderr and a spinner that turns for ever.
+//!
+//! In a page (wasm32: no threads) this is the one place that knows it: a task's work runs at once, on the
+//! page's thread, before [`Task::spawn`] returns, and its messages wait in an unbounded inbox for the next
+//! frame to drain, so every caller works unchanged; [`Task::spawn_service`] (a thread that waits for work,
+//! such as the compute worker) cannot start there, and its caller computes inline instead. The page stops
+//! drawing while a task runs (docs/web.md, "Long work in a page").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(target_arch = "wasm32")]
+use std::sync::mpsc::{Receiver, Sender as SyncSender, TryRecvError};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 
 /// A thread could not be started (the system is out of threads or memory).
 #[derive(Debug, thiserror::Error)]
 #[error("cannot start the {name} thread: {source}")]
 pub struct TaskError {
+    /// The thread's name, as in "cannot start the … thread".
     name: &'static str,
     source: std::io::Error,
 }
@@ -47,10 +57,17 @@ impl<M> Reporter<M> {
 
     /// Sends a message only if there is room (progress: a full inbox skips an update).
     pub fn offer(&self, message: M) {
+        #[cfg(not(target_arch = "wasm32"))]
         match self.tx.try_send(message) {
             Ok(()) => self.ctx.request_repaint(),
             Err(TrySendError::Full(_)) => {}
             Err(TrySendError::Disconnected(_)) => self.cancel.store(true, Ordering::Relaxed),
+        }
+        // In a page the work runs before the frame drains, so only the last progress is worth keeping; the
+        // inbox is unbounded and the frame shows the newest.
+        #[cfg(target_arch = "wasm32")]
+        if self.tx.send(message).is_err() {
+            self.cancel.store(true, Ordering::Relaxed);
         }
     }
 
@@ -76,8 +93,78 @@ pub struct Task<M> {
 }
 
 impl<M: Send + 'static> Task<M> {
-    /// Starts `work` on a thread called `shardlens-{name}`; its inbox holds `capacity` messages.
+    /// Starts `work` on a thread called `shardlens-{name}`; its inbox holds `capacity` messages. In a page,
+    /// runs `work` now (see the module docs).
     pub fn spawn(
+        name: &'static str,
+        ctx: &egui::Context,
+        capacity: usize,
+        work: impl FnOnce(&Reporter<M>) + Send + 'static,
+    ) -> Result<Self, TaskError> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = (name, capacity);
+            let (tx, rx) = std::sync::mpsc::channel();
+            let cancel = Arc::new(AtomicBool::new(false));
+            let reporter = Reporter {
+                tx,
+                ctx: ctx.clone(),
+                cancel: Arc::clone(&cancel),
+            };
+            work(&reporter);
+            reporter.ctx.request_repaint();
+            Ok(Self {
+                rx,
+                cancel,
+                finished: false,
+            })
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Self::on_thread(name, ctx, capacity, work)
+    }
+
+    /// A task whose reporter the caller keeps, for work the browser finishes later (a file read, a picker):
+    /// it has finished once the reporter is dropped and its messages drained.
+    #[cfg(target_arch = "wasm32")]
+    pub fn later(ctx: &egui::Context) -> (Self, Reporter<M>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let reporter = Reporter {
+            tx,
+            ctx: ctx.clone(),
+            cancel: Arc::clone(&cancel),
+        };
+        let task = Self {
+            rx,
+            cancel,
+            finished: false,
+        };
+        (task, reporter)
+    }
+
+    /// Starts `work`, which waits for work of its own for as long as the app runs (the compute worker), on a
+    /// thread. In a page, where it could only block the page, it cannot start: the caller does the work
+    /// inline.
+    pub fn spawn_service(
+        name: &'static str,
+        ctx: &egui::Context,
+        capacity: usize,
+        work: impl FnOnce(&Reporter<M>) + Send + 'static,
+    ) -> Result<Self, TaskError> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = (ctx, capacity, work);
+            Err(TaskError::new(
+                name,
+                std::io::Error::new(std::io::ErrorKind::Unsupported, "a web page has no threads"),
+            ))
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Self::on_thread(name, ctx, capacity, work)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn on_thread(
         name: &'static str,
         ctx: &egui::Context,
         capacity: usize,

@@ -3,6 +3,7 @@
 
 use super::command::{Command, UICommand};
 use super::jobs::Shown;
+use super::links;
 use super::settings::ChartMode;
 use super::views::{KeysChart, Showing, View};
 use super::{
@@ -31,7 +32,7 @@ impl App {
 
     /// The last opened file's name, for File > Reload (`None` before any file was opened).
     fn reload_name(&self) -> Option<String> {
-        let (path, _) = self.data.last_file.as_ref()?;
+        let path = self.data.last_file.as_ref()?.0.name();
         Some(path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -115,7 +116,7 @@ impl App {
                 // Table health is about the keys; the Timeline shows a scenario.
                 UICommand::ToggleHealth => (c.label().to_owned(), self.view().inspects_keys()),
                 UICommand::SaveScenario => (c.label().to_owned(), self.unsaved_why().is_none()),
-                _ => (c.label().to_owned(), true),
+                _ => (c.label().to_owned(), c.unavailable().is_none()),
             };
             let selected = match c {
                 UICommand::TogglePresentation => Some(self.settings.presentation),
@@ -135,7 +136,7 @@ impl App {
             }
             let why_not = match c {
                 UICommand::SaveScenario => self.unsaved_why(),
-                _ => None,
+                _ => c.unavailable().map(str::to_owned),
             };
             if ui
                 .add_enabled(enabled, button)
@@ -151,10 +152,12 @@ impl App {
 
     /// Draws every panel; the commands they return are applied afterwards, once.
     pub fn draw(&mut self, ui: &mut egui::Ui) {
+        if self.panels.embed {
+            return self.draw_embed(ui);
+        }
         let mut commands: Vec<Command> = Vec::new();
-        // Export chart in Key design asked before this frame: the frame draws what it saves.
-        let design_export = self.panels.design_export;
         commands.extend(self.panels.dialogs.ui(ui.ctx()));
+        commands.extend(links::open_link_ui(ui.ctx(), &mut self.panels.open_link));
         if self.panels.connect.open {
             commands.extend(connect::connect_ui(
                 ui.ctx(),
@@ -179,6 +182,13 @@ impl App {
             });
         }
         egui::CentralPanel::default().show(ui, |ui| self.chart_panel_ui(ui, view, &mut commands));
+        self.finish_frame(ui, commands);
+    }
+
+    /// Applies what the frame's panels asked for, once, and computes what that changed.
+    pub(super) fn finish_frame(&mut self, ui: &mut egui::Ui, commands: Vec<Command>) {
+        // Export chart in Key design asked before this frame: the frame drew what it saves.
+        let design_export = self.panels.design_export;
         for c in commands {
             self.apply(c);
         }
@@ -403,7 +413,7 @@ impl App {
     }
 
     /// The keys' chart block of the chart shown; returns its rectangle.
-    fn keys_chart_ui(&self, ui: &mut egui::Ui, chart: KeysChart) -> egui::Rect {
+    pub(super) fn keys_chart_ui(&self, ui: &mut egui::Ui, chart: KeysChart) -> egui::Rect {
         let log_scale = self.settings.log_scale;
         match (chart, self.data.groups(), self.report()) {
             (KeysChart::DataFiles, Some(groups), _) => histogram::groups_ui(ui, groups, log_scale),

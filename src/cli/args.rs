@@ -74,6 +74,17 @@ pub enum BillingArg {
     OnDemand,
 }
 
+/// `shardlens share`: the keys and view of `analyze`, and where the link opens.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// The page the link opens: a published shardlens page (`https://…/`) or a local `index.html`. Anything
+    /// after a `#` in it is replaced by the link's data.
+    #[arg(long, value_name = "URL")]
+    pub base: Option<String>,
+    #[command(flatten)]
+    pub keys: AnalyzeArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Files or S3 export folders to load into one key set; `-` or nothing reads standard input. Formats:

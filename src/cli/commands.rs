@@ -66,6 +66,20 @@ fn print_queries(
 }
 
 pub(super) fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let (loaded, name) = load_keys(args)?;
+    print_loaded(
+        out,
+        &name,
+        &loaded,
+        &args.view,
+        args.design.key_expr.as_deref(),
+    )?;
+    Ok(())
+}
+
+/// The keys `args` name (files, or standard input), loaded with a progress bar on a terminal, their warnings
+/// said on standard error; and what to call them in output (the file, or "N inputs").
+pub(super) fn load_keys(args: &AnalyzeArgs) -> anyhow::Result<(source::Loaded, String)> {
     let cancel = AtomicBool::new(false);
     // Check the options before reading the keys.
     args.view.view_settings()?;
@@ -133,14 +147,7 @@ pub(super) fn analyze(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result
         [one] => one.display().to_string(),
         many => format!("{} inputs", many.len()),
     };
-    print_loaded(
-        out,
-        &name,
-        &loaded,
-        &args.view,
-        args.design.key_expr.as_deref(),
-    )?;
-    Ok(())
+    Ok((loaded, name))
 }
 
 /// The scan the options describe, with its design (`by_expr`: the design's first candidate is `--key-expr`).

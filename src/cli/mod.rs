@@ -13,6 +13,7 @@ mod health;
 mod json;
 mod live;
 mod output;
+mod share;
 mod simulate;
 mod sql_trace;
 mod table;
@@ -27,8 +28,8 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 pub use args::{
-    AnalyzeArgs, BillingArg, ConnectArgs, OutputFormat, ScanArgs, ScopeArg, SqlArgs, SqlEngine,
-    TablesArgs, TablesFormat, ViewArgs,
+    AnalyzeArgs, BillingArg, ConnectArgs, OutputFormat, ScanArgs, ScopeArg, ShareArgs, SqlArgs,
+    SqlEngine, TablesArgs, TablesFormat, ViewArgs,
 };
 pub use live::{MetricsArgs, StreamArgs};
 pub use output::{Designs, print_analysis, print_loaded};
@@ -71,6 +72,9 @@ pub enum Command {
     /// Print the SQL (Athena, DuckDB) that turns an S3 export too big for one machine into the `key,count`
     /// CSV shardlens loads exactly, aggregated where the export lives.
     Sql(SqlArgs),
+    /// Print a link that opens these keys in shardlens in the browser (or the desktop app), with the view the
+    /// options describe: the keys travel in the link's fragment, never to a server (docs/web.md).
+    Share(ShareArgs),
 }
 
 /// `shardlens --version`: the version, the gzip decompressor the build has and the SIMD kernel this CPU
@@ -103,6 +107,7 @@ pub fn run(command: Command) -> i32 {
         Command::Stream(args) => live::stream(&args, &mut out),
         Command::Metrics(args) => live::metrics(&args, &mut out),
         Command::Sql(args) => commands::sql(&args, &mut out),
+        Command::Share(args) => share::share(&args, &mut out),
     };
     let flushed = out.flush().context("cannot write the output");
     match result.and(flushed) {

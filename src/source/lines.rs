@@ -135,7 +135,7 @@ pub const SPLIT_MIN_BYTES: u64 = 16 << 20;
 /// How many threads read a file of `size` bytes in stretches: as many as the machine has cores, up to four;
 /// `None` on a single core or below [`SPLIT_MIN_BYTES`].
 pub fn stretch_threads(size: u64) -> Option<usize> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let threads = crate::source::threads::cores().min(4);
     (threads >= 2 && size >= SPLIT_MIN_BYTES).then_some(threads)
 }
 

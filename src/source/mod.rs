@@ -65,6 +65,7 @@ pub mod ion;
 pub mod json;
 pub mod key_ahead;
 pub mod lines;
+pub mod link;
 pub mod open;
 pub mod read;
 pub mod s3_export;
@@ -74,8 +75,10 @@ pub mod session;
 pub mod sink;
 pub mod sql;
 pub mod stretches;
+pub mod threads;
 pub mod trace;
 pub mod workbench;
+pub mod zstd;
 
 use std::fmt;
 use std::path::PathBuf;

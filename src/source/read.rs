@@ -117,7 +117,7 @@ pub fn open<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceEr
         })
     } else if sniffed == Compression::Zstd {
         // Concatenated frames are read one after the other, like gzip members.
-        let decoder = zstd::stream::read::Decoder::with_buffer(buffered).map_err(io_err)?;
+        let decoder = super::zstd::decoder(buffered).map_err(io_err)?;
         Ok(Input {
             reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
             compression: Compression::Zstd,
@@ -153,11 +153,9 @@ pub fn open_bytes<'a>(
             compression: Compression::Gzip,
         },
         Compression::Zstd => {
-            let decoder = zstd::stream::read::Decoder::with_buffer(buffered).map_err(|error| {
-                SourceError::Io {
-                    name: name.to_path_buf(),
-                    error,
-                }
+            let decoder = super::zstd::decoder(buffered).map_err(|error| SourceError::Io {
+                name: name.to_path_buf(),
+                error,
             })?;
             Input {
                 reader: Box::new(BufReader::with_capacity(BUF_BYTES, decoder)),
@@ -187,7 +185,7 @@ fn sniff(head: &[u8]) -> Compression {
 /// regular file or standard input (a FIFO's bytes can be read only once, and [`open`] reads its first bytes
 /// where the reader reads the rest) and uncompressed files open as with [`open`].
 pub fn open_apart<'a>(path: &Path, count: &'a AtomicU64) -> Result<Input<'a>, SourceError> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let cores = super::threads::cores();
     if cores < 2 {
         return open(path, count);
     }
@@ -238,7 +236,7 @@ fn inflated<'a, R: Read + Send + 'static>(
         move |raw| -> std::io::Result<Box<dyn Read>> {
             let buffered = BufReader::with_capacity(BUF_BYTES, raw);
             Ok(match compression {
-                Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+                Compression::Zstd => super::zstd::decoder(buffered)?,
                 _ => super::gzip::gz_decoder(buffered),
             })
         },

@@ -62,8 +62,8 @@ impl ScenarioFileError {
 
 /// Midnight UTC today, in Unix seconds: a scenario's default start.
 pub fn today() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+    let now = web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     now - now.rem_euclid(86_400)
 }

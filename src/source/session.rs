@@ -159,6 +159,10 @@ pub struct Session {
     /// Keys with counts (large key sets held as data).
     #[serde(default)]
     pub keys: Option<Vec<(String, u64)>>,
+    /// The Timeline's scenario file (TOML), when the session was saved or shared on a scenario's run: it runs
+    /// again when the session opens. Older sessions have none; older shardlens ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -293,6 +297,7 @@ mod tests {
             answers: UserAnswers::default(),
             text: Some("a\nb\n".into()),
             keys: None,
+            scenario: None,
         };
         let json = s.to_json().unwrap();
         assert_eq!(Session::parse(json.as_bytes()).unwrap(), s);
@@ -328,6 +333,7 @@ mod tests {
                 ("01.5".into(), 2),
                 ("7".into(), 1),
             ]),
+            scenario: None,
         };
         let Ok(SessionKeys::Data(set)) = s.keys() else {
             panic!("numbers are keys of an N session")

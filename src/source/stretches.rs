@@ -380,8 +380,8 @@ impl FileStretches<'_> {
         #[cfg(test)]
         if self.hold == Some(stretch.piece) {
             // Waits for what it waits for: a back taken, with a deadline.
-            let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            while self.steals.load(Ordering::Relaxed) == 0 && std::time::Instant::now() < deadline {
+            let deadline = web_time::Instant::now() + Duration::from_secs(10);
+            while self.steals.load(Ordering::Relaxed) == 0 && web_time::Instant::now() < deadline {
                 std::thread::yield_now();
             }
         }

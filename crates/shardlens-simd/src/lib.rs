@@ -25,6 +25,12 @@
     reason = "the SIMD kernels' target-feature calls, loads and stores"
 )]
 #![warn(missing_docs)]
+// The kernels are x86-64 only; elsewhere (a page's wasm32) `Kernel::detect` finds none and the scalar path
+// cuts the elements, so the shared walk is unused there.
+#![cfg_attr(
+    not(target_arch = "x86_64"),
+    allow(dead_code, reason = "the walk serves the x86-64 kernels only")
+)]
 
 #[cfg(target_arch = "x86_64")]
 mod x86;

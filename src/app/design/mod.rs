@@ -7,7 +7,8 @@
 //! last keystroke); pasted keys offer `pk` and `sk`. A scanned table shows the GSIs its scan read.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use super::command::Command;
 use super::jobs::Shown;

@@ -19,8 +19,14 @@ use std::path::PathBuf;
 
 mod path_field;
 mod probe;
+// Files in a page: the browser's picker, dropped files' bytes, downloads.
+#[cfg(target_arch = "wasm32")]
+mod web;
+#[cfg(target_arch = "wasm32")]
+pub(super) use web::dropped;
 
 pub use path_field::Dialogs;
+#[cfg(not(target_arch = "wasm32"))]
 use probe::capture_log;
 pub use probe::{Unavailable, availability, install_log_capture};
 
@@ -80,6 +86,10 @@ pub(super) fn start(
     native: bool,
     ctx: &egui::Context,
 ) -> Result<Task<Outcome>, TaskError> {
+    #[cfg(target_arch = "wasm32")]
+    if native {
+        return web::start(request, ctx);
+    }
     Task::spawn("dialog", ctx, 2, move |r: &Reporter<Outcome>| {
         if !native {
             r.send(Outcome::Path(Reply::Ask(Fallback {
@@ -128,6 +138,10 @@ pub(super) fn finish_path(job: PathJob, ctx: &egui::Context) -> Result<Task<Outc
     })
 }
 
+#[cfg_attr(
+    target_arch = "wasm32",
+    allow(dead_code, reason = "a page's picker is web.rs's")
+)]
 enum Native {
     Picked(PathBuf),
     Cancelled,
@@ -135,6 +149,13 @@ enum Native {
 }
 
 /// Opens rfd's dialog when one can open; blocks until it closes.
+#[cfg(target_arch = "wasm32")]
+fn native_dialog(_: &Request) -> Native {
+    Native::Cancelled
+}
+
+/// Opens rfd's dialog when one can open; blocks until it closes.
+#[cfg(not(target_arch = "wasm32"))]
 fn native_dialog(request: &Request) -> Native {
     if let Err(reason) = availability() {
         return Native::Unavailable(reason);
@@ -192,7 +213,7 @@ fn finish(
         Action::OpenScenario => Expect::Scenario,
         Action::OpenTrace(options) => Expect::Trace(options.clone()),
     };
-    let started = std::time::Instant::now();
+    let started = web_time::Instant::now();
     let input = Input::Path(path.clone());
     let mut progress = |p: crate::source::Progress| {
         if let Some(r) = r {
@@ -275,19 +296,27 @@ fn write_png(path: &std::path::Path, image: &egui::ColorImage) -> Result<String,
         path: path.to_path_buf(),
         source: e,
     };
-    let file = std::fs::File::create(path).map_err(|e| failed(e.into()))?;
+    let bytes = png_bytes(image).map_err(failed)?;
+    std::fs::write(path, bytes).map_err(|e| failed(e.into()))?;
+    Ok(format!("saved chart to {}", path.display()))
+}
+
+/// The chart's image as an 8-bit RGBA PNG file's bytes (written to a path, or downloaded in a page).
+fn png_bytes(image: &egui::ColorImage) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
     let [w, h] = image.size;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    let mut encoder = png::Encoder::new(&mut out, w as u32, h as u32);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(failed)?;
-    let bytes: Vec<u8> = image
+    let mut writer = encoder.write_header()?;
+    let pixels: Vec<u8> = image
         .pixels
         .iter()
         .flat_map(egui::Color32::to_array)
         .collect();
-    writer.write_image_data(&bytes).map_err(failed)?;
-    Ok(format!("saved chart to {}", path.display()))
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! user cancelled (see the parent module).
 
 use std::cell::RefCell;
+#[cfg(all(unix, not(target_os = "macos")))]
 use std::path::PathBuf;
 
 /// Why no native file dialog can open here ([`super::INSTALL_HINT`] says what to install).
@@ -146,6 +147,7 @@ pub fn install_log_capture() {
 }
 
 /// Runs `f`, returning what it returns and the rfd errors logged on this thread meanwhile.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn capture_log<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
     CAUGHT.with(|c| *c.borrow_mut() = Some(Vec::new()));
     let out = f();

@@ -6,7 +6,8 @@
 //! scale changes. Throttled cells are outlined (runs of them merged per row), which is a handful of shapes,
 //! not one per cell.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 

@@ -22,7 +22,7 @@ mod view;
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 use super::tasks::{Reporter, Task, TaskError};
 use crate::model::decision::{Evidence, Path, UserAnswers, evaluate};

@@ -1,7 +1,12 @@
 //! Where the requests go and, for a server on this machine, what signs them: an endpoint URL checked before any
-//! request, the endpoints the environment names, and the credentials for a local server.
+//! request, and the endpoints the environment names. (The credentials for a server on this machine are the client's, in
+//! `client.rs`.)
 
-use aws_sdk_dynamodb::config::Credentials;
+// The environment's endpoints and loopback check serve the SDK's client, which a page leaves out.
+#![cfg_attr(
+    target_arch = "wasm32",
+    allow(dead_code, reason = "used by the SDK's client only")
+)]
 
 use super::error::DynamoError;
 
@@ -73,30 +78,6 @@ fn host_and_port(authority: &str) -> Option<(&str, Option<&str>)> {
             None => (authority, None),
         }),
     }
-}
-
-/// The credentials for a server on this machine: the environment's keys, else the profile's (`--profile`,
-/// `AWS_PROFILE`, else `default`), else placeholder keys. DynamoDB Local and dynalite accept any keys but the SDK
-/// signs every request, so without this a machine with no AWS configuration could not talk to a local server:
-/// the default chain ended at the instance metadata service, whose failure read as "cannot reach the server".
-/// (NoSQL Workbench connects to DynamoDB Local the same way.) The chain never asks instance metadata, so it
-/// does not wait for its timeouts.
-pub(super) fn local_credentials(
-    profile: Option<&str>,
-) -> aws_config::meta::credentials::CredentialsProviderChain {
-    let mut from_profile = aws_config::profile::ProfileFileCredentialsProvider::builder();
-    if let Some(p) = profile {
-        from_profile = from_profile.profile_name(p);
-    }
-    aws_config::meta::credentials::CredentialsProviderChain::first_try(
-        "environment",
-        aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
-    )
-    .or_else("profile", from_profile.build())
-    .or_else(
-        "local placeholder",
-        Credentials::new("local", "local", None, None, "shardlens-local"),
-    )
 }
 
 /// A local DynamoDB named by `AWS_ENDPOINT_URL_DYNAMODB` serves its streams too: the stream's calls go there

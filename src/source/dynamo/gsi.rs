@@ -2,7 +2,7 @@
 //! [`GsiSpec`] that a scan evaluates on every item it reads (GSIs are sparse: items without the index's key
 //! attributes are counted as absent).
 
-use super::client::{IndexInfo, TableInfo};
+use super::table::{IndexInfo, TableInfo};
 use crate::model::design::{GsiSpec, Projection};
 use crate::model::keyexpr::{AttrPath, Expr};
 

@@ -48,15 +48,31 @@
 //!   and gives a [`ScanSnapshot`] of the scan so far (keys, designs' keys, progress) when asked: what a live
 //!   view shows while the scan runs.
 //!
-//! Files: `client.rs` (options, the client, tables), `endpoint.rs` (endpoint URLs, and the credentials for a
-//! server on this machine), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
+//! Files: `table.rs` (connection options and table descriptions, plain values), `client.rs` (the client:
+//! tables, and the credentials for a server on this machine), `endpoint.rs` (endpoint URLs), `gsi.rs` (GSIs as key designs), `sdk_pages.rs` (scan
 //! pages from the SDK), `scan.rs` (the parallel scan itself, independent of the SDK: segments started, pages
 //! merged into keys and designs), `scan_feed.rs` (a scan's pages merged into snapshots for a live view), `segment.rs` (one segment's pages, retries and backoff), `pace.rs` (backoff
 //! and the read-capacity limiter), `stream.rs` (a table's stream read, independent of the SDK; what it reports
-//! in `stream/report.rs`) over `stream_sdk.rs`, `metrics.rs` (CloudWatch and Contributor Insights),
-//! `error.rs` (SDK errors in short messages).
+//! in `stream/report.rs`) over `stream_sdk.rs`, `metrics.rs` (CloudWatch and Contributor Insights: what is read) over
+//! `metrics_sdk.rs` (the calls), `error.rs` (errors in short messages) with `sdk_error.rs` (the SDK's errors in
+//! them). The SDK's files (`client`, `sdk_pages`, `stream_sdk`, `metrics_sdk`, `sdk_error`) build for the desktop
+//! and the CLI only; in a page `web.rs` stands in for the client (docs/web.md).
 
+// The AWS SDK's files: the desktop app and the CLI only (its TLS is C code and it needs the system's sockets).
+#[cfg(not(target_arch = "wasm32"))]
 mod client;
+#[cfg(not(target_arch = "wasm32"))]
+mod metrics_sdk;
+#[cfg(not(target_arch = "wasm32"))]
+mod sdk_error;
+#[cfg(not(target_arch = "wasm32"))]
+mod sdk_pages;
+#[cfg(not(target_arch = "wasm32"))]
+mod stream_sdk;
+// In a page, what stands in for the client: it cannot be made, and says what to use instead.
+#[cfg(target_arch = "wasm32")]
+mod web;
+
 mod endpoint;
 mod error;
 mod gsi;
@@ -65,15 +81,12 @@ mod pace;
 mod scan;
 mod scan_designs;
 mod scan_feed;
-mod sdk_pages;
 mod segment;
 mod stream;
-mod stream_sdk;
+mod table;
 
-pub use client::{
-    Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DynamoClient,
-    IndexInfo, KeyAttribute, StaticKeys, TableInfo,
-};
+#[cfg(not(target_arch = "wasm32"))]
+pub use client::DynamoClient;
 pub use endpoint::validate_endpoint;
 pub use error::DynamoError;
 pub use gsi::{describe_index, gsi_designs};
@@ -88,3 +101,9 @@ pub use stream::{
     DEFAULT_MAX_RPS, IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamEvent, StreamOptions,
     StreamProgress, StreamRead, StreamRecord, StreamStart, StreamStatus, run_stream,
 };
+pub use table::{
+    Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, IndexInfo,
+    KeyAttribute, StaticKeys, TableInfo,
+};
+#[cfg(target_arch = "wasm32")]
+pub use web::{DynamoClient, LIVE_READS_IN_A_PAGE};

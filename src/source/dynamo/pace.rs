@@ -106,8 +106,8 @@ pub(super) struct Jitter(u64);
 
 impl Jitter {
     pub(super) fn new(seed: u64) -> Self {
-        let time = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        let time = web_time::SystemTime::now()
+            .duration_since(web_time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(time))
     }

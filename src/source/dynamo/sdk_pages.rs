@@ -10,9 +10,9 @@ use aws_config::retry::RetryConfig;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
-use super::client::{KeyAttribute, TableInfo};
 use super::error::{DynamoError, SentCredentials};
 use super::scan::{ItemFacts, Page, PageRequest, PageSource};
+use super::table::{KeyAttribute, TableInfo};
 use crate::model::KeyType;
 use crate::model::health::ttl::{TtlValue, looks_like_ttl};
 use crate::model::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, canonicalize_into};

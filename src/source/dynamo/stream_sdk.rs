@@ -13,12 +13,13 @@ use aws_sdk_dynamodbstreams::types::{AttributeValue, OperationType, Record, Shar
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
-use super::client::{DynamoClient, TableInfo};
+use super::client::DynamoClient;
 use super::error::{DynamoError, SentCredentials};
 use super::stream::{
     IteratorAt, RecordsPage, ShardInfo, StreamApi, StreamEvent, StreamOptions, StreamRead,
     StreamRecord, run_stream,
 };
+use super::table::TableInfo;
 
 impl DynamoClient {
     /// Reads the table's stream (see [`StreamOptions`]): DescribeTable for its `LatestStreamArn`, then every

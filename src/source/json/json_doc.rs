@@ -30,6 +30,7 @@ pub use super::item_reader::{ItemReader, Typing};
 use super::json_stream::{End, JsonStream, describe_byte, kind_of};
 use crate::source::key_ahead::KeyAhead;
 use crate::source::read::{FileLoad, LINES_AHEAD, Sink, TICK_LINES, Tick, invalid_json_line};
+use crate::source::threads::handed_over;
 use crate::source::{At, FormatIn, LoadOptions, SourceError};
 use crate::source::{Hint, Message};
 
@@ -106,26 +107,20 @@ impl Doc<'_, '_, '_> {
         } = self;
         let name = js.name;
         let (opts, items, sink): (&LoadOptions, &mut ItemReader, &mut Sink) = (opts, items, sink);
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
-            let (back, spare) = std::sync::mpsc::channel::<Batch>();
-            let worker = scope.spawn(move || -> Result<(), SourceError> {
-                // Each item's key is asked for from memory a few items before it is read, as for lines.
-                let mut ahead = KeyAhead::new(sink);
-                for batch in rx {
-                    batch.each(&mut ahead, sink, |sink, text, item, line| {
-                        let at = At::Item {
-                            item,
-                            line: Some(line),
-                        };
-                        let result = f(items, text, sink, opts)
-                            .map_err(|what| SourceError::record(name, at, what));
-                        sink.check(result)
-                    })?;
-                    let _ = back.send(batch);
-                }
-                Ok(())
-            });
+        // Each item's key is asked for from memory a few items before it is read, as for lines.
+        let mut ahead = KeyAhead::new(sink);
+        let read_batch = |batch: &mut Batch| -> Result<(), SourceError> {
+            batch.each(&mut ahead, sink, |sink, text, item, line| {
+                let at = At::Item {
+                    item,
+                    line: Some(line),
+                };
+                let result =
+                    f(items, text, sink, opts).map_err(|what| SourceError::record(name, at, what));
+                sink.check(result)
+            })
+        };
+        let (split, worked) = handed_over(4, read_batch, |handoff| {
             let mut batch = Batch::default();
             let mut next_tick = (*n / TICK_LINES + 1) * TICK_LINES;
             let split = (|| -> Result<(), SourceError> {
@@ -148,11 +143,11 @@ impl Doc<'_, '_, '_> {
                     let end = !goes_on(js, *n)?;
                     if end || batch.items.len() >= BATCH_ITEMS || batch.data.len() >= BATCH_BYTES {
                         let full =
-                            std::mem::replace(&mut batch, spare.try_recv().unwrap_or_default());
+                            std::mem::replace(&mut batch, handoff.spare().unwrap_or_default());
                         batch.data.clear();
                         batch.items.clear();
                         // The worker stopped on an item error: it is returned below.
-                        if tx.send(full).is_err() || end {
+                        if !handoff.send(full) || end {
                             return Ok(());
                         }
                     }
@@ -160,18 +155,18 @@ impl Doc<'_, '_, '_> {
             })();
             // The items before a structural error are read first: their errors come first in the file.
             if !batch.items.is_empty() {
-                let _ = tx.send(batch);
+                handoff.send(batch);
             }
-            drop(tx);
-            let worked = worker.join().unwrap_or_else(|_| {
-                Err(SourceError::record(
-                    name,
-                    At::File,
-                    "a loader thread panicked",
-                ))
-            });
-            worked.and(split)
-        })
+            split
+        });
+        let worked = worked.unwrap_or_else(|| {
+            Err(SourceError::record(
+                name,
+                At::File,
+                "a loader thread panicked",
+            ))
+        });
+        worked.and(split)
     }
 
     /// Top-level arrays of items (several back to back are read one after the other).

@@ -54,7 +54,7 @@ pub(super) fn load_parallel(
     if files.is_empty() {
         return Ok(Vec::new());
     }
-    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let threads = crate::source::threads::cores();
     #[cfg(test)]
     let (threads, slow) = TEST_THREADS.get().map_or((threads, None), |t| t);
     #[cfg(not(test))]
@@ -131,10 +131,10 @@ struct Shared<'a> {
 impl Shared<'_> {
     /// For tests: waits until a file was taken from a run not its taker's, a worker failed, or 10 s passed.
     fn wait_for_a_taker(&self) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let deadline = web_time::Instant::now() + Duration::from_secs(10);
         while self.runs.taken.load(Ordering::Relaxed) == 0
             && self.first_bad.load(Ordering::Relaxed) == usize::MAX
-            && std::time::Instant::now() < deadline
+            && web_time::Instant::now() < deadline
         {
             std::thread::sleep(Duration::from_millis(1));
         }

@@ -207,8 +207,8 @@ fn from_latest_skips_history_and_follows_a_shard_that_closes_into_a_child() {
         let fake = fake.clone();
         std::thread::spawn(move || {
             // Wait until the reader has its iterator (its first GetRecords), then write.
-            let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            while fake.with(|s| s.calls) == 0 && std::time::Instant::now() < deadline {
+            let deadline = web_time::Instant::now() + Duration::from_secs(10);
+            while fake.with(|s| s.calls) == 0 && web_time::Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(1));
             }
             fake.push("live", 60..66);

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# shardlens in the browser (docs/web.md).
+#
+#   scripts/web.sh build          writes the static site to target/web/ (index.html, shardlens.js and
+#                                 shardlens_bg.wasm, icons, the web manifest, the fonts and their licences)
+#   scripts/web.sh serve [PORT]   serves target/web/ on http://127.0.0.1:PORT/ (default 8080)
+#
+# The wasm32 target comes from rustup where it is installed or can be downloaded; otherwise (a machine whose
+# rustup cannot download, as this project's CI) from Debian's rustc-web, rust-web-src and lld-22, which build
+# the standard library for wasm32 (-Zbuild-std). wasm-bindgen-cli is installed from crates.io at exactly the
+# version in Cargo.lock. Environment: SHARDLENS_WEB_TARGET_DIR (where cargo builds the page; default
+# ${CARGO_TARGET_DIR:-target}/wasm, apart from the desktop build because the toolchain may differ).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tests/apt.sh
+
+OUT=target/web
+TARGET=wasm32-unknown-unknown
+BUILD_DIR=${SHARDLENS_WEB_TARGET_DIR:-${CARGO_TARGET_DIR:-target}/wasm}
+
+say() { echo "web.sh: $*" >&2; }
+
+# Sets CARGO_ARGS (and the environment) for a wasm32 build: rustup's target, or Debian's route.
+choose_toolchain() {
+    if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
+        say "wasm32 from rustup"
+        CARGO_ARGS=()
+        return
+    fi
+    if command -v rustup >/dev/null && timeout 120 rustup target add "$TARGET" >/dev/null 2>&1; then
+        say "wasm32 from rustup (added)"
+        CARGO_ARGS=()
+        return
+    fi
+    say "rustup cannot give the wasm32 target here: building std with Debian's rustc-web"
+    apt_install web.sh rustc-web rust-web-src lld-22 || exit 1
+    export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1
+    # rustc-web names its linker rust-lld, which Debian does not ship: LLVM's wasm-ld is the same linker.
+    export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-22/bin/wasm-ld
+    CARGO_ARGS=(-Zbuild-std=std,panic_abort -Zbuild-std-features=)
+}
+
+# wasm-bindgen-cli at the lock file's wasm-bindgen version (they must match exactly).
+ensure_wasm_bindgen() {
+    local want
+    want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+    [ -n "$want" ] || { say "no wasm-bindgen in Cargo.lock"; exit 1; }
+    if ! wasm-bindgen --version 2>/dev/null | grep -q " $want\$"; then
+        say "installing wasm-bindgen-cli $want (a few minutes, once)"
+        # Not --locked: one of its locked dependencies is not on crates.io any more.
+        (unset RUSTC RUSTC_BOOTSTRAP; cargo install --quiet wasm-bindgen-cli --version "$want")
+    fi
+}
+
+build() {
+    local started=$SECONDS
+    choose_toolchain
+    ensure_wasm_bindgen
+    CARGO_TARGET_DIR=$BUILD_DIR cargo build --bin shardlens --profile web --target "$TARGET" "${CARGO_ARGS[@]}"
+    rm -rf "$OUT"
+    mkdir -p "$OUT"
+    wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name shardlens \
+        "$BUILD_DIR/$TARGET/web/shardlens.wasm"
+    if command -v wasm-opt >/dev/null; then
+        wasm-opt -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+            --enable-mutable-globals --enable-reference-types --enable-multivalue \
+            "$OUT/shardlens_bg.wasm" -o "$OUT/shardlens_bg.opt.wasm" \
+            && mv "$OUT/shardlens_bg.opt.wasm" "$OUT/shardlens_bg.wasm" \
+            || say "wasm-opt failed: the page keeps the unoptimised .wasm"
+    fi
+    cp web/index.html web/manifest.webmanifest "$OUT/"
+    cp assets/icon-32.png assets/icon-256.png assets/icon-512.png "$OUT/"
+    if [ -d web/fonts ]; then cp -r web/fonts "$OUT/"; fi
+    local raw gz
+    raw=$(stat -c %s "$OUT/shardlens_bg.wasm")
+    gz=$(gzip -9 -c "$OUT/shardlens_bg.wasm" | wc -c)
+    say "wrote $OUT/ in $((SECONDS - started)) s: shardlens_bg.wasm $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzipped"
+    say "serve it with: scripts/web.sh serve"
+}
+
+serve() {
+    local port=${1:-8080}
+    [ -f "$OUT/index.html" ] || { say "no $OUT/index.html: run scripts/web.sh build first"; exit 1; }
+    say "serving $OUT on http://127.0.0.1:$port/ (Ctrl+C stops)"
+    exec python3 -m http.server --bind 127.0.0.1 --directory "$OUT" "$port"
+}
+
+case "${1:-}" in
+    build) build ;;
+    serve) shift; serve "$@" ;;
+    *) echo "usage: scripts/web.sh build | serve [PORT]" >&2; exit 2 ;;
+esac

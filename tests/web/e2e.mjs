@@ -1,0 +1,143 @@
+// The page's end-to-end test, in a real browser: Debian's Chromium, headless, driven by puppeteer-core
+// (never a downloaded browser). Run by tests/web.sh, which builds the site and serves it.
+//
+//   node tests/web/e2e.mjs URL OUT_DIR
+//
+// URL is the served index.html; screenshots go to OUT_DIR. Every check prints one line; the first failure
+// ends the run with exit code 1. What the page shows is read from its chart in words (#shardlens_summary,
+// what screen readers hear), never from pixels, except where pixels are the point (a CJK key is drawn).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
+import puppeteer from "puppeteer-core";
+
+const [url, outDir] = process.argv.slice(2);
+if (!url || !outDir) {
+  console.error("usage: node e2e.mjs URL OUT_DIR");
+  process.exit(2);
+}
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const TIMEOUT = 60_000;
+
+/** A share link made here, independently of shardlens's encoder: the session JSON, raw DEFLATE, base64url. */
+function link(text, settings = {}) {
+  const session = { format: "shardlens-session", version: 1, settings: { buckets: 8, ...settings }, text };
+  const data = deflateRawSync(Buffer.from(JSON.stringify(session))).toString("base64url");
+  return `${url}#shardlens1=${data}`;
+}
+
+const HOT = "celebrity\n".repeat(60) + Array.from({ length: 40 }, (_, i) => `fan-${i}`).join("\n") + "\n";
+const UNIFORM = Array.from({ length: 400 }, (_, i) => `USER#${i}`).join("\n") + "\n";
+
+let failed = false;
+function check(ok, what, detail = "") {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}${detail ? `: ${detail}` : ""}`);
+  if (!ok) failed = true;
+  return ok;
+}
+
+async function summary(page) {
+  return page.$eval("#shardlens_summary", (e) => e.textContent || "");
+}
+
+/** Opens `address` in a fresh profile (no remembered keys) at `width`×`height`; returns the page and errors. */
+async function open(browser, address, width, height) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.setViewport({ width, height });
+  const started = performance.now();
+  await page.goto(address, { waitUntil: "load", timeout: TIMEOUT });
+  // The status line goes once the app has drawn its first frame; the chart in words follows.
+  await page.waitForFunction(() => !document.getElementById("shardlens_status"), { timeout: TIMEOUT });
+  const firstPaint = performance.now() - started;
+  await page.waitForFunction(() => (document.getElementById("shardlens_summary")?.textContent || "") !== "", {
+    timeout: TIMEOUT,
+  });
+  return { page, context, errors, firstPaint };
+}
+
+async function waitForSummary(page, test, what) {
+  try {
+    await page.waitForFunction(test, { timeout: TIMEOUT });
+    return true;
+  } catch {
+    return check(false, what, `the page says: ${await summary(page)}`);
+  }
+}
+
+const profile = mkdtempSync(join(tmpdir(), "shardlens-chromium-"));
+const browser = await puppeteer.launch({
+  executablePath: chromium,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    `--user-data-dir=${profile}`,
+  ],
+});
+try {
+  // 1. The page draws, with no console error, at the two sizes a classroom sees.
+  for (const [w, h] of [[1280, 800], [1024, 768]]) {
+    const { page, context, errors, firstPaint } = await open(browser, url, w, h);
+    check(errors.length === 0, `${w}x${h}: no console error`, errors.join(" | "));
+    check(true, `${w}x${h}: first paint`, `${(firstPaint / 1000).toFixed(2)} s`);
+    check((await summary(page)).includes("buckets"), `${w}x${h}: the chart is drawn`, await summary(page));
+    await page.screenshot({ path: join(outDir, `page-${w}x${h}.png`) });
+    await context.close();
+  }
+
+  // 2. A share link of a hot key set shows the hot key; a uniform set does not.
+  {
+    const { page, context, errors } = await open(browser, link(HOT), 1280, 800);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("hot: celebrity"), "a hot link shows its hot key")) {
+      check(true, "a hot link shows its hot key", await summary(page));
+    }
+    check(errors.length === 0, "the hot link: no console error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "link-hot.png") });
+    await context.close();
+  }
+  {
+    const { page, context } = await open(browser, link(UNIFORM), 1280, 800);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("400 keys"), "a uniform link opens its 400 keys")) {
+      const said = await summary(page);
+      check(said.includes("no hot key"), "a uniform link shows no hot key", said);
+    }
+    await context.close();
+  }
+
+  // 3. A file dropped on the page is read in the page and analysed.
+  {
+    const { page, context, errors } = await open(browser, url, 1280, 800);
+    const lines = Array.from({ length: 1000 }, (_, i) => `ORDER#${i % 250}`).join("\n") + "\n";
+    await page.evaluate((text) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([text], "orders.txt", { type: "text/plain" }));
+      const canvas = document.getElementById("shardlens_canvas");
+      for (const type of ["dragenter", "dragover", "drop"]) {
+        canvas.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    }, lines);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("250 keys"), "a dropped file is analysed")) {
+      check(true, "a dropped file is analysed", await summary(page));
+    }
+    check(errors.length === 0, "the drop: no console error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "dropped.png") });
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
