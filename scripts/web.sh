@@ -4,6 +4,7 @@
 #   scripts/web.sh build          writes the static site to target/web/ (index.html, shardlens.js and
 #                                 shardlens_bg.wasm, icons, the web manifest, the fonts and their licences)
 #   scripts/web.sh serve [PORT]   serves target/web/ on http://127.0.0.1:PORT/ (default 8080)
+#   scripts/web.sh lint           clippy on the page's build (what only a page compiles: app/web.rs, …)
 #
 # The wasm32 target comes from rustup where it is installed or can be downloaded; otherwise (a machine whose
 # rustup cannot download, as this project's CI) from Debian's rustc-web, rust-web-src and lld-22, which build
@@ -59,23 +60,32 @@ build() {
     CARGO_TARGET_DIR=$BUILD_DIR cargo build --bin shardlens --profile web --target "$TARGET" "${CARGO_ARGS[@]}"
     rm -rf "$OUT"
     mkdir -p "$OUT"
-    wasm-bindgen --target web --no-typescript --out-dir "$OUT" --out-name shardlens \
+    wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
+        --out-dir "$OUT" --out-name shardlens \
         "$BUILD_DIR/$TARGET/web/shardlens.wasm"
-    if command -v wasm-opt >/dev/null; then
-        wasm-opt -O2 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-            --enable-mutable-globals --enable-reference-types --enable-multivalue \
-            "$OUT/shardlens_bg.wasm" -o "$OUT/shardlens_bg.opt.wasm" \
-            && mv "$OUT/shardlens_bg.opt.wasm" "$OUT/shardlens_bg.wasm" \
-            || say "wasm-opt failed: the page keeps the unoptimised .wasm"
-    fi
     cp web/index.html web/manifest.webmanifest "$OUT/"
     cp assets/icon-32.png assets/icon-256.png assets/icon-512.png "$OUT/"
-    if [ -d web/fonts ]; then cp -r web/fonts "$OUT/"; fi
+    # The font for CJK keys, fetched by the page only when keys need it: Debian's Droid Sans Fallback
+    # (Apache-2.0), with its licence beside it.
+    apt_install web.sh fonts-droid-fallback >/dev/null 2>&1 || true
+    local font=/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf
+    if [ -f "$font" ]; then
+        mkdir -p "$OUT/fonts"
+        cp "$font" "$OUT/fonts/"
+        cp /usr/share/doc/fonts-droid-fallback/copyright "$OUT/fonts/DroidSansFallbackFull.LICENSE.txt"
+    else
+        say "no $font (Debian's fonts-droid-fallback): CJK keys will show as boxes in the page"
+    fi
     local raw gz
     raw=$(stat -c %s "$OUT/shardlens_bg.wasm")
     gz=$(gzip -9 -c "$OUT/shardlens_bg.wasm" | wc -c)
     say "wrote $OUT/ in $((SECONDS - started)) s: shardlens_bg.wasm $((raw / 1024)) KiB raw, $((gz / 1024)) KiB gzipped"
     say "serve it with: scripts/web.sh serve"
+}
+
+lint() {
+    choose_toolchain
+    CARGO_TARGET_DIR=$BUILD_DIR cargo clippy --locked --lib --bins --target "$TARGET" "${CARGO_ARGS[@]}" -- -D warnings
 }
 
 serve() {
@@ -88,5 +98,6 @@ serve() {
 case "${1:-}" in
     build) build ;;
     serve) shift; serve "$@" ;;
-    *) echo "usage: scripts/web.sh build | serve [PORT]" >&2; exit 2 ;;
+    lint) lint ;;
+    *) echo "usage: scripts/web.sh build | serve [PORT] | lint" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command that runs every test: unit, integration (CLI, loaders, DynamoDB against dynalite), UI
-# (egui_kittest), the real binary under Xvfb (smoke; desktop: clipboard and file-dialog fallback), and the
+# (egui_kittest), the real binary under Xvfb (smoke; desktop: clipboard and file-dialog fallback), the page in
+# headless Chromium (tests/web.sh: the web build, share links, a dropped file, the widget, CJK keys), and the
 # Linux packaging files. Installs what the tests need beyond the Rust toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,9 @@ tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke.png"
 
 echo "== desktop test: clipboard and file-dialog fallback under Xvfb"
 tests/desktop.sh "$target_dir/debug/shardlens" "$target_dir/desktop"
+
+echo "== the page in headless Chromium (scripts/web.sh build, tests/web/e2e.mjs)"
+tests/web.sh "$target_dir/web-e2e"
 
 echo "== packaging files"
 tests/packaging.sh

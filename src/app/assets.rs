@@ -28,7 +28,10 @@ pub fn icon() -> Option<egui::IconData> {
     })
 }
 
-/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui).
+/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui). Droid Sans
+/// Fallback is the font the page fetches when it needs one (`web::fonts_tick`, served beside the page by
+/// `scripts/web.sh build`), and the .deb recommends it, so the desktop has the same one where the system has
+/// no other.
 pub(super) fn install_fallback_fonts(ctx: &egui::Context) {
     const CANDIDATES: [&str; 6] = [
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
@@ -38,9 +41,13 @@ pub(super) fn install_fallback_fonts(ctx: &egui::Context) {
         "/System/Library/Fonts/PingFang.ttc",
         "C:\\Windows\\Fonts\\msyh.ttc",
     ];
-    let Some(bytes) = CANDIDATES.iter().find_map(|p| std::fs::read(p).ok()) else {
-        return;
-    };
+    if let Some(bytes) = CANDIDATES.iter().find_map(|p| std::fs::read(p).ok()) {
+        install_cjk_font(ctx, bytes);
+    }
+}
+
+/// Adds `bytes` (a TrueType font with CJK glyphs) after egui's own fonts, for the glyphs they lack.
+pub(super) fn install_cjk_font(ctx: &egui::Context, bytes: Vec<u8>) {
     let mut fonts = egui::FontDefinitions::default();
     fonts.font_data.insert(
         "cjk-fallback".to_owned(),

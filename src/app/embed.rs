@@ -52,7 +52,8 @@ impl App {
                 .show(ui, |ui| self.embed_editor_ui(ui, &mut commands));
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            self.keys_chart_ui(ui, KeysChart::Buckets);
+            let rect = self.keys_chart_ui(ui, KeysChart::Buckets);
+            self.panels.chart_rect = Some(rect);
         });
         self.finish_frame(ui, commands);
     }

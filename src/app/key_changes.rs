@@ -72,6 +72,10 @@ impl App {
     /// Typing in the editor (one undo step for a run of typing); a large paste still being read is dropped,
     /// and said so.
     pub(super) fn edit_text(&mut self, text: String) {
+        // A share link pasted into the editor opens as the link it is (see `set_text`).
+        if let Some(link) = text.lines().find(|l| crate::source::link::is_link(l)) {
+            return self.open_link(link);
+        }
         if self.data.type_text(text, &self.design) {
             self.notify(
                 Activity::Keys,

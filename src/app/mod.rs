@@ -408,7 +408,11 @@ impl App {
 
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        #[cfg(target_arch = "wasm32")]
+        tasks::run_pending();
         self.tick(ctx);
+        #[cfg(target_arch = "wasm32")]
+        web::fonts_tick(ctx, || self.needs_cjk_font());
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {

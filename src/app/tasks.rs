@@ -7,9 +7,10 @@
 //! As in rerun's viewer, a thread that cannot start is an error the user sees (the caller turns the
 //! [`TaskError`] into an error notice), never a line on stderr and a spinner that turns for ever.
 //!
-//! In a page (wasm32: no threads) this is the one place that knows it: a task's work runs at once, on the
-//! page's thread, before [`Task::spawn`] returns, and its messages wait in an unbounded inbox for the next
-//! frame to drain, so every caller works unchanged; [`Task::spawn_service`] (a thread that waits for work,
+//! In a page (wasm32: no threads) this is the one place that knows it: a task's work runs on the page's
+//! thread at the start of the next frame ([`run_pending`]), so the frame that started it is drawn first (the
+//! status line says what is being read), and its messages wait in an unbounded inbox for the frame to drain,
+//! so every caller works unchanged; [`Task::spawn_service`] (a thread that waits for work,
 //! such as the compute worker) cannot start there, and its caller computes inline instead. The page stops
 //! drawing while a task runs (docs/web.md, "Long work in a page").
 
@@ -33,6 +34,22 @@ impl TaskError {
     /// The thread `name` (its name in "cannot start the … thread") could not start, for `source`.
     pub fn new(name: &'static str, source: std::io::Error) -> Self {
         Self { name, source }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// In a page: the work of the tasks started since the last frame began, run by [`run_pending`].
+    static PENDING: std::cell::RefCell<Vec<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// In a page, runs the work of the tasks started in the last frame (called as a frame begins, before the
+/// app drains their messages). A task a work starts runs in the frame after.
+#[cfg(target_arch = "wasm32")]
+pub fn run_pending() {
+    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    for work in pending {
+        work();
     }
 }
 
@@ -111,8 +128,13 @@ impl<M: Send + 'static> Task<M> {
                 ctx: ctx.clone(),
                 cancel: Arc::clone(&cancel),
             };
-            work(&reporter);
-            reporter.ctx.request_repaint();
+            PENDING.with(|p| {
+                p.borrow_mut().push(Box::new(move || {
+                    work(&reporter);
+                    reporter.ctx.request_repaint();
+                }));
+            });
+            ctx.request_repaint();
             Ok(Self {
                 rx,
                 cancel,

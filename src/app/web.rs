@@ -63,6 +63,116 @@ pub fn start() {
     });
 }
 
+/// Where the page finds the font for CJK keys (Droid Sans Fallback, Apache-2.0; its licence beside it).
+const CJK_FONT_URL: &str = "fonts/DroidSansFallbackFull.ttf";
+
+/// The page's CJK font: fetched the first time keys (or the reader's language) need it, never on first paint.
+enum FontLoad {
+    NotAsked,
+    Loading,
+    Ready(Vec<u8>),
+    Installed,
+    Failed,
+}
+
+thread_local! {
+    static CJK_FONT: std::cell::RefCell<FontLoad> = const { std::cell::RefCell::new(FontLoad::NotAsked) };
+}
+
+/// Fetches the CJK font when `wanted` says the keys need it (or the reader's language is Chinese, Japanese or
+/// Korean), and installs it once it is in; the page's `data-fonts` attribute says "cjk" from then on (its
+/// tests wait for it).
+pub fn fonts_tick(ctx: &egui::Context, wanted: impl FnOnce() -> bool) {
+    CJK_FONT.with(|state| {
+        let mut state = state.borrow_mut();
+        match &*state {
+            FontLoad::NotAsked if wanted() || language_wants_cjk() => {
+                *state = FontLoad::Loading;
+                let ctx = ctx.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let fetched = fetch_bytes(CJK_FONT_URL).await;
+                    CJK_FONT.with(|state| {
+                        *state.borrow_mut() = match fetched {
+                            Ok(bytes) => FontLoad::Ready(bytes),
+                            Err(e) => {
+                                web_sys::console::warn_1(
+                                    &format!("shardlens: no font for CJK keys ({CJK_FONT_URL}: {e}); they show as boxes").into(),
+                                );
+                                FontLoad::Failed
+                            }
+                        };
+                    });
+                    ctx.request_repaint();
+                });
+            }
+            FontLoad::Ready(_) => {
+                if let FontLoad::Ready(bytes) = std::mem::replace(&mut *state, FontLoad::Installed) {
+                    super::assets::install_cjk_font(ctx, bytes);
+                    if let Some(root) = web_sys::window()
+                        .and_then(|w| w.document())
+                        .and_then(|d| d.document_element())
+                    {
+                        let _ = root.set_attribute("data-fonts", "cjk");
+                    }
+                }
+            }
+            FontLoad::NotAsked | FontLoad::Loading | FontLoad::Installed | FontLoad::Failed => {}
+        }
+    });
+}
+
+/// Whether the reader's browser asks for Chinese, Japanese or Korean first.
+fn language_wants_cjk() -> bool {
+    let language = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_default();
+    ["zh", "ja", "ko"].iter().any(|l| language.starts_with(l))
+}
+
+/// The bytes at `url` (beside the page).
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| format!("{e:?}"))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|e| format!("{e:?}"))?;
+    if !response.ok() {
+        return Err(format!("HTTP {}", response.status()));
+    }
+    let buffer = response.array_buffer().map_err(|e| format!("{e:?}"))?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(buffer)
+        .await
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+impl App {
+    /// Whether the keys on screen have a character of a CJK script (the editor's text, its first 64 KB, or
+    /// a loaded set's top keys), which the built-in fonts lack.
+    pub(super) fn needs_cjk_font(&self) -> bool {
+        let cjk = |text: &str| text.chars().any(is_cjk);
+        match self.data.keys() {
+            super::data::Keys::Text(text) => {
+                let mut end = text.len().min(64 << 10);
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                cjk(&text[..end])
+            }
+            super::data::Keys::Data(_) => self
+                .report()
+                .is_some_and(|r| r.analysis.top_keys.iter().any(|k| cjk(&k.key))),
+        }
+    }
+}
+
+/// Han, kana, Hangul, CJK punctuation and full-width forms.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{2E80}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}' | '\u{F900}'..='\u{FAFF}' | '\u{FF00}'..='\u{FFEF}'
+        | '\u{20000}'..='\u{2FA1F}')
+}
+
 /// The chart in words ([`super::chart_words::in_words`]) in the page's `#shardlens_summary` element, for screen
 /// readers (the canvas is a picture to them) and the page's tests; written only when it changes.
 pub fn mirror(text: Option<String>) {

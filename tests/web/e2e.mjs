@@ -47,6 +47,8 @@ async function open(browser, address, width, height) {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
   const errors = [];
+  const fetched = [];
+  page.on("response", (r) => fetched.push(`${r.status()} ${new URL(r.url()).pathname}`));
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(m.text());
   });
@@ -60,7 +62,7 @@ async function open(browser, address, width, height) {
   await page.waitForFunction(() => (document.getElementById("shardlens_summary")?.textContent || "") !== "", {
     timeout: TIMEOUT,
   });
-  return { page, context, errors, firstPaint };
+  return { page, context, errors, firstPaint, fetched };
 }
 
 async function waitForSummary(page, test, what) {
@@ -90,8 +92,9 @@ const browser = await puppeteer.launch({
 try {
   // 1. The page draws, with no console error, at the two sizes a classroom sees.
   for (const [w, h] of [[1280, 800], [1024, 768]]) {
-    const { page, context, errors, firstPaint } = await open(browser, url, w, h);
+    const { page, context, errors, firstPaint, fetched } = await open(browser, url, w, h);
     check(errors.length === 0, `${w}x${h}: no console error`, errors.join(" | "));
+    check(!fetched.some((f) => f.includes("/fonts/")), `${w}x${h}: no font fetched for Latin keys`, fetched.join(", "));
     check(true, `${w}x${h}: first paint`, `${(firstPaint / 1000).toFixed(2)} s`);
     check((await summary(page)).includes("buckets"), `${w}x${h}: the chart is drawn`, await summary(page));
     await page.screenshot({ path: join(outDir, `page-${w}x${h}.png`) });
@@ -134,6 +137,34 @@ try {
     }
     check(errors.length === 0, "the drop: no console error", errors.join(" | "));
     await page.screenshot({ path: join(outDir, "dropped.png") });
+    await context.close();
+  }
+  // 4. The article widget, at an iframe's two sizes, on a hot link.
+  for (const [w, h] of [[720, 480], [400, 600]]) {
+    const address = link(HOT).replace("index.html#", "index.html?embed#");
+    const { page, context, errors } = await open(browser, address, w, h);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("hot: celebrity"), `the widget at ${w}x${h} shows the hot key`)) {
+      check(true, `the widget at ${w}x${h} shows the hot key`, await summary(page));
+    }
+    check(errors.length === 0, `the widget at ${w}x${h}: no console error`, errors.join(" | "));
+    await page.screenshot({ path: join(outDir, `embed-${w}x${h}.png`) });
+    await context.close();
+  }
+
+  // 5. CJK keys: the page fetches the font served beside it (only now) and draws them with it.
+  {
+    const keys = "東京\n".repeat(150) + "大阪\n京都\n서울\nさっぽろ\n".repeat(10);
+    const { page, context, errors, fetched } = await open(browser, link(keys), 1280, 800);
+    try {
+      await page.waitForFunction(() => document.documentElement.dataset.fonts === "cjk", { timeout: TIMEOUT });
+      const font = fetched.find((f) => f.includes("/fonts/DroidSansFallbackFull.ttf"));
+      check(font?.startsWith("200"), "CJK keys fetch the font beside the page", font || fetched.join(", "));
+    } catch {
+      check(false, "CJK keys fetch the font beside the page", fetched.join(", "));
+    }
+    check((await summary(page)).includes("hot: 東京"), "a CJK hot key is named", await summary(page));
+    check(errors.length === 0, "CJK keys: no console error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "cjk.png") });
     await context.close();
   }
 } finally {

@@ -88,7 +88,7 @@ pub(super) fn start(
 ) -> Result<Task<Outcome>, TaskError> {
     #[cfg(target_arch = "wasm32")]
     if native {
-        return web::start(request, ctx);
+        return web::start(&request, ctx);
     }
     Task::spawn("dialog", ctx, 2, move |r: &Reporter<Outcome>| {
         if !native {

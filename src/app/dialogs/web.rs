@@ -28,7 +28,7 @@ fn no_picker(what: &str) -> TaskError {
 /// Opens the browser's file picker for `request` (an open), or downloads `request`'s save: what happens
 /// comes back on the task, as from the desktop's dialog.
 pub(in crate::app) fn start(
-    request: Request,
+    request: &Request,
     ctx: &egui::Context,
 ) -> Result<Task<Outcome>, TaskError> {
     let expect = match &request.action {
@@ -39,8 +39,7 @@ pub(in crate::app) fn start(
                 r.send(Outcome::Saved(saved));
             });
         }
-        Action::OpenKeys => Expect::Keys,
-        Action::OpenFolder => Expect::Keys,
+        Action::OpenKeys | Action::OpenFolder => Expect::Keys,
         Action::OpenSession => Expect::Session,
         Action::OpenScenario => Expect::Scenario,
         Action::OpenTrace(options) => Expect::Trace(options.clone()),

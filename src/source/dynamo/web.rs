@@ -34,11 +34,6 @@ impl std::fmt::Debug for DynamoClient {
     }
 }
 
-#[expect(
-    clippy::unused_self,
-    clippy::needless_pass_by_ref_mut,
-    reason = "the desktop client's signatures, so the app's calls build in a page"
-)]
 impl DynamoClient {
     /// Always the error that live reads need the desktop app or the CLI.
     pub fn connect(_: &ConnectOptions) -> Result<Self, DynamoError> {
