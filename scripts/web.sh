@@ -65,16 +65,16 @@ build() {
         "$BUILD_DIR/$TARGET/web/shardlens.wasm"
     cp web/index.html web/manifest.webmanifest "$OUT/"
     cp assets/icon-32.png assets/icon-256.png assets/icon-512.png "$OUT/"
-    # The font for CJK keys, fetched by the page only when keys need it: Debian's Droid Sans Fallback
-    # (Apache-2.0), with its licence beside it.
-    apt_install web.sh fonts-droid-fallback >/dev/null 2>&1 || true
-    local font=/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf
+    # The font for CJK keys, fetched by the page only when keys need it: Debian's WenQuanYi Micro Hei (Han,
+    # kana and Hangul; Apache-2.0), with its licence beside it.
+    apt_install web.sh fonts-wqy-microhei >/dev/null 2>&1 || true
+    local font=/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
     if [ -f "$font" ]; then
         mkdir -p "$OUT/fonts"
         cp "$font" "$OUT/fonts/"
-        cp /usr/share/doc/fonts-droid-fallback/copyright "$OUT/fonts/DroidSansFallbackFull.LICENSE.txt"
+        cp /usr/share/doc/fonts-wqy-microhei/copyright "$OUT/fonts/wqy-microhei.LICENSE.txt"
     else
-        say "no $font (Debian's fonts-droid-fallback): CJK keys will show as boxes in the page"
+        say "no $font (Debian's fonts-wqy-microhei): CJK keys will show as boxes in the page"
     fi
     local raw gz
     raw=$(stat -c %s "$OUT/shardlens_bg.wasm")

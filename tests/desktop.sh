@@ -214,14 +214,14 @@ wait_title "^shardlens — keys\\.txt · $keys_total writes?\$"
 say "ok (c): Ctrl+O showed the path field (screenshot $out/fallback-open.png); the typed path loaded: '$(title)'"
 
 # ---- (d) Export chart as PNG through the path field ---------------------------------------------------------------
-# The File menu is the menu bar's first button; "Export chart as PNG…" is its tenth row. Clicking by position
+# The File menu is the menu bar's first button; "Export chart as PNG…" is its twelfth row. Clicking by position
 # is checked by the message naming the action.
 xdotool mousemove --window "$window" 18 11 click 1
 sleep 0.7
 shot file-menu.png
-xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-273}" click 1
+xdotool mousemove --window "$window" "${DESKTOP_PNG_ITEM_X:-60}" "${DESKTOP_PNG_ITEM_Y:-319}" click 1
 if ! (wait_log 'No file dialog could open for Export chart as PNG' 10) 2>/dev/null; then
-    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-273}) did not ask for a path \
+    fail "clicking File > Export chart as PNG… at (${DESKTOP_PNG_ITEM_X:-60}, ${DESKTOP_PNG_ITEM_Y:-319}) did not ask for a path \
 (see $out/file-menu.png; if the File menu changed, set DESKTOP_PNG_ITEM_X/Y or fix the defaults here)"
 fi
 sleep 0.5

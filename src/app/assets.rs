@@ -28,16 +28,17 @@ pub fn icon() -> Option<egui::IconData> {
     })
 }
 
-/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui). Droid Sans
-/// Fallback is the font the page fetches when it needs one (`web::fonts_tick`, served beside the page by
+/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui). WenQuanYi
+/// Micro Hei is the font the page fetches when it needs one (`web::fonts_tick`, served beside the page by
 /// `scripts/web.sh build`), and the .deb recommends it, so the desktop has the same one where the system has
 /// no other.
 pub(super) fn install_fallback_fonts(ctx: &egui::Context) {
     const CANDIDATES: [&str; 6] = [
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
         "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
-        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        // WenQuanYi before Droid Sans Fallback: Droid has no Hangul.
         "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
         "/System/Library/Fonts/PingFang.ttc",
         "C:\\Windows\\Fonts\\msyh.ttc",
     ];

@@ -121,13 +121,7 @@ impl<M: Send + 'static> Task<M> {
         #[cfg(target_arch = "wasm32")]
         {
             let _ = (name, capacity);
-            let (tx, rx) = std::sync::mpsc::channel();
-            let cancel = Arc::new(AtomicBool::new(false));
-            let reporter = Reporter {
-                tx,
-                ctx: ctx.clone(),
-                cancel: Arc::clone(&cancel),
-            };
+            let (task, reporter) = Self::later(ctx);
             PENDING.with(|p| {
                 p.borrow_mut().push(Box::new(move || {
                     work(&reporter);
@@ -135,11 +129,7 @@ impl<M: Send + 'static> Task<M> {
                 }));
             });
             ctx.request_repaint();
-            Ok(Self {
-                rx,
-                cancel,
-                finished: false,
-            })
+            Ok(task)
         }
         #[cfg(not(target_arch = "wasm32"))]
         Self::on_thread(name, ctx, capacity, work)

@@ -63,8 +63,9 @@ pub fn start() {
     });
 }
 
-/// Where the page finds the font for CJK keys (Droid Sans Fallback, Apache-2.0; its licence beside it).
-const CJK_FONT_URL: &str = "fonts/DroidSansFallbackFull.ttf";
+/// Where the page finds the font for CJK keys (WenQuanYi Micro Hei: Han, kana and Hangul; Apache-2.0, its
+/// licence beside it).
+const CJK_FONT_URL: &str = "fonts/wqy-microhei.ttc";
 
 /// The page's CJK font: fetched the first time keys (or the reader's language) need it, never on first paint.
 enum FontLoad {

@@ -45,14 +45,8 @@ pub(in crate::app) fn start(
         Action::OpenTrace(options) => Expect::Trace(options.clone()),
     };
     let (task, reporter) = Task::later(ctx);
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or_else(|| no_picker("no document"))?;
-    let input: web_sys::HtmlInputElement = document
-        .create_element("input")
-        .map_err(|_| no_picker("no input element"))?
-        .dyn_into()
-        .map_err(|_| no_picker("not an input element"))?;
+    let input: web_sys::HtmlInputElement =
+        new_element("input").ok_or_else(|| no_picker("no input element"))?;
     input.set_type("file");
     let accept: Vec<String> = request
         .filters
@@ -67,8 +61,19 @@ pub(in crate::app) fn start(
     if !accept.is_empty() {
         input.set_accept(&accept.join(","));
     }
+    // The picker ends with a file (change) or without one (cancel): whichever comes first has the reporter.
+    let reporter = std::rc::Rc::new(std::cell::RefCell::new(Some(reporter)));
+    let cancelled = std::rc::Rc::clone(&reporter);
+    let on_cancel = Closure::once(move || {
+        if let Some(reporter) = cancelled.borrow_mut().take() {
+            reporter.send(Outcome::Nothing);
+        }
+    });
     let picked = input.clone();
     let on_change = Closure::once(move || {
+        let Some(reporter) = reporter.borrow_mut().take() else {
+            return;
+        };
         let Some(file) = picked.files().and_then(|files| files.get(0)) else {
             reporter.send(Outcome::Nothing);
             return;
@@ -83,10 +88,18 @@ pub(in crate::app) fn start(
         });
     });
     input.set_onchange(Some(on_change.as_ref().unchecked_ref()));
-    // The closure lives as long as the input element; the browser drops both once the picker is done.
+    input.set_oncancel(Some(on_cancel.as_ref().unchecked_ref()));
+    // The closures live as long as the input element; the browser drops them with it once the picker is done.
     on_change.forget();
+    on_cancel.forget();
     input.click();
     Ok(task)
+}
+
+/// A new element of the page's document (not added to it): `tag`, as the type it is.
+fn new_element<E: wasm_bindgen::JsCast>(tag: &str) -> Option<E> {
+    let document = web_sys::window()?.document()?;
+    document.create_element(tag).ok()?.dyn_into().ok()
 }
 
 /// A file's bytes, read by the browser.
@@ -127,17 +140,17 @@ fn download(name: &str, payload: &Payload) -> Result<String, FileError> {
     let parts = js_sys::Array::of1(&array);
     let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(|_| failed("no blob"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| failed("no URL"))?;
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or_else(|| failed("no document"))?;
-    let anchor: web_sys::HtmlAnchorElement = document
-        .create_element("a")
-        .map_err(|_| failed("no link"))?
-        .dyn_into()
-        .map_err(|_| failed("no link"))?;
+    let anchor: web_sys::HtmlAnchorElement = new_element("a").ok_or_else(|| failed("no link"))?;
     anchor.set_href(&url);
     anchor.set_download(name);
     anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // The download has begun by the time a minute is up; then the blob's URL can go.
+    let revoke = Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
     Ok(format!("downloaded {name}"))
 }
