@@ -103,7 +103,7 @@ impl App {
         let scenario = crate::source::session::Session::parse(&json)
             .ok()
             .and_then(|s| s.scenario);
-        self.open_session(&json, "the shared link");
+        self.open_session(&json, "from the shared link");
         if let Some(toml) = scenario {
             let name = std::path::PathBuf::from("shared-link.toml");
             let input = Input::Bytes {
