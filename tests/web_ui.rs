@@ -99,6 +99,19 @@ fn a_link_opens_its_keys_and_undo_brings_the_previous_back() {
         app.key_set()
             .is_some_and(|k| k.total() == 3 && k.len() == 2)
     });
+    // A key that only looks like a link stays a key: what was typed is not dropped for it.
+    h.state_mut()
+        .apply(Command::EditText("a\nBOARD#shardlens1=@@\n".to_owned()));
+    h.wait_for("the typed keys", |app| {
+        app.key_set()
+            .is_some_and(|k| k.total() == 2 && k.len() == 2)
+    });
+    h.state_mut()
+        .apply(Command::EditText(shared("a\nb\nb\n", 8)));
+    h.wait_for("the pasted link's keys again", |app| {
+        app.key_set()
+            .is_some_and(|k| k.total() == 3 && k.len() == 2)
+    });
     // A damaged link: nothing changes.
     let mut broken = shared("x\ny\n", 8);
     broken.truncate(broken.len() - 6);

@@ -37,9 +37,8 @@ impl App {
 
     /// Replaces the keys with text, read as the editor's key type (as chosen, never a loaded file's).
     pub fn set_text(&mut self, text: String) {
-        // A share link pasted into the editor opens as the link it is, not as one more key (no key of a
-        // DynamoDB table reads `…#shardlens1=` and base64url).
-        if let Some(link) = text.lines().find(|l| crate::source::link::is_link(l)) {
+        // A share link pasted into the editor opens as the link it is, not as one more key.
+        if let Some(link) = link_in(&text) {
             return self.open_link(link);
         }
         let key_type = self.data.text_key_type();
@@ -73,7 +72,7 @@ impl App {
     /// and said so.
     pub(super) fn edit_text(&mut self, text: String) {
         // A share link pasted into the editor opens as the link it is (see `set_text`).
-        if let Some(link) = text.lines().find(|l| crate::source::link::is_link(l)) {
+        if let Some(link) = link_in(&text) {
             return self.open_link(link);
         }
         if self.data.type_text(text, &self.design) {
@@ -124,4 +123,11 @@ impl App {
         }
         self.data.undo_label()
     }
+}
+
+/// A line of the editor's text that is a whole share link that opens: a key that merely looks like one
+/// (`X#shardlens1=…` that does not decode) stays a key, and what was typed is never dropped for it.
+fn link_in(text: &str) -> Option<&str> {
+    text.lines()
+        .find(|l| crate::source::link::is_link(l) && crate::source::link::decode(l).is_ok())
 }
