@@ -128,6 +128,8 @@ impl App {
 /// A line of the editor's text that is a whole share link that opens: a key that merely looks like one
 /// (`X#shardlens1=…` that does not decode) stays a key, and what was typed is never dropped for it.
 fn link_in(text: &str) -> Option<&str> {
-    text.lines()
-        .find(|l| crate::source::link::is_link(l) && crate::source::link::decode(l).is_ok())
+    use crate::source::{link, session::Session};
+    text.lines().find(|l| {
+        link::is_link(l) && link::decode(l).is_ok_and(|json| Session::parse(&json).is_ok())
+    })
 }

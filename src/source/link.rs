@@ -88,6 +88,9 @@ pub fn decode(link: &str) -> Result<Vec<u8>, LinkError> {
     let end = data
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
         .unwrap_or(data.len());
+    if end == 0 {
+        return Err(LinkError::NotALink);
+    }
     let compressed = URL_SAFE_NO_PAD
         .decode(&data[..end])
         .map_err(LinkError::Base64)?;
@@ -193,6 +196,10 @@ mod tests {
         ));
         assert!(matches!(
             decode("#shardlens1=@@@"),
+            Err(LinkError::NotALink)
+        ));
+        assert!(matches!(
+            decode("#shardlens1=AAAA@"),
             Err(LinkError::Inflate(_) | LinkError::Base64(_))
         ));
         let link = encode(&session("a\n"), "x").unwrap();
