@@ -111,7 +111,7 @@ pub struct Task<M> {
 
 impl<M: Send + 'static> Task<M> {
     /// Starts `work` on a thread called `shardlens-{name}`; its inbox holds `capacity` messages. In a page,
-    /// runs `work` now (see the module docs).
+    /// runs `work` on the page's thread as the next frame begins (see the module docs).
     pub fn spawn(
         name: &'static str,
         ctx: &egui::Context,
