@@ -14,6 +14,13 @@ fn main() {
     shardlens::app::web::start();
 }
 
+/// In a page's worker (web/worker.js): runs the task handed over as job `id` (`shardlens::app::workers`).
+#[cfg(all(target_arch = "wasm32", feature = "gui"))]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn shardlens_run_handed(id: u32) {
+    shardlens::app::workers::run_handed(id);
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     // As `Cli::parse`, with a `--version` that says what this CPU gets (known only at run time).

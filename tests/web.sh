@@ -27,12 +27,19 @@ command -v node >/dev/null && command -v npm >/dev/null || missing "no Node.js/n
 
 scripts/web.sh build
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server --bind 127.0.0.1 --directory target/web "$port" >/dev/null 2>&1 &
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# The page as scripts/web.sh serve gives it (cross-origin isolated), and as a host that sends no headers does.
+port=$(free_port)
+plain=$(free_port)
+python3 scripts/serve.py --directory target/web "$port" &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/index.html')" 2>/dev/null && break
-    sleep 0.1
+python3 scripts/serve.py --plain --directory target/web "$plain" &
+plain_server=$!
+trap 'kill $server $plain_server 2>/dev/null || true' EXIT
+for p in "$port" "$plain"; do
+    for _ in $(seq 50); do
+        python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$p/index.html')" 2>/dev/null && break
+        sleep 0.1
+    done
 done
-node tests/web/e2e.mjs "http://127.0.0.1:$port/index.html" "$out"
+node tests/web/e2e.mjs "http://127.0.0.1:$port/index.html" "$out" "http://127.0.0.1:$plain/index.html"

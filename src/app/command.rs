@@ -336,10 +336,6 @@ impl UICommand {
         match self {
             Self::Connect => Some(crate::source::dynamo::LIVE_READS_IN_A_PAGE),
             Self::Quit => Some("a page closes with its tab"),
-            Self::OpenFolder => Some(
-                "an S3 export folder needs the desktop app or the CLI for now: in the page, open its \
-                 data files (data/*.json.gz) one at a time",
-            ),
             _ => None,
         }
         #[cfg(not(target_arch = "wasm32"))]

@@ -458,26 +458,46 @@ impl App {
             return;
         };
         // The screenshot arrives in a later frame, outside this call: its dialog starts there and reports
-        // back through a task of its own, drained with the other dialogs.
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let ctx = self.ctx.clone();
-        let ppp = self.ctx.pixels_per_point();
-        let native = self.panels.dialogs.native;
-        self.ctx.request_screenshot(move |image| {
-            let region = image.region(&rect, Some(ppp));
-            let _ = tx.send(dialogs::start(
-                dialogs::Request::save_png(region),
-                native,
-                &ctx,
-            ));
-        });
-        match Task::spawn("screenshot", &self.ctx, 1, move |r| {
-            if let Ok(started) = rx.recv() {
-                r.send(started);
+        // back through a task of its own, drained with the other dialogs. In a page the screenshot's callback
+        // sends it (no thread may wait for it there).
+        #[cfg(target_arch = "wasm32")]
+        {
+            let (task, reporter) = Task::later(&self.ctx);
+            let ctx = self.ctx.clone();
+            let ppp = self.ctx.pixels_per_point();
+            let native = self.panels.dialogs.native;
+            self.ctx.request_screenshot(move |image| {
+                let region = image.region(&rect, Some(ppp));
+                reporter.send(dialogs::start(
+                    dialogs::Request::save_png(region),
+                    native,
+                    &ctx,
+                ));
+            });
+            self.background.screenshots.push(task);
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let ctx = self.ctx.clone();
+            let ppp = self.ctx.pixels_per_point();
+            let native = self.panels.dialogs.native;
+            self.ctx.request_screenshot(move |image| {
+                let region = image.region(&rect, Some(ppp));
+                let _ = tx.send(dialogs::start(
+                    dialogs::Request::save_png(region),
+                    native,
+                    &ctx,
+                ));
+            });
+            match Task::spawn("screenshot", &self.ctx, 1, move |r| {
+                if let Ok(started) = rx.recv() {
+                    r.send(started);
+                }
+            }) {
+                Ok(task) => self.background.screenshots.push(task),
+                Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
             }
-        }) {
-            Ok(task) => self.background.screenshots.push(task),
-            Err(e) => self.notify(Activity::File, Level::Error, e.to_string()),
         }
     }
 

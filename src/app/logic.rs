@@ -309,15 +309,29 @@ impl App {
         );
     }
 
-    /// Opens a file dropped on the window: by its path on the desktop; in a page, whose files have no path,
-    /// once the browser has read its bytes ([`dialogs::dropped`]).
-    fn open_dropped(&mut self, file: &egui::DroppedFileHandle) {
+    /// Opens files dropped on the window in one frame: the first by its path on the desktop; in a page, whose
+    /// files have no path, all of them together once the browser has read their bytes ([`dialogs::dropped`]).
+    fn open_dropped(&mut self, files: &[egui::DroppedFileHandle]) {
         #[cfg(not(target_arch = "wasm32"))]
-        self.open_any(file.path().to_path_buf());
+        if let Some(file) = files.first() {
+            self.open_any(file.path().to_path_buf());
+        }
         #[cfg(target_arch = "wasm32")]
-        self.background
-            .dialogs
-            .push(dialogs::dropped(Arc::clone(file), &self.ctx));
+        if !files.is_empty() {
+            self.background
+                .dialogs
+                .push(dialogs::dropped(files.to_vec(), &self.ctx));
+        }
+    }
+
+    /// Opens what a page was given (picked or dropped): a drop, which says nothing of what it is, as
+    /// [`Self::open_any`] opens a path, with the trace options as they are now.
+    fn open_given(&mut self, input: Input, expect: Expect) {
+        let expect = match expect {
+            Expect::Any(_) => Expect::Any(self.trace_options()),
+            other => other,
+        };
+        self.open_input(input, expect);
     }
 
     /// Starts opening `input` as `expect` says on the load's task.
@@ -397,13 +411,7 @@ impl App {
         self.background.trace_progress = None;
         match outcome {
             Outcome::OpenKeys(path) => self.open_path(path),
-            Outcome::OpenBytes(name, bytes, expect) => {
-                let expect = match expect {
-                    Expect::Any(_) => Expect::Any(self.trace_options()),
-                    other => other,
-                };
-                self.open_input(Input::Bytes { name, bytes }, expect);
-            }
+            Outcome::Open(input, expect) => self.open_given(input, expect),
             Outcome::Opened(path, opened) => self.on_opened(path, Ok(*opened)),
             Outcome::Saved(Ok(msg)) => self.notify(Activity::File, Level::Info, msg),
             Outcome::Saved(Err(e)) => {
@@ -430,8 +438,9 @@ impl App {
         self.drain_watch();
         self.drain_metrics();
         self.panels.connect.drain();
-        if let Some(file) = ctx.input(|i| i.raw.dropped_files.first().cloned()) {
-            self.open_dropped(&file);
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        if !dropped.is_empty() {
+            self.open_dropped(&dropped);
         }
         // Ctrl+V anywhere but in a text field pastes keys into the editor.
         let focused = ctx.memory(|m| m.focused().is_some());

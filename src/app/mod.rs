@@ -34,6 +34,8 @@ pub mod timeline;
 /// The page: the app in a browser (wasm32 builds only; docs/web.md).
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+#[cfg(target_arch = "wasm32")]
+pub mod workers;
 
 mod assets;
 mod chart_words;
@@ -80,12 +82,13 @@ const SCAN_QUIET_SECS: u64 = 4;
 enum Outcome {
     /// A path of keys to load (checked; the load reads it).
     OpenKeys(PathBuf),
-    /// A file given to the page (picked or dropped): its name, bytes, and what it is opened as.
+    /// Files given to the page (picked or dropped): one file's bytes, or several files or a folder's together
+    /// ([`crate::source::open::Input::Files`]), and what they are opened as.
     #[cfg_attr(
         not(target_arch = "wasm32"),
         allow(dead_code, reason = "a page's files: the desktop's have paths")
     )]
-    OpenBytes(PathBuf, std::sync::Arc<[u8]>, crate::source::open::Expect),
+    Open(crate::source::open::Input, crate::source::open::Expect),
     /// What [`crate::source::open`] read from a path: a session, a scenario, a trace.
     Opened(PathBuf, Box<crate::source::open::Opened>),
     Saved(Result<String, dialogs::FileError>),
@@ -412,6 +415,8 @@ impl eframe::App for App {
         tasks::run_pending();
         self.tick(ctx);
         #[cfg(target_arch = "wasm32")]
+        tasks::poll_workers(ctx);
+        #[cfg(target_arch = "wasm32")]
         web::fonts_tick(ctx, || self.needs_cjk_font());
     }
 
@@ -419,6 +424,8 @@ impl eframe::App for App {
         self.draw(ui);
         #[cfg(target_arch = "wasm32")]
         web::mirror(self.report().map(|r| chart_words::in_words(r, self.noun())));
+        #[cfg(target_arch = "wasm32")]
+        web::mirror_progress(self.load_progress_text(web_time::Instant::now()));
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

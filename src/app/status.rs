@@ -7,7 +7,10 @@ use super::{App, SCAN_QUIET_SECS, histogram, jobs, messages};
 
 impl App {
     /// The load under way as a bar's fraction and text (its file's name, the share done, the time left).
-    fn load_progress_text(&self, now: web_time::Instant) -> Option<(Option<f32>, String)> {
+    pub(super) fn load_progress_text(
+        &self,
+        now: web_time::Instant,
+    ) -> Option<(Option<f32>, String)> {
         let path = self.background.jobs.loading()?;
         let name = crate::source::display_file_name(path);
         let elapsed = self

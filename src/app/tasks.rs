@@ -7,12 +7,14 @@
 //! As in rerun's viewer, a thread that cannot start is an error the user sees (the caller turns the
 //! [`TaskError`] into an error notice), never a line on stderr and a spinner that turns for ever.
 //!
-//! In a page (wasm32: no threads) this is the one place that knows it: a task's work runs on the page's
-//! thread at the start of the next frame ([`run_pending`]), so the frame that started it is drawn first (the
-//! status line says what is being read), and its messages wait in an unbounded inbox for the frame to drain,
-//! so every caller works unchanged; [`Task::spawn_service`] (a thread that waits for work,
-//! such as the compute worker) cannot start there, and its caller computes inline instead. The page stops
-//! drawing while a task runs (docs/web.md, "Long work in a page").
+//! In a page (wasm32) this is the one place that knows it. Where the page can have threads (cross-origin
+//! isolated, [`super::workers`]) a task's work runs on a Web Worker in the page's memory, as on a thread:
+//! progress, cancel and the page keeps drawing. Where it cannot (the widget in another site's iframe) the work
+//! runs on the page's thread at the start of the next frame ([`run_pending`]), so the frame that started it is
+//! drawn first (the status line says what is being read) and the page stops drawing while it runs. Either way
+//! its messages wait in an unbounded inbox for the frame to drain, so every caller works unchanged;
+//! [`Task::spawn_service`] (a thread that waits for work, such as the compute worker) does not start in a
+//! page, and its caller computes inline instead (docs/web.md, "Long work in a page").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +45,15 @@ thread_local! {
     static PENDING: std::cell::RefCell<Vec<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// In a page: while a worker runs a task, the frame comes back every 33 ms to drain what it sent (a worker
+/// never touches the context: see [`super::workers`]).
+#[cfg(target_arch = "wasm32")]
+pub fn poll_workers(ctx: &egui::Context) {
+    if super::workers::busy() {
+        ctx.request_repaint_after(std::time::Duration::from_millis(33));
+    }
+}
+
 /// In a page, runs the work of the tasks started in the last frame (called as a frame begins, before the
 /// app drains their messages). A task a work starts runs in the frame after.
 #[cfg(target_arch = "wasm32")]
@@ -58,6 +69,9 @@ pub struct Reporter<M> {
     tx: SyncSender<M>,
     ctx: egui::Context,
     cancel: Arc<AtomicBool>,
+    /// In a page: the work runs on a worker, which never touches the context (the page polls instead).
+    #[cfg(target_arch = "wasm32")]
+    on_worker: bool,
 }
 
 impl<M> Reporter<M> {
@@ -68,8 +82,16 @@ impl<M> Reporter<M> {
         if !sent {
             self.cancel.store(true, Ordering::Relaxed);
         }
-        self.ctx.request_repaint();
+        self.repaint();
         sent
+    }
+
+    fn repaint(&self) {
+        #[cfg(target_arch = "wasm32")]
+        if self.on_worker {
+            return;
+        }
+        self.ctx.request_repaint();
     }
 
     /// Sends a message only if there is room (progress: a full inbox skips an update).
@@ -107,6 +129,9 @@ pub struct Task<M> {
     rx: Receiver<M>,
     cancel: Arc<AtomicBool>,
     finished: bool,
+    /// In a page: set when the worker running the work died with it (the task then ends without an answer).
+    #[cfg(target_arch = "wasm32")]
+    lost: Option<super::workers::Lost>,
 }
 
 impl<M: Send + 'static> Task<M> {
@@ -121,18 +146,63 @@ impl<M: Send + 'static> Task<M> {
         #[cfg(target_arch = "wasm32")]
         {
             let _ = (name, capacity);
-            let (task, reporter) = Self::later(ctx);
-            PENDING.with(|p| {
-                p.borrow_mut().push(Box::new(move || {
-                    work(&reporter);
-                    reporter.ctx.request_repaint();
-                }));
-            });
-            ctx.request_repaint();
-            Ok(task)
+            let (mut task, mut reporter) = Self::later(ctx);
+            if super::workers::available() {
+                reporter.on_worker = true;
+                match super::workers::hand(ctx, Box::new(move || work(&reporter))) {
+                    Ok(lost) => {
+                        task.lost = Some(lost);
+                        ctx.request_repaint();
+                        return Ok(task);
+                    }
+                    // No worker could take it: the page's thread runs it.
+                    Err(work) => {
+                        PENDING.with(|p| p.borrow_mut().push(work));
+                        ctx.request_repaint();
+                        return Ok(task);
+                    }
+                }
+            }
+            Self::on_page(ctx, task, reporter, work)
         }
         #[cfg(not(target_arch = "wasm32"))]
         Self::on_thread(name, ctx, capacity, work)
+    }
+
+    /// Starts `work` that needs the page itself (the DOM, a download): on the desktop a thread as
+    /// [`Self::spawn`]; in a page always the page's thread, as the next frame begins, never a worker.
+    pub fn spawn_local(
+        name: &'static str,
+        ctx: &egui::Context,
+        capacity: usize,
+        work: impl FnOnce(&Reporter<M>) + Send + 'static,
+    ) -> Result<Self, TaskError> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = (name, capacity);
+            let (task, reporter) = Self::later(ctx);
+            Self::on_page(ctx, task, reporter, work)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Self::on_thread(name, ctx, capacity, work)
+    }
+
+    /// In a page: `work` runs on the page's thread as the next frame begins.
+    #[cfg(target_arch = "wasm32")]
+    fn on_page(
+        ctx: &egui::Context,
+        task: Self,
+        reporter: Reporter<M>,
+        work: impl FnOnce(&Reporter<M>) + Send + 'static,
+    ) -> Result<Self, TaskError> {
+        PENDING.with(|p| {
+            p.borrow_mut().push(Box::new(move || {
+                work(&reporter);
+                reporter.ctx.request_repaint();
+            }));
+        });
+        ctx.request_repaint();
+        Ok(task)
     }
 
     /// A task whose reporter the caller keeps, for work the browser finishes later (a file read, a picker):
@@ -145,11 +215,13 @@ impl<M: Send + 'static> Task<M> {
             tx,
             ctx: ctx.clone(),
             cancel: Arc::clone(&cancel),
+            on_worker: false,
         };
         let task = Self {
             rx,
             cancel,
             finished: false,
+            lost: None,
         };
         (task, reporter)
     }
@@ -221,7 +293,17 @@ impl<M> Task<M> {
         loop {
             match self.rx.try_recv() {
                 Ok(m) => out.push(m),
-                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Empty) => {
+                    #[cfg(target_arch = "wasm32")]
+                    if self
+                        .lost
+                        .as_ref()
+                        .is_some_and(|l| l.load(Ordering::Relaxed))
+                    {
+                        self.finished = true;
+                    }
+                    break;
+                }
                 Err(TryRecvError::Disconnected) => {
                     self.finished = true;
                     break;

@@ -11,9 +11,15 @@ const CANVAS_ID: &str = "shardlens_canvas";
 const STATUS_ID: &str = "shardlens_status";
 /// The element that holds the chart in words ([`mirror`]).
 const SUMMARY_ID: &str = "shardlens_summary";
+/// The element that says how far a load is ([`mirror_progress`]).
+const PROGRESS_ID: &str = "shardlens_progress";
 
 /// Starts the app in the page (called by `main` in a wasm build).
 pub fn start() {
+    // The same module runs in the page's workers (web/worker.js), which have no page to draw on.
+    if web_sys::window().is_none() {
+        return;
+    }
     // Panics go to the browser's console with their message (and the status element, below).
     eframe::WebLogger::init(log::LevelFilter::Warn).ok();
     let runner = eframe::WebRunner::new();
@@ -194,6 +200,40 @@ pub fn mirror(text: Option<String>) {
             element.set_text_content(Some(&text));
         }
         *shown.borrow_mut() = Some(text);
+    });
+}
+
+/// Says a load's progress in the page's progress bar for screen readers (`#shardlens_progress`): its share
+/// done as `aria-valuenow` (when known) and the status line's text as `aria-valuetext`; emptied when no load
+/// runs. Written only when it changes, and only by a drawn frame, so it also tells that the page drew while
+/// the load ran (tests/web/e2e.mjs).
+pub fn mirror_progress(progress: Option<(Option<f32>, String)>) {
+    thread_local! {
+        static SHOWN: std::cell::RefCell<Option<(Option<f32>, String)>> = const { std::cell::RefCell::new(None) };
+    }
+    SHOWN.with(|shown| {
+        if *shown.borrow() == progress {
+            return;
+        }
+        let element = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(PROGRESS_ID));
+        if let Some(element) = element {
+            let (now, text) = match &progress {
+                Some((fraction, text)) => (
+                    fraction.map(|f| format!("{:.0}", (f * 100.0).clamp(0.0, 100.0))),
+                    text.as_str(),
+                ),
+                None => (None, ""),
+            };
+            let _ = match now {
+                Some(now) => element.set_attribute("aria-valuenow", &now),
+                None => element.remove_attribute("aria-valuenow"),
+            };
+            let _ = element.set_attribute("aria-valuetext", text);
+            element.set_text_content(Some(text));
+        }
+        *shown.borrow_mut() = progress;
     });
 }
 

@@ -1,6 +1,7 @@
 //! [`load`](fn@load): the one entry point the app and the CLI call. It walks the paths (files, S3 export folders, `-`),
 //! opens each, detects its format unless told, and hands the opened input to that format's loader as one
-//! [`FileLoad`].
+//! [`FileLoad`]. [`load_files`] does the same for files held in memory (what a page was given: several files,
+//! or a folder's), through the same walk over a [`Tree`], so both say the same things of the same files.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use super::read::{
     Compression, Ctx, FileLoad, Input, SplitFile, SplitLoad, display_name, is_stdin, open_apart,
 };
 use super::sink::Sink;
+use super::tree::{Disk, InMemory, Tree};
 use super::{FormatIn, Group, LoadOptions, Loaded, Progress, SourceError};
 
 /// Loads keys from `paths` (files, S3 export folders, `-` for standard input) into one key set. See the
@@ -20,19 +22,59 @@ pub fn load(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Loaded, SourceError> {
+    let stdin = [PathBuf::from("-")];
+    let paths = if paths.is_empty() { &stdin[..] } else { paths };
+    load_from(&Disk, paths, opts, cancel, progress)
+}
+
+/// [`load`] for one input held in memory and said by `name` (a file a web page was given, a download): its
+/// format detected from its name and first bytes unless the options say it, gzip and zstd undone, read by one
+/// reader in that format's loader (as a compressed file or standard input is; nothing is read in stretches,
+/// and a folder cannot be bytes).
+pub fn load_bytes(
+    name: &Path,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Loaded, SourceError> {
+    load_files(name, &[(name.to_path_buf(), bytes)], opts, cancel, progress)
+}
+
+/// [`load`] for several files held in memory, each said by its path, into one key set: the folder `name` when
+/// every file lies in it (a folder picked in a page: an S3 export in it reads as the export, with its manifests'
+/// checks, as on disk), else each file in the order given, as [`load`] reads several paths
+/// ([`super::tree::inputs_of`]). Each file is read by one reader, as [`load_bytes`] reads one.
+pub fn load_files(
+    name: &Path,
+    files: &[(PathBuf, &[u8])],
+    opts: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Loaded, SourceError> {
+    let inputs = super::tree::inputs_of(name, files);
+    load_from(&InMemory::new(files), &inputs, opts, cancel, progress)
+}
+
+/// Loads `paths` of `tree` (files, S3 export folders, `-` on disk) into one key set.
+fn load_from(
+    tree: &dyn Tree,
+    paths: &[PathBuf],
+    opts: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Loaded, SourceError> {
     // An S3 export's manifest stands for its export (detection is on: a format given reads the file itself).
     let mut notes = Vec::new();
     let paths: Vec<PathBuf> = paths
         .iter()
-        .map(|p| match super::s3_export::export_of_manifest(p) {
+        .map(|p| match super::s3_export::export_of_manifest_in(tree, p) {
             Some(folder) if opts.format == FormatIn::Auto => {
                 notes.push(format!(
                     "{} is an S3 export's manifest: read as the export in {} (--format-in json-items reads the \
                      file itself)",
                     display_name(p).display(),
-                    std::fs::canonicalize(&folder)
-                        .unwrap_or_else(|_| folder.clone())
-                        .display()
+                    tree.shown(&folder).display()
                 ));
                 folder
             }
@@ -42,11 +84,11 @@ pub fn load(
     let bytes = AtomicU64::new(0);
     let total_bytes = paths
         .iter()
-        .map(|p| super::s3_export::input_bytes(p))
+        .map(|p| super::s3_export::input_bytes_in(tree, p))
         .sum::<Option<u64>>();
     let total_items = paths
         .iter()
-        .map(|p| super::s3_export::input_items(p))
+        .map(|p| super::s3_export::input_items_in(tree, p))
         .sum::<Option<u64>>();
     let mut ctx = Ctx {
         opts,
@@ -61,72 +103,49 @@ pub fn load(
         sink.warn(note);
     }
     let mut groups: Option<Vec<Group>> = None;
-    let stdin = [PathBuf::from("-")];
-    let paths = if paths.is_empty() {
-        &stdin[..]
-    } else {
-        &paths[..]
-    };
-    for path in paths {
+    for path in &paths {
         if cancel.load(Ordering::Relaxed) {
             return Err(SourceError::Cancelled);
         }
         let before_items = sink.items;
-        if path.is_dir() {
-            let g = super::s3_export::load_folder(path, &mut sink, &mut ctx)?;
+        let is_dir = tree.is_dir(path);
+        if is_dir {
+            let g = super::s3_export::load_folder(tree, path, &mut sink, &mut ctx)?;
             groups.get_or_insert_with(Vec::new).extend(g);
             sink.note_shape("S3 export folder");
+        } else if let Some(held) = tree.held(path) {
+            load_held(path, held, &mut sink, &mut ctx)?;
         } else {
             load_file(path, &mut sink, &mut ctx)?;
         }
-        if sink.items == before_items && sink.skipped == 0 && !path.is_dir() {
-            let empty = !is_stdin(path) && std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
-            if empty {
-                sink.warn(format!(
-                    "{} is empty: no keys",
-                    display_name(path).display()
-                ));
-            }
+        if sink.items == before_items && sink.skipped == 0 && !is_dir && tree.size(path) == Some(0)
+        {
+            sink.warn(format!(
+                "{} is empty: no keys",
+                display_name(path).display()
+            ));
         }
     }
     ctx.report(sink.lines, sink.items);
     Ok(sink.into_loaded(bytes.load(Ordering::Relaxed), groups))
 }
 
-/// [`load`] for one input held in memory and said by `name` (a file a web page was given, a download): its
-/// format detected from its name and first bytes unless the options say it, gzip and zstd undone, read by one
-/// reader in that format's loader (as a compressed file or standard input is; nothing is read in stretches,
-/// and a folder cannot be bytes).
-pub fn load_bytes(
+/// Loads one file held in memory, in the format the options say or the detected one, by one reader.
+fn load_held(
     name: &Path,
     bytes: &[u8],
-    opts: &LoadOptions,
-    cancel: &AtomicBool,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Loaded, SourceError> {
-    let read = AtomicU64::new(0);
-    let mut ctx = Ctx {
-        opts,
-        cancel,
-        bytes: &read,
-        total_bytes: Some(bytes.len() as u64),
-        total_items: None,
-        progress,
-    };
-    let mut sink = Sink::new(opts);
-    let mut input = super::read::open_bytes(bytes, name, &read)?;
-    let format = match opts.format {
+    sink: &mut Sink,
+    ctx: &mut Ctx<'_, '_>,
+) -> Result<(), SourceError> {
+    let mut input = super::read::open_bytes(bytes, name, ctx.bytes)?;
+    let format = match ctx.opts.format {
         FormatIn::Auto => super::detect::detect_input(&mut input, name, name)?,
         f => f,
     };
     sink.shape = None;
-    load_format(format, &mut input, name, &mut sink, &mut ctx)?;
+    let result = load_format(format, &mut input, name, sink, ctx);
     sink.note_shape(format.describe());
-    if bytes.is_empty() {
-        sink.warn(format!("{} is empty: no keys", name.display()));
-    }
-    ctx.report(sink.lines, sink.items);
-    Ok(sink.into_loaded(read.load(Ordering::Relaxed), None))
+    result
 }
 
 /// Loads one file (not a folder) in the format the options say, or the detected one.

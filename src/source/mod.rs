@@ -77,6 +77,7 @@ pub mod sql;
 pub mod stretches;
 pub mod threads;
 pub mod trace;
+pub mod tree;
 pub mod workbench;
 pub mod zstd;
 
@@ -87,7 +88,7 @@ use crate::model::KeySet;
 use crate::model::text::LineError;
 
 pub use detect::{FormatIn, detect_format};
-pub use dispatch::{load, load_bytes};
+pub use dispatch::{load, load_bytes, load_files};
 pub use hint::{Hint, Message};
 pub use lines::load_lines;
 pub use read::{MAX_LINE_BYTES, display_file_name};

@@ -1,5 +1,6 @@
 //! The one door for what a user gives: [`open`] reads a file or folder (keys, an S3 export, a trace, a
-//! scenario, a session) from a path, or from bytes with a name, and returns what it read ([`Opened`]); the app
+//! scenario, a session) from a path, from bytes with a name, or from several files in memory (what a page was
+//! given: files picked or dropped together, a folder's files), and returns what it read ([`Opened`]); the app
 //! calls it on a task and the CLI's commands read through the loaders it calls. Which of them a path is, when
 //! the user did not say ([`Expect::Any`]: the command line, a drop), is decided here from its name and first
 //! bytes, never on the UI thread: a scenario by its `.toml` name, a session by its head
@@ -14,12 +15,24 @@ use super::trace::{TraceLoad, TraceLoadError, TraceOptions};
 use super::{LoadOptions, Loaded, Message, Progress, SourceError};
 use crate::model::sim_file::Scenario;
 
-/// What is opened: a path (a file or folder), or bytes with the name they are said by (a file the page was
-/// given, a download).
+/// What is opened: a path (a file or folder), bytes with the name they are said by (a file the page was
+/// given, a download), or several files in memory.
 #[derive(Debug, Clone)]
 pub enum Input {
     Path(PathBuf),
-    Bytes { name: PathBuf, bytes: Arc<[u8]> },
+    Bytes {
+        name: PathBuf,
+        bytes: Arc<[u8]>,
+    },
+    /// Files a page was given together, each with its path (a folder's files: their paths relative to the
+    /// folder above it, as `AWSDynamoDB/<export-id>/data/x.json.gz`, as browsers give them). `name` is what
+    /// messages call them: the folder's name when every file lies in it (then they are that folder: an S3
+    /// export in it reads as the export), else a description ("3 files"), and each file is read as itself
+    /// ([`super::load_files`]).
+    Files {
+        name: PathBuf,
+        files: Vec<(PathBuf, Arc<[u8]>)>,
+    },
 }
 
 impl Input {
@@ -27,7 +40,7 @@ impl Input {
     pub fn name(&self) -> &Path {
         match self {
             Self::Path(p) => p,
-            Self::Bytes { name, .. } => name,
+            Self::Bytes { name, .. } | Self::Files { name, .. } => name,
         }
     }
 }
@@ -72,6 +85,9 @@ pub enum OpenError {
     },
     #[error("not a folder (an S3 export is a folder, AWSDynamoDB/<export-id>): {}", .0.display())]
     NotAFolder(PathBuf),
+    /// Several files where one was wanted (`what`: "session", "scenario").
+    #[error("several files, not one {what} file: {}", path.display())]
+    SeveralFiles { what: &'static str, path: PathBuf },
     /// A folder where a file was wanted (`what`: "session", "scenario").
     #[error("a folder, not a {what} file: {}", path.display())]
     AFolder { what: &'static str, path: PathBuf },
@@ -127,6 +143,7 @@ pub fn open(
     match input {
         Input::Path(path) => open_path(path, expect, load, cancel, progress),
         Input::Bytes { name, bytes } => open_bytes(name, bytes, expect, load, cancel, progress),
+        Input::Files { name, files } => open_files(name, files, expect, load, cancel, progress),
     }
 }
 
@@ -207,6 +224,51 @@ fn open_bytes(
     }
 }
 
+/// Several files in memory: keys read into one key set ([`super::load_files`]: a folder's files as the
+/// folder, an S3 export as the export, else each file), or a trace of them all (when opened as one, or when
+/// every file holds traffic only traces have and the user did not say). A session or a scenario is one file;
+/// as an S3 export folder, they must be a folder.
+fn open_files(
+    name: &Path,
+    files: &[(PathBuf, Arc<[u8]>)],
+    expect: &Expect,
+    load: &LoadOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Opened, OpenError> {
+    let held: Vec<(PathBuf, &[u8])> = files.iter().map(|(p, b)| (p.clone(), &b[..])).collect();
+    let traffic = |options: &TraceOptions| {
+        super::trace::load_trace_bytes(&held, options)
+            .map(|load| Opened::Trace(Box::new(load)))
+            .map_err(OpenError::from)
+    };
+    let several = |what| {
+        Err(OpenError::SeveralFiles {
+            what,
+            path: name.to_path_buf(),
+        })
+    };
+    let folder = super::tree::is_folder(name, &held);
+    match expect {
+        _ if held.is_empty() => Err(OpenError::NotFound(name.to_path_buf())),
+        Expect::Session => several("session"),
+        Expect::Scenario => several("scenario"),
+        Expect::Trace(options) => traffic(options),
+        Expect::Folder if !folder => Err(OpenError::NotAFolder(name.to_path_buf())),
+        Expect::Any(options)
+            if held
+                .iter()
+                .all(|(_, b)| super::trace::bytes_hold_only_traffic(b)) =>
+        {
+            traffic(options)
+        }
+        Expect::Keys | Expect::Folder | Expect::Any(_) => {
+            let loaded = super::load_files(name, &held, load, cancel, progress)?;
+            Ok(Opened::Keys(Box::new(loaded)))
+        }
+    }
+}
+
 /// The first KiB of `bytes`, what a session's head is looked for in (as for a file).
 fn head(bytes: &[u8]) -> &[u8] {
     bytes.get(..1024).unwrap_or(bytes)
@@ -276,8 +338,8 @@ mod tests {
     }
 
     /// What a load read, to compare two loads of the same content: the keys with their counts, the counts
-    /// of lines, bytes, items and skipped records, the key attributes, the shape and every warning; or the
-    /// error's message.
+    /// of lines, bytes, items and skipped records, the key attributes, the shape, the groups (an export's
+    /// data files) and every warning; or the error's message.
     fn read_of(opened: Result<Opened, OpenError>) -> Result<String, String> {
         match opened {
             Ok(Opened::Keys(l)) => {
@@ -285,7 +347,7 @@ mod tests {
                     l.keys.iter().map(|(_, k, n)| (k.to_vec(), n)).collect();
                 keys.sort();
                 Ok(format!(
-                    "{keys:?} {} {} {} {} {:?} {:?} {:?} {:?}",
+                    "{keys:?} {} {} {} {} {:?} {:?} {:?} {:?} {:?}",
                     l.lines,
                     l.bytes,
                     l.items,
@@ -293,6 +355,11 @@ mod tests {
                     l.key_attribute,
                     l.sort_key_attribute,
                     l.shape.map(|m| m.to_string()),
+                    l.groups
+                        .iter()
+                        .flatten()
+                        .map(|g| (g.name.as_str(), g.items))
+                        .collect::<Vec<_>>(),
                     l.warnings
                         .iter()
                         .map(ToString::to_string)
@@ -416,5 +483,201 @@ mod tests {
         );
         assert!(matches!(opened, Ok(Opened::Trace(_))));
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    fn open_as(input: &Input, expect: &Expect) -> Result<Opened, OpenError> {
+        open(
+            input,
+            expect,
+            &LoadOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+    }
+
+    /// The files of `base`/`folder`, as a page is given a folder it picked: each path relative to `base`
+    /// (so starting with `folder`), the files in reverse name order (a browser's order is its own).
+    fn picked_folder(base: &Path, folder: &str) -> Vec<(PathBuf, Arc<[u8]>)> {
+        let mut files = Vec::new();
+        let mut dirs = vec![base.join(folder)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    let bytes: Arc<[u8]> = std::fs::read(&path).unwrap().into();
+                    files.push((path.strip_prefix(base).unwrap().to_path_buf(), bytes));
+                }
+            }
+        }
+        files.sort_by(|a, b| b.0.cmp(&a.0));
+        files
+    }
+
+    #[test]
+    fn an_export_folder_in_memory_reads_as_the_folder_on_disk() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        // (the folder above the picked one, the picked one, the error's words when it is one)
+        let cases = [
+            ("", "export", None),
+            ("bad", "count-mismatch", None),
+            ("shapes", "export-prefix", None),
+            ("shapes", "incremental-export", None),
+            ("shapes/incremental-export/inc", "AWSDynamoDB", None),
+            ("export/AWSDynamoDB", "01700000000000-abcdef12", None),
+            ("bad", "missing-data", Some("which is missing")),
+        ];
+        for (above, folder, error) in cases {
+            let base = fixtures.join(above);
+            let on_disk = read_of(open_as(&Input::Path(base.join(folder)), &Expect::Folder))
+                .map_err(|e| e.replace(&format!("{}/", base.display()), ""))
+                .map(|r| r.replace(&format!("{}/", base.display()), ""));
+            let files = picked_folder(&base, folder);
+            assert!(files.len() >= 3, "{folder}: {files:?}");
+            let picked = Input::Files {
+                name: PathBuf::from(folder),
+                files,
+            };
+            let in_memory = read_of(open_as(&picked, &Expect::Folder));
+            match error {
+                Some(words) => {
+                    let e = in_memory.as_ref().unwrap_err();
+                    assert!(e.contains(words) && e.contains(folder), "{folder}: {e}");
+                }
+                None => {
+                    let r = in_memory.as_ref().unwrap();
+                    assert!(r.contains("S3 export folder"), "{folder}: {r}");
+                    assert!(r.contains("data/"), "{folder}: the groups: {r}");
+                }
+            }
+            assert_eq!(in_memory, on_disk, "{folder}");
+            // Read again (Reload) as keys, and on one thread (as in a page): the same.
+            assert_eq!(
+                read_of(open_as(&picked, &Expect::Keys)),
+                on_disk,
+                "{folder}"
+            );
+            super::super::s3_export::TEST_THREADS.set(Some((1, None)));
+            let one_thread = read_of(open_as(&picked, &Expect::Keys));
+            super::super::s3_export::TEST_THREADS.set(None);
+            assert_eq!(one_thread, on_disk, "{folder} on one thread");
+        }
+        // The manifests' checks are the export's: a count that disagrees is said as on disk.
+        let picked = Input::Files {
+            name: PathBuf::from("count-mismatch"),
+            files: picked_folder(&fixtures.join("bad"), "count-mismatch"),
+        };
+        let r = read_of(open_as(&picked, &Expect::Folder)).unwrap();
+        assert!(
+            r.contains("the export holds 5 items, but manifest-summary.json says 10 (in count-mismatch/AWSDynamoDB/"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn files_in_memory_read_as_the_same_paths_do() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let sets: [&[&str]; 3] = [
+            &["keys.txt", "keys.csv", "bad/empty.json"],
+            &["items.json", "items.json.gz", "items.json.zst", "scan.json"],
+            &["items.json", "bad/no-key.json"],
+        ];
+        for set in sets {
+            let paths: Vec<PathBuf> = set.iter().map(|f| fixtures.join(f)).collect();
+            let on_disk = read_of(open_as(&Input::Path(paths[0].clone()), &Expect::Keys));
+            let on_disk_all = super::super::load(
+                &paths,
+                &LoadOptions::default(),
+                &AtomicBool::new(false),
+                &mut |_| {},
+            )
+            .map(|l| Opened::Keys(Box::new(l)))
+            .map_err(OpenError::from);
+            let files = Input::Files {
+                name: PathBuf::from(format!("{} files", set.len())),
+                files: paths
+                    .iter()
+                    .map(|p| (p.clone(), std::fs::read(p).unwrap().into()))
+                    .collect(),
+            };
+            let want = read_of(on_disk_all);
+            assert_ne!(want, on_disk, "{set:?}: the files add to the first");
+            assert_eq!(read_of(open_as(&files, &Expect::Keys)), want, "{set:?}");
+            assert_eq!(
+                read_of(open_as(&files, &Expect::Any(TraceOptions::default()))),
+                want,
+                "{set:?}"
+            );
+        }
+        let empty = fixtures.join("bad/empty.json");
+        let r = read_of(open_as(
+            &Input::Files {
+                name: PathBuf::from("2 files"),
+                files: vec![
+                    (
+                        fixtures.join("keys.txt"),
+                        std::fs::read(fixtures.join("keys.txt")).unwrap().into(),
+                    ),
+                    (empty.clone(), Arc::from(&b""[..])),
+                ],
+            },
+            &Expect::Keys,
+        ))
+        .unwrap();
+        assert!(
+            r.contains(&format!("{} is empty: no keys", empty.display())),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn files_in_memory_are_what_they_are_opened_as() {
+        let named = |name: &str, files: &[(&str, &str)]| Input::Files {
+            name: PathBuf::from(name),
+            files: files
+                .iter()
+                .map(|(p, text)| (PathBuf::from(p), Arc::from(text.as_bytes())))
+                .collect(),
+        };
+        // A folder without an export's manifests (nor data/) is not an export, said with its name.
+        let plain = named("notes", &[("notes/a.txt", "a\n"), ("notes/b.txt", "b\n")]);
+        let e = read_of(open_as(&plain, &Expect::Folder)).unwrap_err();
+        assert!(
+            e.contains("not an S3 export folder: expected manifest-summary.json")
+                && e.contains("notes"),
+            "{e}"
+        );
+        // Files that are not one folder are not a folder; several are not one session or scenario.
+        let flat = named("2 files", &[("a.txt", "a\n"), ("b.txt", "b\n")]);
+        assert!(matches!(
+            open_as(&flat, &Expect::Folder),
+            Err(OpenError::NotAFolder(_))
+        ));
+        let e = open_as(&flat, &Expect::Session).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "several files, not one session file: 2 files"
+        );
+        assert!(matches!(
+            open_as(&flat, &Expect::Scenario),
+            Err(OpenError::SeveralFiles { .. })
+        ));
+        assert!(matches!(
+            open_as(&named("0 files", &[]), &Expect::Keys),
+            Err(OpenError::NotFound(_))
+        ));
+        // Streams records dropped together are a trace, unless opened as keys.
+        let record = r#"{"Records":[{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1782208800,"Keys":{"pk":{"S":"a"}}}}]}"#;
+        let streams = named("2 files", &[("p1.json", record), ("p2.json", record)]);
+        assert!(matches!(
+            open_as(&streams, &Expect::Any(TraceOptions::default())),
+            Ok(Opened::Trace(_))
+        ));
+        let mixed = named("2 files", &[("p1.json", record), ("k.txt", "a\n")]);
+        assert!(!matches!(
+            open_as(&mixed, &Expect::Any(TraceOptions::default())),
+            Ok(Opened::Trace(_))
+        ));
     }
 }

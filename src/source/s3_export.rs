@@ -14,6 +14,10 @@
 //! (an incremental export, which may hold several writes of one item, still looks).
 //!
 //! Data files load in parallel, one thread per core ([`parallel`]).
+//!
+//! The export is read from a [`Tree`]: a folder on disk, or the files of a folder a page was given (their
+//! paths relative, as the browser says them). Finding the export's folder, its manifests and data files, the
+//! checks of the counts and the per-file groups are this one code for both.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -23,11 +27,14 @@ use super::ion::ion_line;
 use super::json::item::Scratch;
 use super::json::ttl::TtlProbe;
 use super::read::Ctx;
-use super::read::{Sink, for_each_line, open};
+use super::read::{Sink, for_each_line};
+use super::tree::{Disk, Tree};
 use super::{At, FormatIn, Group, LoadOptions, SourceError};
 use crate::model::health::ttl::TtlValue;
 
 mod parallel;
+#[cfg(test)]
+pub(super) use parallel::TEST_THREADS;
 use parallel::load_parallel;
 
 /// One data file of an export.
@@ -43,55 +50,68 @@ struct DataFile {
 
 /// Bytes a path will read: a file's size, or the data files of an export folder; `None` for standard input.
 pub fn input_bytes(path: &Path) -> Option<u64> {
-    if super::read::is_stdin(path) {
-        return None;
-    }
-    if path.is_dir() {
-        let root = find_root(path).ok()?;
-        let files = data_files(&root).ok()?;
+    input_bytes_in(&Disk, path)
+}
+
+/// [`input_bytes`] of a path in `tree`.
+pub(super) fn input_bytes_in(tree: &dyn Tree, path: &Path) -> Option<u64> {
+    if tree.is_dir(path) {
+        let root = find_root(tree, path).ok()?;
+        let files = data_files(tree, &root).ok()?;
         return Some(files.0.iter().map(|f| f.bytes).sum());
     }
-    std::fs::metadata(path).ok().map(|m| m.len())
+    tree.size(path)
 }
 
 /// The items an S3 export folder holds, from its summary's `itemCount` (`None` for a file, or a summary
 /// without the count).
 pub fn input_items(path: &Path) -> Option<u64> {
-    if !path.is_dir() {
+    input_items_in(&Disk, path)
+}
+
+/// [`input_items`] of a path in `tree`.
+pub(super) fn input_items_in(tree: &dyn Tree, path: &Path) -> Option<u64> {
+    if !tree.is_dir(path) {
         return None;
     }
-    let root = find_root(path).ok()?;
-    read_summary(&root).ok()??.item_count
+    let root = find_root(tree, path).ok()?;
+    read_summary(tree, &root).ok()??.item_count
 }
 
 /// The export folder whose manifest `path` is (`manifest-summary.json` or `manifest-files.json`, beside the other
 /// manifest and `data/`): a user who exported a table may well pick the manifest, which read as a JSON file is
 /// one item of export metadata.
 pub fn export_of_manifest(path: &Path) -> Option<PathBuf> {
+    export_of_manifest_in(&Disk, path)
+}
+
+/// [`export_of_manifest`] of a path in `tree`.
+pub(super) fn export_of_manifest_in(tree: &dyn Tree, path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?;
-    if (name != "manifest-summary.json" && name != "manifest-files.json") || !path.is_file() {
+    if (name != "manifest-summary.json" && name != "manifest-files.json") || !tree.is_file(path) {
         return None;
     }
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let export = folder.join("manifest-summary.json").is_file()
-        && folder.join("manifest-files.json").is_file()
-        && folder.join("data").is_dir();
+    let export = tree.is_file(&folder.join("manifest-summary.json"))
+        && tree.is_file(&folder.join("manifest-files.json"))
+        && tree.is_dir(&folder.join("data"));
     export.then(|| folder.to_path_buf())
 }
 
 /// The export folder (holding `manifest-summary.json` or `data/`) at or under `path` (four levels deep: the
 /// `AWSDynamoDB` folder with one export in it, or a copy of the bucket with the export under its `s3Prefix`,
 /// also work).
-fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
-    if path.join("manifest-summary.json").is_file() {
+fn find_root(tree: &dyn Tree, path: &Path) -> Result<PathBuf, SourceError> {
+    let is_export = |dir: &Path| tree.is_file(&dir.join("manifest-summary.json"));
+    if is_export(path) {
         return Ok(path.to_path_buf());
     }
     if path.file_name().is_some_and(|n| n == "data")
         && let Some(parent) = path.parent()
-        && parent.join("manifest-summary.json").is_file()
+        && is_export(parent)
     {
         return Ok(parent.to_path_buf());
     }
@@ -100,13 +120,12 @@ fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
     for _ in 0..4 {
         let mut next = Vec::new();
         for dir in &level {
-            let Ok(entries) = std::fs::read_dir(dir) else {
+            let Ok(entries) = tree.entries(dir) else {
                 continue;
             };
-            for entry in entries.flatten() {
-                let p = entry.path();
-                if p.is_dir() {
-                    if p.join("manifest-summary.json").is_file() {
+            for p in entries {
+                if tree.is_dir(&p) {
+                    if is_export(&p) {
                         found.push(p);
                     } else {
                         next.push(p);
@@ -123,7 +142,7 @@ fn find_root(path: &Path) -> Result<PathBuf, SourceError> {
     match found.len() {
         1 => Ok(found.remove(0)),
         // A folder of data files without manifests.
-        0 if path.join("data").is_dir() => Ok(path.to_path_buf()),
+        0 if tree.is_dir(&path.join("data")) => Ok(path.to_path_buf()),
         0 => Err(SourceError::record(
             path,
             At::File,
@@ -155,12 +174,12 @@ struct Summary {
     s3_prefix: Option<String>,
 }
 
-fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
+fn read_summary(tree: &dyn Tree, root: &Path) -> Result<Option<Summary>, SourceError> {
     let path = root.join("manifest-summary.json");
-    if !path.is_file() {
+    if !tree.is_file(&path) {
         return Ok(None);
     }
-    let text = std::fs::read(&path).map_err(|error| SourceError::Io {
+    let text = tree.read(&path).map_err(|error| SourceError::Io {
         name: path.clone(),
         error,
     })?;
@@ -199,6 +218,7 @@ fn read_summary(root: &Path) -> Result<Option<Summary>, SourceError> {
 /// export keeps its data files in a shared `AWSDynamoDB/data/` beside the export folders. A copy of the export
 /// folder alone (its `data/` beside the manifests) is found too. `Err` lists where it looked.
 fn resolve_data_file(
+    tree: &dyn Tree,
     root: &Path,
     key: &str,
     prefix: Option<&str>,
@@ -227,7 +247,7 @@ fn resolve_data_file(
     }
     let file_name = key.rsplit('/').next().unwrap_or(key);
     tried.push(root.join("data").join(file_name));
-    match tried.iter().find(|p| p.is_file()) {
+    match tried.iter().find(|p| tree.is_file(p)) {
         Some(found) => Ok(found.clone()),
         None => {
             tried.dedup();
@@ -236,22 +256,26 @@ fn resolve_data_file(
     }
 }
 
-fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
-    let prefix = read_summary(root).ok().flatten().and_then(|s| s.s3_prefix);
+fn data_files(tree: &dyn Tree, root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
+    let prefix = read_summary(tree, root)
+        .ok()
+        .flatten()
+        .and_then(|s| s.s3_prefix);
     let manifest = root.join("manifest-files.json");
     let data = root.join("data");
-    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    if manifest.is_file() {
-        return Ok((listed_files(root, &manifest, prefix.as_deref())?, true));
+    if tree.is_file(&manifest) {
+        return Ok((
+            listed_files(tree, root, &manifest, prefix.as_deref())?,
+            true,
+        ));
     }
-    let entries = std::fs::read_dir(&data).map_err(|error| SourceError::Io {
+    let entries = tree.entries(&data).map_err(|error| SourceError::Io {
         name: data.clone(),
         error,
     })?;
     let mut files: Vec<DataFile> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
+        .into_iter()
+        .filter(|p| tree.is_file(p))
         .filter(|p| {
             let n = p
                 .file_name()
@@ -260,7 +284,7 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
             !n.starts_with('.') && !n.ends_with(".md5") && !n.ends_with(".checksum")
         })
         .map(|path| DataFile {
-            bytes: size(&path),
+            bytes: tree.size(&path).unwrap_or(0),
             label: format!(
                 "data/{}",
                 path.file_name()
@@ -281,19 +305,23 @@ fn data_files(root: &Path) -> Result<(Vec<DataFile>, bool), SourceError> {
 /// an error naming the manifest's line), or without that manifest every file in `data/`; and whether the
 /// summary says the export is incremental.
 pub fn data_file_paths(root: &Path) -> Result<(Vec<PathBuf>, bool), SourceError> {
-    let incremental = read_summary(root)?.is_some_and(|s| s.incremental);
-    let files = data_files(root)?.0.into_iter().map(|f| f.path).collect();
+    let incremental = read_summary(&Disk, root)?.is_some_and(|s| s.incremental);
+    let files = data_files(&Disk, root)?
+        .0
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
     Ok((files, incremental))
 }
 
-/// The data files `manifest-files.json` lists, each resolved to a file on disk.
+/// The data files `manifest-files.json` lists, each resolved to a file of `tree`.
 fn listed_files(
+    tree: &dyn Tree,
     root: &Path,
     manifest: &Path,
     prefix: Option<&str>,
 ) -> Result<Vec<DataFile>, SourceError> {
-    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    let text = std::fs::read(manifest).map_err(|error| SourceError::Io {
+    let text = tree.read(manifest).map_err(|error| SourceError::Io {
         name: manifest.to_path_buf(),
         error,
     })?;
@@ -321,7 +349,7 @@ fn listed_files(
             ));
         };
         let file_name = key.rsplit('/').next().unwrap_or(key);
-        let path = resolve_data_file(root, key, prefix).map_err(|tried| {
+        let path = resolve_data_file(tree, root, key, prefix).map_err(|tried| {
             SourceError::record(
                 manifest,
                 at,
@@ -336,7 +364,7 @@ fn listed_files(
             )
         })?;
         files.push(DataFile {
-            bytes: size(&path),
+            bytes: tree.size(&path).unwrap_or(0),
             label: format!("data/{file_name}"),
             expected: value.get("itemCount").and_then(serde_json::Value::as_u64),
             path,
@@ -345,15 +373,16 @@ fn listed_files(
     Ok(files)
 }
 
-/// Loads an export folder into `sink`; returns the item count of each data file, in manifest order.
+/// Loads an export folder of `tree` into `sink`; returns the item count of each data file, in manifest order.
 pub fn load_folder(
+    tree: &dyn Tree,
     path: &Path,
     sink: &mut Sink,
     ctx: &mut Ctx<'_, '_>,
 ) -> Result<Vec<Group>, SourceError> {
-    let root = find_root(path)?;
-    let summary = read_summary(&root)?;
-    let (files, listed) = data_files(&root)?;
+    let root = find_root(tree, path)?;
+    let summary = read_summary(tree, &root)?;
+    let (files, listed) = data_files(tree, &root)?;
     if summary.is_none() || !listed {
         sink.warn(format!(
             "no {}: item counts cannot be checked (in {})",
@@ -377,7 +406,7 @@ pub fn load_folder(
     let opts = ctx.opts;
     if sink.names.is_none() {
         for f in &files {
-            resolve_names(&f.path, format, sink, opts, ctx.bytes)?;
+            resolve_names_in(tree, &f.path, format, sink, opts)?;
             if sink.names.is_some() {
                 break;
             }
@@ -385,7 +414,7 @@ pub fn load_folder(
     }
     // A full export lists every item once; an incremental one may hold several writes of one item.
     let distinct = format != FormatIn::Incremental;
-    let counts = load_parallel(&files, format, distinct, sink, ctx)?;
+    let counts = load_parallel(tree, &files, format, distinct, sink, ctx)?;
     let groups = check_counts(&files, &counts, &root, sink);
     let total: u64 = counts.iter().sum();
     let empty = counts.iter().filter(|&&n| n == 0).count();
@@ -461,8 +490,19 @@ pub(super) fn resolve_names(
 ) -> Result<Option<TtlProbe>, SourceError> {
     // Bytes read here are read again by the real load: count them apart.
     let _ = bytes;
+    resolve_names_in(&Disk, path, format, sink, opts)
+}
+
+/// [`resolve_names`] for a data file of `tree`.
+fn resolve_names_in(
+    tree: &dyn Tree,
+    path: &Path,
+    format: FormatIn,
+    sink: &mut Sink,
+    opts: &LoadOptions,
+) -> Result<Option<TtlProbe>, SourceError> {
     let scratch_bytes = AtomicU64::new(0);
-    let mut input = open(path, &scratch_bytes)?;
+    let mut input = tree.open(path, &scratch_bytes)?;
     let mut probe = Sink::new(opts);
     let mut scratch = Scratch::for_load(opts);
     let stop = "first item found";

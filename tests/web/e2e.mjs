@@ -1,24 +1,28 @@
 // The page's end-to-end test, in a real browser: Debian's Chromium, headless, driven by puppeteer-core
 // (never a downloaded browser). Run by tests/web.sh, which builds the site and serves it.
 //
-//   node tests/web/e2e.mjs URL OUT_DIR
+//   node tests/web/e2e.mjs URL OUT_DIR [PLAIN_URL]
 //
-// URL is the served index.html; screenshots go to OUT_DIR. Every check prints one line; the first failure
+// URL is the served index.html, served cross-origin isolated (scripts/serve.py); PLAIN_URL, if given, the same
+// page from a server that sends no headers (as GitHub Pages), where web/sw.js has to isolate it; screenshots
+// go to OUT_DIR. Every check prints one line; the first failure
 // ends the run with exit code 1. What the page shows is read from its chart in words (#shardlens_summary,
 // what screen readers hear), never from pixels, except where pixels are the point (a CJK key is drawn).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 import puppeteer from "puppeteer-core";
 
-const [url, outDir] = process.argv.slice(2);
+const [url, outDir, plainUrl] = process.argv.slice(2);
 if (!url || !outDir) {
   console.error("usage: node e2e.mjs URL OUT_DIR");
   process.exit(2);
 }
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures");
 const TIMEOUT = 60_000;
 
 /** A share link made here, independently of shardlens's encoder: the session JSON, raw DEFLATE, base64url. */
@@ -90,9 +94,11 @@ const browser = await puppeteer.launch({
   ],
 });
 try {
-  // 1. The page draws, with no console error, at the two sizes a classroom sees.
+  // 1. The page draws, with no console error, at the two sizes a classroom sees; it is cross-origin isolated,
+  // so its long work runs on workers.
   for (const [w, h] of [[1280, 800], [1024, 768]]) {
     const { page, context, errors, firstPaint, fetched } = await open(browser, url, w, h);
+    check(await page.evaluate(() => self.crossOriginIsolated), `${w}x${h}: the page is cross-origin isolated`);
     check(errors.length === 0, `${w}x${h}: no console error`, errors.join(" | "));
     check(!fetched.some((f) => f.includes("/fonts/")), `${w}x${h}: no font fetched for Latin keys`, fetched.join(", "));
     check(true, `${w}x${h}: first paint`, `${(firstPaint / 1000).toFixed(2)} s`);
@@ -139,6 +145,66 @@ try {
     await page.screenshot({ path: join(outDir, "dropped.png") });
     await context.close();
   }
+  // 3a. Several files picked together read as one key set; an S3 export folder picked with File > Open S3
+  // export folder… (the browser's folder picker) reads as the export, with its data files as groups. The
+  // counts are the CLI's for the same inputs (`shardlens analyze keys.txt items.json`, `… export`).
+  {
+    const { page, context, errors } = await open(browser, url, 1280, 800);
+    await page.click("#shardlens_canvas");
+    let [chooser] = await Promise.all([
+      page.waitForFileChooser({ timeout: TIMEOUT }),
+      page.keyboard.down("Control").then(() => page.keyboard.press("o")).then(() => page.keyboard.up("Control")),
+    ]);
+    check(chooser.isMultiple(), "File > Open keys… takes several files");
+    await chooser.accept([join(fixtures, "keys.txt"), join(fixtures, "items.json")]);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("6 keys · 12 writes"), "two files picked together")) {
+      check(true, "two files picked together read as one key set", await summary(page));
+    }
+    // File (top left), then its second entry, Open S3 export folder… (the menu's rows at 1280×800).
+    await page.mouse.click(20, 10);
+    await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
+    [chooser] = await Promise.all([page.waitForFileChooser({ timeout: TIMEOUT }), page.mouse.click(85, 62)]);
+    await chooser.accept([join(fixtures, "export")]);
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("3 keys · 5 items"), "an export folder picked")) {
+      check(true, "an S3 export folder picked in the page reads as the export", await summary(page));
+    }
+    check(errors.length === 0, "several files and a folder: no console error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "export-folder.png") });
+    await context.close();
+  }
+
+  // 3b. A large file (66 MB): the page keeps drawing while a worker reads it, and says how far it is.
+  {
+    const { page, context, errors } = await open(browser, url, 1280, 800);
+    await page.evaluate(() => {
+      window.__progress = new Set();
+      const bar = document.getElementById("shardlens_progress");
+      new MutationObserver(() => {
+        const said = bar.getAttribute("aria-valuetext");
+        if (said) window.__progress.add(said);
+      }).observe(bar, { attributes: true });
+      // 600,000 DynamoDB JSON items (66 MB): 30 % to USER#hot, the rest over 35,000 other users.
+      const lines = [];
+      for (let i = 0; i < 600_000; i++) {
+        const user = i % 10 < 3 ? "USER#hot" : `USER#${i % 50_000}`;
+        lines.push(`{"Item":{"pk":{"S":"${user}"},"sk":{"S":"ORDER#${i}"},"total":{"N":"${i % 997}"},"note":{"S":"${"x".repeat(i % 40)}"}}}`);
+      }
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([lines.join("\n") + "\n"], "orders.json", { type: "application/json" }));
+      const canvas = document.getElementById("shardlens_canvas");
+      for (const type of ["dragenter", "dragover", "drop"]) {
+        canvas.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    });
+    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("35,001 keys · 600,000 items"), "a 66 MB file is analysed")) {
+      check((await summary(page)).includes("hot: USER#hot"), "a 66 MB file is analysed", await summary(page));
+    }
+    const said = await page.evaluate(() => [...window.__progress]);
+    check(said.length >= 2, "the page drew the load's progress while a worker read it", `${said.length} steps: ${said.slice(0, 3).join(" | ")}`);
+    check(errors.length === 0, "the large file: no console error", errors.join(" | "));
+    await context.close();
+  }
+
   // 4. The article widget, at an iframe's two sizes, on a hot link.
   for (const [w, h] of [[720, 480], [400, 600]]) {
     const address = link(HOT).replace("index.html#", "index.html?embed#");
@@ -148,6 +214,39 @@ try {
     }
     check(errors.length === 0, `the widget at ${w}x${h}: no console error`, errors.join(" | "));
     await page.screenshot({ path: join(outDir, `embed-${w}x${h}.png`) });
+    await context.close();
+  }
+
+  // 4b. The widget in another site's iframe: not cross-origin isolated there, so no workers; it still works.
+  {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.setViewport({ width: 800, height: 560 });
+    const address = link(HOT).replace("index.html#", "index.html?embed#");
+    await page.setContent(`<p>An article</p><iframe src="${address}" width="720" height="480"></iframe>`);
+    let frame;
+    for (let i = 0; i < 600 && !frame; i++) {
+      frame = page.frames().find((f) => f.url().includes("embed"));
+      if (!frame) await new Promise((r) => setTimeout(r, 100));
+    }
+    try {
+      await frame.waitForFunction(() => (document.getElementById("shardlens_summary")?.textContent || "").includes("hot: celebrity"), { timeout: TIMEOUT });
+      check(!(await frame.evaluate(() => self.crossOriginIsolated)), "the widget in an iframe shows the hot key without workers", await frame.$eval("#shardlens_summary", (e) => e.textContent));
+    } catch (e) {
+      check(false, "the widget in an iframe shows the hot key without workers", String(e));
+    }
+    check(errors.length === 0, "the widget in an iframe: no error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "embed-in-article.png") });
+    await context.close();
+  }
+
+  // 4c. A host that sends no headers (GitHub Pages): web/sw.js isolates the page, which loads once more.
+  if (plainUrl) {
+    const { page, context, errors } = await open(browser, plainUrl, 1280, 800);
+    check(await page.evaluate(() => self.crossOriginIsolated), "a page from a host without headers is isolated by its service worker");
+    check(errors.length === 0, "the page under its service worker: no console error", errors.join(" | "));
     await context.close();
   }
 

@@ -11,6 +11,9 @@
 //! numbered keys by which thread read which file: an export's list of largest items differed between 2, 3
 //! and 4 cores.) One thing still depends on the number of threads: past 32 MB of distinct sort keys, which
 //! of them the partition inspector keeps as a sample, since the threads share that budget ([`Sink::fork`]).
+//!
+//! With one thread (one core, or a page, where a load cannot start threads: [`crate::source::threads`]) the
+//! one worker reads every file on the loading thread itself, in order.
 
 use std::ops::Range;
 use std::path::Path;
@@ -22,7 +25,8 @@ use super::DataFile;
 use crate::source::dynamodb_json::load_json_lines;
 use crate::source::ion::load_ion;
 use crate::source::read::Ctx;
-use crate::source::read::{FileLoad, Sink, TICK_LINES, open};
+use crate::source::read::{FileLoad, Sink, TICK_LINES};
+use crate::source::tree::Tree;
 use crate::source::{At, FormatIn, SourceError};
 
 /// A run of neighbouring files one sink read in order: its first file, the sink, and each file's item count
@@ -43,8 +47,9 @@ thread_local! {
     pub(crate) static TEST_TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// Loads `files` on one thread per core; returns each file's item count.
+/// Loads `files` of `tree` on one thread per core; returns each file's item count.
 pub(super) fn load_parallel(
+    tree: &dyn Tree,
     files: &[DataFile],
     format: FormatIn,
     items_distinct: bool,
@@ -61,6 +66,7 @@ pub(super) fn load_parallel(
     let slow: Option<usize> = None;
     let threads = threads.min(files.len()).max(1);
     let shared = Shared {
+        tree,
         files,
         format,
         runs: Runs::new(files, threads),
@@ -71,6 +77,19 @@ pub(super) fn load_parallel(
         lines_done: AtomicU64::new(0),
     };
     let (lines_before, items_before) = (sink.lines, sink.items);
+    if threads == 1 && slow.is_none() {
+        let mut template = sink.fork(1);
+        template.keys.set_items_distinct(items_distinct);
+        let mut pieces = Vec::new();
+        let result = shared.read(0, &template, &mut pieces, &mut |done| {
+            ctx.report(lines_before + done, items_before + done);
+        });
+        let (counts, sinks) = gather(vec![result.map(|()| pieces)], files.len(), shared.cancel)?;
+        for w in sinks {
+            sink.absorb(w);
+        }
+        return Ok(counts);
+    }
     // Nothing is sent: each worker holds a sender until it ends (returns or panics), so the receiver hears
     // the moment the last one is done.
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
@@ -87,7 +106,7 @@ pub(super) fn load_parallel(
                         shared.wait_for_a_taker();
                     }
                     let mut pieces = Vec::new();
-                    let result = shared.read(t, &template, &mut pieces);
+                    let result = shared.read(t, &template, &mut pieces, &mut |_| {});
                     if let Err((i, _)) = &result {
                         shared.first_bad.fetch_min(*i, Ordering::Relaxed);
                         shared.runs.give_up_after(*i);
@@ -116,6 +135,7 @@ pub(super) fn load_parallel(
 
 /// What the workers of one load share.
 struct Shared<'a> {
+    tree: &'a dyn Tree,
     files: &'a [DataFile],
     format: FormatIn,
     runs: Runs,
@@ -141,12 +161,14 @@ impl Shared<'_> {
     }
 
     /// Worker `t`'s reading: each file [`Runs::next`] gives it, into `pieces` (a new piece, forked from
-    /// `template`, for its first file and for each taken from another run).
+    /// `template`, for its first file and for each taken from another run). `read_so_far` hears the lines the
+    /// workers have read, every [`TICK_LINES`] (the loading thread reports them when it is the worker).
     fn read(
         &self,
         t: usize,
         template: &Sink,
         pieces: &mut Vec<Piece>,
+        read_so_far: &mut dyn FnMut(u64),
     ) -> Result<(), (usize, SourceError)> {
         while let Some((i, taken)) = self.runs.next(t) {
             if taken || pieces.is_empty() {
@@ -159,13 +181,14 @@ impl Shared<'_> {
             };
             let f = &self.files[i];
             let before = w.items;
-            let mut input = open(&f.path, self.bytes).map_err(|e| (i, e))?;
+            let mut input = self.tree.open(&f.path, self.bytes).map_err(|e| (i, e))?;
             let mut tick = |_: u64, _: u64| {
                 if self.cancel.load(Ordering::Relaxed) || self.first_bad.load(Ordering::Relaxed) < i
                 {
                     return Err(SourceError::Cancelled);
                 }
-                self.lines_done.fetch_add(TICK_LINES, Ordering::Relaxed);
+                let done = self.lines_done.fetch_add(TICK_LINES, Ordering::Relaxed) + TICK_LINES;
+                read_so_far(done);
                 Ok(())
             };
             load_data_file(
@@ -442,7 +465,9 @@ mod tests {
     ) -> (String, u64) {
         let mut sink = Sink::new(opts);
         TEST_THREADS.set(Some((threads, slow)));
-        let groups = with_test_ctx(opts, |ctx| super::super::load_folder(root, &mut sink, ctx));
+        let groups = with_test_ctx(opts, |ctx| {
+            super::super::load_folder(&crate::source::tree::Disk, root, &mut sink, ctx)
+        });
         TEST_THREADS.set(None);
         let report = match groups {
             Ok(groups) => {
