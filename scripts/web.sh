@@ -83,17 +83,21 @@ build() {
         "$BUILD_DIR/$TARGET/web/shardlens.wasm"
     cp web/index.html web/manifest.webmanifest web/worker.js web/sw.js web/_headers "$OUT/"
     cp assets/icon-32.png assets/icon-256.png assets/icon-512.png "$OUT/"
-    # The font for CJK keys, fetched by the page only when keys need it: Debian's WenQuanYi Micro Hei (Han,
-    # kana and Hangul; Apache-2.0), with its licence beside it.
-    apt_install web.sh fonts-wqy-microhei >/dev/null 2>&1 || true
-    local font=/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
-    if [ -f "$font" ]; then
-        mkdir -p "$OUT/fonts"
-        cp "$font" "$OUT/fonts/"
-        cp /usr/share/doc/fonts-wqy-microhei/copyright "$OUT/fonts/wqy-microhei.LICENSE.txt"
-    else
-        say "no $font (Debian's fonts-wqy-microhei): CJK keys will show as boxes in the page"
-    fi
+    # The fonts for CJK and emoji keys, fetched by the page only when keys need them (src/app/web.rs,
+    # FALLBACKS): Debian's WenQuanYi Micro Hei (Han, kana and Hangul; Apache-2.0) and Symbola (emoji and
+    # symbols of Unicode 9, monochrome; free for any use), each with its licence beside it.
+    apt_install web.sh fonts-wqy-microhei fonts-symbola >/dev/null 2>&1 || true
+    mkdir -p "$OUT/fonts"
+    local font package what
+    for font in wqy/wqy-microhei.ttc:fonts-wqy-microhei:CJK ancient-scripts/Symbola_hint.ttf:fonts-symbola:emoji; do
+        IFS=: read -r font package what <<<"$font"
+        if [ -f "/usr/share/fonts/truetype/$font" ]; then
+            cp "/usr/share/fonts/truetype/$font" "$OUT/fonts/"
+            cp "/usr/share/doc/$package/copyright" "$OUT/fonts/$(basename "${font%.*}").LICENSE.txt"
+        else
+            say "no /usr/share/fonts/truetype/$font (Debian's $package): $what keys will show as boxes in the page"
+        fi
+    done
     local raw gz
     raw=$(stat -c %s "$OUT/shardlens_bg.wasm")
     gz=$(gzip -9 -c "$OUT/shardlens_bg.wasm" | wc -c)

@@ -1,6 +1,4 @@
-//! Assets: the window icon and a system CJK font as a fallback.
-
-use std::sync::Arc;
+//! Assets: the window icon and system fonts for CJK and emoji keys as fallbacks.
 
 /// The window icon, from the 256 px render in `assets/`.
 pub fn icon() -> Option<egui::IconData> {
@@ -28,10 +26,10 @@ pub fn icon() -> Option<egui::IconData> {
     })
 }
 
-/// Adds a system font with CJK glyphs as a fallback, when one is installed (emoji come with egui). WenQuanYi
-/// Micro Hei is the font the page fetches when it needs one (`web::fonts_tick`, served beside the page by
-/// `scripts/web.sh build`), and the .deb recommends it, so the desktop has the same one where the system has
-/// no other.
+/// Adds a system font with CJK glyphs and one with emoji as fallbacks, when they are installed. WenQuanYi
+/// Micro Hei and Symbola are the fonts the page fetches when it needs them (`web::fonts_tick`, served beside
+/// the page by `scripts/web.sh build`), and the .deb recommends them, so the desktop has the same ones where
+/// the system has no other. (egui's own emoji font is a subset: 🙂 is not in it.)
 pub(super) fn install_fallback_fonts(ctx: &egui::Context) {
     const CANDIDATES: [&str; 6] = [
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
@@ -43,23 +41,29 @@ pub(super) fn install_fallback_fonts(ctx: &egui::Context) {
         "C:\\Windows\\Fonts\\msyh.ttc",
     ];
     if let Some(bytes) = CANDIDATES.iter().find_map(|p| std::fs::read(p).ok()) {
-        install_cjk_font(ctx, bytes);
+        install_fallback_font(ctx, "cjk", bytes);
+    }
+    const EMOJI: [&str; 2] = [
+        "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+        "/usr/share/fonts/TTF/Symbola.ttf",
+    ];
+    if let Some(bytes) = EMOJI.iter().find_map(|p| std::fs::read(p).ok()) {
+        install_fallback_font(ctx, "emoji", bytes);
     }
 }
 
-/// Adds `bytes` (a TrueType font with CJK glyphs) after egui's own fonts, for the glyphs they lack.
-pub(super) fn install_cjk_font(ctx: &egui::Context, bytes: Vec<u8>) {
-    let mut fonts = egui::FontDefinitions::default();
-    fonts.font_data.insert(
-        "cjk-fallback".to_owned(),
-        Arc::new(egui::FontData::from_owned(bytes)),
-    );
-    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
-        fonts
-            .families
-            .entry(family)
-            .or_default()
-            .push("cjk-fallback".to_owned());
-    }
-    ctx.set_fonts(fonts);
+/// Adds `bytes` (a TrueType font) after the fonts already there, for the glyphs they lack; `tag` names it.
+pub(super) fn install_fallback_font(ctx: &egui::Context, tag: &str, bytes: Vec<u8>) {
+    let families = [egui::FontFamily::Proportional, egui::FontFamily::Monospace]
+        .into_iter()
+        .map(|family| egui::epaint::text::InsertFontFamily {
+            family,
+            priority: egui::epaint::text::FontPriority::Lowest,
+        })
+        .collect();
+    ctx.add_font(egui::epaint::text::FontInsert::new(
+        &format!("{tag}-fallback"),
+        egui::FontData::from_owned(bytes),
+        families,
+    ));
 }

@@ -417,7 +417,7 @@ impl eframe::App for App {
         #[cfg(target_arch = "wasm32")]
         tasks::poll_workers(ctx);
         #[cfg(target_arch = "wasm32")]
-        web::fonts_tick(ctx, || self.needs_cjk_font());
+        web::fonts_tick(ctx, |font| self.needs_font(font));
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {

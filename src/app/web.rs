@@ -69,11 +69,37 @@ pub fn start() {
     });
 }
 
-/// Where the page finds the font for CJK keys (WenQuanYi Micro Hei: Han, kana and Hangul; Apache-2.0, its
-/// licence beside it).
-const CJK_FONT_URL: &str = "fonts/wqy-microhei.ttc";
+/// A font the page fetches beside itself the first time keys on screen need it, never on first paint, and
+/// adds after egui's own fonts (`assets::install_fallback_font`).
+pub struct Fallback {
+    /// What the page's `data-fonts` attribute lists once it is in (its tests wait for it).
+    pub tag: &'static str,
+    url: &'static str,
+    /// A character of keys that needs this font.
+    pub wants: fn(char) -> bool,
+    /// The reader's language asks for it.
+    language: fn() -> bool,
+}
 
-/// The page's CJK font: fetched the first time keys (or the reader's language) need it, never on first paint.
+/// The page's fallback fonts: WenQuanYi Micro Hei for Han, kana and Hangul (Apache-2.0) and Symbola for emoji
+/// and symbols (Unicode 9's, monochrome: egui draws glyphs in one colour; "free for any use"), each with its
+/// licence beside it (`scripts/web.sh build` copies them from Debian's fonts-wqy-microhei and fonts-symbola).
+pub const FALLBACKS: [Fallback; 2] = [
+    Fallback {
+        tag: "cjk",
+        url: "fonts/wqy-microhei.ttc",
+        wants: is_cjk,
+        language: language_wants_cjk,
+    },
+    Fallback {
+        tag: "emoji",
+        url: "fonts/Symbola_hint.ttf",
+        wants: is_emoji,
+        language: || false,
+    },
+];
+
+/// A fallback font's load: asked the first time keys (or the reader's language) need it.
 enum FontLoad {
     NotAsked,
     Loading,
@@ -83,49 +109,55 @@ enum FontLoad {
 }
 
 thread_local! {
-    static CJK_FONT: std::cell::RefCell<FontLoad> = const { std::cell::RefCell::new(FontLoad::NotAsked) };
+    static FONTS: std::cell::RefCell<[FontLoad; 2]> =
+        const { std::cell::RefCell::new([FontLoad::NotAsked, FontLoad::NotAsked]) };
 }
 
-/// Fetches the CJK font when `wanted` says the keys need it (or the reader's language is Chinese, Japanese or
-/// Korean), and installs it once it is in; the page's `data-fonts` attribute says "cjk" from then on (its
-/// tests wait for it).
-pub fn fonts_tick(ctx: &egui::Context, wanted: impl FnOnce() -> bool) {
-    CJK_FONT.with(|state| {
-        let mut state = state.borrow_mut();
-        match &*state {
-            FontLoad::NotAsked if wanted() || language_wants_cjk() => {
-                *state = FontLoad::Loading;
-                let ctx = ctx.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let fetched = fetch_bytes(CJK_FONT_URL).await;
-                    CJK_FONT.with(|state| {
-                        *state.borrow_mut() = match fetched {
-                            Ok(bytes) => FontLoad::Ready(bytes),
-                            Err(e) => {
-                                web_sys::console::warn_1(
-                                    &format!("shardlens: no font for CJK keys ({CJK_FONT_URL}: {e}); they show as boxes").into(),
-                                );
-                                FontLoad::Failed
-                            }
-                        };
+/// Fetches each fallback font that `wanted(font)` says the keys need (or the reader's language asks for), and
+/// installs it once it is in; the page's `data-fonts` attribute lists the fonts in ("cjk emoji").
+pub fn fonts_tick(ctx: &egui::Context, wanted: impl Fn(&Fallback) -> bool) {
+    for (i, font) in FALLBACKS.iter().enumerate() {
+        FONTS.with(|fonts| {
+            let mut fonts = fonts.borrow_mut();
+            let state = &mut fonts[i];
+            match &*state {
+                FontLoad::NotAsked if wanted(font) || (font.language)() => {
+                    *state = FontLoad::Loading;
+                    let ctx = ctx.clone();
+                    let url = font.url;
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let fetched = fetch_bytes(url).await;
+                        FONTS.with(|fonts| {
+                            fonts.borrow_mut()[i] = match fetched {
+                                Ok(bytes) => FontLoad::Ready(bytes),
+                                Err(e) => {
+                                    web_sys::console::warn_1(
+                                        &format!("shardlens: no font for some keys ({url}: {e}); they show as boxes").into(),
+                                    );
+                                    FontLoad::Failed
+                                }
+                            };
+                        });
+                        ctx.request_repaint();
                     });
-                    ctx.request_repaint();
-                });
-            }
-            FontLoad::Ready(_) => {
-                if let FontLoad::Ready(bytes) = std::mem::replace(&mut *state, FontLoad::Installed) {
-                    super::assets::install_cjk_font(ctx, bytes);
-                    if let Some(root) = web_sys::window()
-                        .and_then(|w| w.document())
-                        .and_then(|d| d.document_element())
-                    {
-                        let _ = root.set_attribute("data-fonts", "cjk");
+                }
+                FontLoad::Ready(_) => {
+                    if let FontLoad::Ready(bytes) = std::mem::replace(state, FontLoad::Installed) {
+                        super::assets::install_fallback_font(ctx, font.tag, bytes);
+                        if let Some(root) = web_sys::window()
+                            .and_then(|w| w.document())
+                            .and_then(|d| d.document_element())
+                        {
+                            let had = root.get_attribute("data-fonts").unwrap_or_default();
+                            let now = format!("{had} {}", font.tag);
+                            let _ = root.set_attribute("data-fonts", now.trim());
+                        }
                     }
                 }
+                FontLoad::NotAsked | FontLoad::Loading | FontLoad::Installed | FontLoad::Failed => {}
             }
-            FontLoad::NotAsked | FontLoad::Loading | FontLoad::Installed | FontLoad::Failed => {}
-        }
-    });
+        });
+    }
 }
 
 /// Whether the reader's browser asks for Chinese, Japanese or Korean first.
@@ -154,10 +186,10 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 }
 
 impl App {
-    /// Whether the keys on screen have a character of a CJK script (the editor's text, its first 64 KB, or
+    /// Whether the keys on screen have a character that `font` is for (the editor's text, its first 64 KB, or
     /// a loaded set's top keys), which the built-in fonts lack.
-    pub(super) fn needs_cjk_font(&self) -> bool {
-        let cjk = |text: &str| text.chars().any(is_cjk);
+    pub(super) fn needs_font(&self, font: &Fallback) -> bool {
+        let cjk = |text: &str| text.chars().any(font.wants);
         match self.data.keys() {
             super::data::Keys::Text(text) => {
                 let mut end = text.len().min(64 << 10);
@@ -171,6 +203,11 @@ impl App {
                 .is_some_and(|r| r.analysis.top_keys.iter().any(|k| cjk(&k.key))),
         }
     }
+}
+
+/// Emoji and pictographic symbols (egui's own emoji font has a subset of them: 🙂 is not in it).
+fn is_emoji(c: char) -> bool {
+    matches!(c, '\u{2600}'..='\u{27BF}' | '\u{2B00}'..='\u{2BFF}' | '\u{1F000}'..='\u{1FAFF}')
 }
 
 /// Han, kana, Hangul, CJK punctuation and full-width forms.

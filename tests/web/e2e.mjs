@@ -255,7 +255,7 @@ try {
     const keys = "東京\n".repeat(150) + "大阪\n京都\n서울\nさっぽろ\n".repeat(10);
     const { page, context, errors, fetched } = await open(browser, link(keys), 1280, 800);
     try {
-      await page.waitForFunction(() => document.documentElement.dataset.fonts === "cjk", { timeout: TIMEOUT });
+      await page.waitForFunction(() => (document.documentElement.dataset.fonts || "").split(" ").includes("cjk"), { timeout: TIMEOUT });
       const font = fetched.find((f) => f.includes("/fonts/wqy-microhei.ttc"));
       check(font?.startsWith("200"), "CJK keys fetch the font beside the page", font || fetched.join(", "));
     } catch {
@@ -264,6 +264,23 @@ try {
     check((await summary(page)).includes("hot: 東京"), "a CJK hot key is named", await summary(page));
     check(errors.length === 0, "CJK keys: no console error", errors.join(" | "));
     await page.screenshot({ path: join(outDir, "cjk.png") });
+    await context.close();
+  }
+  // 5b. Emoji keys: egui's own emoji font lacks 🙂, so the page fetches Symbola (only now) and draws them.
+  {
+    const keys = "🙂\n".repeat(120) + "🚀\n🍕\n🐍\n🎉\n".repeat(10);
+    const { page, context, errors, fetched } = await open(browser, link(keys), 1280, 800);
+    try {
+      await page.waitForFunction(() => (document.documentElement.dataset.fonts || "").split(" ").includes("emoji"), { timeout: TIMEOUT });
+      const font = fetched.find((f) => f.includes("/fonts/Symbola_hint.ttf"));
+      check(font?.startsWith("200"), "emoji keys fetch the emoji font beside the page", font || fetched.join(", "));
+    } catch {
+      check(false, "emoji keys fetch the emoji font beside the page", fetched.join(", "));
+    }
+    check(!fetched.some((f) => f.includes("wqy")), "emoji keys do not fetch the CJK font", fetched.join(", "));
+    check((await summary(page)).includes("hot: 🙂"), "an emoji hot key is named", await summary(page));
+    check(errors.length === 0, "emoji keys: no console error", errors.join(" | "));
+    await page.screenshot({ path: join(outDir, "emoji.png") });
     await context.close();
   }
 } finally {
