@@ -173,9 +173,11 @@ try {
     await context.close();
   }
 
-  // 3b. A large file (66 MB): the page keeps drawing while a worker reads it, and says how far it is.
-  {
+  // 3b. A large file (66 MB): the page keeps drawing while a worker reads it, and says how far it is. 3c: the
+  // status line's Cancel stops such a load and the keys shown stay.
+  for (const cancel of [false, true]) {
     const { page, context, errors } = await open(browser, url, 1280, 800);
+    const before = await summary(page);
     await page.evaluate(() => {
       window.__progress = new Set();
       const bar = document.getElementById("shardlens_progress");
@@ -196,12 +198,21 @@ try {
         canvas.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
       }
     });
-    if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("35,001 keys · 600,000 items"), "a 66 MB file is analysed")) {
-      check((await summary(page)).includes("hot: USER#hot"), "a 66 MB file is analysed", await summary(page));
+    if (cancel) {
+      // The status line: the progress bar (360 px from the left edge), then Cancel.
+      await page.waitForFunction(() => (document.getElementById("shardlens_progress").getAttribute("aria-valuetext") || "").includes("MB of"), { timeout: TIMEOUT, polling: 10 });
+      await page.mouse.click(403, 788);
+      await page.waitForFunction(() => !document.getElementById("shardlens_progress").getAttribute("aria-valuetext"), { timeout: TIMEOUT });
+      check((await summary(page)) === before, "Cancel stops a worker's load and the keys shown stay", await summary(page));
+      await page.screenshot({ path: join(outDir, "load-cancelled.png") });
+    } else {
+      if (await waitForSummary(page, () => document.getElementById("shardlens_summary").textContent.includes("35,001 keys · 600,000 items"), "a 66 MB file is analysed")) {
+        check((await summary(page)).includes("hot: USER#hot"), "a 66 MB file is analysed", await summary(page));
+      }
+      const said = await page.evaluate(() => [...window.__progress]);
+      check(said.length >= 2, "the page drew the load's progress while a worker read it", `${said.length} steps: ${said.slice(0, 3).join(" | ")}`);
     }
-    const said = await page.evaluate(() => [...window.__progress]);
-    check(said.length >= 2, "the page drew the load's progress while a worker read it", `${said.length} steps: ${said.slice(0, 3).join(" | ")}`);
-    check(errors.length === 0, "the large file: no console error", errors.join(" | "));
+    check(errors.length === 0, `the large file${cancel ? ", cancelled" : ""}: no console error`, errors.join(" | "));
     await context.close();
   }
 
