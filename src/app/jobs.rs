@@ -1,7 +1,9 @@
 //! Background work: parsing and re-bucketing large key sets, loading files. The UI thread never waits.
 //!
 //! One worker [`Task`] computes reports; a newer request replaces an older one that has not started (latest
-//! wins). Loads are tasks of their own. Results carry the generation they were asked for, so a stale result
+//! wins). In a page, where that long-lived worker cannot run, each request is a task of its own on the page's
+//! workers (the newest replaces the one under way; one still waiting for a worker is skipped), or is computed
+//! inline where the page has no workers. Loads are tasks of their own. Results carry the generation they were asked for, so a stale result
 //! is recognised and dropped.
 
 use crate::model::shard::ShardBy;
@@ -74,6 +76,10 @@ pub struct Jobs {
     worker: Option<Task<Computed>>,
     /// The load under way: its task, its path and when it started (for the time left).
     load: Option<(Task<LoadEvent>, PathBuf, web_time::Instant)>,
+    /// In a page: the report being computed on a worker, and the last one computed (reused as the desktop's
+    /// worker reuses it when only the view changed).
+    #[cfg(target_arch = "wasm32")]
+    page: (Option<Task<Computed>>, Option<Shown>),
     ctx: egui::Context,
 }
 
@@ -143,6 +149,8 @@ impl Jobs {
             slot,
             worker,
             load: None,
+            #[cfg(target_arch = "wasm32")]
+            page: (None, None),
             ctx,
         };
         (jobs, error)
@@ -150,6 +158,22 @@ impl Jobs {
 
     /// Asks for a report; replaces a request still waiting. Without a worker it is computed here.
     pub fn submit(&mut self, request: Request) -> Option<Computed> {
+        #[cfg(target_arch = "wasm32")]
+        if self.worker.is_none() && super::workers::available() {
+            let previous = self.page.1.clone();
+            let generation = request.generation;
+            let task = Task::spawn("compute", &self.ctx, 1, move |r: &Reporter<Computed>| {
+                // Replaced before a worker took it: a newer request is on its way.
+                if r.cancelled() {
+                    return;
+                }
+                let result = compute(request.input, &request.view, previous.as_ref(), generation);
+                r.send(Computed { generation, result });
+            });
+            // A page's task cannot fail to start (without a worker it runs on the page's thread).
+            self.page.0 = task.ok();
+            return None;
+        }
         if self.worker.is_none() {
             let result = compute(request.input, &request.view, None, request.generation);
             return Some(Computed {
@@ -167,6 +191,17 @@ impl Jobs {
 
     /// Results that arrived since the last call.
     pub fn drain(&mut self) -> Vec<Computed> {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(task) = &mut self.page.0 {
+            let computed = task.drain();
+            if task.finished() {
+                self.page.0 = None;
+            }
+            if let Some(shown) = computed.iter().rev().find_map(|c| c.result.as_ref().ok()) {
+                self.page.1 = Some(shown.clone());
+            }
+            return computed;
+        }
         self.worker.as_mut().map(Task::drain).unwrap_or_default()
     }
 
