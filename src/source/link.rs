@@ -113,6 +113,11 @@ fn data_of(link: &str) -> Option<&str> {
     (before.is_empty() || before.ends_with('#')).then(|| &link[at + TAG.len()..])
 }
 
+/// Whether `text` has a link's tag anywhere: what must be true before any of its lines [`is_link`].
+pub fn may_hold_link(text: &str) -> bool {
+    text.contains(TAG)
+}
+
 /// Whether `text` (pasted into the key editor, say) is one shardlens link and nothing else.
 pub fn is_link(text: &str) -> bool {
     let text = text.trim();
@@ -165,6 +170,22 @@ mod tests {
             Session::parse(&decode(&format!("<{again}>")[1..]).unwrap()).unwrap(),
             s
         );
+    }
+
+    #[test]
+    fn every_line_that_is_a_link_holds_the_tag_the_whole_text_is_searched_for() {
+        let link = encode(&session("USER#1\n"), "index.html").unwrap();
+        for text in [
+            link.clone(),
+            format!("USER#1\n{link}\nUSER#2\n"),
+            format!("  {link}  "),
+        ] {
+            assert!(may_hold_link(&text), "{text}");
+            assert!(text.lines().any(is_link), "{text}");
+        }
+        let keys = "USER#1\nORDER#2\nshardlens\n#shardlens\n".repeat(1_000);
+        assert!(!may_hold_link(&keys));
+        assert!(!keys.lines().any(is_link));
     }
 
     #[test]
