@@ -771,3 +771,48 @@ fn observed_throttling_is_in_the_headline_when_the_model_throttles_none() {
         "{headline}"
     );
 }
+
+// Issue 60: an on-demand table's maximum (DynamoDB's OnDemandThroughput) from the flags. The log's 10 writes a
+// second replay freely on a new on-demand table; with --max-write-units 5 half of them throttle, all with
+// TableWriteMaxOnDemandThroughputExceeded (a table-level reason: sharding the key would not help). A
+// provisioned table refuses the flag.
+#[test]
+fn an_on_demand_maximum_throttles_with_its_reason() {
+    let dir = support::temp_dir("trace", "max-on-demand");
+    let log = write(&dir, "requests.csv", &csv_log(&writes()));
+    let reasons = |v: &Value| {
+        let mut total = std::collections::BTreeMap::<String, f64>::new();
+        for m in v["minutes"].as_array().unwrap() {
+            for (reason, n) in m["throttle_reasons"].as_object().unwrap() {
+                *total.entry(reason.clone()).or_default() += n.as_f64().unwrap();
+            }
+        }
+        total
+    };
+    let free = json(&simulate(&[&log], &[]));
+    assert!(reasons(&free).is_empty(), "{:?}", reasons(&free));
+    let capped = json(&simulate(&[&log], &["--max-write-units", "5"]));
+    let by_reason = reasons(&capped);
+    assert_eq!(
+        by_reason.keys().collect::<Vec<_>>(),
+        ["TableWriteMaxOnDemandThroughputExceeded"],
+        "{by_reason:?}"
+    );
+    // About half of the writes: 5 a second over the maximum.
+    let thrown = by_reason["TableWriteMaxOnDemandThroughputExceeded"];
+    let sent = WRITES as f64;
+    assert!(
+        (thrown / sent - 0.5).abs() < 0.1,
+        "{thrown} of {sent} writes throttled"
+    );
+    let refused = simulate(
+        &[&log],
+        &["--wcu", "2", "--rcu", "1", "--max-write-units", "5"],
+    );
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("--max-write-units is for an on-demand table"),
+        "{}",
+        stderr(&refused)
+    );
+}

@@ -88,6 +88,21 @@ pub struct TraceArgs {
     /// The replayed table has a local secondary index (its item collections are never split).
     #[arg(long, alias = "lsi", help_heading = "Trace replay")]
     pub has_lsi: bool,
+    /// An on-demand table's maximum read request units per second (DynamoDB's `OnDemandThroughput`): over
+    /// it, reads throttle with TableReadMaxOnDemandThroughputExceeded.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub max_read_units: Option<u64>,
+    /// An on-demand table's maximum write request units per second: over it, writes throttle with
+    /// TableWriteMaxOnDemandThroughputExceeded.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub max_write_units: Option<u64>,
+    /// An on-demand table's warm throughput for reads (`WarmThroughput`: what it serves at once) [default:
+    /// a new table's, 12,000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub warm_read_units: Option<u64>,
+    /// An on-demand table's warm throughput for writes [default: a new table's, 4,000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Trace replay")]
+    pub warm_write_units: Option<u64>,
 }
 
 impl TraceArgs {
@@ -111,14 +126,52 @@ impl TraceArgs {
 
     /// The table the flags describe.
     fn table(&self) -> anyhow::Result<Table> {
+        let on_demand_flags = [
+            ("--max-read-units", self.max_read_units),
+            ("--max-write-units", self.max_write_units),
+            ("--warm-read-units", self.warm_read_units),
+            ("--warm-write-units", self.warm_write_units),
+        ];
         let billing = match (self.billing, self.rcu, self.wcu) {
-            (Some(BillingArg::OnDemand) | None, None, None) => Billing::on_demand(),
+            (Some(BillingArg::OnDemand) | None, None, None) => {
+                let mut billing = Billing::on_demand();
+                if let Billing::OnDemand {
+                    previous_peak, max, ..
+                } = &mut billing
+                {
+                    let units = |u: Option<u64>| u.map(|u| u as f64);
+                    // The scenario's [table] max_*_units and warm_*_units (docs/time.md): a warm throughput
+                    // stands for a previous peak of half of it (R5).
+                    for (dim, (most, warm)) in [
+                        (self.max_read_units, self.warm_read_units),
+                        (self.max_write_units, self.warm_write_units),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        if let Some(m) = units(most) {
+                            max[dim] = m;
+                        }
+                        if let Some(w) = units(warm) {
+                            previous_peak[dim] = w / 2.0;
+                        }
+                    }
+                }
+                billing
+            }
             (Some(BillingArg::OnDemand), _, _) => {
                 anyhow::bail!("--rcu and --wcu are for --billing provisioned")
             }
-            (_, Some(rcu), Some(wcu)) => Billing::Provisioned {
-                units: [rcu as f64, wcu as f64],
-            },
+            (_, Some(rcu), Some(wcu)) => {
+                if let Some((flag, _)) = on_demand_flags.iter().find(|(_, v)| v.is_some()) {
+                    anyhow::bail!(
+                        "{flag} is for an on-demand table; this one is provisioned (--rcu/--wcu)"
+                    )
+                }
+                Billing::Provisioned {
+                    units: [rcu as f64, wcu as f64],
+                }
+            }
             _ => anyhow::bail!("provisioned billing needs both --rcu and --wcu"),
         };
         Ok(Table {

@@ -90,6 +90,13 @@ struct TableDoc {
     quota_writes: Option<Spanned<f64>>,
     max_reads: Option<Spanned<f64>>,
     max_writes: Option<Spanned<f64>>,
+    /// `max_reads`/`max_writes` by the names of DynamoDB's `OnDemandThroughput` (`MaxReadRequestUnits`,
+    /// `MaxWriteRequestUnits`): one name or the other.
+    max_read_units: Option<Spanned<f64>>,
+    max_write_units: Option<Spanned<f64>>,
+    /// DynamoDB's `WarmThroughput` (`ReadUnitsPerSecond`, `WriteUnitsPerSecond`): instead of the previous peak.
+    warm_read_units: Option<Spanned<f64>>,
+    warm_write_units: Option<Spanned<f64>>,
     autoscaling: Option<Spanned<ScalingDoc>>,
     size_gb: Option<Spanned<f64>>,
     growth_gb_per_day: Option<Spanned<f64>>,
@@ -437,6 +444,51 @@ writes_per_sec = 100
 
     fn error(text: &str) -> ScenarioError {
         parse(text, TODAY).unwrap_err()
+    }
+
+    #[test]
+    fn an_on_demand_table_takes_dynamodb_s_maximum_and_warm_throughput() {
+        use crate::model::simulate::Billing;
+        let billing = |table: &str| {
+            parse(
+                &format!("[table]\n{table}\n[[traffic]]\nkey = \"a\"\n"),
+                TODAY,
+            )
+            .map(|s| s.setup.table.billing)
+        };
+        // DynamoDB's names (OnDemandThroughput, WarmThroughput) beside the file's own.
+        let b = billing(
+            "billing = \"on-demand\"\nmax_write_units = 500\nmax_reads = 900\nwarm_write_units = 8000",
+        )
+        .unwrap();
+        assert_eq!(
+            b,
+            Billing::OnDemand {
+                previous_peak: [6_000.0, 4_000.0],
+                quota: [40_000.0, 40_000.0],
+                max: [900.0, 500.0],
+            },
+            "a warm throughput of 8,000 writes/s is a previous peak of 4,000"
+        );
+        // One value, two names: refused on the second's line.
+        let e = billing("billing = \"on-demand\"\nmax_writes = 500\nmax_write_units = 600")
+            .unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("max_writes and max_write_units"), "{e}");
+        let e = billing("previous_peak_reads = 100\nwarm_read_units = 600").unwrap_err();
+        assert!(e.message.contains("give one of them"), "{e}");
+        let e = billing("billing = \"provisioned\"\nrcu = 10\nwcu = 10\nwarm_write_units = 600")
+            .unwrap_err();
+        assert!(
+            e.message
+                .contains("warm_write_units is for on-demand tables"),
+            "{e}"
+        );
+        let e = billing("max_read_units = -1").unwrap_err();
+        assert!(
+            e.message.contains("max_read_units must be a number ≥ 0"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -114,19 +114,56 @@ fn on_demand_billing(c: &Ctx<'_>, t: &TableDoc) -> Result<Billing, ScenarioError
     let get = |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, ScenarioError> {
         v.as_ref().map_or(Ok(default), |v| c.non_negative(field, v))
     };
+    // One of two names for one value: the file's own or DynamoDB's.
+    let either = |(a, a_name): (&Option<Spanned<f64>>, &str),
+                  (b, b_name): (&Option<Spanned<f64>>, &str)|
+     -> Result<Option<(f64, bool)>, ScenarioError> {
+        match (a, b) {
+            (Some(_), Some(v)) => c.err(
+                v.span(),
+                format!("{a_name} and {b_name} say the same thing: give one of them"),
+            ),
+            (Some(v), None) => Ok(Some((c.non_negative(a_name, v)?, true))),
+            (None, Some(v)) => Ok(Some((c.non_negative(b_name, v)?, false))),
+            (None, None) => Ok(None),
+        }
+    };
+    let max = [
+        either(
+            (&t.max_reads, "max_reads"),
+            (&t.max_read_units, "max_read_units"),
+        )?,
+        either(
+            (&t.max_writes, "max_writes"),
+            (&t.max_write_units, "max_write_units"),
+        )?,
+    ]
+    .map(|m| m.map_or(0.0, |(x, _)| x));
+    // Warm throughput is what the table serves at once, which R5 makes twice the previous peak: a warm
+    // throughput W stands for a previous peak of W / 2 ([ours]: DynamoDB does not say how the two meet; the
+    // model's partitions at the start follow, ⌈W / 3,000⌉ for reads, ⌈W / 1,000⌉ for writes).
+    let peak = |(previous, p_name), (warm, w_name), default| {
+        either((previous, p_name), (warm, w_name))
+            .map(|v| v.map_or(default, |(x, is_peak)| if is_peak { x } else { x / 2.0 }))
+    };
     Ok(Billing::OnDemand {
         previous_peak: [
-            get(&t.previous_peak_reads, "previous_peak_reads", 6_000.0)?,
-            get(&t.previous_peak_writes, "previous_peak_writes", 2_000.0)?,
+            peak(
+                (&t.previous_peak_reads, "previous_peak_reads"),
+                (&t.warm_read_units, "warm_read_units"),
+                6_000.0,
+            )?,
+            peak(
+                (&t.previous_peak_writes, "previous_peak_writes"),
+                (&t.warm_write_units, "warm_write_units"),
+                2_000.0,
+            )?,
         ],
         quota: [
             get(&t.quota_reads, "quota_reads", 40_000.0)?,
             get(&t.quota_writes, "quota_writes", 40_000.0)?,
         ],
-        max: [
-            get(&t.max_reads, "max_reads", 0.0)?,
-            get(&t.max_writes, "max_writes", 0.0)?,
-        ],
+        max,
     })
 }
 
@@ -139,6 +176,10 @@ fn provisioned_billing(c: &Ctx<'_>, t: &TableDoc) -> Result<Billing, ScenarioErr
         ("quota_writes", &t.quota_writes),
         ("max_reads", &t.max_reads),
         ("max_writes", &t.max_writes),
+        ("max_read_units", &t.max_read_units),
+        ("max_write_units", &t.max_write_units),
+        ("warm_read_units", &t.warm_read_units),
+        ("warm_write_units", &t.warm_write_units),
     ] {
         if let Some(v) = v {
             return c.err(
