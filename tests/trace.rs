@@ -805,6 +805,20 @@ fn an_on_demand_maximum_throttles_with_its_reason() {
         (thrown / sent - 0.5).abs() < 0.1,
         "{thrown} of {sent} writes throttled"
     );
+    // The table line says the maximum.
+    let out = run(&[
+        "simulate",
+        "--trace",
+        log.to_str().unwrap(),
+        "--max-write-units",
+        "5",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("at most 5 writes per second")
+            && text.contains("TableWriteMaxOnDemandThroughputExceeded"),
+        "{text}"
+    );
     let refused = simulate(
         &[&log],
         &["--wcu", "2", "--rcu", "1", "--max-write-units", "5"],

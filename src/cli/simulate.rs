@@ -290,11 +290,26 @@ fn print_setup(out: &mut dyn Write, sc: &Scenario, o: &Outcome) -> std::io::Resu
                 ""
             }
         ),
-        Billing::OnDemand { previous_peak, .. } => format!(
-            "on-demand (previous peak {} reads / {} writes per second)",
-            grouped(previous_peak[0] as u64),
-            grouped(previous_peak[1] as u64)
-        ),
+        Billing::OnDemand {
+            previous_peak, max, ..
+        } => {
+            // The maximum (OnDemandThroughput), where one is set: 0 is none.
+            let most: Vec<String> = [("reads", max[0]), ("writes", max[1])]
+                .iter()
+                .filter(|(_, m)| *m > 0.0)
+                .map(|(what, m)| format!("{} {what}", grouped(*m as u64)))
+                .collect();
+            let most = if most.is_empty() {
+                String::new()
+            } else {
+                format!("; at most {} per second", most.join(" / "))
+            };
+            format!(
+                "on-demand (previous peak {} reads / {} writes per second{most})",
+                grouped(previous_peak[0] as u64),
+                grouped(previous_peak[1] as u64)
+            )
+        }
     };
     writeln!(
         out,
