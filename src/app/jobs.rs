@@ -247,11 +247,28 @@ impl Jobs {
 
     /// Load events since the last call; the load is forgotten once done.
     pub fn drain_load(&mut self) -> Vec<LoadEvent> {
-        let Some((task, ..)) = &mut self.load else {
+        let Some((task, path, _)) = &mut self.load else {
             return Vec::new();
         };
-        let events = task.drain();
-        if events.iter().any(|e| matches!(e, LoadEvent::Done(..))) || task.finished() {
+        let mut events = task.drain();
+        let done = events.iter().any(|e| matches!(e, LoadEvent::Done(..)));
+        if !done && task.finished() {
+            // The thread (a page's worker) ended without an answer: a panic, or in a page memory running out
+            // (a page holds at most 2 GiB). Said as the load's error, so the previous keys stay and the user
+            // hears why.
+            let path = path.clone();
+            let source = std::io::Error::other(
+                "the load stopped before it finished (out of memory? a page holds at most 2 GiB)",
+            );
+            events.push(LoadEvent::Done(
+                Box::new(Err(OpenError::Read {
+                    path: path.clone(),
+                    source,
+                })),
+                path,
+            ));
+        }
+        if done || task.finished() {
             self.load = None;
         }
         events
