@@ -830,3 +830,94 @@ fn an_on_demand_maximum_throttles_with_its_reason() {
         stderr(&refused)
     );
 }
+
+fn reasons_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/trace/reasons/{name}"))
+}
+
+// Issue 60: CloudWatch's throttle-reason metrics are read (get-metric-data and get-metric-statistics), carried
+// in `observed` by their snake-case names, compared per reason, and answer the tree's first question; the
+// replay's JSON and its story carry the decision.
+#[test]
+fn throttle_reason_metrics_replay_with_their_reason_and_answer_the_tree() {
+    let key_range = reasons_fixture("key-range.json");
+    let doc = json(&simulate(
+        &[&key_range],
+        &["--rcu", "1000", "--wcu", "1000"],
+    ));
+    let observed = doc["observed"].as_array().unwrap();
+    assert_eq!(
+        observed[3]["write_key_range_throughput_throttle_events"],
+        174.0
+    );
+    assert!(
+        observed[0]
+            .get("write_key_range_throughput_throttle_events")
+            .is_none()
+    );
+    let by_reason = doc["agreement"]["by_reason"].as_array().unwrap();
+    assert_eq!(by_reason.len(), 1, "{by_reason:?}");
+    assert_eq!(
+        by_reason[0]["metric"],
+        "write_key_range_throughput_throttle_events"
+    );
+    assert_eq!(by_reason[0]["observed"], 1234.0);
+    assert_eq!(by_reason[0]["sharding_can_help"], true);
+    assert_eq!(by_reason[0]["first_minute"], "2026-06-23T10:03:00Z");
+    assert_eq!(by_reason[0]["last_minute"], "2026-06-23T10:08:00Z");
+    let first = &doc["decision"]["path"][0];
+    assert_eq!(first["answer"], "yes");
+    assert_eq!(
+        first["evidence"],
+        "1,234 KeyRange write throttle events from 10:03 to 10:09 UTC (CloudWatch): one partition's key \
+         range over its limit, a hot partition"
+    );
+
+    let provisioned = reasons_fixture("provisioned.json");
+    let args = ["--rcu", "100", "--wcu", "100"];
+    let doc = json(&simulate(&[&provisioned], &args));
+    assert_eq!(
+        doc["observed"][3]["write_provisioned_throughput_throttle_events"],
+        1100.0
+    );
+    let by_reason = doc["agreement"]["by_reason"].as_array().unwrap();
+    assert_eq!(
+        by_reason[0]["metric"],
+        "write_provisioned_throughput_throttle_events"
+    );
+    assert_eq!(by_reason[0]["sharding_can_help"], false);
+    let decision = &doc["decision"];
+    assert_eq!(decision["path"][0]["answer"], "no");
+    let said = decision["path"][0]["evidence"].as_str().unwrap();
+    assert!(
+        said.contains("3,000 Provisioned write throttle events from 10:03 to 10:06 UTC"),
+        "{said}"
+    );
+    assert!(
+        said.contains("TableWriteProvisionedThroughputExceeded"),
+        "{said}"
+    );
+    assert!(said.contains("raise capacity, not the key"), "{said}");
+    assert_eq!(
+        decision["leaf"],
+        "A table-level limit: raise capacity, not the key"
+    );
+
+    // The story says the same, with the reasons beside the model's.
+    let mut story_args = vec!["simulate", "--trace", provisioned.to_str().unwrap()];
+    story_args.extend(args);
+    let out = run(&story_args);
+    assert!(out.status.success());
+    let story = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        story.contains(
+            "throttle events by reason (CloudWatch / model, in the minutes compared): Provisioned write 3,000 \
+             / 0 (the table's or account's limit: sharding cannot help)"
+        ),
+        "{story}"
+    );
+    assert!(
+        story.contains("decision:\n  Throttling concentrated on one key? no"),
+        "{story}"
+    );
+}

@@ -8,11 +8,16 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 use serde_json::json;
 
+use crate::model::capacity::ThrottleResource;
+use crate::model::decision::{UserAnswers, evaluate};
 use crate::model::examples::time::{EXAMPLES, example};
+use crate::model::export::DecisionDoc;
 use crate::model::fmt::grouped;
 use crate::model::shard::{DEFAULT_HOT_SHARE, MAX_SHARDS};
 use crate::model::sim_file::Scenario;
-use crate::model::simulate::{Billing, Diagnosis, Outcome, Setup, diagnose, run_streaming};
+use crate::model::simulate::{
+    Billing, Diagnosis, Outcome, Setup, diagnose, key_evidence, run_streaming,
+};
 
 use super::args::{OutputFormat, ScopeArg};
 use super::trace::{self, TraceArgs};
@@ -111,27 +116,42 @@ pub fn simulate(args: &SimulateArgs, out: &mut dyn Write) -> anyhow::Result<()> 
         bail!("the simulation was cancelled");
     };
     let mut diagnosis = diagnose(&scenario.setup, &outcome, &timeline);
+    let mut evidence = key_evidence(&scenario.setup);
     if let Some((replay, _)) = &replay
         && !replay.observed.is_empty()
     {
-        // What CloudWatch observed beside what the model throttles, in the headline and the findings.
+        // What CloudWatch observed beside what the model throttles, in the headline and the findings, and
+        // for the tree (its reasons answer the first question).
         let setup = &scenario.setup;
         let keys_known = !setup.trace.as_ref().is_some_and(|t| t.only_stand_ins());
         let a = trace::agreement_of(setup, replay, &outcome);
         crate::model::simulate::reconcile(&mut diagnosis, setup, &a, keys_known);
+        evidence = a.evidence(&evidence, ThrottleResource::Table);
     }
+    // The tree as the app's Timeline walks it: the table's local index is a fact of the scenario.
+    let decision = evaluate(
+        &evidence,
+        &UserAnswers {
+            has_lsi: Some(scenario.setup.table.lsi),
+            ..UserAnswers::default()
+        },
+    );
     match args.format {
         OutputFormat::Table => {
             let sources = replay.as_ref().map(|(r, _)| r);
             print_story(out, &scenario, &outcome, &diagnosis, sources)?;
-            if let Some((_, unsharded)) = &replay {
+            if let Some((replay, unsharded)) = &replay {
+                trace::print_reasons(out, &scenario.setup, replay, &outcome)?;
                 let hot = hot_share(args);
                 trace::print_what_if(out, unsharded, &outcome, args.shards, hot, &args.separator)?;
             }
+            writeln!(out)?;
+            super::table::print_decision(out, &decision)?;
         }
         OutputFormat::Json => {
             let mut doc = outcome_json(&scenario, &outcome);
             add_diagnosis(&mut doc, &diagnosis);
+            doc["decision"] = serde_json::to_value(DecisionDoc::of(&decision))?;
             if let Some((replay, _)) = &replay {
                 trace::add_replay(&mut doc, &scenario.setup, replay, &outcome);
             } else if scenario.setup.trace.is_some() {
@@ -361,9 +381,9 @@ fn print_story(
     writeln!(out)?;
     writeln!(
         out,
-        "final: {} partitions. The hash is a teaching hash (xxh3), and the timings marked [ours] in docs/time.md \
-         are modelling choices, not AWS numbers.",
-        o.final_partitions.len()
+        "final: {}. The hash is a teaching hash (xxh3), and the timings marked [ours] in docs/time.md are \
+         modelling choices, not AWS numbers.",
+        crate::model::fmt::plural(o.final_partitions.len() as u64, "partition")
     )?;
     Ok(())
 }

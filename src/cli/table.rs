@@ -56,8 +56,17 @@ pub(super) fn print(out: &mut dyn Write, shown: &Shown<'_>) -> Result<()> {
         )?;
     }
     writeln!(out)?;
+    print_decision(out, &shown.decision)
+}
+
+/// The tree's walk: each question, its answer and its evidence, then the recommendation (`analyze`, and
+/// `simulate`'s runs).
+pub(super) fn print_decision(
+    out: &mut dyn Write,
+    decision: &crate::model::decision::Path,
+) -> Result<()> {
     writeln!(out, "decision:")?;
-    for step in &shown.decision.path {
+    for step in &decision.path {
         writeln!(
             out,
             "  {} {}{}\n      {}",
@@ -67,7 +76,7 @@ pub(super) fn print(out: &mut dyn Write, shown: &Shown<'_>) -> Result<()> {
             step.evidence
         )?;
     }
-    writeln!(out, "  → {}", shown.decision.recommendation)
+    writeln!(out, "  → {}", decision.recommendation)
 }
 
 /// The first lines: what was analysed, the sharding in effect and the hash.

@@ -268,6 +268,10 @@ fn observed_json(m: &ObservedMinute, start: i64) -> serde_json::Value {
             v[name] = json!(x);
         }
     }
+    // Each reason metric by the snake case of its CloudWatch name.
+    for (metric, x) in m.reason_events() {
+        v[metric.snake_name()] = json!(x);
+    }
     v
 }
 
@@ -285,7 +289,57 @@ fn agreement_json(a: &Agreement) -> serde_json::Value {
         "differ_most": a.differ_most(5).iter().map(|m| json!({
             "t": m.t, "minute": iso(m.minute), "observed": m.observed, "modelled": m.modelled,
         })).collect::<Vec<_>>(),
+        "by_reason": a.by_reason.iter().map(|r| json!({
+            "metric": r.metric.snake_name(),
+            "reason": r.metric.cause.as_str(),
+            "observed": r.observed,
+            "modelled": r.modelled,
+            "sharding_can_help": r.metric.is_key_range(),
+            "first_minute": r.span.map(|(from, _)| iso(from)),
+            "last_minute": r.span.map(|(_, until)| iso(until - 60)),
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// The replay's throttling by reason, observed beside modelled, when the files held the reason metrics: one
+/// line ("by reason (CloudWatch / model): KeyRange write 1,234 / 120,000 (sharding can help); …").
+pub fn print_reasons(
+    out: &mut dyn Write,
+    setup: &Setup,
+    replay: &Replay,
+    o: &Outcome,
+) -> std::io::Result<()> {
+    if replay.observed.is_empty() {
+        return Ok(());
+    }
+    let a = agreement_of(setup, replay, o);
+    if a.by_reason.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<String> = a
+        .by_reason
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} / {}{}",
+                r.metric.short(),
+                r.observed
+                    .map_or("not read".to_owned(), |x| grouped(x.round() as u64)),
+                grouped(r.modelled.round() as u64),
+                if r.metric.is_key_range() {
+                    " (a hot partition: sharding can help)"
+                } else {
+                    " (the table's or account's limit: sharding cannot help)"
+                }
+            )
+        })
+        .collect();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "throttle events by reason (CloudWatch / model, in the minutes compared): {}",
+        rows.join("; ")
+    )
 }
 
 /// The what-if line: the same trace sharded (×`shards`, or ×10), on-demand, and at twice the capacity.

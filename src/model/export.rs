@@ -105,6 +105,18 @@ pub struct DecisionDoc<'a> {
     pub caveat: Option<&'a str>,
 }
 
+impl<'a> DecisionDoc<'a> {
+    /// The document of a walk of the tree (`analyze`'s `decision`, and a simulated run's).
+    pub fn of(decision: &'a Path) -> Self {
+        Self {
+            path: &decision.path,
+            leaf: decision.leaf.map(super::decision::Leaf::title),
+            recommendation: &decision.recommendation,
+            caveat: decision.caveat.as_deref(),
+        }
+    }
+}
+
 /// Builds the document for a report of `keys` under `view`.
 pub fn report_doc<'a>(
     source: String,
@@ -175,12 +187,7 @@ pub fn report_doc_sized<'a>(
                 .collect(),
             read_fan_out: report.read_fan_out,
         },
-        decision: DecisionDoc {
-            path: &decision.path,
-            leaf: decision.leaf.map(super::decision::Leaf::title),
-            recommendation: &decision.recommendation,
-            caveat: decision.caveat.as_deref(),
-        },
+        decision: DecisionDoc::of(decision),
         workload: report.workload.clone(),
         capacity: report.capacity.as_ref().and_then(|c| c.as_ref().ok()),
         item_sizes,

@@ -25,10 +25,11 @@ use std::sync::Arc;
 use web_time::Instant;
 
 use super::tasks::{Reporter, Task, TaskError};
+use crate::model::capacity::ThrottleResource;
 use crate::model::decision::{Evidence, Path, UserAnswers, evaluate};
 use crate::model::simulate::{
-    Chunk, Diagnosis, Outcome, Point, Setup, TimeEvidence, Timeline, diagnose, key_set,
-    run_streaming, time_evidence,
+    Chunk, Diagnosis, Outcome, Point, Setup, TimeEvidence, Timeline, diagnose, run_streaming,
+    time_evidence,
 };
 use crate::source::trace::ObservedMinute;
 
@@ -146,16 +147,7 @@ impl Simulation {
         let per_minute = run.replay().is_some_and(|r| !r.observed.is_empty());
         let computed = Arc::clone(&setup);
         let task = Task::spawn("simulate", ctx, 8, move |r: &Reporter<SimMsg>| {
-            let keys = key_set(&computed);
-            let view = crate::model::ViewSettings::default();
-            let mut evidence = crate::model::report(&keys, &view).evidence;
-            // The scenario's sort keys say what loaded sort keys would: one item, or a collection.
-            if let Some((key, _, _)) = &evidence.top_key {
-                evidence.top_key_items = crate::model::simulate::sort_key_facts(&computed, key);
-            }
-            // A replay's stand-in keys (CloudWatch's minutes alone) are never evidence about the keys.
-            let top = evidence.top_key.as_ref().map(|k| k.0.as_str());
-            evidence.keys_unknown = crate::model::simulate::stand_in_keys_note(&computed, top);
+            let evidence = crate::model::simulate::key_evidence(&computed);
             r.send(SimMsg::Keys(Box::new(evidence)));
             let result = run_streaming(&computed, &mut |chunk| {
                 r.send(SimMsg::Chunk(Box::new(chunk))) && !r.cancelled()
@@ -337,10 +329,9 @@ impl Simulation {
             self.answers.set(q, a);
         }
         if let Some(e) = &self.evidence {
-            let observed = self.agreement().map(|a| a.observed_total);
-            let e = Evidence {
-                observed_throttling: observed.or(e.observed_throttling),
-                ..e.clone()
+            let e = match self.agreement() {
+                Some(a) => a.evidence(e, ThrottleResource::Table),
+                None => e.clone(),
             };
             self.path = Some(evaluate(&e, &self.answers));
         }

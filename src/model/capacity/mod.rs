@@ -42,7 +42,7 @@ mod workload;
 
 pub use compute::{Capacity, CapacityFacts, PartitionLoad, compute};
 pub use throttle::{
-    BadThrottleReason, ThrottleCause, ThrottleOp, ThrottleReason, ThrottleResource,
+    BadThrottleReason, ReasonMetric, ThrottleCause, ThrottleOp, ThrottleReason, ThrottleResource,
 };
 pub use units::{ASSUMED_ITEM_BYTES, Consistency, ItemSize, read_units, write_units};
 pub use workload::{Billing, PartitionCount, PartitionPlan, PartitionsFrom, RateSource, Workload};

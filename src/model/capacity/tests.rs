@@ -374,3 +374,30 @@ fn workload_round_trips_through_json() {
         Workload::default()
     );
 }
+
+#[test]
+fn reason_metrics_are_cloudwatch_names() {
+    assert_eq!(ReasonMetric::ALL.len(), 8);
+    for (i, m) in ReasonMetric::ALL.into_iter().enumerate() {
+        assert_eq!(m.index(), i);
+        let reason = m.reason(ThrottleResource::Table).to_string();
+        // `TableWriteKeyRangeThroughputExceeded` ↔ `WriteKeyRangeThroughputThrottleEvents`.
+        let cause = m.cause.as_str().trim_end_matches("Exceeded");
+        assert!(reason.ends_with(m.cause.as_str()));
+        assert!(m.name().contains(cause), "{}", m.name());
+        assert!(m.name().ends_with("ThrottleEvents"));
+    }
+    let m = ReasonMetric {
+        op: ThrottleOp::Write,
+        cause: ThrottleCause::KeyRangeThroughputExceeded,
+    };
+    assert_eq!(m.name(), "WriteKeyRangeThroughputThrottleEvents");
+    assert_eq!(m.snake_name(), "write_key_range_throughput_throttle_events");
+    assert_eq!(m.short(), "KeyRange write");
+    let m = ReasonMetric {
+        op: ThrottleOp::Read,
+        cause: ThrottleCause::AccountLimitExceeded,
+    };
+    assert_eq!(m.name(), "ReadAccountLimitThrottleEvents");
+    assert_eq!(m.snake_name(), "read_account_limit_throttle_events");
+}

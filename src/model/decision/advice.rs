@@ -127,7 +127,7 @@ fn split_for_heat(ev: &Evidence) -> String {
 /// table-limit leaf.
 fn table_level(leaf: Leaf, ev: &Evidence) -> String {
     let mut text = String::new();
-    if let Some(reason) = ev.throttle_reason.filter(|r| !r.is_key_range()) {
+    if let Some(reason) = ev.table_level_reason() {
         let raise = match reason.cause {
             ThrottleCause::ProvisionedThroughputExceeded => {
                 "provisioned units (or let auto scaling raise them)"

@@ -3,13 +3,14 @@
 
 use serde::Serialize;
 
+use super::evidence::ObservedReason;
 use super::tree::Question;
 use super::{
     DOMINANT_OVER_NEXT, DOMINANT_SHARE_OF_BUCKET, Evidence, HOT_BUCKET_RATIO,
     LOW_CARDINALITY_KEYS_PER_BUCKET, LOW_CARDINALITY_TOP3_SHARE,
 };
-use crate::model::capacity::{CapacityFacts, ThrottleReason};
-use crate::model::fmt::{bytes, percent};
+use crate::model::capacity::{CapacityFacts, ThrottleReason, ThrottleResource};
+use crate::model::fmt::{bytes, grouped, percent};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +74,9 @@ pub fn answer_from_data(q: Question, ev: &Evidence) -> (Option<bool>, String) {
             }
             if let Some(reason) = ev.throttle_reason {
                 return one_key_from_reason(reason, ev);
+            }
+            if ev.observed_reasons.iter().any(|r| r.events > 0.0) {
+                return one_key_from_observed(ev);
             }
             if let Some(why) = &ev.keys_unknown {
                 return (None, why.clone());
@@ -225,6 +229,93 @@ fn one_key_from_reason(reason: ThrottleReason, ev: &Evidence) -> (Option<bool>, 
                  table-level limits below"
             ),
         )
+    }
+}
+
+/// "Throttling concentrated on one key?" from CloudWatch's reason metrics: KeyRange events are a hot
+/// partition, the others the table's or the account's limit (DYNAMODB-TRAFFIC "Throttling by its reason
+/// (2025)" \[AWS\]); with both, the larger share answers and the words give both shares.
+fn one_key_from_observed(ev: &Evidence) -> (Option<bool>, String) {
+    let mut seen: Vec<&ObservedReason> = ev
+        .observed_reasons
+        .iter()
+        .filter(|r| r.events > 0.0)
+        .collect();
+    seen.sort_by(|a, b| b.events.total_cmp(&a.events));
+    let total: f64 = seen.iter().map(|r| r.events).sum();
+    let key_range: f64 = seen
+        .iter()
+        .filter(|r| r.metric.is_key_range())
+        .map(|r| r.events)
+        .sum();
+    let said = |r: &ObservedReason| {
+        format!(
+            "{} {} throttle events{}",
+            grouped(r.events.round() as u64),
+            r.metric.short(),
+            r.span.map(span_words).unwrap_or_default()
+        )
+    };
+    let on = |r: &ObservedReason| match r.resource {
+        ThrottleResource::Table => "the table's",
+        ThrottleResource::Index => "the index's",
+    };
+    let listed = |rs: &[&ObservedReason]| rs.iter().map(|r| said(r)).collect::<Vec<_>>().join(", ");
+    if key_range >= total {
+        (
+            Some(true),
+            format!(
+                "{} (CloudWatch): one partition's key range over its limit, a hot partition",
+                listed(&seen)
+            ),
+        )
+    } else if key_range <= 0.0 {
+        let top = seen[0];
+        (
+            Some(false),
+            format!(
+                "{} (CloudWatch): {} limit ({}), not one key: raise capacity, not the key",
+                listed(&seen),
+                if top.metric.cause == crate::model::capacity::ThrottleCause::AccountLimitExceeded {
+                    "the account's".to_owned()
+                } else {
+                    on(top).to_owned()
+                },
+                top.reason()
+            ),
+        )
+    } else {
+        let share = key_range / total;
+        let (hot, table): (Vec<&ObservedReason>, Vec<&ObservedReason>) =
+            seen.iter().partition(|r| r.metric.is_key_range());
+        (
+            Some(share >= 0.5),
+            format!(
+                "both (CloudWatch): {} KeyRange, a hot partition ({}); {} the table's or the account's limit \
+                 ({}), which raising capacity, not the key, fixes",
+                percent(share),
+                listed(&hot),
+                percent(1.0 - share),
+                listed(&table)
+            ),
+        )
+    }
+}
+
+/// " from 10:03 to 10:11 UTC" (with the dates when the span crosses a day; " in the minute from 10:03 UTC"
+/// for one minute).
+fn span_words((from, until): (i64, i64)) -> String {
+    let at = |t: i64| crate::model::trace::iso(t);
+    let (a, b) = (at(from), at(until));
+    let hm = |s: &str| s.get(11..16).unwrap_or_default().to_owned();
+    let same_day = from.div_euclid(86_400) == (until - 1).div_euclid(86_400);
+    let day = |s: &str| s.get(5..10).unwrap_or_default().to_owned();
+    if until - from <= 60 {
+        format!(" in the minute from {} UTC", hm(&a))
+    } else if same_day {
+        format!(" from {} to {} UTC", hm(&a), hm(&b))
+    } else {
+        format!(" from {} {} to {} {} UTC", day(&a), hm(&a), day(&b), hm(&b))
     }
 }
 

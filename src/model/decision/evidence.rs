@@ -1,7 +1,7 @@
 //! The evidence: the facts the tree is answered from, collected from an analysis of a key set
 //! ([`Evidence::from_analysis`]) and completed by the caller (capacity, sharding, table facts).
 
-use crate::model::capacity::{CapacityFacts, ThrottleReason};
+use crate::model::capacity::{CapacityFacts, ReasonMetric, ThrottleReason, ThrottleResource};
 use crate::model::keyset::{KeySet, SortKeyFacts};
 use crate::model::sortkey::TimeOrdered;
 use crate::model::stats::Analysis;
@@ -52,6 +52,28 @@ pub struct Evidence {
     /// Throttle events observed (CloudWatch) on the table the keys came from, when known: adaptive capacity
     /// did not absorb them.
     pub observed_throttling: Option<f64>,
+    /// Throttle events CloudWatch observed by reason (its reason metrics, read with a replay's minutes): the
+    /// tree's first answer when present, since only KeyRange events are a hot partition (DYNAMODB-TRAFFIC
+    /// "Throttling by its reason (2025)" \[AWS\]).
+    pub observed_reasons: Vec<ObservedReason>,
+}
+
+/// One reason's throttle events as CloudWatch observed them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ObservedReason {
+    pub metric: ReasonMetric,
+    /// The table, or a global secondary index when the metrics were read for one.
+    pub resource: ThrottleResource,
+    pub events: f64,
+    /// Unix seconds: the start of the first minute with events and the end of the last.
+    pub span: Option<(i64, i64)>,
+}
+
+impl ObservedReason {
+    /// The reason a throttled request carried for these events.
+    pub fn reason(&self) -> ThrottleReason {
+        self.metric.reason(self.resource)
+    }
 }
 
 /// The shard plan the evidence was computed under.
@@ -73,6 +95,19 @@ impl Evidence {
     /// What the counts are, singular: "write" or "item".
     pub fn noun(&self) -> &'static str {
         if self.counts_items { "item" } else { "write" }
+    }
+
+    /// The table-level reason the data gives: the reported reason when there is one (and it is not KeyRange),
+    /// else the observed table-level reason with the most events.
+    pub fn table_level_reason(&self) -> Option<ThrottleReason> {
+        if let Some(r) = self.throttle_reason {
+            return (!r.is_key_range()).then_some(r);
+        }
+        self.observed_reasons
+            .iter()
+            .filter(|r| !r.metric.is_key_range() && r.events > 0.0)
+            .max_by(|a, b| a.events.total_cmp(&b.events))
+            .map(ObservedReason::reason)
     }
 
     /// Estimated size of the top key's item collection: its items as measured, else its items × the mean
@@ -130,6 +165,7 @@ impl Evidence {
             collision: None,
             keys_unknown: None,
             observed_throttling: None,
+            observed_reasons: Vec::new(),
             has_lsi: None,
             capacity: None,
             throttle_reason: None,

@@ -34,7 +34,7 @@ mod path;
 mod tree;
 
 pub use answers::{Answer, UserAnswers, answer_from_data};
-pub use evidence::{Evidence, ShardFacts};
+pub use evidence::{Evidence, ObservedReason, ShardFacts};
 pub use path::{Path, Step, evaluate};
 pub use tree::{Action, Branch, Leaf, Node, Question, TABLE_LEVEL, TREE, branch};
 

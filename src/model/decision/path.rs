@@ -169,7 +169,7 @@ fn unanswered(path: Vec<Step>, q: Question, caveat: Option<String>) -> Path {
 /// The data says the throttling is the table's: an observed table-level reason, or a workload whose table is
 /// over its total while a partition is over its limit.
 fn table_level(ev: &Evidence) -> bool {
-    ev.throttle_reason.is_some_and(|r| !r.is_key_range())
+    ev.table_level_reason().is_some()
         || ev
             .capacity
             .as_ref()

@@ -24,6 +24,7 @@ fn hot_key_evidence() -> Evidence {
         collision: None,
         keys_unknown: None,
         observed_throttling: None,
+        observed_reasons: Vec::new(),
     }
 }
 
@@ -120,6 +121,7 @@ fn few_values_reach_write_shard_the_prefix() {
         collision: None,
         keys_unknown: None,
         observed_throttling: None,
+        observed_reasons: Vec::new(),
     };
     let path = evaluate(&ev, &UserAnswers::default());
     assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
@@ -150,6 +152,7 @@ fn spread_keys_reach_adaptive_capacity() {
         collision: None,
         keys_unknown: None,
         observed_throttling: None,
+        observed_reasons: Vec::new(),
     };
     let path = evaluate(&ev, &UserAnswers::default());
     assert_eq!(path.leaf, Some(Leaf::AdaptiveCapacity));
@@ -385,4 +388,108 @@ fn the_tree_reaches_every_leaf_and_every_question() {
     for q in Question::ALL {
         assert_eq!(branch(q).question, q);
     }
+}
+
+// Issue 60: CloudWatch's reason metrics answer "throttling concentrated on one key?" before the counts do.
+#[test]
+fn observed_reasons_answer_the_first_question() {
+    use crate::model::capacity::{ReasonMetric, ThrottleCause, ThrottleOp, ThrottleResource};
+    let start = 1_782_208_980; // 2026-06-23T10:03:00Z
+    let reason = |cause, events: f64, minutes: i64| ObservedReason {
+        metric: ReasonMetric {
+            op: ThrottleOp::Write,
+            cause,
+        },
+        resource: ThrottleResource::Table,
+        events,
+        span: Some((start, start + 60 * minutes)),
+    };
+    // Spread keys: by the counts alone, no hot key.
+    let spread = Evidence {
+        total: 10_000,
+        buckets: 8,
+        distinct: 5_000,
+        top_key: Some(("USER#1".into(), 5, 0.0005)),
+        next_key_count: 5,
+        top_bucket_over_mean: 1.05,
+        top_key_share_of_bucket: 0.004,
+        top3_share: 0.0015,
+        ..Evidence::default()
+    };
+    let key_range = Evidence {
+        observed_reasons: vec![reason(
+            ThrottleCause::KeyRangeThroughputExceeded,
+            1_234.0,
+            8,
+        )],
+        ..spread.clone()
+    };
+    let path = evaluate(&key_range, &UserAnswers::default());
+    assert_eq!(path.answer(Question::OneKey), Some(Answer::Yes));
+    assert_eq!(
+        path.path[0].evidence,
+        "1,234 KeyRange write throttle events from 10:03 to 10:11 UTC (CloudWatch): one partition's key \
+         range over its limit, a hot partition"
+    );
+
+    let provisioned = Evidence {
+        observed_reasons: vec![reason(
+            ThrottleCause::ProvisionedThroughputExceeded,
+            2_000.0,
+            1,
+        )],
+        ..hot_key_evidence()
+    };
+    let path = evaluate(&provisioned, &UserAnswers::default());
+    assert_eq!(path.answer(Question::OneKey), Some(Answer::No));
+    assert_eq!(
+        path.path[0].evidence,
+        "2,000 Provisioned write throttle events in the minute from 10:03 UTC (CloudWatch): the table's limit \
+         (TableWriteProvisionedThroughputExceeded), not one key: raise capacity, not the key"
+    );
+    assert_eq!(path.leaf, Some(Leaf::TableLimit), "{path:?}");
+    assert!(
+        path.recommendation.contains("provisioned units"),
+        "{}",
+        path.recommendation
+    );
+
+    let both = Evidence {
+        observed_reasons: vec![
+            reason(ThrottleCause::KeyRangeThroughputExceeded, 300.0, 2),
+            reason(ThrottleCause::ProvisionedThroughputExceeded, 100.0, 2),
+        ],
+        top_key_items: Some(SortKeyFacts {
+            items: 1,
+            only_increasing: false,
+        }),
+        ..hot_key_evidence()
+    };
+    let path = evaluate(&both, &UserAnswers::default());
+    assert_eq!(path.answer(Question::OneKey), Some(Answer::Yes));
+    let said = &path.path[0].evidence;
+    assert!(
+        said.starts_with("both (CloudWatch): 75 % KeyRange"),
+        "{said}"
+    );
+    assert!(
+        said.contains("25 % the table's or the account's limit"),
+        "{said}"
+    );
+    // The hot-key leaf's advice still says the table-level part.
+    assert!(
+        path.recommendation.contains("table-level limit"),
+        "{}",
+        path.recommendation
+    );
+
+    // What the user says they saw wins over the metrics.
+    let user = UserAnswers {
+        throttle_reason: Some("TableWriteProvisionedThroughputExceeded".parse().unwrap()),
+        ..UserAnswers::default()
+    };
+    assert_eq!(
+        evaluate(&key_range, &user).answer(Question::OneKey),
+        Some(Answer::No)
+    );
 }

@@ -143,6 +143,23 @@ pub fn key_set(setup: &super::Setup) -> super::super::KeySet {
     set
 }
 
+/// The decision tree's evidence about a run's keys (the run's own figures come in later): the report of its
+/// [`key_set`], its top key's sort keys as the scenario gives them, and why a replay's stand-in keys are no
+/// evidence. The app's Timeline and `shardlens simulate` walk the tree from it.
+pub fn key_evidence(setup: &super::Setup) -> super::super::decision::Evidence {
+    let keys = key_set(setup);
+    let view = super::super::ViewSettings::default();
+    let mut evidence = super::super::report(&keys, &view).evidence;
+    // The scenario's sort keys say what loaded sort keys would: one item, or a collection.
+    if let Some((key, _, _)) = &evidence.top_key {
+        evidence.top_key_items = sort_key_facts(setup, key);
+    }
+    // A replay's stand-in keys (CloudWatch's minutes alone) are never evidence about the keys.
+    let top = evidence.top_key.as_ref().map(|k| k.0.as_str());
+    evidence.keys_unknown = stand_in_keys_note(setup, top);
+    evidence
+}
+
 /// Why a replay's keys are no evidence for the decision tree, when they are not: every key is a stand-in
 /// (CloudWatch's minutes alone), or the hottest, `top_key`, is one. Stand-ins spread traffic known only in
 /// total evenly over made-up names, so a hot key can never show among them. Says what would answer the key

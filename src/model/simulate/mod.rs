@@ -58,10 +58,12 @@ pub(crate) const MAX_RUN_PARTITIONS: usize = MAX_PARTITIONS * 64;
 pub use diagnose::*;
 pub use engine::initial_partitions;
 pub use keys::{
-    date_of_day, key_in_partition, key_set, shard_keys, sort_key_facts, stand_in_keys_note,
+    date_of_day, key_evidence, key_in_partition, key_set, shard_keys, sort_key_facts,
+    stand_in_keys_note,
 };
 pub use observed::{
-    Agreement, MinuteComparison, ObservedEvents, agreement, reconcile, reconcile_time,
+    Agreement, MinuteComparison, ObservedEvents, ReasonComparison, agreement, reconcile,
+    reconcile_time,
 };
 pub use record::{RANGE_KEYS, chunk_seconds, run_streaming};
 pub use setup::*;

@@ -3,17 +3,21 @@
 //! ([`agreement`]), and the run's words made to say both ([`reconcile`]): a headline never says "no
 //! throttling" while CloudWatch observed some.
 
+use super::super::capacity::ReasonMetric;
 use super::super::fmt::grouped;
 use super::diagnose::{Diagnosis, Finding, FindingKind, TimeEvidence, Why, when};
 use super::{Outcome, Setup};
 
 /// One CloudWatch minute's throttle events as observed (read and write events, or throttled requests when
 /// the files held only those).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ObservedEvents {
     /// Unix seconds of the minute's start (a whole minute).
     pub minute: i64,
     pub events: f64,
+    /// The minute's events by reason, for each reason metric the files held a figure of this minute
+    /// (DYNAMODB-TRAFFIC "Throttling by its reason (2025)" \[AWS\]).
+    pub reasons: Vec<(ReasonMetric, f64)>,
 }
 
 /// One minute, observed and modelled.
@@ -38,9 +42,58 @@ pub struct Agreement {
     /// UTC minute. (A minute without a datapoint is not zero, DYNAMODB-TRAFFIC "CloudWatch": it is not
     /// compared.)
     pub minutes: Vec<MinuteComparison>,
+    /// Per reason, when the files held any reason metric: each reason they held a figure of, and each the
+    /// model throttles with in the minutes compared, in [`ReasonMetric::ALL`]'s order.
+    pub by_reason: Vec<ReasonComparison>,
+}
+
+/// One reason metric's events, observed and modelled over the minutes compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReasonComparison {
+    pub metric: ReasonMetric,
+    /// CloudWatch's events of this reason; `None` when the files held no figure of it (no datapoint is not
+    /// zero).
+    pub observed: Option<f64>,
+    /// The model's throttled requests with this reason in the minutes compared (**\[ours\]**: a request the
+    /// model throttles is one event; DynamoDB may count more than one event for a request).
+    pub modelled: f64,
+    /// Unix seconds: the start of the first minute with observed events of this reason, and the end of the
+    /// last (when any).
+    pub span: Option<(i64, i64)>,
+}
+
+impl ReasonComparison {
+    /// The observed events, 0 when not read.
+    pub fn observed_events(&self) -> f64 {
+        self.observed.unwrap_or(0.0)
+    }
 }
 
 impl Agreement {
+    /// `ev` with what CloudWatch observed: its throttle events, and by reason when the files held the reason
+    /// metrics (on `resource`: the table, or the index the metrics were read for).
+    pub fn evidence(
+        &self,
+        ev: &super::super::decision::Evidence,
+        resource: super::super::capacity::ThrottleResource,
+    ) -> super::super::decision::Evidence {
+        super::super::decision::Evidence {
+            observed_throttling: Some(self.observed_total).or(ev.observed_throttling),
+            observed_reasons: self
+                .by_reason
+                .iter()
+                .filter(|r| r.observed_events() > 0.0)
+                .map(|r| super::super::decision::ObservedReason {
+                    metric: r.metric,
+                    resource,
+                    events: r.observed_events(),
+                    span: r.span,
+                })
+                .collect(),
+            ..ev.clone()
+        }
+    }
+
     /// The model's events in the minutes compared.
     pub fn modelled_in_compared(&self) -> f64 {
         self.minutes.iter().map(|m| m.modelled).sum()
@@ -71,7 +124,63 @@ fn modelled_by_minute(setup: &Setup, o: &Outcome) -> std::collections::BTreeMap<
     by
 }
 
-/// Observed against modelled throttle events, minute by minute on whole UTC minutes.
+/// The model's throttled requests per whole UTC minute by reason metric (the model names its reasons as
+/// DynamoDB does, `TableWriteKeyRangeThroughputExceeded`, R7).
+fn modelled_reasons_by_minute(
+    setup: &Setup,
+    o: &Outcome,
+) -> std::collections::BTreeMap<i64, [f64; 8]> {
+    let mut by = std::collections::BTreeMap::new();
+    for m in &o.minutes {
+        let minute = (setup.start + i64::from(m.t)).div_euclid(60) * 60;
+        let row: &mut [f64; 8] = by.entry(minute).or_insert([0.0; 8]);
+        for (name, n) in &m.throttle_reasons {
+            if let Ok(r) = name.parse::<super::super::capacity::ThrottleReason>() {
+                row[ReasonMetric::from(r).index()] += n;
+            }
+        }
+    }
+    by
+}
+
+/// Per reason metric, observed against modelled over the minutes compared: empty when the files held no
+/// reason metric (then only the totals compare).
+fn by_reason(setup: &Setup, o: &Outcome, observed: &[ObservedEvents]) -> Vec<ReasonComparison> {
+    if observed.iter().all(|m| m.reasons.is_empty()) {
+        return Vec::new();
+    }
+    let modelled = modelled_reasons_by_minute(setup, o);
+    let mut rows: Vec<ReasonComparison> = ReasonMetric::ALL
+        .into_iter()
+        .map(|metric| ReasonComparison {
+            metric,
+            observed: None,
+            modelled: 0.0,
+            span: None,
+        })
+        .collect();
+    for m in observed {
+        let minute = m.minute.div_euclid(60) * 60;
+        if let Some(row) = modelled.get(&minute) {
+            for (r, n) in rows.iter_mut().zip(row) {
+                r.modelled += n;
+            }
+        }
+        for &(metric, n) in &m.reasons {
+            let r = &mut rows[metric.index()];
+            r.observed = Some(r.observed.unwrap_or(0.0) + n);
+            if n > 0.0 {
+                let (from, until) = r.span.unwrap_or((minute, minute + 60));
+                r.span = Some((from.min(minute), until.max(minute + 60)));
+            }
+        }
+    }
+    rows.retain(|r| r.observed.is_some() || r.modelled >= 0.5);
+    rows
+}
+
+/// Observed against modelled throttle events, minute by minute on whole UTC minutes, and per reason when
+/// the files held the reason metrics.
 pub fn agreement(setup: &Setup, o: &Outcome, observed: &[ObservedEvents]) -> Agreement {
     let modelled = modelled_by_minute(setup, o);
     let mut minutes: Vec<MinuteComparison> = observed
@@ -91,6 +200,7 @@ pub fn agreement(setup: &Setup, o: &Outcome, observed: &[ObservedEvents]) -> Agr
         observed_total: minutes.iter().map(|m| m.observed).sum(),
         modelled_total: modelled.values().sum(),
         minutes,
+        by_reason: by_reason(setup, o, observed),
     }
 }
 
@@ -222,10 +332,12 @@ mod tests {
             ObservedEvents {
                 minute: s.start + 60,
                 events: 2_400.0,
+                reasons: Vec::new(),
             },
             ObservedEvents {
                 minute: s.start + 120,
                 events: 2_000.0,
+                reasons: Vec::new(),
             },
         ];
         let a = agreement(&s, &o, &observed);
@@ -276,6 +388,7 @@ mod tests {
         let observed = [ObservedEvents {
             minute: s.start + 60,
             events: 10.0,
+            reasons: Vec::new(),
         }];
         let a = agreement(&s, &o, &observed);
         // The model throttles 2,000 writes a second: the minute [00:01:00, 00:02:00) holds 60 s of them.
@@ -294,5 +407,59 @@ mod tests {
             "{}",
             d.headline
         );
+    }
+
+    // Issue 60: with the reason metrics read, observed and modelled compare per reason.
+    #[test]
+    fn agreement_compares_per_reason() {
+        use crate::model::capacity::{ThrottleCause, ThrottleOp};
+        let s = replay_of(setup(
+            Table::default(),
+            vec![writes("HOT", 3_000.0, SortKey::SingleItem)],
+            180,
+        ));
+        let (_, o) = diagnosed(&s);
+        let key_range = ReasonMetric {
+            op: ThrottleOp::Write,
+            cause: ThrottleCause::KeyRangeThroughputExceeded,
+        };
+        let provisioned = ReasonMetric {
+            op: ThrottleOp::Write,
+            cause: ThrottleCause::ProvisionedThroughputExceeded,
+        };
+        let observed = [
+            ObservedEvents {
+                minute: s.start + 60,
+                events: 10.0,
+                reasons: vec![(key_range, 10.0), (provisioned, 0.0)],
+            },
+            ObservedEvents {
+                minute: s.start + 120,
+                events: 5.0,
+                reasons: vec![(key_range, 5.0)],
+            },
+        ];
+        let a = agreement(&s, &o, &observed);
+        assert_eq!(a.by_reason.len(), 2, "{:?}", a.by_reason);
+        let kr = a.by_reason.iter().find(|r| r.metric == key_range).unwrap();
+        assert_eq!(kr.observed, Some(15.0));
+        assert_eq!(kr.span, Some((s.start + 60, s.start + 180)));
+        // The model throttles 2,000 writes a second over R1 in both minutes.
+        assert!((kr.modelled - 240_000.0).abs() < 1.0, "{kr:?}");
+        let pr = a
+            .by_reason
+            .iter()
+            .find(|r| r.metric == provisioned)
+            .unwrap();
+        assert_eq!((pr.observed, pr.span, pr.modelled), (Some(0.0), None, 0.0));
+        // Without reason metrics, no per-reason rows.
+        let plain: Vec<ObservedEvents> = observed
+            .iter()
+            .map(|m| ObservedEvents {
+                reasons: Vec::new(),
+                ..m.clone()
+            })
+            .collect();
+        assert!(agreement(&s, &o, &plain).by_reason.is_empty());
     }
 }

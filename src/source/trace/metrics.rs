@@ -8,7 +8,9 @@
 //!
 //! A series is told by its `Label` (else its `Id`), ignoring case and anything but letters and digits:
 //! `ConsumedReadCapacityUnits`, `ConsumedWriteCapacityUnits`, `ReadThrottleEvents`, `WriteThrottleEvents`,
-//! `ThrottledRequests` (a label that holds one of them, like `orders ConsumedWriteCapacityUnits`, counts);
+//! `ThrottledRequests`, and the eight throttle-reason metrics (`WriteKeyRangeThroughputThrottleEvents`,
+//! `ReadProvisionedThroughputThrottleEvents`, …: [`ReasonMetric`](crate::model::capacity::ReasonMetric)) (a
+//! label that holds one of them, like `orders ConsumedWriteCapacityUnits`, counts; the longest name held wins);
 //! other metrics are not used, and a file none of whose series names one is refused with how to name them
 //! (a query's `Label` is the user's, like Grafana's `label1`). A series' period is the spacing of its
 //! timestamps (60 s when it has one); a datapoint is the sum over its period, spread evenly over the minutes
@@ -259,9 +261,11 @@ fn metric_of(name: &str) -> Option<Metric> {
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())
         .collect();
+    // The longest name held wins: a label is read as the most specific metric it names.
     Metric::ALL
         .into_iter()
-        .find(|m| plain.contains(&m.name().to_ascii_lowercase()))
+        .filter(|m| plain.contains(&m.name().to_ascii_lowercase()))
+        .max_by_key(|m| m.name().len())
 }
 
 /// The metric of a series by its `Label`, else its `Id`; an unknown one goes to `unknown` and is `None`.
@@ -285,7 +289,7 @@ fn series_metric(
 
 /// The points of `metric` given by the series `name`.
 fn points_of<'s>(series: &'s mut Series, metric: Metric, name: &str) -> &'s mut Points {
-    let s = series.entry(metric as usize).or_default();
+    let s = series.entry(metric.index()).or_default();
     if !s.names.iter().any(|n| n == name) {
         s.names.push(name.to_owned());
     }
