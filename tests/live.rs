@@ -330,6 +330,7 @@ fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_
             (10, "ConsumedWriteCapacityUnits", 6_000.0),
             (9, "ConsumedWriteCapacityUnits", 60_000.0),
             (9, "WriteThrottleEvents", 12.0),
+            (9, "WriteKeyRangeThroughputThrottleEvents", 12.0),
             (8, "ConsumedWriteCapacityUnits", 30_000.0),
             (8, "ConsumedReadCapacityUnits", 600.0),
         ],
@@ -365,6 +366,16 @@ fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_
     assert_eq!(minutes[0]["consumed_write_units"], 6_000.0);
     assert_eq!(minutes[1]["consumed_write_units"], 60_000.0);
     assert_eq!(minutes[1]["write_throttle_events"], 12.0);
+    // Issue 60: the throttle-reason metrics, by the snake case of their names.
+    assert_eq!(
+        minutes[1]["write_key_range_throughput_throttle_events"],
+        12.0
+    );
+    assert!(
+        minutes[1]
+            .get("write_provisioned_throughput_throttle_events")
+            .is_none()
+    );
     assert_eq!(minutes[2]["consumed_read_units"], 600.0);
     assert!(minutes[0].get("write_throttle_events").is_none());
     assert_eq!(doc["contributor_insights"]["status"], "not available");
@@ -382,13 +393,26 @@ fn metrics_reads_the_minutes_says_contributor_insights_is_not_there_and_saves_a_
     let start_unix = first_minute - t0;
     assert!(start_unix <= first_minute, "{start} {t0}");
 
-    // The saved minutes replay with the observed throttling beside the model.
-    let replay = replay(&saved);
+    saved_minutes_replay(&saved);
+}
+
+/// The saved minutes replay with the observed throttling beside the model, its reason kept.
+fn saved_minutes_replay(saved: &std::path::Path) {
+    let replay = replay(saved);
     assert_eq!(replay["source"][0]["format"], "metrics");
     let observed = replay["observed"].as_array().unwrap();
     assert_eq!(observed.len(), 3);
     assert_eq!(observed[1]["write_throttle_events"], 12.0);
+    assert_eq!(
+        observed[1]["write_key_range_throughput_throttle_events"],
+        12.0
+    );
     assert_eq!(replay["agreement"]["observed_throttle_events"], 12.0);
+    assert_eq!(
+        replay["agreement"]["by_reason"][0]["metric"],
+        "write_key_range_throughput_throttle_events"
+    );
+    assert_eq!(replay["decision"]["path"][0]["answer"], "yes");
 }
 
 #[test]

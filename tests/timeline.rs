@@ -379,6 +379,53 @@ fn cloudwatch_minutes_alone_say_the_observed_throttling_and_leave_the_keys_unkno
     std::fs::remove_dir_all(dir).ok();
 }
 
+// Issue 60: CloudWatch's throttle-reason metrics: the per-minute view draws the observed throttling by reason,
+// the legend says which reasons sharding can help, and the tree's first answer comes from them, naming them.
+#[test]
+fn observed_throttling_by_reason_is_drawn_and_answers_the_tree() {
+    let dir = std::env::temp_dir().join(format!("shardlens-cw-reasons-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("metrics.json");
+    std::fs::write(
+        &path,
+        r#"{"MetricDataResults":[
+  {"Id":"kr","Label":"WriteKeyRangeThroughputThrottleEvents","StatusCode":"Complete",
+   "Timestamps":["2026-06-22T23:36:00+00:00","2026-06-22T23:35:00+00:00"],"Values":[2000.0,2400.0]},
+  {"Id":"pt","Label":"WriteProvisionedThroughputThrottleEvents","StatusCode":"Complete",
+   "Timestamps":["2026-06-22T23:36:00+00:00"],"Values":[600.0]},
+  {"Id":"cwcu","Label":"ConsumedWriteCapacityUnits","StatusCode":"Complete",
+   "Timestamps":["2026-06-22T23:37:00+00:00","2026-06-22T23:36:00+00:00","2026-06-22T23:35:00+00:00",
+                 "2026-06-22T23:34:00+00:00"],"Values":[30000.0,60000.0,60000.0,30000.0]}
+],"Messages":[]}"#,
+    )
+    .unwrap();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().apply(Command::OpenTrace(path.clone()));
+    h.wait_for("the replay of CloudWatch's reason metrics", |app| {
+        app.simulation()
+            .is_some_and(|s| s.diagnosis.is_some() && s.path.is_some())
+    });
+    let sim = h.state().simulation().unwrap();
+    assert!(sim.per_minute());
+    let first = &sim.path.as_ref().unwrap().path[0];
+    assert_eq!(first.answer, shardlens::model::decision::Answer::Yes);
+    assert!(
+        first.evidence.starts_with("both (CloudWatch): 88 % KeyRange, a hot partition (4,400 KeyRange write \
+             throttle events from 23:35 to 23:37 UTC); 12 % the table's or the account's limit (600 \
+             Provisioned write throttle events in the minute from 23:36 UTC)"),
+        "{}",
+        first.evidence
+    );
+    h.settle();
+    // The legend says which reasons sharding can help; the tree's evidence names the reasons.
+    h.get_by_label("observed KeyRange: a hot partition, sharding can help");
+    h.get_by_label(
+        "observed Provisioned, AccountLimit, MaxOnDemand: the table's or account's limit, sharding cannot help",
+    );
+    h.get_by_label_contains("4,400 KeyRange write throttle events from 23:35 to 23:37 UTC");
+    std::fs::remove_dir_all(dir).ok();
+}
+
 /// tests/fixtures/trace/incremental-export: the export's folder, whose data files live in the shared
 /// `AWSDynamoDB/data/` beside it (120 writes, one a second from 2026-06-23T10:00:00.25Z).
 fn incremental_export() -> std::path::PathBuf {

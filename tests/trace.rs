@@ -921,3 +921,55 @@ fn throttle_reason_metrics_replay_with_their_reason_and_answer_the_tree() {
         "{story}"
     );
 }
+
+// Issue 60: a request log that carries each throttled request's reasons (a `reason` column in CSV,
+// `ThrottlingReasons` in JSON lines, which a served request's line leaves out) gives observed throttles per
+// reason and per key, compared with the model and answering the tree; both shapes give the same replay.
+#[test]
+fn a_request_log_with_throttling_reasons_is_observed_per_reason_and_key() {
+    let mut docs = Vec::new();
+    for name in ["requests.csv", "requests.jsonl"] {
+        let doc = json(&simulate(&[&reasons_fixture(name)], &[]));
+        let keys = &doc["source"][0]["throttled_keys"];
+        assert_eq!(keys[0]["key"], "BOARD#global", "{name}");
+        assert_eq!(keys[0]["throttled_requests"], 60.0, "{name}");
+        let observed = doc["observed"].as_array().unwrap();
+        assert_eq!(observed.len(), 3, "{name}");
+        assert_eq!(
+            observed[0]["write_key_range_throughput_throttle_events"],
+            0.0
+        );
+        assert_eq!(
+            observed[1]["write_key_range_throughput_throttle_events"],
+            60.0
+        );
+        assert_eq!(
+            observed[2]["write_provisioned_throughput_throttle_events"],
+            2.0
+        );
+        let by_reason = doc["agreement"]["by_reason"].as_array().unwrap();
+        assert_eq!(by_reason.len(), 2, "{name}");
+        let first = doc["decision"]["path"][0]["evidence"].as_str().unwrap();
+        assert!(
+            first.starts_with(
+                "both (the request log): 97 % KeyRange, a hot partition (60 KeyRange write throttle events in \
+                 the minute from 10:01 UTC)"
+            ),
+            "{name}: {first}"
+        );
+        assert!(
+            doc["headline"]
+                .as_str()
+                .unwrap()
+                .contains("Observed 62 throttle events (the request log)"),
+            "{name}"
+        );
+        // The throttled requests are still the application's demand: 720 writes of one unit.
+        let demand: f64 = series(&doc, "write_demand_units").iter().sum();
+        assert!((demand - 720.0).abs() < 1e-6, "{name}: {demand}");
+        docs.push(doc);
+    }
+    assert_eq!(docs[0]["observed"], docs[1]["observed"]);
+    assert_eq!(docs[0]["agreement"], docs[1]["agreement"]);
+    assert_eq!(docs[0]["decision"], docs[1]["decision"]);
+}

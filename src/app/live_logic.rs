@@ -20,7 +20,7 @@ use super::views::View;
 use crate::model::fmt::{grouped, plural};
 use crate::source::Source;
 use crate::source::dynamo::{StreamRead, StreamStart, StreamStatus, TableInfo};
-use crate::source::trace::TraceLoad;
+use crate::source::trace::{ObservedMinute, TraceLoad};
 
 /// A watch's trace is replayed in the Timeline at most this often while it is the view.
 const REPLAY_EVERY: Duration = Duration::from_secs(3);
@@ -312,7 +312,7 @@ impl App {
         let throttles: f64 = load
             .observed
             .iter()
-            .map(|m| m.read_throttle_events.unwrap_or(0.0) + m.write_throttle_events.unwrap_or(0.0))
+            .filter_map(ObservedMinute::throttle_events)
             .sum();
         let mut throttled: Vec<(String, f64)> = load
             .files

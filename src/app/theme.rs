@@ -10,6 +10,9 @@ pub const COOL: Color32 = Color32::from_rgb(0x3b, 0x82, 0xc4);
 pub const WARM: Color32 = Color32::from_rgb(0xe0, 0x9a, 0x2b);
 /// The hot partition: one key holds a bucket at least twice the mean.
 pub const HOT: Color32 = Color32::from_rgb(0xd6, 0x3a, 0x2f);
+/// Throttling at the table's or the account's limit (CloudWatch's Provisioned, AccountLimit and MaxOnDemand
+/// reasons): not one partition, so sharding cannot help.
+pub const TABLE_LIMIT: Color32 = Color32::from_rgb(0x8e, 0x4f, 0xb8);
 /// The unsharded distribution drawn behind the sharded one.
 pub const GHOST: Color32 = Color32::from_rgba_premultiplied(0x70, 0x70, 0x70, 0x50);
 /// The ghost colour as an opaque swatch for the legend.

@@ -14,12 +14,13 @@ use super::args::{ConnectArgs, ViewArgs};
 use super::commands::cancel_on_ctrl_c;
 use super::trace::CountsAre;
 use crate::model::KeySet;
+use crate::model::capacity::ReasonMetric;
 use crate::model::sim_file::parse_duration;
 use crate::model::trace::{Dim, Trace, iso};
 use crate::source::OnBad;
 use crate::source::dynamo::{
     DEFAULT_MAX_RPS, DynamoClient, METRICS, MetricsOptions, MetricsRead, StreamEvent,
-    StreamOptions, StreamStart, StreamStatus,
+    StreamOptions, StreamStart, StreamStatus, metric_field,
 };
 use crate::source::trace::{StreamFeed, TraceLoad};
 
@@ -435,19 +436,12 @@ fn save_documents(path: &Path, docs: &[Value]) -> anyhow::Result<()> {
 /// The JSON output: `start`, `minutes`, `contributors` (when read), `notes`.
 fn metrics_json(read: &MetricsRead, start: i64, docs: &[Value]) -> anyhow::Result<Value> {
     let mut minutes = std::collections::BTreeMap::<i64, serde_json::Map<String, Value>>::new();
-    for (name, field) in METRICS.iter().map(|(n, _)| *n).zip([
-        "consumed_read_units",
-        "consumed_write_units",
-        "read_throttle_events",
-        "write_throttle_events",
-        "throttled_requests",
-        "provisioned_read_units",
-        "provisioned_write_units",
-    ]) {
+    for (i, (name, _)) in METRICS.iter().enumerate() {
+        let field = metric_field(i);
         for (t, v) in read.series.get(name).into_iter().flatten() {
             let m = minutes.entry(*t).or_default();
             m.insert("t".into(), json!(t - start));
-            m.insert(field.into(), json!(v));
+            m.insert(field.clone(), json!(v));
         }
     }
     let mut doc = json!({
@@ -518,6 +512,7 @@ fn print_metrics_table(
         });
         writeln!(out, "  {label}   {:.0}{p}", total(name))?;
     }
+    print_reason_totals(out, read)?;
     for (label, name) in [
         ("provisioned reads  ", "ProvisionedReadCapacityUnits"),
         ("provisioned writes ", "ProvisionedWriteCapacityUnits"),
@@ -552,6 +547,35 @@ fn print_metrics_table(
                 c["ApproximateAggregateValue"].as_f64().unwrap_or(0.0)
             )?;
         }
+    }
+    Ok(())
+}
+
+/// Throttle events by reason, for the reasons CloudWatch holds datapoints of: each total and peak, said as a
+/// hot partition or the table's or account's limit.
+fn print_reason_totals(out: &mut dyn Write, read: &MetricsRead) -> anyhow::Result<()> {
+    for m in ReasonMetric::ALL {
+        let Some(points) = read.series.get(m.name()).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let total: f64 = points.iter().map(|(_, v)| v).sum();
+        let p = points
+            .iter()
+            .copied()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or_else(String::new, |(t, v)| {
+                format!("  (peak {v:.0} in the minute at {})", iso(t))
+            });
+        writeln!(
+            out,
+            "  {:<21}   {total:.0}{p}  {}",
+            format!("{} throttle events", m.short()),
+            if m.is_key_range() {
+                "a hot partition: sharding can help"
+            } else {
+                "the table's or account's limit: raise capacity, not the key"
+            }
+        )?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use egui_plot::{Line, LineStyle, PlotPoints, VLine};
 use super::axes::{TimeAxis, time_plot, y_axis_width};
 use super::{Clock, Drawing, Rects, Simulation, TimelineCommand};
 use crate::app::theme;
+use crate::model::capacity::ReasonMetric;
 use crate::model::simulate::{EventKind, Minute};
 use crate::source::trace::ObservedMinute;
 
@@ -174,6 +175,22 @@ pub(super) fn throughput_legend_ui(ui: &mut egui::Ui, sim: &Simulation) {
             if !sim.observed().is_empty() {
                 ui.label("dashed: as CloudWatch observed them");
             }
+            let reasons = observed_reasons(sim.observed());
+            if reasons.iter().any(|r| r.is_key_range()) {
+                swatch(
+                    ui,
+                    theme::HOT,
+                    "observed KeyRange: a hot partition, sharding can help",
+                );
+            }
+            if reasons.iter().any(|r| !r.is_key_range()) {
+                swatch(
+                    ui,
+                    theme::TABLE_LIMIT,
+                    "observed Provisioned, AccountLimit, MaxOnDemand: the table's or account's limit, sharding \
+                     cannot help",
+                );
+            }
         } else {
             swatch(ui, Color32::GRAY, &format!("demand {u}/s"));
             swatch(ui, theme::COOL, "served");
@@ -323,21 +340,70 @@ fn minute_lines(minutes: &[Minute], d: usize) -> [Line<'static>; 2] {
     ]
 }
 
-/// What CloudWatch observed, beside the model's minutes (dashed): the throttle events per minute and the
-/// consumed units as a per-second average, where the files held them.
+/// The reason metrics CloudWatch's minutes hold a figure of, in [`ReasonMetric::ALL`]'s order.
+fn observed_reasons(observed: &[ObservedMinute]) -> Vec<ReasonMetric> {
+    ReasonMetric::ALL
+        .into_iter()
+        .filter(|r| observed.iter().any(|m| m.reasons[r.index()].is_some()))
+        .collect()
+}
+
+/// What CloudWatch observed, beside the model's minutes (dashed): the consumed units as a per-second
+/// average, and the throttle events per minute: one line per reason when the files held the reason metrics
+/// (KeyRange hot, the table's or account's limits in their own colour), else one line.
 fn observed_lines(
     observed: &[ObservedMinute],
     start: i64,
     d: usize,
-) -> (Option<Line<'static>>, Option<Line<'static>>) {
+) -> (Option<Line<'static>>, Vec<Line<'static>>) {
     let u = unit(d);
     // The minute a replay starts in, when it starts mid-minute, is drawn at t = 0 as the model's partial
     // first minute is.
     let at = |m: &ObservedMinute| (m.minute - start).max(0) as f64;
-    let events: PlotPoints<'static> = observed
-        .iter()
-        .filter_map(|m| Some([at(m), m.throttle_events()?]))
-        .collect();
+    let dashed = |name: String, points: PlotPoints<'static>, colour| {
+        (!points.points().is_empty()).then(|| {
+            Line::new(name, points)
+                .color(colour)
+                .style(LineStyle::dashed_loose())
+        })
+    };
+    let reasons = observed_reasons(observed);
+    let events: Vec<Line<'static>> = if reasons.is_empty() {
+        let points = observed
+            .iter()
+            .filter_map(|m| Some([at(m), m.throttle_events()?]))
+            .collect();
+        dashed(
+            "observed throttle events per minute (CloudWatch)".to_owned(),
+            points,
+            theme::HOT,
+        )
+        .into_iter()
+        .collect()
+    } else {
+        reasons
+            .into_iter()
+            .filter_map(|r| {
+                let points = observed
+                    .iter()
+                    .filter_map(|m| Some([at(m), m.reasons[r.index()]?]))
+                    .collect();
+                let (colour, help) = if r.is_key_range() {
+                    (theme::HOT, "sharding can help")
+                } else {
+                    (theme::TABLE_LIMIT, "sharding cannot help")
+                };
+                dashed(
+                    format!(
+                        "observed {} throttle events (CloudWatch): {help}",
+                        r.short()
+                    ),
+                    points,
+                    colour,
+                )
+            })
+            .collect()
+    };
     let consumed: PlotPoints<'static> = observed
         .iter()
         .filter_map(|m| {
@@ -349,17 +415,14 @@ fn observed_lines(
             Some([at(m), units / 60.0])
         })
         .collect();
-    let events = (!events.points().is_empty()).then(|| {
-        Line::new("observed throttle events per minute (CloudWatch)", events)
-            .color(theme::HOT)
-            .style(LineStyle::dashed_loose())
-    });
-    let consumed = (!consumed.points().is_empty()).then(|| {
-        Line::new(format!("observed consumed {u}/s (CloudWatch)"), consumed)
-            .color(theme::COOL)
-            .style(LineStyle::dashed_loose())
-    });
-    (consumed, events)
+    (
+        dashed(
+            format!("observed consumed {u}/s (CloudWatch)"),
+            consumed,
+            theme::COOL,
+        ),
+        events,
+    )
 }
 
 /// The run's events, each a line with its time; a click shows its moment (the playhead there, paused).

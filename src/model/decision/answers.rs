@@ -265,8 +265,9 @@ fn one_key_from_observed(ev: &Evidence) -> (Option<bool>, String) {
         (
             Some(true),
             format!(
-                "{} (CloudWatch): one partition's key range over its limit, a hot partition",
-                listed(&seen)
+                "{} ({}): one partition's key range over its limit, a hot partition",
+                listed(&seen),
+                seen[0].observer
             ),
         )
     } else if key_range <= 0.0 {
@@ -274,8 +275,9 @@ fn one_key_from_observed(ev: &Evidence) -> (Option<bool>, String) {
         (
             Some(false),
             format!(
-                "{} (CloudWatch): {} limit ({}), not one key: raise capacity, not the key",
+                "{} ({}): {} limit ({}), not one key: raise capacity, not the key",
                 listed(&seen),
+                top.observer,
                 if top.metric.cause == crate::model::capacity::ThrottleCause::AccountLimitExceeded {
                     "the account's".to_owned()
                 } else {
@@ -291,8 +293,9 @@ fn one_key_from_observed(ev: &Evidence) -> (Option<bool>, String) {
         (
             Some(share >= 0.5),
             format!(
-                "both (CloudWatch): {} KeyRange, a hot partition ({}); {} the table's or the account's limit \
-                 ({}), which raising capacity, not the key, fixes",
+                "both ({}): {} KeyRange, a hot partition ({}); {} the table's or the account's limit ({}), \
+                 which raising capacity, not the key, fixes",
+                seen[0].observer,
                 percent(share),
                 listed(&hot),
                 percent(1.0 - share),

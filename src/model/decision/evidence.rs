@@ -67,6 +67,8 @@ pub struct ObservedReason {
     pub events: f64,
     /// Unix seconds: the start of the first minute with events and the end of the last.
     pub span: Option<(i64, i64)>,
+    /// Who observed them: "CloudWatch", "the request log", ….
+    pub observer: &'static str,
 }
 
 impl ObservedReason {

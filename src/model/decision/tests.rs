@@ -403,6 +403,7 @@ fn observed_reasons_answer_the_first_question() {
         resource: ThrottleResource::Table,
         events,
         span: Some((start, start + 60 * minutes)),
+        observer: "CloudWatch",
     };
     // Spread keys: by the counts alone, no hot key.
     let spread = Evidence {

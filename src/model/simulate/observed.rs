@@ -18,6 +18,8 @@ pub struct ObservedEvents {
     /// The minute's events by reason, for each reason metric the files held a figure of this minute
     /// (DYNAMODB-TRAFFIC "Throttling by its reason (2025)" \[AWS\]).
     pub reasons: Vec<(ReasonMetric, f64)>,
+    /// Counted from a request log's throttled requests rather than read from CloudWatch.
+    pub by_log: bool,
 }
 
 /// One minute, observed and modelled.
@@ -45,6 +47,27 @@ pub struct Agreement {
     /// Per reason, when the files held any reason metric: each reason they held a figure of, and each the
     /// model throttles with in the minutes compared, in [`ReasonMetric::ALL`]'s order.
     pub by_reason: Vec<ReasonComparison>,
+    /// Who observed: "CloudWatch", "the request log", or "CloudWatch and the request log".
+    pub observer: &'static str,
+}
+
+/// Who observed `observed`'s throttling, as the words say it.
+fn observer_of(observed: &[ObservedEvents]) -> &'static str {
+    let log = observed.iter().any(|m| m.by_log);
+    let cloudwatch = observed.iter().any(|m| !m.by_log);
+    match (cloudwatch, log) {
+        (true, true) => "CloudWatch and the request log",
+        (false, true) => "the request log",
+        _ => "CloudWatch",
+    }
+}
+
+/// `observer` at the start of a sentence.
+fn capitalised(observer: &str) -> String {
+    let mut c = observer.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// One reason metric's events, observed and modelled over the minutes compared.
@@ -88,6 +111,7 @@ impl Agreement {
                     resource,
                     events: r.observed_events(),
                     span: r.span,
+                    observer: self.observer,
                 })
                 .collect(),
             ..ev.clone()
@@ -201,6 +225,7 @@ pub fn agreement(setup: &Setup, o: &Outcome, observed: &[ObservedEvents]) -> Agr
         modelled_total: modelled.values().sum(),
         minutes,
         by_reason: by_reason(setup, o, observed),
+        observer: observer_of(observed),
     }
 }
 
@@ -218,6 +243,8 @@ pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bo
     }
     let observed = a.observed_total;
     let modelled = a.modelled_total;
+    let by = a.observer;
+    let by_cap = capitalised(by);
     let why_none = if keys_known {
         "not a key-spread problem, or the table you gave is larger than the real one".to_owned()
     } else {
@@ -228,19 +255,19 @@ pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bo
     };
     if observed > 0.0 && modelled < 0.5 {
         d.headline = format!(
-            "Observed {} throttle events (CloudWatch); the model throttles none on this table: {why_none}",
+            "Observed {} throttle events ({by}); the model throttles none on this table: {why_none}",
             count(observed)
         );
     } else if observed > 0.0 {
         d.headline = format!(
-            "{}; observed {} throttle events (CloudWatch), the model {} in the same minutes",
+            "{}; observed {} throttle events ({by}), the model {} in the same minutes",
             d.headline,
             count(observed),
             count(a.modelled_in_compared())
         );
     } else if a.modelled_in_compared() >= 0.5 {
         d.headline = format!(
-            "{}; CloudWatch observed no throttle events in the same minutes: the table you gave may be \
+            "{}; {by_cap} observed no throttle events in the same minutes: the table you gave may be \
              smaller than the real one",
             d.headline
         );
@@ -263,7 +290,7 @@ pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bo
     };
     let in_them: f64 = throttled.iter().map(|m| m.modelled).sum();
     let mut text = format!(
-        "CloudWatch observed {} throttle events {span}; the model throttles {} in them",
+        "{by_cap} observed {} throttle events {span}; the model throttles {} in them",
         count(observed),
         if in_them < 0.5 {
             "none".to_owned()
@@ -296,7 +323,8 @@ pub fn reconcile(d: &mut Diagnosis, setup: &Setup, a: &Agreement, keys_known: bo
 pub fn reconcile_time(te: &mut TimeEvidence, a: &Agreement) {
     if te.why == Why::NoThrottling && a.observed_total > 0.0 {
         te.text = format!(
-            "the model throttles none over the whole run; CloudWatch observed {} throttle events",
+            "the model throttles none over the whole run; {} observed {} throttle events",
+            a.observer,
             count(a.observed_total)
         );
     }
@@ -333,11 +361,13 @@ mod tests {
                 minute: s.start + 60,
                 events: 2_400.0,
                 reasons: Vec::new(),
+                by_log: false,
             },
             ObservedEvents {
                 minute: s.start + 120,
                 events: 2_000.0,
                 reasons: Vec::new(),
+                by_log: false,
             },
         ];
         let a = agreement(&s, &o, &observed);
@@ -389,6 +419,7 @@ mod tests {
             minute: s.start + 60,
             events: 10.0,
             reasons: Vec::new(),
+            by_log: false,
         }];
         let a = agreement(&s, &o, &observed);
         // The model throttles 2,000 writes a second: the minute [00:01:00, 00:02:00) holds 60 s of them.
@@ -432,11 +463,13 @@ mod tests {
                 minute: s.start + 60,
                 events: 10.0,
                 reasons: vec![(key_range, 10.0), (provisioned, 0.0)],
+                by_log: false,
             },
             ObservedEvents {
                 minute: s.start + 120,
                 events: 5.0,
                 reasons: vec![(key_range, 5.0)],
+                by_log: false,
             },
         ];
         let a = agreement(&s, &o, &observed);

@@ -1,7 +1,8 @@
 //! A table's (or index's) CloudWatch minutes and Contributor Insights reports, read-only
 //! (DYNAMODB-TRAFFIC "CloudWatch", "Contributor Insights for DynamoDB" \[AWS\]): GetMetricData for the
 //! per-minute sums of `ConsumedReadCapacityUnits`, `ConsumedWriteCapacityUnits`, `ReadThrottleEvents`,
-//! `WriteThrottleEvents`, `ThrottledRequests` and the averages of the provisioned capacity;
+//! `WriteThrottleEvents`, `ThrottledRequests` and the eight throttle-reason metrics
+//! (`WriteKeyRangeThroughputThrottleEvents`, …), and the averages of the provisioned capacity;
 //! DescribeContributorInsights, and when it is on, GetInsightRuleReport for each of its rules.
 //!
 //! What was read is also written as the documents `aws cloudwatch get-metric-data` and `get-insight-rule-report`
@@ -15,8 +16,11 @@ use super::error::DynamoError;
 use crate::model::trace::{Dim, iso};
 use crate::source::Message;
 
-/// The metrics read, with the statistic asked for each (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]).
-pub const METRICS: [(&str, &str); 7] = [
+/// The metrics read, with the statistic asked for each (DYNAMODB-TRAFFIC "CloudWatch" \[AWS\]), and the
+/// eight throttle-reason metrics (DYNAMODB-TRAFFIC "Throttling by its reason (2025)" \[AWS\]; developer guide
+/// "DynamoDB Metrics and dimensions", <https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html>),
+/// in [`ReasonMetric::ALL`](crate::model::capacity::ReasonMetric::ALL)'s order.
+pub const METRICS: [(&str, &str); 15] = [
     ("ConsumedReadCapacityUnits", "Sum"),
     ("ConsumedWriteCapacityUnits", "Sum"),
     ("ReadThrottleEvents", "Sum"),
@@ -24,7 +28,39 @@ pub const METRICS: [(&str, &str); 7] = [
     ("ThrottledRequests", "Sum"),
     ("ProvisionedReadCapacityUnits", "Average"),
     ("ProvisionedWriteCapacityUnits", "Average"),
+    ("ReadProvisionedThroughputThrottleEvents", "Sum"),
+    ("ReadAccountLimitThrottleEvents", "Sum"),
+    ("ReadKeyRangeThroughputThrottleEvents", "Sum"),
+    ("ReadMaxOnDemandThroughputThrottleEvents", "Sum"),
+    ("WriteProvisionedThroughputThrottleEvents", "Sum"),
+    ("WriteAccountLimitThrottleEvents", "Sum"),
+    ("WriteKeyRangeThroughputThrottleEvents", "Sum"),
+    ("WriteMaxOnDemandThroughputThrottleEvents", "Sum"),
 ];
+
+/// Where the reason metrics start in [`METRICS`].
+pub const FIRST_REASON_METRIC: usize = 7;
+
+/// The field of a metric of [`METRICS`] in `shardlens metrics`'s JSON minutes: `consumed_read_units`, …,
+/// and each reason metric by the snake case of its name (`write_key_range_throughput_throttle_events`).
+pub fn metric_field(i: usize) -> String {
+    const FIELDS: [&str; FIRST_REASON_METRIC] = [
+        "consumed_read_units",
+        "consumed_write_units",
+        "read_throttle_events",
+        "write_throttle_events",
+        "throttled_requests",
+        "provisioned_read_units",
+        "provisioned_write_units",
+    ];
+    match FIELDS.get(i) {
+        Some(f) => (*f).to_owned(),
+        None => crate::model::capacity::ReasonMetric::ALL
+            .get(i - FIRST_REASON_METRIC)
+            .map(|m| m.snake_name())
+            .unwrap_or_default(),
+    }
+}
 
 /// Rules' top contributors asked for (GetInsightRuleReport allows up to 100).
 #[cfg_attr(
@@ -184,6 +220,16 @@ pub(crate) fn insights_unavailable(error: &DynamoError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::capacity::ReasonMetric;
+
+    #[test]
+    fn the_reason_metrics_are_read_by_their_cloudwatch_names() {
+        for (i, m) in ReasonMetric::ALL.into_iter().enumerate() {
+            assert_eq!(METRICS[FIRST_REASON_METRIC + i], (m.name(), "Sum"));
+            assert_eq!(metric_field(FIRST_REASON_METRIC + i), m.snake_name());
+        }
+        assert_eq!(metric_field(3), "write_throttle_events");
+    }
 
     /// A local server that just served the table and its stream is not asked whether it serves DynamoDB:
     /// what is missing is Contributor Insights.

@@ -18,7 +18,15 @@
 //! - optionally counts, for logs already aggregated (such as `shardlens sql --trace`'s CSV): `requests` (or
 //!   `count`), the requests the row stands for (its units are per request); `seconds`, the period from `time`
 //!   they spread over evenly **\[ours\]**; `keys`, the distinct keys the row stands for, its requests spread
-//!   evenly over `KEY#0 … KEY#{n-1}` (at most [`MAX_ROW_KEYS`] of them) **\[ours\]**.
+//!   evenly over `KEY#0 … KEY#{n-1}` (at most [`MAX_ROW_KEYS`] of them) **\[ours\]**;
+//! - optionally the throttling reasons of a request the application saw throttled: a `reason` column (CSV;
+//!   also `throttle_reason`, `throttling_reason`; several reasons split by `|` or `;`) or `ThrottlingReasons`
+//!   (JSON lines: a list of `{reason, resource}` as the SDKs expose it, DYNAMODB-TRAFFIC "Throttling by its
+//!   reason (2025)" \[AWS\]), each like `TableWriteKeyRangeThroughputExceeded`. A throttled request is still
+//!   the application's demand, replayed like any other **\[ours\]**; it also counts as an observed throttle
+//!   event of each of its reasons in its minute, and of its key ([`TraceFile::throttled_keys`](super::TraceFile::throttled_keys)),
+//!   so a replay compares the model's throttling with the log's per reason. Every minute the log has a request
+//!   in is a minute with a figure (0 where nothing was throttled) for each reason the log shows.
 
 use serde_json::Value;
 
@@ -26,7 +34,9 @@ use crate::model::KeyType;
 use crate::model::key::canonical_partition_key;
 use crate::model::trace::{Dim, SortValue};
 
-use super::{ReadError, TraceCx, micros_of_time};
+use super::{ObservedMinute, ReadError, TraceCx, micros_of_time};
+use crate::model::capacity::{ReasonMetric, ThrottleReason};
+use crate::model::fmt::grouped;
 use crate::source::json::item::{PK_NAMES, SK_NAMES};
 use crate::source::{At, Hint, Message};
 
@@ -38,6 +48,12 @@ const SIZE_NAMES: [&str; 2] = ["size", "item_size"];
 const REQUESTS_NAMES: [&str; 2] = ["requests", "count"];
 const SECONDS_NAMES: [&str; 1] = ["seconds"];
 const KEYS_NAMES: [&str; 1] = ["keys"];
+const REASON_NAMES: [&str; 4] = [
+    "reason",
+    "throttle_reason",
+    "throttling_reason",
+    "ThrottlingReasons",
+];
 /// The most keys one aggregated row is spread over (its `keys` may count more): a day of per-minute rows
 /// then stays within about 9 million trace entries.
 pub const MAX_ROW_KEYS: u32 = 100;
@@ -63,6 +79,74 @@ struct Columns {
     sort_key: Option<usize>,
     /// Aggregated rows: requests, the seconds they spread over, the keys they stand for.
     counts: [Option<usize>; 3],
+    /// The request's throttling reasons, when the application logged them.
+    reason: Option<usize>,
+}
+
+/// The throttles a log holds, gathered while reading it: per key, per minute and reason.
+#[derive(Default)]
+struct Throttles {
+    /// Throttled requests per key (as text).
+    keys: std::collections::BTreeMap<String, f64>,
+    /// Every minute (Unix seconds of its start) the log has a request in.
+    minutes: std::collections::BTreeSet<i64>,
+    /// Each minute's throttle events by reason ([`ReasonMetric::index`]).
+    by_minute: std::collections::BTreeMap<i64, [f64; 8]>,
+    /// The reasons the log shows.
+    seen: [bool; 8],
+    /// Reason texts that are not throttling reasons.
+    unknown: u64,
+    /// The reason column's name, once a request had one.
+    column: Option<String>,
+    /// The last minute inserted in `minutes` (most requests fall in the minute of the one before).
+    last_minute: Option<i64>,
+}
+
+impl Throttles {
+    /// After the log: its throttles as observed minutes and throttled keys (when it has a reason column).
+    fn finish(self, cx: &mut TraceCx<'_>) {
+        let Some(column) = self.column.as_deref() else {
+            return;
+        };
+        if self.unknown > 0 {
+            cx.file.assume(format!(
+                "{} reason value{} in column {} {} not a throttling reason ({{Table|Index}}{{Read|Write}}{{\
+                 ProvisionedThroughputExceeded|AccountLimitExceeded|KeyRangeThroughputExceeded|\
+                 MaxOnDemandThroughputExceeded}}): {} kept as served",
+                grouped(self.unknown),
+                if self.unknown == 1 { "" } else { "s" },
+                column,
+                if self.unknown == 1 { "is" } else { "are" },
+                if self.unknown == 1 {
+                    "its request is"
+                } else {
+                    "their requests are"
+                },
+            ));
+        }
+        let events: f64 = self.by_minute.values().flatten().sum();
+        cx.file.assume(format!(
+            "throttled requests the log gives reasons for are observed throttle events, one a request and \
+             reason ({} in all), and still replayed as demand [ours]",
+            grouped(events.round() as u64)
+        ));
+        for minute in self.minutes {
+            let row = self.by_minute.get(&minute).copied().unwrap_or([0.0; 8]);
+            let m = cx.observed.entry(minute).or_insert_with(|| ObservedMinute {
+                minute,
+                ..ObservedMinute::default()
+            });
+            m.by_log = true;
+            for (i, seen) in self.seen.iter().enumerate() {
+                if *seen {
+                    *m.reasons[i].get_or_insert(0.0) += row[i];
+                }
+            }
+        }
+        let mut list: Vec<(String, f64)> = self.keys.into_iter().collect();
+        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        cx.file.throttled_keys.extend(list);
+    }
 }
 
 /// The position of `want` in `names`: the same name, else ignoring case, else a dotted path whose last part
@@ -147,6 +231,7 @@ fn columns(cx: &mut TraceCx<'_>, names: Vec<String>) -> Result<Columns, ReadErro
         find_any(&names, &SECONDS_NAMES).filter(other),
         find_any(&names, &KEYS_NAMES).filter(other),
     ];
+    let reason = find_any(&names, &REASON_NAMES).filter(other);
     if op.is_none() {
         cx.file
             .assume("no op column: every request is a write [ours]");
@@ -164,6 +249,7 @@ fn columns(cx: &mut TraceCx<'_>, names: Vec<String>) -> Result<Columns, ReadErro
         size,
         sort_key,
         counts,
+        reason,
     })
 }
 
@@ -178,6 +264,8 @@ struct Fields<'a> {
     sort_key: Option<Sort<'a>>,
     /// `requests`, `seconds`, `keys` of an aggregated row.
     counts: [Option<&'a str>; 3],
+    /// The request's throttling reasons, split by `|` or `;`.
+    reasons: Option<&'a str>,
 }
 
 /// A sort key as the log holds it.
@@ -186,8 +274,14 @@ enum Sort<'a> {
     Number(f64),
 }
 
-/// Reads and adds one request; a bad one is reported by `cx.bad` at `at`.
-fn request(cx: &mut TraceCx<'_>, c: &Columns, f: &Fields<'_>, at: At) -> Result<(), ReadError> {
+/// Reads and adds one request; a bad one is reported by `cx.bad` at `at`. Its throttles go to `throttles`.
+fn request(
+    cx: &mut TraceCx<'_>,
+    c: &Columns,
+    f: &Fields<'_>,
+    at: At,
+    throttles: &mut Throttles,
+) -> Result<(), ReadError> {
     let col = |i: usize| c.names[i].as_str();
     let Some(time_text) = f.time else {
         return Ok(cx.bad(at, format!("column {}: no time", col(c.time)))?);
@@ -226,11 +320,66 @@ fn request(cx: &mut TraceCx<'_>, c: &Columns, f: &Fields<'_>, at: At) -> Result<
             _ => SortValue::Bytes(t.as_bytes().into()),
         },
     });
+    if let (Some(i), None) = (c.reason, &throttles.column) {
+        throttles.column = Some(c.names[i].clone());
+    }
+    {
+        let requests = f
+            .counts
+            .first()
+            .copied()
+            .flatten()
+            .and_then(|t| t.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .unwrap_or(1.0);
+        throttled(throttles, micros, &key, f.reasons, requests);
+    }
     if f.counts.iter().any(Option::is_some) {
         return aggregated(cx, c, f, (micros, &key), dim, units, at);
     }
     cx.add(micros, &key, sort_key, dim, units)?;
     Ok(())
+}
+
+/// A request's minute, and when the log gives it reasons, its throttles: `requests` events of each reason in
+/// its minute, and as many throttled requests of its key.
+fn throttled(
+    throttles: &mut Throttles,
+    micros: i64,
+    key: &[u8],
+    reasons: Option<&str>,
+    requests: f64,
+) {
+    let minute = micros.div_euclid(60_000_000) * 60;
+    if throttles.last_minute != Some(minute) {
+        throttles.minutes.insert(minute);
+        throttles.last_minute = Some(minute);
+    }
+    let Some(text) = reasons else {
+        return;
+    };
+    let mut any = false;
+    for part in text
+        .split(['|', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        match part.parse::<ThrottleReason>() {
+            Ok(r) => {
+                let i = ReasonMetric::from(r).index();
+                throttles.seen[i] = true;
+                throttles.by_minute.entry(minute).or_insert([0.0; 8])[i] += requests;
+                any = true;
+            }
+            Err(_) => throttles.unknown += 1,
+        }
+    }
+    if any {
+        *throttles
+            .keys
+            .entry(String::from_utf8_lossy(key).into_owned())
+            .or_default() += requests;
+    }
 }
 
 /// An aggregated row: `requests` requests of `units` each, spread over `seconds` from the row's time and
@@ -391,6 +540,7 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
         Err(e) => return Err(cx.fail(format!("the header is not CSV: {e}"))),
     };
     let c = columns(cx, header)?;
+    let mut throttles = Throttles::default();
     let mut row = ::csv::ByteRecord::new();
     loop {
         let line = reader.position().line();
@@ -423,10 +573,32 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
             size: cell(c.size),
             sort_key: cell(c.sort_key).map(Sort::Text),
             counts: c.counts.map(cell),
+            reasons: cell(c.reason),
         };
-        request(cx, &c, &f, At::Line(line))?;
+        request(cx, &c, &f, At::Line(line), &mut throttles)?;
     }
+    throttles.finish(cx);
     Ok(())
+}
+
+/// A JSON field of throttling reasons as text: a list of `{reason, resource}` (or of strings), or a string.
+fn reasons_text(v: Option<&Value>) -> Option<std::borrow::Cow<'_, str>> {
+    match v? {
+        Value::Array(list) => {
+            let names: Vec<&str> = list
+                .iter()
+                .filter_map(|r| match r {
+                    Value::String(s) => Some(s.as_str()),
+                    r => r
+                        .get("reason")
+                        .or_else(|| r.get("Reason"))
+                        .and_then(Value::as_str),
+                })
+                .collect();
+            (!names.is_empty()).then(|| names.join("|").into())
+        }
+        v => text(Some(v)),
+    }
 }
 
 /// The dotted paths of an object's leaves (`request.key`), in order.
@@ -468,6 +640,7 @@ fn text(v: Option<&Value>) -> Option<std::borrow::Cow<'_, str>> {
 /// JSON lines, one request each; the first line's fields name the columns.
 fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     let mut columns_of: Option<Columns> = None;
+    let mut throttles = Throttles::default();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let at = At::Line(i as u64 + 1);
         cx.parsed(line.as_ptr() as usize - bytes.as_ptr() as usize);
@@ -508,6 +681,20 @@ fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> 
             _ => None,
         };
         let counts = c.counts.map(|i| text(get(i)));
+        // A served request's line may have no reasons field, so the first line's fields need not name it:
+        // each line is looked at for one.
+        let reasons = match c.reason {
+            Some(_) => reasons_text(get(c.reason)),
+            None => v.as_object().and_then(|o| {
+                let (name, value) = o
+                    .iter()
+                    .find(|(k, _)| REASON_NAMES.iter().any(|n| n.eq_ignore_ascii_case(k)))?;
+                if throttles.column.is_none() {
+                    throttles.column = Some(name.clone());
+                }
+                reasons_text(Some(value))
+            }),
+        };
         let f = Fields {
             time: time.as_deref(),
             key: key.as_deref(),
@@ -516,10 +703,12 @@ fn read_json_lines(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> 
             size: size.as_deref(),
             sort_key,
             counts: [0, 1, 2].map(|i| counts[i].as_deref()),
+            reasons: reasons.as_deref(),
         };
-        request(cx, &c, &f, at)?;
+        request(cx, &c, &f, at, &mut throttles)?;
         columns_of = Some(c);
     }
+    throttles.finish(cx);
     Ok(())
 }
 
@@ -676,5 +865,43 @@ mod tests {
         assert_eq!(other.requests[1], 30.0);
         // 10 writes a second for HOT, half a write a second for each other key.
         assert_eq!(t.trace.at(59).len(), 5);
+    }
+
+    // A reason that is not one of the sixteen is a warning with a count, and its request is kept as served.
+    #[test]
+    fn a_reason_that_is_not_one_is_counted_and_its_request_kept() {
+        let text = "time,pk,reason\n\
+                    2026-06-23T10:00:00Z,A,TableWriteKeyRangeThroughputExceeded\n\
+                    2026-06-23T10:00:01Z,A,Throttled\n\
+                    2026-06-23T10:00:02Z,B,TableWriteKeyRangeThroughputExceeded|IndexWriteProvisionedThroughputExceeded\n\
+                    2026-06-23T10:00:03Z,B,\n";
+        let t = load("reasons.csv", text, &TraceOptions::default()).unwrap();
+        let f = &t.files[0];
+        assert_eq!(f.records, 4);
+        assert_eq!(t.trace.requests(), [0.0, 4.0]);
+        let said: Vec<String> = f.assumed.iter().map(ToString::to_string).collect();
+        assert!(
+            said.iter().any(
+                |a| a.starts_with("1 reason value in column reason is not a throttling reason")
+            ),
+            "{said:?}"
+        );
+        assert_eq!(
+            f.throttled_keys,
+            [("A".to_owned(), 1.0), ("B".to_owned(), 1.0)]
+        );
+        let m = &t.observed[0];
+        assert!(m.by_log);
+        let events: Vec<(String, f64)> = m
+            .reason_events()
+            .map(|(r, n)| (r.name().to_owned(), n))
+            .collect();
+        assert_eq!(
+            events,
+            [
+                ("WriteProvisionedThroughputThrottleEvents".to_owned(), 1.0),
+                ("WriteKeyRangeThroughputThrottleEvents".to_owned(), 2.0)
+            ]
+        );
     }
 }

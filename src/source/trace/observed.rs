@@ -16,6 +16,8 @@ pub struct ObservedMinute {
     /// The throttle events of each reason metric (`WriteKeyRangeThroughputThrottleEvents`, …), at
     /// [`ReasonMetric::index`].
     pub reasons: [Option<f64>; 8],
+    /// The throttle figures were counted from a request log's throttled requests, not read from CloudWatch.
+    pub by_log: bool,
 }
 
 impl ObservedMinute {
@@ -48,6 +50,7 @@ impl ObservedMinute {
                     minute: m.minute,
                     events: m.throttle_events()?,
                     reasons: m.reason_events().collect(),
+                    by_log: m.by_log,
                 })
             })
             .collect()
