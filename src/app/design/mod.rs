@@ -407,14 +407,7 @@ impl DesignState {
                 opts.design = Design {
                     gsis: roots
                         .iter()
-                        .filter_map(|r| {
-                            Some(GsiSpec {
-                                name: r.clone(),
-                                key: crate::model::keyexpr::Expr::attribute(r)?,
-                                sort_key: None,
-                                projection: crate::model::design::Projection::All,
-                            })
-                        })
+                        .filter_map(|r| GsiSpec::on_attribute(r, r))
                         .collect(),
                     ..Design::default()
                 };

@@ -27,7 +27,7 @@ pub use designer::{Designer, Prepared};
 pub use figures::{Figures, figures};
 pub use items::{Items, MAX_KEPT_VALUES, Rekeyed, Rekeyed1, item_identity};
 
-use super::keyexpr::{AttrPath, Attrs, EvalError, Expr, Value};
+use super::keyexpr::{AttrPath, Attrs, EvalError, Expr, KeyTuple, Value};
 use super::keyset::KeySet;
 
 /// Candidates compared with the current key, at most.
@@ -62,13 +62,14 @@ impl fmt::Display for ShardSource {
     }
 }
 
-/// A global secondary index as a key design: its partition key (an expression, usually one attribute),
-/// optional sort key attribute, and what it projects.
+/// A global secondary index as a key design: its partition key (one to four parts hashed together in order,
+/// each an expression, usually one attribute: [`KeyTuple`]), its sort key attributes (none to four, in
+/// order), and what it projects. An item without one of the key attributes is not in the index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GsiSpec {
     pub name: String,
-    pub key: Expr,
-    pub sort_key: Option<AttrPath>,
+    pub key: KeyTuple,
+    pub sort_key: Vec<AttrPath>,
     pub projection: Projection,
 }
 
@@ -125,23 +126,64 @@ impl Projection {
 }
 
 impl GsiSpec {
-    /// `NAME=EXPR` as `--gsi` takes it; `EXPR` may be one attribute (`byStatus=status`) or an expression.
+    /// `NAME=EXPR` as `--gsi` takes it; `EXPR` may be one attribute (`byStatus=status`), an expression, or
+    /// up to four of them joined by `+`, a multi-attribute key (`byTenantRegion=tenantId+region`).
     pub fn parse(text: &str) -> Result<Self, String> {
         let Some((name, expr)) = text.split_once('=') else {
             return Err(format!(
-                "{text:?}: expected NAME=EXPR, e.g. byStatus=status or byDay={{createdAt:day}}"
+                "{text:?}: expected NAME=EXPR, e.g. byStatus=status, byDay={{createdAt:day}} or \
+                 byTenantRegion=tenantId+region"
             ));
         };
         let name = name.trim();
         if name.is_empty() {
             return Err(format!("{text:?}: the index name is empty"));
         }
+        let expr = expr.trim();
         Ok(Self {
             name: name.to_owned(),
-            key: parse_key(expr.trim())?,
-            sort_key: None,
+            key: KeyTuple::parse(expr).map_err(|e| format!("{expr:?}: {e}"))?,
+            sort_key: Vec::new(),
             projection: Projection::All,
         })
+    }
+
+    /// A one-attribute index on `attr` projecting everything (no sort key).
+    pub fn on_attribute(name: &str, attr: &str) -> Option<Self> {
+        Some(Self {
+            name: name.to_owned(),
+            key: KeyTuple::one(Expr::attribute(attr)?),
+            sort_key: Vec::new(),
+            projection: Projection::All,
+        })
+    }
+
+    /// What reading one logical key of the index back costs, when its key has several attributes: every
+    /// partition-key attribute is given by equality in a Query, so a shard that is an attribute of its own
+    /// still takes one query per shard value, as a sharded string does (AWS developer guide,
+    /// GSI.DesignPattern.MultiAttributeKeys). `None` for a one-attribute key.
+    pub fn query_note(&self) -> Option<String> {
+        if !self.key.is_multi() {
+            return None;
+        }
+        let n = self.key.fan_out();
+        let names: Vec<String> = self.key.parts().iter().map(ToString::to_string).collect();
+        let reads = if n > 1 {
+            format!(
+                "{n} queries, one per shard value, each reading one partition: a Query gives every \
+                 partition-key attribute by equality, so a shard that is its own attribute is read as a \
+                 string suffix is"
+            )
+        } else {
+            "one query, giving every partition-key attribute by equality".to_owned()
+        };
+        Some(format!(
+            "GSI {}: a multi-attribute key ({}) hashed together; reading one key back takes {reads}; \
+             no string to build or parse, each attribute keeps its type (AWS: \
+             GSI.DesignPattern.MultiAttributeKeys)",
+            self.name,
+            names.join(" + ")
+        ))
     }
 }
 
@@ -195,9 +237,9 @@ impl Design {
             .key
             .iter()
             .chain(&self.candidates)
-            .chain(self.gsis.iter().map(|g| &g.key))
             .flat_map(Expr::attributes)
-            .chain(self.gsis.iter().filter_map(|g| g.sort_key.clone()))
+            .chain(self.gsis.iter().flat_map(|g| g.key.attributes()))
+            .chain(self.gsis.iter().flat_map(|g| g.sort_key.iter().cloned()))
             .chain(self.shard_by.as_ref().and_then(ShardSource::path).cloned())
             .map(|p| p.root().to_owned())
             .chain(self.gsis.iter().flat_map(|g| match &g.projection {
@@ -215,8 +257,8 @@ impl Design {
         self.key
             .iter()
             .chain(&self.candidates)
-            .chain(self.gsis.iter().map(|g| &g.key))
             .any(Expr::has_random)
+            || self.gsis.iter().any(|g| g.key.has_random())
     }
 
     /// Each candidate, GSI and `shard_by` as a design of its own (same seed), in that order: what the app
