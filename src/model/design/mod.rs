@@ -158,32 +158,49 @@ impl GsiSpec {
         })
     }
 
-    /// What reading one logical key of the index back costs, when its key has several attributes: every
-    /// partition-key attribute is given by equality in a Query, so a shard that is an attribute of its own
-    /// still takes one query per shard value, as a sharded string does (AWS developer guide,
-    /// GSI.DesignPattern.MultiAttributeKeys). `None` for a one-attribute key.
+    /// What reading one logical key of the index back costs (see [`query_note`]).
     pub fn query_note(&self) -> Option<String> {
-        if !self.key.is_multi() {
-            return None;
-        }
-        let n = self.key.fan_out();
-        let names: Vec<String> = self.key.parts().iter().map(ToString::to_string).collect();
+        query_note(&DesignKind::Gsi(self.name.clone()), &self.key.to_string())
+    }
+}
+
+/// What reading one logical key of a design back costs in queries, for a key that is not simply read with
+/// one: a sharded string key (`{status}#{id:hash 10}`) takes N queries, one per suffix, each reading one
+/// partition; a multi-attribute key with the shard as its own partition-key attribute (`status+{id:hash 10}`)
+/// takes N queries too, since a Query gives every partition-key attribute by equality (AWS developer guide,
+/// GSI.DesignPattern.MultiAttributeKeys: no range or prefix on a partition-key attribute; only the rightmost
+/// sort-key attribute a Query names may take a range). Its gain is elsewhere: no string to build or parse,
+/// and each attribute keeps its type. `None` for a one-attribute key without suffixes. `expr` is the design's
+/// expression as [`DesignKeys::expr`] writes it.
+pub fn query_note(kind: &DesignKind, expr: &str) -> Option<String> {
+    let key = match kind {
+        DesignKind::Gsi(_) => KeyTuple::parse(expr).ok()?,
+        _ => KeyTuple::one(parse_key(expr).ok()?),
+    };
+    let n = key.fan_out();
+    if key.is_multi() {
+        let names: Vec<String> = key.parts().iter().map(ToString::to_string).collect();
         let reads = if n > 1 {
             format!(
-                "{n} queries, one per shard value, each reading one partition: a Query gives every \
-                 partition-key attribute by equality, so a shard that is its own attribute is read as a \
-                 string suffix is"
+                "{n} queries, one per shard value, each reading one partition (a Query gives every \
+                 partition-key attribute by equality, so a shard of its own is read as a string suffix is)"
             )
         } else {
             "one query, giving every partition-key attribute by equality".to_owned()
         };
         Some(format!(
-            "GSI {}: a multi-attribute key ({}) hashed together; reading one key back takes {reads}; \
-             no string to build or parse, each attribute keeps its type (AWS: \
-             GSI.DesignPattern.MultiAttributeKeys)",
-            self.name,
+            "{kind}: a multi-attribute key ({}) hashed together; reading one key back takes {reads}; no \
+             string to build or parse, each attribute keeps its type (AWS: GSI.DesignPattern.MultiAttributeKeys)",
             names.join(" + ")
         ))
+    } else if n > 1 {
+        Some(format!(
+            "{kind}: a sharded string key; reading one logical key back takes {n} queries, one per suffix, \
+             each reading one partition, and the application builds the suffix into the string and parses \
+             it out"
+        ))
+    } else {
+        None
     }
 }
 

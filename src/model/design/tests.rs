@@ -357,7 +357,18 @@ fn a_multi_attribute_gsi_keys_pairs_and_is_sparse() {
 fn a_shard_attribute_spreads_as_a_glued_suffix_and_costs_the_same_queries() {
     let glued = GsiSpec::parse("glued={status}#{customer:hash 4}").unwrap();
     let apart = GsiSpec::parse("apart=status+{customer:hash 4}").unwrap();
-    assert!(glued.query_note().is_none(), "a one-attribute key");
+    let glued_note = glued.query_note().unwrap();
+    assert!(
+        glued_note.contains("a sharded string key")
+            && glued_note.contains("4 queries, one per suffix"),
+        "{glued_note}"
+    );
+    assert!(
+        GsiSpec::parse("plain=status")
+            .unwrap()
+            .query_note()
+            .is_none()
+    );
     let note = apart.query_note().unwrap();
     assert!(note.contains("4 queries, one per shard value"), "{note}");
     assert!(
