@@ -422,3 +422,114 @@ fn bad_expressions_and_attributes_say_what_and_where() {
     let out = run(&["analyze", path, "--gsi", "status"]);
     assert!(stderr(&out).contains("NAME=EXPR"), "{}", stderr(&out));
 }
+
+/// 48 tournament matches and two glued-string pairs (tests/fixtures/make_fixtures.py writes it).
+const MULTI_FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/multi-attribute-gsi.json"
+);
+
+/// `--gsi NAME=a+b`: a multi-attribute key on tests/fixtures/multi-attribute-gsi.json (48 matches, every 8th
+/// without a region; two items whose values glue to the same string). The pairs are the keys, hashed as the
+/// JSON array of their values; an item without one of the attributes is not in the index; "a"+"bc" and
+/// "ab"+"c" are two keys where the glued string is one; more than four attributes is an error.
+#[test]
+fn a_multi_attribute_gsi_hashes_its_attributes_together() {
+    let path = MULTI_FIXTURE;
+    let args = [
+        "analyze",
+        path,
+        "--gsi",
+        "byTR=tournamentId+region",
+        "--gsi",
+        "byT=tournamentId",
+        "--gsi",
+        "pair=x+y",
+        "--gsi",
+        "glued={x}{y}",
+        "--gsi",
+        "byTShard=tournamentId+{matchId:hash 4}",
+        "--buckets",
+        "8",
+        "--format",
+        "json",
+    ];
+    let doc = json(&run(&args));
+    let designs = doc["designs"].as_array().unwrap();
+    let row = |name: &str| {
+        designs
+            .iter()
+            .find(|d| d["design"] == format!("GSI {name}"))
+            .unwrap_or_else(|| panic!("no GSI {name}: {designs:?}"))
+    };
+    let tr = row("byTR");
+    assert_eq!(tr["expr"], "{tournamentId}+{region}");
+    assert_eq!(tr["distinct_keys"], 6, "2 tournaments × 3 regions");
+    assert_eq!(tr["writes"], 42);
+    assert_eq!(
+        tr["absent"], 8,
+        "6 matches without a region and the 2 pairs"
+    );
+    // The buckets, counted here: xxh3 of the JSON array of the values, in order.
+    let truth = [
+        (r#"["WINTER2024","NA-EAST"]"#, 11),
+        (r#"["WINTER2024","AP-SOUTH"]"#, 11),
+        (r#"["WINTER2024","EU-WEST"]"#, 10),
+        (r#"["SPRING2025","EU-WEST"]"#, 4),
+        (r#"["SPRING2025","NA-EAST"]"#, 3),
+        (r#"["SPRING2025","AP-SOUTH"]"#, 3),
+    ];
+    let mut buckets = vec![0u64; 8];
+    for (k, c) in truth {
+        buckets[bucket_of(k, 8)] += c;
+    }
+    let got: Vec<u64> = tr["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .collect();
+    assert_eq!(got, buckets);
+    assert!(
+        tr["query"]
+            .as_str()
+            .unwrap()
+            .contains("multi-attribute key")
+    );
+    let t = row("byT");
+    assert_eq!(t["distinct_keys"], 2);
+    assert_eq!(t["writes"], 48);
+    assert!(t.get("query").is_none(), "a one-attribute key: {t}");
+    // No collision: the tuple keeps "a"+"bc" and "ab"+"c" apart, the glued string does not.
+    assert_eq!(row("pair")["distinct_keys"], 2);
+    assert_eq!(row("glued")["distinct_keys"], 1);
+    // A shard of its own: N queries all the same.
+    let shard = row("byTShard");
+    assert_eq!(shard["read_fan_out"], 4);
+    let q = shard["query"].as_str().unwrap();
+    assert!(q.contains("4 queries, one per shard value"), "{q}");
+}
+
+/// The table output of a multi-attribute GSI says what it is and what reading it back costs; more than four
+/// attributes is an error that names the limit.
+#[test]
+fn a_multi_attribute_gsi_is_said_in_the_table_and_five_attributes_are_refused() {
+    let path = MULTI_FIXTURE;
+    let table = run(&["analyze", path, "--gsi", "byTR=tournamentId+region"]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let text = String::from_utf8_lossy(&table.stdout);
+    for needle in [
+        "GSI byTR",
+        "{tournamentId}+{region}",
+        "8 items lack its key attributes",
+        "a multi-attribute key ({tournamentId} + {region}) hashed together",
+        "GSI.DesignPattern.MultiAttributeKeys",
+    ] {
+        assert!(text.contains(needle), "{needle} in:\n{text}");
+    }
+
+    let wide = run(&["analyze", path, "--gsi", "w=a+b+c+d+e"]);
+    assert!(!wide.status.success());
+    let err = stderr(&wide);
+    assert!(err.contains("--gsi") && err.contains("at most 4"), "{err}");
+}

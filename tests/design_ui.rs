@@ -62,6 +62,27 @@ fn the_leaderboards_fix_is_one_click_and_use_as_key_re_keys_it() {
     });
 }
 
+/// The orders example offers a multi-attribute GSI one click away: the status and a shard of its own, hashed
+/// together; its row splits OPEN and the note under the table says what reading a status back costs.
+#[test]
+fn the_multi_attribute_gsi_is_one_click_and_says_its_queries() {
+    let mut h = harness();
+    h.state_mut()
+        .apply(Command::LoadDesignExample(DesignScenario::OrdersByStatus));
+    h.wait_for("five rows", |a| rows(a).len() == 5);
+    h.get_by_label("Try a multi-attribute GSI: byStatusShard=status+{customerId:hash 10}")
+        .click();
+    h.wait_for("the multi-attribute GSI's row", |a| {
+        rows(a).last().is_some_and(|r| r.0 == "GSI byStatusShard")
+    });
+    let r = rows(h.state());
+    let last = r.last().unwrap();
+    assert_eq!(last.1, "{status}+{customerId:hash 10}");
+    assert!(last.2 > 30, "statuses × shards: {}", last.2);
+    h.settle();
+    h.get_by_label_contains("reading one key back takes 10 queries, one per shard value");
+}
+
 #[test]
 fn typing_a_candidate_changes_its_row_and_a_bad_one_says_where() {
     let mut h = harness();

@@ -458,8 +458,8 @@ fn describes_key_schema_billing_and_indexes() {
     assert_eq!(t.billing, Billing::Provisioned { read: 5, write: 7 });
     assert_eq!(t.local_indexes.len(), 1);
     assert_eq!(t.local_indexes[0].name, "by-city");
-    assert_eq!(t.local_indexes[0].sort_key.as_deref(), Some("city"));
-    assert_eq!(t.global_indexes[0].partition_key, "city");
+    assert_eq!(t.local_indexes[0].sort_keys, ["city"]);
+    assert_eq!(t.global_indexes[0].partition_keys, ["city"]);
     assert_eq!(t.describe_keys(), "name (S), sort key year (N)");
 
     // Reserved words scan fine through #name placeholders.

@@ -86,6 +86,7 @@ impl App {
         }
         self.design.texts = texts;
         self.design.fix = ex.fix.map(str::to_owned);
+        self.design.gsi_fix = ex.gsi_fix.map(str::to_owned);
         self.settings.shard_enabled = false;
         self.settings.chart = ChartMode::Designs;
     }

@@ -395,12 +395,20 @@ fn live_ui(
     command
 }
 
-/// A checkbox per global secondary index: "Include GSI byStatus (status)".
+/// A checkbox per global secondary index: "Include GSI byStatus (status)", "Include GSI byTR
+/// (tournamentId+region)" for a multi-attribute key.
 fn gsis_ui(ui: &mut egui::Ui, state: &mut ConnectState, info: &TableInfo) {
     state.gsis.resize(info.global_indexes.len(), false);
     for (g, include) in info.global_indexes.iter().zip(&mut state.gsis) {
+        let hover = if g.partition_keys.len() > 1 {
+            "Also read its key attributes: its own partition spread and capacity. Its partition key is \
+             several attributes hashed together in order (a multi-attribute key); an item without one of \
+             them is not in the index"
+        } else {
+            "Also read its key attributes: its own partition spread and capacity"
+        };
         ui.checkbox(include, format!("Include GSI {}", describe_index(g)))
-            .on_hover_text("Also read its key attributes: its own partition spread and capacity");
+            .on_hover_text(hover);
     }
 }
 
@@ -558,8 +566,8 @@ mod tests {
     fn checked_gsis_become_the_scans_design() {
         let index = |name: &str, pk: &str| IndexInfo {
             name: name.into(),
-            partition_key: pk.into(),
-            sort_key: None,
+            partition_keys: vec![pk.into()],
+            sort_keys: Vec::new(),
             projection: "ALL".into(),
             included: Vec::new(),
         };

@@ -137,8 +137,10 @@ pub struct DesignArgs {
     /// repeat for up to 3.
     #[arg(long, value_name = "EXPR", help_heading = "Key design")]
     pub compare: Vec<String>,
-    /// A global secondary index to show: NAME=EXPR for files (byStatus=status); for `scan` an index of the
-    /// table by name (its key attributes come from DescribeTable), or `all`. Repeatable.
+    /// A global secondary index to show: NAME=EXPR for files (byStatus=status), or NAME=a+b+c for a
+    /// multi-attribute key of up to four attributes hashed together in order (byTenantRegion=tenantId+region);
+    /// for `scan` an index of the table by name (its key attributes come from DescribeTable), or `all`.
+    /// Repeatable.
     #[arg(long, value_name = "NAME[=EXPR]", help_heading = "Key design")]
     pub gsi: Vec<String>,
     /// What a --gsi index projects, which sets the write units each table write costs it:

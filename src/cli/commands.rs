@@ -369,6 +369,19 @@ pub(super) fn tables(args: &TablesArgs, out: &mut dyn Write) -> anyhow::Result<(
                     count(t.size_bytes),
                     index_note(t.local_indexes.len(), t.global_indexes.len())
                 )?;
+                // Each GSI's key schema, whole: a multi-attribute key's attributes joined by `+`.
+                for g in &t.global_indexes {
+                    writeln!(
+                        out,
+                        "  GSI {}{}",
+                        crate::source::dynamo::describe_index(g),
+                        if g.partition_keys.len() > 1 {
+                            " (a multi-attribute key, hashed together)"
+                        } else {
+                            ""
+                        }
+                    )?;
+                }
             }
         }
     }

@@ -15,7 +15,8 @@ use crate::model::fmt::{grouped, percent};
 use crate::model::keyexpr::{AttrPath, Part};
 
 /// The design the options describe. `gsis` are the indexes already resolved (a scan's, from DescribeTable);
-/// for files they come from `--gsi NAME=EXPR`.
+/// for files they come from `--gsi NAME=EXPR` (`NAME=a+b+c`: a multi-attribute key, up to four attributes
+/// hashed together in order).
 pub(super) fn design(
     args: &DesignArgs,
     view: &ViewArgs,
@@ -222,6 +223,9 @@ fn print_notes(out: &mut dyn Write, rows: &[Figures], has_workload: bool) -> Res
                 "  {}: its writes throttle, and a throttled GSI throttles the base table's writes too",
                 r.design
             )?;
+        }
+        if let Some(q) = &r.query {
+            writeln!(out, "  {q}")?;
         }
     }
     if !has_workload {

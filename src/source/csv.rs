@@ -686,8 +686,10 @@ mod tests {
                 // A sparse index only extracts: no record is bad for lacking an attribute.
                 gsis: vec![crate::model::design::GsiSpec {
                     name: "t".into(),
-                    key: parse_key("{status}#{amount}#{nope}").unwrap(),
-                    sort_key: None,
+                    key: crate::model::keyexpr::KeyTuple::one(
+                        parse_key("{status}#{amount}#{nope}").unwrap(),
+                    ),
+                    sort_key: Vec::new(),
                     projection: crate::model::design::Projection::All,
                 }],
                 ..Design::default()

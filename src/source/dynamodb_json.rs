@@ -250,8 +250,8 @@ mod extract_tests {
                 // A sparse index only extracts: no record is bad for lacking an attribute.
                 gsis: vec![crate::model::design::GsiSpec {
                     name: "t".into(),
-                    key: parse_key("{pk}#{amount}").unwrap(),
-                    sort_key: None,
+                    key: crate::model::keyexpr::KeyTuple::one(parse_key("{pk}#{amount}").unwrap()),
+                    sort_key: Vec::new(),
                     projection: crate::model::design::Projection::All,
                 }],
                 ..Design::default()

@@ -124,6 +124,8 @@ pub struct DesignState {
     pub from: ItemsFrom,
     /// The fix the loaded example teaches.
     pub fix: Option<String>,
+    /// The multi-attribute GSI the loaded example offers (`NAME=a+b`), one click away.
+    pub gsi_fix: Option<String>,
     /// GSIs a scan read (shown as they are).
     pub scanned: Vec<DesignKeys>,
     edited_at: Option<Instant>,
@@ -150,6 +152,7 @@ impl Default for DesignState {
             items: None,
             from: ItemsFrom::Keys,
             fix: None,
+            gsi_fix: None,
             scanned: Vec::new(),
             edited_at: None,
             asked: None,
@@ -275,6 +278,7 @@ impl DesignState {
         self.from = from;
         self.current = current;
         self.fix = None;
+        self.gsi_fix = None;
         self.scanned.clear();
         self.asked = None;
         self.shown = None;
@@ -407,14 +411,7 @@ impl DesignState {
                 opts.design = Design {
                     gsis: roots
                         .iter()
-                        .filter_map(|r| {
-                            Some(GsiSpec {
-                                name: r.clone(),
-                                key: crate::model::keyexpr::Expr::attribute(r)?,
-                                sort_key: None,
-                                projection: crate::model::design::Projection::All,
-                            })
-                        })
+                        .filter_map(|r| GsiSpec::on_attribute(r, r))
                         .collect(),
                     ..Design::default()
                 };

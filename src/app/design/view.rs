@@ -25,6 +25,19 @@ pub fn design_ui(ui: &mut egui::Ui, state: &DesignState, noun: &str) -> Vec<Comm
             commands.push(Command::EditDesign(0, fix.clone()));
         }
     }
+    if let Some(g) = &state.gsi_fix
+        && state.texts[GSI_SLOT].trim() != g
+        && ui
+            .button(format!("Try a multi-attribute GSI: {g}"))
+            .on_hover_text(
+                "The shard as an attribute of its own beside the hot value, hashed together (DynamoDB's \
+                 multi-attribute GSI keys), instead of a suffix glued onto a string: the same spread, and \
+                 still one query per shard value to read the hot value back",
+            )
+            .clicked()
+    {
+        commands.push(Command::EditDesign(GSI_SLOT, g.clone()));
+    }
     if let Some(m) = &state.message {
         ui.colored_label(theme::WARM, m);
     }
@@ -154,6 +167,11 @@ fn notes_ui(ui: &mut egui::Ui, shown: &Compared, noun: &str) {
             );
         }
     }
+    for row in &shown.rows {
+        if let Some(q) = &row.query {
+            ui.weak(q);
+        }
+    }
     if shown.rows.iter().any(|r| r.expr.contains(":hash")) {
         ui.weak(
             "A calculated suffix (:hash N) gives all writes of one item the same shard: one hot item stays \
@@ -172,7 +190,7 @@ fn boxes_ui(ui: &mut egui::Ui, state: &DesignState, commands: &mut Vec<Command>)
         .show(ui, |ui| {
             for (i, text) in state.texts.iter().enumerate() {
                 let label = if i == GSI_SLOT {
-                    "GSI (NAME=EXPR)".to_owned()
+                    "GSI (NAME=EXPR or NAME=a+b)".to_owned()
                 } else {
                     format!("Candidate {}", i + 1)
                 };

@@ -3,7 +3,7 @@
 use super::*;
 use crate::model::item_size::value_size;
 use crate::model::key::{KeyType, MAX_SORT_KEY_BYTES, canonicalize_into};
-use crate::model::keyexpr::ItemSeed;
+use crate::model::keyexpr::{ItemSeed, tuple_text};
 use crate::model::partition::{key_hash, mix64};
 use crate::model::shard::ShardBy;
 
@@ -24,6 +24,8 @@ pub struct Designer {
     /// Per candidate: writes of records it could not key, and the first reason.
     not_keyed: Vec<(u64, Option<DesignError>)>,
     buf: String,
+    /// A multi-attribute key's part, one at a time.
+    scratch: String,
     sk_buf: Vec<u8>,
     /// The next record's size and its table key attributes' size (see [`Self::sized`]).
     sized: Option<(u64, u64)>,
@@ -50,6 +52,7 @@ impl Designer {
             not_keyed: vec![(0, None); design.candidates.len()],
             design: design.clone(),
             buf: String::new(),
+            scratch: String::new(),
             sk_buf: Vec::new(),
             sized: None,
         }
@@ -87,7 +90,7 @@ impl Designer {
             Projection::KeysOnly | Projection::Include(_) => {
                 let mut size = table_keys;
                 size += g.key.attributes().iter().map(&attr).sum::<u64>();
-                size += g.sort_key.as_ref().map_or(0, &attr);
+                size += g.sort_key.iter().map(&attr).sum::<u64>();
                 if let Projection::Include(names) = &g.projection {
                     size += names
                         .iter()
@@ -210,24 +213,17 @@ impl Designer {
             }
         }
         for (i, g) in self.design.gsis.iter().enumerate() {
-            let sk = match &g.sort_key {
-                None => None,
-                Some(path) => match item.get(path).and_then(scalar_key) {
-                    Some((bytes, ty)) => {
-                        match canonicalize_into(&bytes, ty, MAX_SORT_KEY_BYTES, &mut self.sk_buf) {
-                            Ok(()) => Some((self.sk_buf.clone(), ty)),
-                            Err(_) => continue,
-                        }
-                    }
-                    // No sort key attribute (or not of a key type): not in the index.
-                    None => continue,
-                },
+            // No sort key attribute (or not of a key type): not in the index.
+            let Some(sk) = gsi_sort_key(&g.sort_key, item, &mut self.sk_buf, &mut self.scratch)
+            else {
+                continue;
             };
             for (d, writes) in spread(count, draws) {
                 match g.key.eval_into(
                     item,
                     ItemSeed::new(self.seed, mix64(identity ^ d)),
                     &mut self.buf,
+                    &mut self.scratch,
                 ) {
                     Ok(()) => {
                         let size = self.projected(g, item);
@@ -368,6 +364,48 @@ fn spread(count: u64, draws: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..draws)
         .map(move |d| (d, each + u64::from(d < extra)))
         .filter(|&(_, w)| w > 0)
+}
+
+/// A GSI's sort key of one item: `Some(None)` without one, `None` when the item lacks one of its attributes
+/// (or one is not of a key type, or too long): then the item is not in the index.
+fn gsi_sort_key(
+    paths: &[AttrPath],
+    item: &(impl Attrs + ?Sized),
+    sk_buf: &mut Vec<u8>,
+    scratch: &mut String,
+) -> Option<Option<(Vec<u8>, KeyType)>> {
+    match paths {
+        [] => Some(None),
+        [path] => {
+            let (bytes, ty) = item.get(path).and_then(scalar_key)?;
+            canonicalize_into(&bytes, ty, MAX_SORT_KEY_BYTES, sk_buf).ok()?;
+            Some(Some((sk_buf.clone(), ty)))
+        }
+        // A multi-attribute sort key: every attribute, in order, as one tuple text.
+        paths => tuple_sort_key(item, paths, scratch).map(|b| Some((b, KeyType::S))),
+    }
+}
+
+/// A multi-attribute sort key's bytes: the [`tuple_text`] of its attributes' texts (S as it is, N canonical,
+/// B base64), in order; `None` when the item lacks one of them, one is not of a key type, is empty or is
+/// longer than a sort key may be (then the item is not in the index).
+fn tuple_sort_key(
+    item: &(impl Attrs + ?Sized),
+    paths: &[AttrPath],
+    out: &mut String,
+) -> Option<Vec<u8>> {
+    let mut texts = Vec::with_capacity(paths.len());
+    for path in paths {
+        let value = item.get(path)?;
+        scalar_key(value)?;
+        let text = value.text()?;
+        if text.is_empty() || text.len() > MAX_SORT_KEY_BYTES {
+            return None;
+        }
+        texts.push(text);
+    }
+    tuple_text(texts.iter().map(AsRef::as_ref), out);
+    Some(out.as_bytes().to_vec())
 }
 
 /// A value of a key type, as key text: S as UTF-8, N canonical, B as bytes.

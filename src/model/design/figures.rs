@@ -36,6 +36,9 @@ pub struct Figures {
     pub absent: u64,
     /// Writes per partition (bucket) of the teaching hash, after the view's sharding.
     pub buckets: Vec<u64>,
+    /// What reading one logical key back costs, for a sharded or multi-attribute key ([`query_note`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }
 
 /// The comparison's figures of `designs` (each keys the same items) under `view`. A GSI's workload is the
@@ -91,6 +94,7 @@ pub fn figures(
                 }),
                 absent: d.absent + absent,
                 buckets: r.analysis.buckets.clone(),
+                query: query_note(&d.kind, &d.expr),
             }
         })
         .collect()

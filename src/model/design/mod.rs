@@ -27,7 +27,7 @@ pub use designer::{Designer, Prepared};
 pub use figures::{Figures, figures};
 pub use items::{Items, MAX_KEPT_VALUES, Rekeyed, Rekeyed1, item_identity};
 
-use super::keyexpr::{AttrPath, Attrs, EvalError, Expr, Value};
+use super::keyexpr::{AttrPath, Attrs, EvalError, Expr, KeyTuple, Value};
 use super::keyset::KeySet;
 
 /// Candidates compared with the current key, at most.
@@ -62,13 +62,14 @@ impl fmt::Display for ShardSource {
     }
 }
 
-/// A global secondary index as a key design: its partition key (an expression, usually one attribute),
-/// optional sort key attribute, and what it projects.
+/// A global secondary index as a key design: its partition key (one to four parts hashed together in order,
+/// each an expression, usually one attribute: [`KeyTuple`]), its sort key attributes (none to four, in
+/// order), and what it projects. An item without one of the key attributes is not in the index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GsiSpec {
     pub name: String,
-    pub key: Expr,
-    pub sort_key: Option<AttrPath>,
+    pub key: KeyTuple,
+    pub sort_key: Vec<AttrPath>,
     pub projection: Projection,
 }
 
@@ -125,23 +126,81 @@ impl Projection {
 }
 
 impl GsiSpec {
-    /// `NAME=EXPR` as `--gsi` takes it; `EXPR` may be one attribute (`byStatus=status`) or an expression.
+    /// `NAME=EXPR` as `--gsi` takes it; `EXPR` may be one attribute (`byStatus=status`), an expression, or
+    /// up to four of them joined by `+`, a multi-attribute key (`byTenantRegion=tenantId+region`).
     pub fn parse(text: &str) -> Result<Self, String> {
         let Some((name, expr)) = text.split_once('=') else {
             return Err(format!(
-                "{text:?}: expected NAME=EXPR, e.g. byStatus=status or byDay={{createdAt:day}}"
+                "{text:?}: expected NAME=EXPR, e.g. byStatus=status, byDay={{createdAt:day}} or \
+                 byTenantRegion=tenantId+region"
             ));
         };
         let name = name.trim();
         if name.is_empty() {
             return Err(format!("{text:?}: the index name is empty"));
         }
+        let expr = expr.trim();
         Ok(Self {
             name: name.to_owned(),
-            key: parse_key(expr.trim())?,
-            sort_key: None,
+            key: KeyTuple::parse(expr).map_err(|e| format!("{expr:?}: {e}"))?,
+            sort_key: Vec::new(),
             projection: Projection::All,
         })
+    }
+
+    /// A one-attribute index on `attr` projecting everything (no sort key).
+    pub fn on_attribute(name: &str, attr: &str) -> Option<Self> {
+        Some(Self {
+            name: name.to_owned(),
+            key: KeyTuple::one(Expr::attribute(attr)?),
+            sort_key: Vec::new(),
+            projection: Projection::All,
+        })
+    }
+
+    /// What reading one logical key of the index back costs (see [`query_note`]).
+    pub fn query_note(&self) -> Option<String> {
+        query_note(&DesignKind::Gsi(self.name.clone()), &self.key.to_string())
+    }
+}
+
+/// What reading one logical key of a design back costs in queries, for a key that is not simply read with
+/// one: a sharded string key (`{status}#{id:hash 10}`) takes N queries, one per suffix, each reading one
+/// partition; a multi-attribute key with the shard as its own partition-key attribute (`status+{id:hash 10}`)
+/// takes N queries too, since a Query gives every partition-key attribute by equality (AWS developer guide,
+/// GSI.DesignPattern.MultiAttributeKeys: no range or prefix on a partition-key attribute; only the rightmost
+/// sort-key attribute a Query names may take a range). Its gain is elsewhere: no string to build or parse,
+/// and each attribute keeps its type. `None` for a one-attribute key without suffixes. `expr` is the design's
+/// expression as [`DesignKeys::expr`] writes it.
+pub fn query_note(kind: &DesignKind, expr: &str) -> Option<String> {
+    let key = match kind {
+        DesignKind::Gsi(_) => KeyTuple::parse(expr).ok()?,
+        _ => KeyTuple::one(parse_key(expr).ok()?),
+    };
+    let n = key.fan_out();
+    if key.is_multi() {
+        let names: Vec<String> = key.parts().iter().map(ToString::to_string).collect();
+        let reads = if n > 1 {
+            format!(
+                "{n} queries, one per shard value, each reading one partition (a Query gives every \
+                 partition-key attribute by equality, so a shard of its own is read as a string suffix is)"
+            )
+        } else {
+            "one query, giving every partition-key attribute by equality".to_owned()
+        };
+        Some(format!(
+            "{kind}: a multi-attribute key ({}) hashed together; reading one key back takes {reads}; no \
+             string to build or parse, each attribute keeps its type (AWS: GSI.DesignPattern.MultiAttributeKeys)",
+            names.join(" + ")
+        ))
+    } else if n > 1 {
+        Some(format!(
+            "{kind}: a sharded string key; reading one logical key back takes {n} queries, one per suffix, \
+             each reading one partition, and the application builds the suffix into the string and parses \
+             it out"
+        ))
+    } else {
+        None
     }
 }
 
@@ -195,9 +254,9 @@ impl Design {
             .key
             .iter()
             .chain(&self.candidates)
-            .chain(self.gsis.iter().map(|g| &g.key))
             .flat_map(Expr::attributes)
-            .chain(self.gsis.iter().filter_map(|g| g.sort_key.clone()))
+            .chain(self.gsis.iter().flat_map(|g| g.key.attributes()))
+            .chain(self.gsis.iter().flat_map(|g| g.sort_key.iter().cloned()))
             .chain(self.shard_by.as_ref().and_then(ShardSource::path).cloned())
             .map(|p| p.root().to_owned())
             .chain(self.gsis.iter().flat_map(|g| match &g.projection {
@@ -215,8 +274,8 @@ impl Design {
         self.key
             .iter()
             .chain(&self.candidates)
-            .chain(self.gsis.iter().map(|g| &g.key))
             .any(Expr::has_random)
+            || self.gsis.iter().any(|g| g.key.has_random())
     }
 
     /// Each candidate, GSI and `shard_by` as a design of its own (same seed), in that order: what the app

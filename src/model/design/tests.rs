@@ -313,3 +313,83 @@ fn gsi_and_key_text() {
     };
     assert!(too_many.validate().is_err());
 }
+
+/// A multi-attribute GSI hashes its attributes together: `status+customer` holds the items that have both,
+/// one key per pair, and an item without one of them is not in it (sparse, as a one-attribute index).
+#[test]
+fn a_multi_attribute_gsi_keys_pairs_and_is_sparse() {
+    let mut g = GsiSpec::parse("byStatusRegion=status+region").unwrap();
+    g.sort_key = vec![
+        AttrPath::new(vec!["customer".into()]).unwrap(),
+        AttrPath::new(vec!["id".into()]).unwrap(),
+    ];
+    let design = Design {
+        gsis: vec![g, GsiSpec::parse("byStatus=status").unwrap()],
+        ..Design::default()
+    };
+    assert_eq!(design.roots(), ["customer", "id", "region", "status"]);
+    let mut d = Designer::new(&design);
+    for (i, it) in orders().iter().enumerate() {
+        d.add(it, i as u32, None, 1, i as u64).unwrap();
+    }
+    let (keys, _) = d.finish();
+    let multi = &keys[0];
+    assert_eq!(multi.expr, "{status}+{region}");
+    assert_eq!(multi.keys.total(), 75, "items with both attributes");
+    assert_eq!(multi.absent, 25, "items without region are not in it");
+    let mut texts: Vec<String> = multi
+        .keys
+        .iter()
+        .map(|(i, ..)| multi.keys.display(i).into_owned())
+        .collect();
+    texts.sort();
+    assert_eq!(texts, [r#"["CLOSED","eu"]"#, r#"["OPEN","eu"]"#]);
+    assert_eq!(keys[1].keys.len(), 2);
+    assert_eq!(keys[1].absent, 0);
+    // Too many attributes is an error when the index is given.
+    let e = GsiSpec::parse("wide=a+b+c+d+e").unwrap_err();
+    assert!(e.contains("5 attributes") && e.contains("at most 4"), "{e}");
+}
+
+/// The multi-attribute candidate: the shard as its own attribute spreads OPEN exactly as the same shard glued
+/// onto the string does (the same pairs, hashed), and both take one query per shard value to read a status.
+#[test]
+fn a_shard_attribute_spreads_as_a_glued_suffix_and_costs_the_same_queries() {
+    let glued = GsiSpec::parse("glued={status}#{customer:hash 4}").unwrap();
+    let apart = GsiSpec::parse("apart=status+{customer:hash 4}").unwrap();
+    let glued_note = glued.query_note().unwrap();
+    assert!(
+        glued_note.contains("a sharded string key")
+            && glued_note.contains("4 queries, one per suffix"),
+        "{glued_note}"
+    );
+    assert!(
+        GsiSpec::parse("plain=status")
+            .unwrap()
+            .query_note()
+            .is_none()
+    );
+    let note = apart.query_note().unwrap();
+    assert!(note.contains("4 queries, one per shard value"), "{note}");
+    assert!(
+        note.contains("GSI.DesignPattern.MultiAttributeKeys"),
+        "{note}"
+    );
+    let design = Design {
+        gsis: vec![glued, apart],
+        ..Design::default()
+    };
+    let mut d = Designer::new(&design);
+    for (i, it) in orders().iter().enumerate() {
+        d.add(it, i as u32, None, 1, i as u64).unwrap();
+    }
+    let (keys, _) = d.finish();
+    assert_eq!(keys[0].keys.len(), keys[1].keys.len());
+    assert_eq!(keys[0].fan_out, 4);
+    assert_eq!(keys[1].fan_out, 4);
+    let mut a: Vec<u64> = keys[0].keys.counts().collect();
+    let mut b: Vec<u64> = keys[1].keys.counts().collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_eq!(a, b, "the same keys' writes, only spelled differently");
+}

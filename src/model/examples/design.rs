@@ -6,7 +6,8 @@
 //!   `BOARD#global#{playerId:hash 10}`, is one click away; one celebrity player writes far more than the
 //!   others, so the fix's consequence shows too: a calculated suffix keeps that player's writes on one shard.
 //! - **Orders with a status GSI**: `PK = ORDER#<n>` spreads well, but the GSI on `status` puts 80 % of the
-//!   writes on `OPEN`. The candidates compare "by status", "by customer" and "by customer and day".
+//!   writes on `OPEN`. The candidates compare "by status", "by customer" and "by customer and day"; a
+//!   multi-attribute GSI, `status+{customerId:hash 10}`, is one click away (the shard as its own attribute).
 
 use rand::{RngExt as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
@@ -30,6 +31,9 @@ pub struct DesignExample {
     pub gsis: Vec<&'static str>,
     /// The fix the example teaches, one click away.
     pub fix: Option<&'static str>,
+    /// A multi-attribute GSI (`NAME=a+b`) the example offers, one click away: the shard as an attribute of its
+    /// own instead of a suffix glued onto a string.
+    pub gsi_fix: Option<&'static str>,
 }
 
 /// The examples, by slug.
@@ -113,8 +117,13 @@ fn leaderboard() -> DesignExample {
         candidates: vec!["BOARD#global#{playerId:hash 10}"],
         gsis: Vec::new(),
         fix: Some("BOARD#global#{playerId:hash 10}"),
+        gsi_fix: None,
     }
 }
+
+/// The orders example's multi-attribute GSI: the status and a shard of 10 from the customer, as two attributes
+/// hashed together.
+pub const ORDERS_GSI_FIX: &str = "byStatusShard=status+{customerId:hash 10}";
 
 /// 4,000 orders from 300 customers over a week; 80 % are OPEN.
 fn orders() -> DesignExample {
@@ -155,6 +164,7 @@ fn orders() -> DesignExample {
         ],
         gsis: vec!["byStatus=status"],
         fix: None,
+        gsi_fix: Some(ORDERS_GSI_FIX),
     }
 }
 
@@ -173,7 +183,9 @@ impl DesignExample {
 pub fn candidates_parse() -> bool {
     DesignScenario::ALL.iter().all(|e| {
         let ex = e.build();
-        ex.candidates.iter().all(|c| parse_key(c).is_ok()) && ex.gsi_specs().len() == ex.gsis.len()
+        ex.candidates.iter().all(|c| parse_key(c).is_ok())
+            && ex.gsi_specs().len() == ex.gsis.len()
+            && ex.gsi_fix.is_none_or(|g| GsiSpec::parse(g).is_ok())
     })
 }
 
@@ -237,5 +249,28 @@ mod tests {
         assert!(r.designs[2].keys.keys.len() > r.designs[1].keys.keys.len());
         assert_eq!(r.designs[3].keys.kind, DesignKind::Gsi("byStatus".into()));
         assert_eq!(r.designs[3].keys.keys.total(), 4000);
+    }
+
+    /// The offered multi-attribute GSI splits OPEN over its 10 shard values, as the same shard glued onto the
+    /// string would, at 10 queries to read OPEN back.
+    #[test]
+    fn the_multi_attribute_gsi_splits_open_over_its_shards() {
+        let ex = DesignScenario::OrdersByStatus.build();
+        let multi = GsiSpec::parse(ex.gsi_fix.unwrap()).unwrap();
+        let glued = GsiSpec::parse("glued={status}#{customerId:hash 10}").unwrap();
+        let design = Design {
+            gsis: vec![ex.gsi_specs().remove(0), multi, glued],
+            ..Design::default()
+        };
+        let r = ex.items.rekey(&design);
+        let (one, multi, glued) = (&r.designs[0].keys, &r.designs[1].keys, &r.designs[2].keys);
+        assert_eq!(one.keys.len(), 4);
+        assert_eq!(multi.keys.len(), glued.keys.len());
+        assert!(multi.keys.len() > 30, "{}", multi.keys.len());
+        let top = |k: &crate::model::KeySet| k.counts().max().unwrap();
+        assert!(top(&multi.keys) * 5 < top(&one.keys), "OPEN is split");
+        assert_eq!(top(&multi.keys), top(&glued.keys));
+        assert_eq!(multi.fan_out, 10);
+        assert!(multi.expr.contains('+'));
     }
 }

@@ -46,6 +46,12 @@
 //! from a seed and the key: re-keying the same items with the same seed gives the same keys, in any order and
 //! on any thread. Reading one logical key back takes N queries.
 //!
+//! # Multi-attribute keys
+//! A global secondary index's key may be up to four attributes hashed together ([`KeyTuple`], written
+//! `tenantId+region` or `{tenantId}+{createdAt:day}`: `+` outside braces separates them). The language has no
+//! other tuple form: text next to a placeholder is string concatenation, and `"a"` glued to `"bc"` is the same
+//! key as `"ab"` glued to `"c"`, where the tuple keeps them apart (see [`tuple_text`]).
+//!
 //! # Values
 //! An expression reads an item through [`Attrs`], which maps an [`AttrPath`] to a [`Value`] (DynamoDB's
 //! types: `S`, `N` as canonical text, `B`, `BOOL`, `NULL`, `M`, `L`; sets are not key material). Maps of
@@ -61,9 +67,11 @@ use rand_pcg::Pcg64Mcg;
 mod dates;
 mod direct;
 mod parser;
+mod tuple;
 mod value;
 
 pub use direct::{Direct, Scalar};
+pub use tuple::{KeyTuple, MAX_KEY_ATTRIBUTES, TupleError, tuple_text};
 pub use value::{AttrPath, Attrs, Number, Value};
 
 use super::key::MAX_PARTITION_KEY_BYTES;

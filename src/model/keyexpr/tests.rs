@@ -594,3 +594,115 @@ fn display_round_trips() {
     let odd = parse("{`back``tick`}").unwrap();
     assert_eq!(odd.attributes()[0].segments(), ["back`tick"]);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Multi-attribute keys
+
+fn tuple(text: &str) -> KeyTuple {
+    KeyTuple::parse(text).unwrap()
+}
+
+#[test]
+fn a_tuple_keeps_its_values_apart_and_in_order() {
+    let a_bc = item(&[("x", s("a")), ("y", s("bc"))]);
+    let ab_c = item(&[("x", s("ab")), ("y", s("c"))]);
+    let key = tuple("x+y");
+    let seed = ItemSeed::default();
+    let (k1, k2) = (
+        key.eval(&a_bc, seed).unwrap(),
+        key.eval(&ab_c, seed).unwrap(),
+    );
+    assert_eq!(k1, r#"["a","bc"]"#);
+    assert_eq!(k2, r#"["ab","c"]"#);
+    assert_ne!(k1, k2, "\"a\"+\"bc\" and \"ab\"+\"c\" are different keys");
+    assert_ne!(key_hash(k1.as_bytes()), key_hash(k2.as_bytes()));
+    // String concatenation, by contrast, cannot tell them apart.
+    assert_eq!(
+        eval("{x}{y}", &a_bc).unwrap(),
+        eval("{x}{y}", &ab_c).unwrap()
+    );
+    // Order matters: (a, bc) is not (bc, a).
+    let reversed = tuple("y+x").eval(&a_bc, seed).unwrap();
+    assert_ne!(key_hash(reversed.as_bytes()), key_hash(k1.as_bytes()));
+    // Values with the encoding's own characters stay apart too.
+    let quoted = item(&[("x", s("a\",\"b")), ("y", s("c"))]);
+    let plain = item(&[("x", s("a")), ("y", s("b\",\"c"))]);
+    assert_ne!(
+        key.eval(&quoted, seed).unwrap(),
+        key.eval(&plain, seed).unwrap()
+    );
+    let mut out = String::new();
+    tuple_text(["a", "b,c"], &mut out);
+    assert_eq!(out, r#"["a","b,c"]"#);
+}
+
+#[test]
+fn a_one_attribute_key_is_its_value_as_before() {
+    let it = item(&[("status", s("OPEN")), ("n", n("3"))]);
+    let one = tuple("status");
+    assert!(!one.is_multi());
+    assert_eq!(one.eval(&it, ItemSeed::default()).unwrap(), "OPEN");
+    assert_eq!(tuple("{n}").eval(&it, ItemSeed::default()).unwrap(), "3");
+    assert_eq!(one.to_string(), "{status}");
+    // An attribute named with a `+` is written in braces.
+    let odd = item(&[("a+b", s("v"))]);
+    let braced = tuple("{a+b}");
+    assert!(!braced.is_multi());
+    assert_eq!(braced.eval(&odd, ItemSeed::default()).unwrap(), "v");
+    assert_eq!(KeyTuple::parse(&braced.to_string()).unwrap(), braced);
+}
+
+#[test]
+fn a_tuple_parses_expressions_and_writes_itself_back() {
+    let key = tuple("tenantId + {createdAt:day} + {`odd+name`}");
+    assert_eq!(key.parts().len(), 3);
+    assert_eq!(key.to_string(), "{tenantId}+{createdAt:day}+{odd+name}");
+    assert_eq!(KeyTuple::parse(&key.to_string()).unwrap(), key);
+    let attrs: Vec<String> = key.attributes().iter().map(ToString::to_string).collect();
+    assert_eq!(attrs.len(), 3);
+    let it = item(&[
+        ("tenantId", s("acme")),
+        ("createdAt", s("2026-11-03T10:00:00Z")),
+        ("odd+name", n("7")),
+    ]);
+    assert_eq!(
+        key.eval(&it, ItemSeed::default()).unwrap(),
+        r#"["acme","2026-11-03","7"]"#
+    );
+    assert_eq!(tuple("status+{id:hash 10}").fan_out(), 10);
+    assert!(tuple("status+{id:hash 10}").has_shard_attribute());
+    assert!(!tuple("{status}#{id:hash 10}").has_shard_attribute());
+    assert_eq!(tuple("a+b+c+d").parts().len(), 4);
+}
+
+#[test]
+fn a_tuple_has_at_most_four_attributes_each_read_from_the_item() {
+    let e = KeyTuple::parse("a+b+c+d+e").unwrap_err();
+    assert_eq!(e, TupleError::TooMany(5));
+    assert!(e.to_string().contains("at most 4"), "{e}");
+    assert_eq!(
+        KeyTuple::parse("a++b").unwrap_err(),
+        TupleError::EmptyPart(2)
+    );
+    assert!(matches!(
+        KeyTuple::parse("{{A}}+{b}").unwrap_err(),
+        TupleError::NoAttribute { index: 1, .. }
+    ));
+    assert!(matches!(
+        KeyTuple::parse("a+{b").unwrap_err(),
+        TupleError::Part { index: 2, .. }
+    ));
+    assert!(KeyTuple::new(Vec::new()).is_none());
+    assert!(KeyTuple::new(vec![parse("{a}").unwrap(); 5]).is_none());
+    // An item without one of the attributes has no key (a sparse index leaves it out).
+    let half = item(&[("x", s("a"))]);
+    assert!(matches!(
+        tuple("x+y").eval(&half, ItemSeed::default()),
+        Err(EvalError::Missing { .. })
+    ));
+    let empty = item(&[("x", s("a")), ("y", s(""))]);
+    assert_eq!(
+        tuple("x+y").eval(&empty, ItemSeed::default()),
+        Err(EvalError::EmptyKey)
+    );
+}

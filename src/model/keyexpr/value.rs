@@ -85,7 +85,7 @@ impl Value {
     }
 
     /// The text a placeholder shows; `None` for NULL, maps and lists.
-    pub(super) fn text(&self) -> Option<Cow<'_, str>> {
+    pub fn text(&self) -> Option<Cow<'_, str>> {
         match self {
             Self::S(s) => Some(Cow::Borrowed(s)),
             Self::N(n) => Some(Cow::Borrowed(n.as_str())),

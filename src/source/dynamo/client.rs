@@ -34,7 +34,17 @@ fn key(schema: &[KeySchemaElement], role: &SdkKeyType) -> Option<String> {
         .map(|k| k.attribute_name().to_owned())
 }
 
-/// A secondary index from its description.
+/// Every attribute of `schema` in `role`, in the schema's order: a GSI's multi-attribute key has up to four
+/// of each (AWS developer guide, GSI.DesignPattern.MultiAttributeKeys), a table or an LSI one.
+fn keys(schema: &[KeySchemaElement], role: &SdkKeyType) -> Vec<String> {
+    schema
+        .iter()
+        .filter(|k| k.key_type() == role)
+        .map(|k| k.attribute_name().to_owned())
+        .collect()
+}
+
+/// A secondary index from its description, its key schema read whole.
 fn index_info(
     name: Option<&str>,
     schema: &[KeySchemaElement],
@@ -42,8 +52,8 @@ fn index_info(
 ) -> IndexInfo {
     IndexInfo {
         name: name.unwrap_or("?").to_owned(),
-        partition_key: key(schema, &SdkKeyType::Hash).unwrap_or_default(),
-        sort_key: key(schema, &SdkKeyType::Range),
+        partition_keys: keys(schema, &SdkKeyType::Hash),
+        sort_keys: keys(schema, &SdkKeyType::Range),
         projection: projection
             .and_then(|p| p.projection_type())
             .map_or_else(String::new, |t| t.as_str().to_owned()),
@@ -480,6 +490,44 @@ fn local_credentials(
 mod tests {
     use super::*;
     use crate::source::dynamo::StaticKeys;
+
+    fn element(name: &str, role: SdkKeyType) -> KeySchemaElement {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(role)
+            .build()
+            .unwrap()
+    }
+
+    /// A multi-attribute GSI's key schema is read whole, in order. dynalite refuses such a schema in
+    /// CreateTable (it allows one HASH and one RANGE element), so this builds the SDK's elements instead.
+    #[test]
+    fn a_multi_attribute_key_schema_is_read_whole() {
+        let schema = [
+            element("tournamentId", SdkKeyType::Hash),
+            element("region", SdkKeyType::Hash),
+            element("round", SdkKeyType::Range),
+            element("bracket", SdkKeyType::Range),
+            element("matchId", SdkKeyType::Range),
+        ];
+        let projection = aws_sdk_dynamodb::types::Projection::builder()
+            .projection_type(aws_sdk_dynamodb::types::ProjectionType::KeysOnly)
+            .build();
+        let info = index_info(Some("byTournamentRegion"), &schema, Some(&projection));
+        assert_eq!(info.partition_keys, ["tournamentId", "region"]);
+        assert_eq!(info.sort_keys, ["round", "bracket", "matchId"]);
+        assert_eq!(info.projection, "KEYS_ONLY");
+        let json = serde_json::to_value(&info).unwrap();
+        assert_eq!(
+            json["partition_keys"],
+            serde_json::json!(["tournamentId", "region"])
+        );
+        assert_eq!(json["sort_keys"].as_array().map(Vec::len), Some(3));
+        // A one-attribute index, as before: one name, no sort key.
+        let one = index_info(Some("byCity"), &[element("city", SdkKeyType::Hash)], None);
+        assert_eq!(one.partition_keys, ["city"]);
+        assert!(one.sort_keys.is_empty());
+    }
 
     #[test]
     fn debug_prints_no_secret() {

@@ -4,7 +4,7 @@
 
 use super::table::{IndexInfo, TableInfo};
 use crate::model::design::{GsiSpec, Projection};
-use crate::model::keyexpr::{AttrPath, Expr};
+use crate::model::keyexpr::{AttrPath, Expr, KeyTuple, MAX_KEY_ATTRIBUTES};
 
 /// The key designs of the global secondary indexes `wanted` names on `info`'s table, in the order asked for
 /// (each once): `"*"` or `"all"` is every one of them. A name the table does not have is an error that lists
@@ -33,19 +33,34 @@ pub fn gsi_designs(info: &TableInfo, wanted: &[String]) -> Result<Vec<GsiSpec>, 
 }
 
 fn spec(info: &TableInfo, g: &IndexInfo) -> Result<GsiSpec, String> {
-    let key = Expr::attribute(&g.partition_key).ok_or_else(|| {
-        format!(
-            "the index {:?} of table {} has no partition key in its description",
-            g.name, info.name
-        )
-    })?;
+    let whose = || format!("the index {:?} of table {}", g.name, info.name);
+    for (role, attrs) in [("partition", &g.partition_keys), ("sort", &g.sort_keys)] {
+        if attrs.len() > MAX_KEY_ATTRIBUTES {
+            return Err(format!(
+                "{} has {} {role}-key attributes; a key has at most {MAX_KEY_ATTRIBUTES}",
+                whose(),
+                attrs.len()
+            ));
+        }
+    }
+    // Every HASH attribute, hashed together in order (a multi-attribute key); none is an error.
+    let parts = g
+        .partition_keys
+        .iter()
+        .map(|a| Expr::attribute(a))
+        .collect::<Option<Vec<Expr>>>()
+        .and_then(KeyTuple::new)
+        .ok_or_else(|| format!("{} has no partition key in its description", whose()))?;
+    let sort_key = g
+        .sort_keys
+        .iter()
+        .map(|a| AttrPath::new(vec![a.clone()]))
+        .collect::<Option<Vec<AttrPath>>>()
+        .ok_or_else(|| format!("{} has an empty sort key attribute name", whose()))?;
     Ok(GsiSpec {
         name: g.name.clone(),
-        key,
-        sort_key: g
-            .sort_key
-            .as_ref()
-            .and_then(|sk| AttrPath::new(vec![sk.clone()])),
+        key: parts,
+        sort_key,
         projection: match g.projection.as_str() {
             "KEYS_ONLY" => Projection::KeysOnly,
             "INCLUDE" => Projection::Include(g.included.clone()),
@@ -74,11 +89,14 @@ fn no_such_index(info: &TableInfo, name: &str) -> String {
     }
 }
 
-/// One line for a GSI's checkbox or a listing: `byStatus (status)`, `byDay (day, sort key at)`.
+/// One line for a GSI's checkbox or a listing: `byStatus (status)`, `byDay (day, sort key at)`; a
+/// multi-attribute key joins its attributes with `+` (`byTR (tournamentId+region, sort key round+bracket)`).
 pub fn describe_index(g: &IndexInfo) -> String {
-    match &g.sort_key {
-        Some(sk) => format!("{} ({}, sort key {sk})", g.name, g.partition_key),
-        None => format!("{} ({})", g.name, g.partition_key),
+    let pk = g.partition_keys.join("+");
+    if g.sort_keys.is_empty() {
+        format!("{} ({pk})", g.name)
+    } else {
+        format!("{} ({pk}, sort key {})", g.name, g.sort_keys.join("+"))
     }
 }
 
@@ -107,8 +125,12 @@ mod tests {
                 .iter()
                 .map(|(name, pk, sk)| IndexInfo {
                     name: (*name).into(),
-                    partition_key: (*pk).into(),
-                    sort_key: sk.map(Into::into),
+                    partition_keys: pk.split('+').map(Into::into).collect(),
+                    sort_keys: sk
+                        .iter()
+                        .flat_map(|s| s.split('+'))
+                        .map(Into::into)
+                        .collect(),
                     projection: "KEYS_ONLY".into(),
                     included: Vec::new(),
                 })
@@ -127,8 +149,11 @@ mod tests {
         let got = gsi_designs(&t, &names(&["byDay"])).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].name, "byDay");
-        assert_eq!(got[0].key, Expr::attribute("day").unwrap());
-        assert_eq!(got[0].sort_key, AttrPath::new(vec!["at".into()]));
+        assert_eq!(got[0].key, KeyTuple::one(Expr::attribute("day").unwrap()));
+        assert_eq!(
+            got[0].sort_key,
+            vec![AttrPath::new(vec!["at".into()]).unwrap()]
+        );
         let all = gsi_designs(&t, &names(&["byDay", "*"])).unwrap();
         let order: Vec<&str> = all.iter().map(|g| g.name.as_str()).collect();
         assert_eq!(
@@ -142,6 +167,25 @@ mod tests {
             describe_index(&t.global_indexes[1]),
             "byDay (day, sort key at)"
         );
+    }
+
+    #[test]
+    fn a_multi_attribute_index_hashes_every_partition_key_attribute() {
+        let t = table(&[("byTR", "tournamentId+region", Some("round+bracket"))]);
+        let g = &gsi_designs(&t, &names(&["byTR"])).unwrap()[0];
+        assert!(g.key.is_multi());
+        assert_eq!(g.key.to_string(), "{tournamentId}+{region}");
+        assert_eq!(g.sort_key.len(), 2);
+        assert_eq!(
+            describe_index(&t.global_indexes[0]),
+            "byTR (tournamentId+region, sort key round+bracket)"
+        );
+        let five = table(&[("wide", "a+b+c+d+e", None)]);
+        let err = gsi_designs(&five, &names(&["wide"])).unwrap_err();
+        assert!(err.contains("5 partition-key attributes"), "{err}");
+        assert!(err.contains("at most 4"), "{err}");
+        let none = table(&[("x", "", None)]);
+        assert!(gsi_designs(&none, &names(&["x"])).is_err());
     }
 
     #[test]

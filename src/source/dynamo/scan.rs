@@ -870,8 +870,10 @@ mod tests {
         Design {
             gsis: vec![crate::model::design::GsiSpec {
                 name: "byStatus".into(),
-                key: crate::model::keyexpr::Expr::attribute("status").unwrap(),
-                sort_key: None,
+                key: crate::model::keyexpr::KeyTuple::one(
+                    crate::model::keyexpr::Expr::attribute("status").unwrap(),
+                ),
+                sort_key: Vec::new(),
                 projection: crate::model::design::Projection::All,
             }],
             ..Design::default()

@@ -104,12 +104,17 @@ impl fmt::Display for Billing {
     }
 }
 
-/// A secondary index: its name, key attribute names and projection.
+/// A secondary index: its name, key attribute names and projection. A global secondary index's partition key
+/// and sort key may each be up to four attributes (multi-attribute keys, AWS developer guide
+/// GSI.DesignPattern.MultiAttributeKeys), so both are lists in DescribeTable's order; `tables --format json`
+/// writes them as `partition_keys` (one name or more) and `sort_keys` (empty without a sort key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IndexInfo {
     pub name: String,
-    pub partition_key: String,
-    pub sort_key: Option<String>,
+    /// The `HASH` attributes, in order (hashed together when there are several).
+    pub partition_keys: Vec<String>,
+    /// The `RANGE` attributes, in order.
+    pub sort_keys: Vec<String>,
     /// `ALL`, `KEYS_ONLY` or `INCLUDE` (empty when the description has none).
     pub projection: String,
     /// The attributes an `INCLUDE` projection adds.
