@@ -33,8 +33,8 @@ impl ReplayOn {
         }
     }
 
-    /// The table as DescribeTable gave it: its provisioned capacity, or on-demand; and whether it has a
-    /// local secondary index (its item collections never split).
+    /// The table as DescribeTable gave it: its provisioned capacity, or on-demand with its maximum and warm
+    /// throughput; and whether it has a local secondary index (its item collections never split).
     pub fn described(info: &TableInfo) -> Self {
         use crate::model::simulate::Billing as Sim;
         let mut table = crate::model::simulate::Table {
@@ -54,10 +54,48 @@ impl ReplayOn {
                     grouped(write)
                 )
             }
-            Billing::OnDemand => format!("on {name} as it is: on-demand"),
+            Billing::OnDemand => {
+                on_demand_as_described(&mut table.billing, &info.throughput);
+                let more = info.throughput.describe();
+                if more.is_empty() {
+                    format!("on {name} as it is: on-demand")
+                } else {
+                    format!("on {name} as it is: on-demand, {more}")
+                }
+            }
             Billing::Unknown => format!("an on-demand table (the billing of {name} is unknown)"),
         };
         Self { table, said }
+    }
+}
+
+/// An on-demand table's maximum and warm throughput as the simulation's: over the maximum it throttles with
+/// `Table…MaxOnDemandThroughputExceeded`; a warm throughput W stands for a previous peak of W / 2 (**\[ours\]**,
+/// as a scenario's `warm_*_units`: R5 serves twice the previous peak at once), from which the partitions at
+/// the start follow (⌈W / 3,000⌉ for reads, ⌈W / 1,000⌉ for writes). What is not said keeps a new table's.
+fn on_demand_as_described(
+    billing: &mut crate::model::simulate::Billing,
+    facts: &crate::source::dynamo::Throughput,
+) {
+    let crate::model::simulate::Billing::OnDemand {
+        previous_peak, max, ..
+    } = billing
+    else {
+        return;
+    };
+    for (dim, (most, warm)) in [
+        (facts.max_read_units, facts.warm_read_units),
+        (facts.max_write_units, facts.warm_write_units),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(m) = crate::source::dynamo::Throughput::maximum(most) {
+            max[dim] = m as f64;
+        }
+        if let Some(w) = warm.filter(|&w| w > 0) {
+            previous_peak[dim] = w as f64 / 2.0;
+        }
     }
 }
 
@@ -377,4 +415,103 @@ impl App {
 /// Whether `next` is a newer snapshot of the watch `run` replays.
 fn same_watch(run: &Run, next: &Run) -> bool {
     next.replay().is_some_and(|r| run.watches(&r.base))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::KeyType;
+    use crate::model::simulate::Billing as Sim;
+    use crate::source::dynamo::{KeyAttribute, Throughput};
+
+    fn info(billing: Billing, throughput: Throughput) -> TableInfo {
+        TableInfo {
+            name: "Orders".into(),
+            status: "ACTIVE".into(),
+            partition_key: KeyAttribute {
+                name: "pk".into(),
+                key_type: KeyType::S,
+            },
+            sort_key: None,
+            billing,
+            item_count: None,
+            size_bytes: None,
+            local_indexes: Vec::new(),
+            global_indexes: Vec::new(),
+            stream_arn: None,
+            throughput,
+            index_throughput: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_described_on_demand_table_brings_its_maximum_and_warm_throughput() {
+        let facts = Throughput {
+            max_read_units: Some(-1),
+            max_write_units: Some(25),
+            warm_read_units: Some(12_000),
+            warm_write_units: Some(8_000),
+            warm_status: Some("ACTIVE".into()),
+        };
+        let on = ReplayOn::described(&info(Billing::OnDemand, facts));
+        let Sim::OnDemand {
+            previous_peak,
+            quota,
+            max,
+        } = &on.table.billing
+        else {
+            panic!("{:?}", on.table.billing)
+        };
+        assert_eq!(*max, [0.0, 25.0]);
+        assert_eq!(*previous_peak, [6_000.0, 4_000.0]);
+        assert_eq!(*quota, [40_000.0, 40_000.0]);
+        assert!(
+            on.said.contains("at most 25 writes a second"),
+            "{}",
+            on.said
+        );
+        assert!(
+            on.said.contains("warm 12,000 reads and 8,000 writes"),
+            "{}",
+            on.said
+        );
+        // Nothing said: a new on-demand table's.
+        let plain = ReplayOn::described(&info(Billing::OnDemand, Throughput::default()));
+        assert_eq!(plain.table.billing, Sim::on_demand());
+        assert_eq!(plain.said, "on Orders as it is: on-demand");
+    }
+
+    #[test]
+    fn a_replay_over_the_described_maximum_throttles_as_the_maximum() {
+        use crate::model::simulate::{Keys, Params, Schedule, Setup, Stream, run};
+        let facts = Throughput {
+            max_write_units: Some(25),
+            ..Throughput::default()
+        };
+        let on = ReplayOn::described(&info(Billing::OnDemand, facts));
+        let setup = Setup {
+            table: on.table,
+            traffic: vec![Stream {
+                keys: Keys::Uniform(1_000),
+                writes_per_sec: Schedule::constant(100.0),
+                ..Stream::default()
+            }],
+            duration: 120,
+            step: 1,
+            start: 1_782_172_800,
+            seed: 1,
+            params: Params::default(),
+            trace: None,
+        };
+        let out = run(&setup);
+        let served = out.series.write_served_units[60];
+        assert!((served - 25.0).abs() < 0.5, "{served}");
+        let reasons = format!("{:?}", out.minutes);
+        assert!(
+            reasons.contains("TableWriteMaxOnDemandThroughputExceeded"),
+            "{reasons}"
+        );
+    }
 }

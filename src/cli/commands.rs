@@ -364,11 +364,14 @@ pub(super) fn tables(args: &TablesArgs, out: &mut dyn Write) -> anyhow::Result<(
                     "{}\t{}\t{}\t{} items, {} bytes (as reported){}",
                     t.name,
                     t.describe_keys(),
-                    t.billing,
+                    t.describe_capacity(),
                     count(t.item_count),
                     count(t.size_bytes),
                     index_note(t.local_indexes.len(), t.global_indexes.len())
                 )?;
+                for (index, facts) in &t.index_throughput {
+                    writeln!(out, "  GSI {index}\t{}", facts.describe())?;
+                }
             }
         }
     }

@@ -114,6 +114,8 @@ mod tests {
                 })
                 .collect(),
             stream_arn: None,
+            throughput: Default::default(),
+            index_throughput: Default::default(),
         }
     }
 

@@ -103,7 +103,7 @@ pub use stream::{
 };
 pub use table::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, IndexInfo,
-    KeyAttribute, StaticKeys, TableInfo,
+    KeyAttribute, StaticKeys, TableInfo, Throughput,
 };
 #[cfg(target_arch = "wasm32")]
 pub use web::{DynamoClient, LIVE_READS_IN_A_PAGE};

@@ -382,6 +382,8 @@ mod tests {
             local_indexes: Vec::new(),
             global_indexes: Vec::new(),
             stream_arn: Some("arn".into()),
+            throughput: Default::default(),
+            index_throughput: Default::default(),
         }
     }
 
