@@ -99,6 +99,34 @@ fn on_demand_as_described(
     }
 }
 
+/// The files' most throttled keys period by period, merged (two files' periods of the same start add up),
+/// oldest first.
+fn throttled_periods(
+    files: &[crate::source::trace::TraceFile],
+) -> Vec<crate::source::trace::ThrottledPeriod> {
+    let mut periods: Vec<crate::source::trace::ThrottledPeriod> = Vec::new();
+    for p in files.iter().flat_map(|f| &f.throttled_periods) {
+        match periods
+            .iter_mut()
+            .find(|q| q.start == p.start && q.seconds == p.seconds)
+        {
+            Some(q) => {
+                for (key, n) in &p.keys {
+                    match q.keys.iter_mut().find(|(k, _)| k == key) {
+                        Some((_, m)) => *m += n,
+                        None => q.keys.push((key.clone(), *n)),
+                    }
+                }
+                q.keys
+                    .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            }
+            None => periods.push(p.clone()),
+        }
+    }
+    periods.sort_by_key(|p| p.start);
+    periods
+}
+
 /// Runs replaced and kept for Undo.
 const UNDO_RUNS: usize = 8;
 
@@ -286,6 +314,7 @@ impl App {
                 origin,
                 recorded,
                 observed: observed.into(),
+                throttled: throttled_periods(&files).into(),
                 what_if: WhatIf::AsRecorded,
                 fixes: Vec::new(),
             }),
@@ -321,7 +350,10 @@ impl App {
         watching: bool,
     ) {
         let TraceLoad {
-            trace, observed, ..
+            trace,
+            observed,
+            files,
+            ..
         } = load;
         let recorded = Arc::new(crate::model::trace::replay_setup(trace, on.table.clone()));
         let run = Run::Replay(Replay {
@@ -329,6 +361,7 @@ impl App {
             origin: Origin::Watch { watching },
             recorded,
             observed: observed.into(),
+            throttled: throttled_periods(&files).into(),
             what_if: WhatIf::AsRecorded,
             fixes: Vec::new(),
         });

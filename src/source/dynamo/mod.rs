@@ -90,7 +90,7 @@ pub use client::DynamoClient;
 pub use endpoint::validate_endpoint;
 pub use error::DynamoError;
 pub use gsi::{describe_index, gsi_designs};
-pub use metrics::{Insights, METRICS, MetricsOptions, MetricsRead};
+pub use metrics::{INSIGHTS_COST, Insights, InsightsMode, METRICS, MetricsOptions, MetricsRead};
 pub use scan::{
     Backoff, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS, Page, PageRequest, PageSource,
     RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,

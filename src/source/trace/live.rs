@@ -503,6 +503,7 @@ mod tests {
         let mut read = MetricsRead {
             series: std::collections::BTreeMap::new(),
             insights: crate::source::dynamo::Insights::Off("DISABLED".into()),
+            insights_mode: None,
             reports: Vec::new(),
             notes: Vec::new(),
         };
