@@ -241,7 +241,11 @@ mod tests {
 
     #[test]
     fn insights_modes_are_read_by_dynamodbs_names() {
-        for name in ["ACCESSED_AND_THROTTLED_KEYS", "THROTTLED_KEYS", "SOMETHING_NEW"] {
+        for name in [
+            "ACCESSED_AND_THROTTLED_KEYS",
+            "THROTTLED_KEYS",
+            "SOMETHING_NEW",
+        ] {
             assert_eq!(InsightsMode::from_name(name).as_str(), name);
         }
         assert_eq!(
