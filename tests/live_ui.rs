@@ -117,6 +117,9 @@ fn the_connect_dialog_offers_live_traffic_and_says_how_to_turn_a_stream_on() {
     // A projector's screen: the dialog scrolls rather than losing its buttons.
     let mut h = connected(&moto, [1024.0, 768.0]);
     describe(&mut h, "orders");
+    // The table's facts beside its billing: moto gives an on-demand table a new table's warm throughput.
+    h.get_by_label("Capacity: on-demand; warm 12,000 reads and 4,000 writes a second (ACTIVE)");
+    h.get_by_label_contains("Warm throughput implies at least 4 partitions [ours");
     h.get_by_label("Live traffic");
     assert!(
         !h.get_by_label("Watch writes")

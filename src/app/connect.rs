@@ -335,7 +335,7 @@ fn table_facts_ui(ui: &mut egui::Ui, info: &TableInfo) {
     ui.label(format!("Capacity: {}", info.describe_capacity()));
     if let Some(n) = info.throughput.implied_partitions() {
         ui.weak(format!(
-            "Warm throughput implies at least {} [ours: ⌈writes / 1,000⌉, ⌈reads / 3,000⌉]",
+            "Warm throughput implies at least {} [ours: writes / 1,000 or reads / 3,000, rounded up]",
             crate::model::fmt::plural(n, "partition")
         ));
     }
