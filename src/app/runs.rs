@@ -517,6 +517,31 @@ mod tests {
     }
 
     #[test]
+    fn two_files_throttled_keys_of_one_period_add_up_most_first() {
+        use crate::source::trace::{ThrottledPeriod, TraceFile};
+        let period = |start: i64, keys: &[(&str, f64)]| ThrottledPeriod {
+            start,
+            seconds: 60,
+            keys: keys.iter().map(|(k, n)| ((*k).to_owned(), *n)).collect(),
+        };
+        let file = |periods: Vec<ThrottledPeriod>| TraceFile {
+            throttled_periods: periods,
+            ..TraceFile::default()
+        };
+        let merged = throttled_periods(&[
+            file(vec![period(120, &[("a", 5.0)]), period(60, &[("b", 3.0)])]),
+            file(vec![period(60, &[("a", 2.0), ("b", 1.0)])]),
+        ]);
+        assert_eq!(
+            merged,
+            [
+                period(60, &[("b", 4.0), ("a", 2.0)]),
+                period(120, &[("a", 5.0)])
+            ]
+        );
+    }
+
+    #[test]
     fn a_replay_over_the_described_maximum_throttles_as_the_maximum() {
         use crate::model::simulate::{Keys, Params, Schedule, Setup, Stream, run};
         let facts = Throughput {
