@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use answers::Answer;
+use answers::{Answer, fixture};
 use faults::{Fault, FaultProxy};
 use moto::Moto;
 use support::{bin, json, temp_dir};
@@ -448,14 +448,6 @@ fn stream_and_metrics_send_only_read_only_requests() {
     }
 }
 
-/// A recorded answer of `tests/fixtures/live/`.
-fn fixture(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/live")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
-}
-
 #[test]
 fn tables_reads_the_on_demand_maximum_and_warm_throughput() {
     let moto = Moto::start();
@@ -515,23 +507,7 @@ fn tables_reads_the_on_demand_maximum_and_warm_throughput() {
 /// The PKT rule's report has user#1 600 nine minutes before `base`, then user#1 300 and user#2 120.
 fn insights_proxy(moto: &Moto, base: i64) -> String {
     // moto has no Contributor Insights: DescribeContributorInsights and the rule's report are recorded answers.
-    let report = serde_json::to_string(&fixture("insight-rule-report-pkt.json"))
-        .unwrap()
-        .replace("\"MINUTE_9\"", &(base - 9 * 60).to_string())
-        .replace("\"MINUTE_8\"", &(base - 8 * 60).to_string());
-    let port = answers::start(
-        moto.port,
-        vec![
-            (
-                "DescribeContributorInsights",
-                Answer::Fixed(fixture("describe-contributor-insights-throttled.json")),
-            ),
-            (
-                "GetInsightRuleReport",
-                Answer::Fixed(serde_json::from_str(&report).unwrap()),
-            ),
-        ],
-    );
+    let port = answers::start(moto.port, answers::throttled_keys_mode(base));
     format!("http://127.0.0.1:{port}")
 }
 

@@ -225,3 +225,31 @@ fn http(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
     bytes.extend_from_slice(body);
     bytes
 }
+
+/// A recorded answer of `tests/fixtures/live/`.
+pub fn fixture(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/live")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("a fixture")).expect("JSON")
+}
+
+/// Contributor Insights on in THROTTLED_KEYS mode, as recorded answers (moto has none): DescribeContributorInsights
+/// names one -PKT- rule, whose report has user#1 600 nine minutes before `base` (a Unix minute), then user#1 300
+/// and user#2 120.
+pub fn throttled_keys_mode(base: i64) -> Vec<(&'static str, Answer)> {
+    let report = serde_json::to_string(&fixture("insight-rule-report-pkt.json"))
+        .expect("JSON")
+        .replace("\"MINUTE_9\"", &(base - 9 * 60).to_string())
+        .replace("\"MINUTE_8\"", &(base - 8 * 60).to_string());
+    vec![
+        (
+            "DescribeContributorInsights",
+            Answer::Fixed(fixture("describe-contributor-insights-throttled.json")),
+        ),
+        (
+            "GetInsightRuleReport",
+            Answer::Fixed(serde_json::from_str(&report).expect("JSON")),
+        ),
+    ]
+}
