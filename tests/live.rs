@@ -5,6 +5,8 @@
 //! prints what was read; a table without a stream and a server without Contributor Insights are said plainly.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
+#[path = "support/answers.rs"]
+mod answers;
 #[path = "support/cbor_shim.rs"]
 mod cbor_shim;
 #[path = "support/faults.rs"]
@@ -23,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use answers::{Answer, fixture};
 use faults::{Fault, FaultProxy};
 use moto::Moto;
 use support::{bin, json, temp_dir};
@@ -467,4 +470,146 @@ fn stream_and_metrics_send_only_read_only_requests() {
     ] {
         assert!(ops.contains(must), "{must} not seen: {ops:?}");
     }
+}
+
+#[test]
+fn tables_reads_the_on_demand_maximum_and_warm_throughput() {
+    let moto = Moto::start();
+    // moto keeps a table's WarmThroughput (its own answer) but not OnDemandThroughput: the proxy adds the
+    // recorded one to its DescribeTable answers.
+    moto.boto(
+        "ddb.create_table(TableName='orders', BillingMode='PAY_PER_REQUEST',
+    KeySchema=[{'AttributeName': 'pk', 'KeyType': 'HASH'}],
+    AttributeDefinitions=[{'AttributeName': 'pk', 'AttributeType': 'S'}],
+    WarmThroughput={'ReadUnitsPerSecond': 15000, 'WriteUnitsPerSecond': 5000})",
+    );
+    let recorded = fixture("describe-table-throughput.json");
+    let on_demand =
+        serde_json::json!({ "OnDemandThroughput": recorded["Table"]["OnDemandThroughput"] });
+    let merged = answers::start(
+        moto.port,
+        vec![("DescribeTable", Answer::Merge("/Table", on_demand))],
+    );
+    let endpoint = format!("http://127.0.0.1:{merged}");
+    let mut args = ["tables", "--format", "json"].map(str::to_owned).to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    let facts = &doc[0]["throughput"];
+    assert_eq!(facts["max_write_units"], 25, "{doc}");
+    // -1 is no maximum.
+    assert!(facts.get("max_read_units").is_none(), "{doc}");
+    assert_eq!(facts["warm_read_units"], 15_000, "{doc}");
+    assert_eq!(facts["warm_write_units"], 5_000, "{doc}");
+    assert_eq!(facts["warm_status"], "ACTIVE", "{doc}");
+    let mut args = ["tables"].map(str::to_owned).to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("on-demand; at most 25 writes a second; warm 15,000 reads and 5,000 writes a second (ACTIVE)"),
+        "{text}"
+    );
+
+    // The whole recorded answer: a GSI's maximum and warm throughput (its key of several attributes is the
+    // other half of issue 60's item 6, not read here).
+    let fixed = answers::start(moto.port, vec![("DescribeTable", Answer::Fixed(recorded))]);
+    let mut args = ["tables", "--format", "json"].map(str::to_owned).to_vec();
+    args.extend(connect(&format!("http://127.0.0.1:{fixed}")));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(doc[0]["throughput"]["warm_write_units"], 4_500, "{doc}");
+    let gsi = &doc[0]["index_throughput"]["byTenantRegion"];
+    assert_eq!(gsi["max_read_units"], 100, "{doc}");
+    assert!(gsi.get("max_write_units").is_none(), "{doc}");
+    assert_eq!(gsi["warm_write_units"], 4_000, "{doc}");
+}
+
+/// moto behind recorded Contributor Insights answers in THROTTLED_KEYS mode (moto has none): its endpoint.
+/// The PKT rule's report has user#1 600 nine minutes before `base`, then user#1 300 and user#2 120.
+fn insights_proxy(moto: &Moto, base: i64) -> String {
+    // moto has no Contributor Insights: DescribeContributorInsights and the rule's report are recorded answers.
+    let port = answers::start(moto.port, answers::throttled_keys_mode(base));
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn metrics_in_throttled_keys_mode_reads_the_most_throttled_keys_by_period() {
+    let moto = Moto::start();
+    table(&moto, "orders", false);
+    let base = moto.put_metrics(
+        "orders",
+        &[
+            (9, "ConsumedWriteCapacityUnits", 60_000.0),
+            (9, "WriteThrottleEvents", 600.0),
+            (8, "ConsumedWriteCapacityUnits", 60_000.0),
+            (8, "WriteThrottleEvents", 420.0),
+        ],
+    );
+    let endpoint = insights_proxy(&moto, base);
+    let dir = temp_dir("live", "insights-mode");
+    let saved = dir.join("orders-metrics.json");
+    let mut args = [
+        "metrics",
+        "--table",
+        "orders",
+        "--since",
+        "30m",
+        "--format",
+        "json",
+        "--save-trace",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(saved.display().to_string());
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    assert_eq!(doc["contributor_insights"]["status"], "enabled", "{doc}");
+    assert_eq!(
+        doc["contributor_insights"]["mode"], "THROTTLED_KEYS",
+        "{doc}"
+    );
+    let rule = &doc["contributors"][0];
+    assert!(rule["rule"].as_str().unwrap().contains("-PKT-"), "{doc}");
+    assert_eq!(rule["keys"][0]["key"], "user#1", "{doc}");
+    assert_eq!(rule["keys"][0]["total"], 900.0, "{doc}");
+
+    let mut args = ["metrics", "--table", "orders", "--since", "30m"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("on, THROTTLED_KEYS mode: throttled keys only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("most throttled keys: throttled requests"),
+        "{text}"
+    );
+
+    // The replay keeps the throttled keys period by period: 600 for user#1, then 300 and 120.
+    let replay = replay(&saved);
+    let periods = replay["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|f| {
+            f["throttled_by_period"]
+                .as_array()
+                .filter(|p| !p.is_empty())
+        })
+        .unwrap_or_else(|| panic!("no throttled keys by period: {replay}"));
+    assert_eq!(periods.len(), 2, "{replay}");
+    assert_eq!(periods[0]["seconds"], 60);
+    assert_eq!(periods[0]["keys"][0]["key"], "user#1");
+    assert_eq!(periods[0]["keys"][0]["throttled_requests"], 600.0);
+    assert_eq!(periods[1]["keys"][1]["key"], "user#2");
+    assert_eq!(periods[1]["keys"][1]["throttled_requests"], 120.0);
 }

@@ -9,6 +9,8 @@
 #![cfg(feature = "gui")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a failed step fails the test
 
+#[path = "support/answers.rs"]
+mod answers;
 #[path = "support/cbor_shim.rs"]
 mod cbor_shim;
 #[path = "support/kittest.rs"]
@@ -76,13 +78,18 @@ fn create_table(moto: &Moto, name: &str, stream: bool, provisioned: bool) {
 
 /// The app with the Connect dialog open on moto's endpoint, its tables listed.
 fn connected(moto: &Moto, size: [f32; 2]) -> Harness<'static, App> {
+    connected_at(&moto.endpoint(), size)
+}
+
+/// The app with the Connect dialog open on `endpoint`, its tables listed.
+fn connected_at(endpoint: &str, size: [f32; 2]) -> Harness<'static, App> {
     let mut h = harness_at(size);
     h.get_by_label("File").click();
     h.settle();
     h.get_by_label("Connect to DynamoDB…").click();
     h.settle();
     for (field, text) in [
-        ("Endpoint", moto.endpoint()),
+        ("Endpoint", endpoint.to_owned()),
         ("Region", "us-east-1".to_owned()),
     ] {
         let node = h.get_by_role_and_label(Role::TextInput, field);
@@ -117,6 +124,9 @@ fn the_connect_dialog_offers_live_traffic_and_says_how_to_turn_a_stream_on() {
     // A projector's screen: the dialog scrolls rather than losing its buttons.
     let mut h = connected(&moto, [1024.0, 768.0]);
     describe(&mut h, "orders");
+    // The table's facts beside its billing: moto gives an on-demand table a new table's warm throughput.
+    h.get_by_label("Capacity: on-demand; warm 12,000 reads and 4,000 writes a second (ACTIVE)");
+    h.get_by_label_contains("Warm throughput implies at least 4 partitions [ours");
     h.get_by_label("Live traffic");
     assert!(
         !h.get_by_label("Watch writes")
@@ -318,4 +328,67 @@ fn last_hours_of_metrics_replays_cloudwatchs_minutes_and_says_what_is_missing() 
         said.text
     );
     h.get_by_label_contains("last 3 hours of orders");
+}
+
+// Issue 60: the metrics of an on-demand table with a maximum (a recorded OnDemandThroughput: moto keeps none),
+// Contributor Insights in THROTTLED_KEYS mode (recorded answers: moto has none). The replay runs on the table as
+// it is, and the line says the mode and the most throttled keys.
+#[test]
+fn last_hours_of_metrics_runs_on_the_tables_maximum_and_says_the_insights_mode() {
+    if !in_child("last_hours_of_metrics_runs_on_the_tables_maximum_and_says_the_insights_mode") {
+        return;
+    }
+    let moto = Moto::start();
+    create_table(&moto, "orders", false, false);
+    let base = moto.put_metrics(
+        "orders",
+        &[
+            (9, "ConsumedWriteCapacityUnits", 1_500.0),
+            (9, "WriteThrottleEvents", 600.0),
+            (8, "ConsumedWriteCapacityUnits", 1_500.0),
+            (8, "WriteThrottleEvents", 420.0),
+        ],
+    );
+    let recorded = answers::fixture("describe-table-throughput.json");
+    let mut answered = answers::throttled_keys_mode(base);
+    answered.push((
+        "DescribeTable",
+        answers::Answer::Merge(
+            "/Table",
+            serde_json::json!({ "OnDemandThroughput": recorded["Table"]["OnDemandThroughput"] }),
+        ),
+    ));
+    let port = answers::start(moto.port, answered);
+    let mut h = connected_at(&format!("http://127.0.0.1:{port}"), [1400.0, 900.0]);
+    describe(&mut h, "orders");
+    h.get_by_label_contains("Capacity: on-demand; at most 25 writes a second; warm 12,000 reads");
+    h.get_by_label("Last hours of metrics").click();
+    h.wait_for("the Timeline of orders' metrics", |app| {
+        app.simulation().is_some()
+    });
+    let app = h.state();
+    let sim = app.simulation().unwrap();
+    let shardlens::model::simulate::Billing::OnDemand { max, .. } = &sim.setup().table.billing
+    else {
+        panic!("{:?}", sim.setup().table.billing)
+    };
+    assert_eq!(*max, [0.0, 25.0]);
+    let said = app
+        .notices()
+        .history()
+        .rev()
+        .find(|n| n.text.starts_with("orders: 2 minutes of CloudWatch"))
+        .unwrap_or_else(|| panic!("{:#?}", app.notices().history().collect::<Vec<_>>()));
+    assert!(
+        said.text
+            .contains("most throttled keys (Contributor Insights): user#1 (900), user#2 (120)"),
+        "{}",
+        said.text
+    );
+    assert!(
+        said.text
+            .contains("Contributor Insights is in THROTTLED_KEYS mode: throttled keys only"),
+        "{}",
+        said.text
+    );
 }

@@ -580,3 +580,35 @@ fn the_trees_fix_on_a_replay_stays_a_replay_and_undo_brings_it_back() {
     assert!(sim.outcome.series.write_throttled_units[10] > 0.0);
     std::fs::remove_dir_all(dir).ok();
 }
+
+// Issue 60 item 4: a Contributor Insights report of throttled keys (a -PKT- rule, all that THROTTLED_KEYS mode
+// has) beside the replay: at the playhead the table says the keys it saw throttled in that minute beside the
+// keys of the partitions the model throttles.
+#[test]
+fn a_throttled_keys_report_is_shown_beside_the_models_throttled_keys_at_the_playhead() {
+    let dir = std::env::temp_dir().join(format!("shardlens-pkt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    streams_trace(&dir.join("pages.json"));
+    std::fs::write(
+        dir.join("pkt.json"),
+        r#"{"RuleName":"DynamoDBContributorInsights-PKT-orders-1782208800000","KeyLabels":["pk"],
+ "AggregationStatistic":"Sum","AggregateValue":29120.0,
+ "Contributors":[
+  {"Keys":["HOT"],"ApproximateAggregateValue":29000.0,
+   "Datapoints":[{"Timestamp":"2026-06-23T10:00:00+00:00","ApproximateValue":29000.0}]},
+  {"Keys":["user#3"],"ApproximateAggregateValue":120.0,
+   "Datapoints":[{"Timestamp":"2026-06-23T10:00:00+00:00","ApproximateValue":120.0}]}]}"#,
+    )
+    .unwrap();
+    let mut h = kittest::harness_at([1400.0, 950.0]);
+    h.state_mut().apply(Command::OpenTrace(dir.clone()));
+    h.wait_for("the replay with the throttled keys", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    h.get_by_label(
+        "Most throttled keys observed (Contributor Insights, 60 seconds from 2026-06-23T10:00:00Z): \
+         HOT (29,000), user#3 (120)",
+    );
+    h.get_by_label_contains("The model throttles partitions holding: ");
+    std::fs::remove_dir_all(dir).ok();
+}

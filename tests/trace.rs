@@ -263,6 +263,27 @@ fn a_contributor_insights_report_replays_its_top_keys() {
     assert_eq!(source["keys"], 2);
     assert_eq!(source["throttled_keys"][0]["key"], "hot");
     assert_eq!(source["throttled_keys"][0]["throttled_requests"], 40.0);
+    // The throttled keys by period: the PKT rule's one minute.
+    let periods = &source["throttled_by_period"];
+    assert_eq!(periods.as_array().map(Vec::len), Some(1), "{source}");
+    assert_eq!(periods[0]["start"], "2026-06-23T10:01:00Z");
+    assert_eq!(periods[0]["seconds"], 60);
+    assert_eq!(periods[0]["keys"][0]["key"], "hot");
+    let out = run(&[
+        "simulate",
+        "--trace",
+        report.to_str().unwrap(),
+        "--counts-are",
+        "writes",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "most throttled keys by period (observed):\n      2026-06-23T10:01:00Z +60 s: hot (40)"
+        ),
+        "{text}"
+    );
     // 60 writes a second of 2 units (1,500 bytes) in the first minute, 90 in the second.
     let demand = series(&doc, "write_demand_units");
     assert_eq!(demand.len(), 120);

@@ -28,7 +28,7 @@ pub use super::settings::ConnectSettings;
 
 enum Reply {
     Tables(Vec<String>),
-    Described(TableInfo),
+    Described(Box<TableInfo>),
     Failed(DynamoError),
 }
 
@@ -132,7 +132,9 @@ impl ConnectState {
         let opts = settings.options();
         self.ask("describing the table", ctx, move || {
             Reply::of(
-                DynamoClient::connect(&opts).and_then(|c| c.describe_table(&table)),
+                DynamoClient::connect(&opts)
+                    .and_then(|c| c.describe_table(&table))
+                    .map(Box::new),
                 Reply::Described,
             )
         });
@@ -163,7 +165,7 @@ impl ConnectState {
             }
             Some(Reply::Described(info)) => {
                 self.gsis = vec![false; info.global_indexes.len()];
-                self.info = Some(info);
+                self.info = Some(*info);
             }
             Some(Reply::Failed(e)) => self.error = Some(AppError::from(e).said()),
             None => self.error = Some("the DynamoDB call ended without a reply".to_owned()),
@@ -294,6 +296,7 @@ fn scan_ui(
 ) -> Option<Command> {
     ui.label(egui::RichText::new(&info.name).strong());
     ui.label(info.describe_keys());
+    table_facts_ui(ui, info);
     ui.horizontal(|ui| {
         let label = ui.label("Segments");
         ui.add(egui::DragValue::new(&mut state.segments).range(1..=MAX_SEGMENTS))
@@ -324,6 +327,21 @@ fn scan_ui(
          what was read.",
     );
     command
+}
+
+/// The described table's billing, on-demand maximum and warm throughput (the table's and each GSI's), as
+/// DescribeTable gave them, and the partitions the warm throughput implies (an inference, said so).
+fn table_facts_ui(ui: &mut egui::Ui, info: &TableInfo) {
+    ui.label(format!("Capacity: {}", info.describe_capacity()));
+    if let Some(n) = info.throughput.implied_partitions() {
+        ui.weak(format!(
+            "Warm throughput implies at least {} [ours: writes / 1,000 or reads / 3,000, rounded up]",
+            crate::model::fmt::plural(n, "partition")
+        ));
+    }
+    for (index, facts) in &info.index_throughput {
+        ui.label(format!("GSI {index}: {}", facts.describe()));
+    }
 }
 
 /// The described table's live traffic: "Watch writes" (its stream; disabled, with how its owner turns one
@@ -585,6 +603,8 @@ mod tests {
             local_indexes: Vec::new(),
             global_indexes: vec![index("byStatus", "status"), index("byDay", "day")],
             stream_arn: None,
+            throughput: Default::default(),
+            index_throughput: Default::default(),
         };
         let mut state = ConnectState {
             gsis: vec![false, true],

@@ -295,6 +295,8 @@ pub struct MetricsRead {
     pub load: Option<TraceLoad>,
     /// What the reader should know (Contributor Insights off or not available, a rule that failed).
     pub notes: Vec<Message>,
+    /// Contributor Insights' mode, when DynamoDB said one.
+    pub insights_mode: Option<crate::source::dynamo::InsightsMode>,
     /// The window, Unix seconds.
     pub since: i64,
     pub until: i64,
@@ -356,6 +358,7 @@ fn read_metrics(connect: &ConnectOptions, opts: &MetricsOptions) -> Result<Metri
     Ok(MetricsRead {
         load,
         notes: read.notes,
+        insights_mode: read.insights_mode,
         since: opts.since,
         until: opts.until,
     })

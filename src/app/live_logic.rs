@@ -346,6 +346,13 @@ impl App {
                 top.join(", ")
             ));
         }
+        if let Some(mode) = &read.insights_mode {
+            text.push_str(&format!(
+                "; Contributor Insights is in {} mode: {}",
+                mode.as_str(),
+                mode.describe()
+            ));
+        }
         for note in &notes {
             text.push_str("; ");
             text.push_str(note);

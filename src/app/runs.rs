@@ -33,8 +33,8 @@ impl ReplayOn {
         }
     }
 
-    /// The table as DescribeTable gave it: its provisioned capacity, or on-demand; and whether it has a
-    /// local secondary index (its item collections never split).
+    /// The table as DescribeTable gave it: its provisioned capacity, or on-demand with its maximum and warm
+    /// throughput; and whether it has a local secondary index (its item collections never split).
     pub fn described(info: &TableInfo) -> Self {
         use crate::model::simulate::Billing as Sim;
         let mut table = crate::model::simulate::Table {
@@ -54,11 +54,77 @@ impl ReplayOn {
                     grouped(write)
                 )
             }
-            Billing::OnDemand => format!("on {name} as it is: on-demand"),
+            Billing::OnDemand => {
+                on_demand_as_described(&mut table.billing, &info.throughput);
+                let more = info.throughput.describe();
+                if more.is_empty() {
+                    format!("on {name} as it is: on-demand")
+                } else {
+                    format!("on {name} as it is: on-demand, {more}")
+                }
+            }
             Billing::Unknown => format!("an on-demand table (the billing of {name} is unknown)"),
         };
         Self { table, said }
     }
+}
+
+/// An on-demand table's maximum and warm throughput as the simulation's: over the maximum it throttles with
+/// `Table…MaxOnDemandThroughputExceeded`; a warm throughput W stands for a previous peak of W / 2 (**\[ours\]**,
+/// as a scenario's `warm_*_units`: R5 serves twice the previous peak at once), from which the partitions at
+/// the start follow (⌈W / 3,000⌉ for reads, ⌈W / 1,000⌉ for writes). What is not said keeps a new table's.
+fn on_demand_as_described(
+    billing: &mut crate::model::simulate::Billing,
+    facts: &crate::source::dynamo::Throughput,
+) {
+    let crate::model::simulate::Billing::OnDemand {
+        previous_peak, max, ..
+    } = billing
+    else {
+        return;
+    };
+    for (dim, (most, warm)) in [
+        (facts.max_read_units, facts.warm_read_units),
+        (facts.max_write_units, facts.warm_write_units),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Some(m) = crate::source::dynamo::Throughput::maximum(most) {
+            max[dim] = m as f64;
+        }
+        if let Some(w) = warm.filter(|&w| w > 0) {
+            previous_peak[dim] = w as f64 / 2.0;
+        }
+    }
+}
+
+/// The files' most throttled keys period by period, merged (two files' periods of the same start add up),
+/// oldest first.
+fn throttled_periods(
+    files: &[crate::source::trace::TraceFile],
+) -> Vec<crate::source::trace::ThrottledPeriod> {
+    let mut periods: Vec<crate::source::trace::ThrottledPeriod> = Vec::new();
+    for p in files.iter().flat_map(|f| &f.throttled_periods) {
+        match periods
+            .iter_mut()
+            .find(|q| q.start == p.start && q.seconds == p.seconds)
+        {
+            Some(q) => {
+                for (key, n) in &p.keys {
+                    match q.keys.iter_mut().find(|(k, _)| k == key) {
+                        Some((_, m)) => *m += n,
+                        None => q.keys.push((key.clone(), *n)),
+                    }
+                }
+                q.keys
+                    .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            }
+            None => periods.push(p.clone()),
+        }
+    }
+    periods.sort_by_key(|p| p.start);
+    periods
 }
 
 /// Runs replaced and kept for Undo.
@@ -248,6 +314,7 @@ impl App {
                 origin,
                 recorded,
                 observed: observed.into(),
+                throttled: throttled_periods(&files).into(),
                 what_if: WhatIf::AsRecorded,
                 fixes: Vec::new(),
             }),
@@ -283,7 +350,10 @@ impl App {
         watching: bool,
     ) {
         let TraceLoad {
-            trace, observed, ..
+            trace,
+            observed,
+            files,
+            ..
         } = load;
         let recorded = Arc::new(crate::model::trace::replay_setup(trace, on.table.clone()));
         let run = Run::Replay(Replay {
@@ -291,6 +361,7 @@ impl App {
             origin: Origin::Watch { watching },
             recorded,
             observed: observed.into(),
+            throttled: throttled_periods(&files).into(),
             what_if: WhatIf::AsRecorded,
             fixes: Vec::new(),
         });
@@ -377,4 +448,128 @@ impl App {
 /// Whether `next` is a newer snapshot of the watch `run` replays.
 fn same_watch(run: &Run, next: &Run) -> bool {
     next.replay().is_some_and(|r| run.watches(&r.base))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::KeyType;
+    use crate::model::simulate::Billing as Sim;
+    use crate::source::dynamo::{KeyAttribute, Throughput};
+
+    fn info(billing: Billing, throughput: Throughput) -> TableInfo {
+        TableInfo {
+            name: "Orders".into(),
+            status: "ACTIVE".into(),
+            partition_key: KeyAttribute {
+                name: "pk".into(),
+                key_type: KeyType::S,
+            },
+            sort_key: None,
+            billing,
+            item_count: None,
+            size_bytes: None,
+            local_indexes: Vec::new(),
+            global_indexes: Vec::new(),
+            stream_arn: None,
+            throughput,
+            index_throughput: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_described_on_demand_table_brings_its_maximum_and_warm_throughput() {
+        let facts = Throughput {
+            max_read_units: Some(-1),
+            max_write_units: Some(25),
+            warm_read_units: Some(12_000),
+            warm_write_units: Some(8_000),
+            warm_status: Some("ACTIVE".into()),
+        };
+        let on = ReplayOn::described(&info(Billing::OnDemand, facts));
+        let Sim::OnDemand {
+            previous_peak,
+            quota,
+            max,
+        } = &on.table.billing
+        else {
+            panic!("{:?}", on.table.billing)
+        };
+        assert_eq!(*max, [0.0, 25.0]);
+        assert_eq!(*previous_peak, [6_000.0, 4_000.0]);
+        assert_eq!(*quota, [40_000.0, 40_000.0]);
+        assert!(
+            on.said.contains("at most 25 writes a second"),
+            "{}",
+            on.said
+        );
+        assert!(
+            on.said.contains("warm 12,000 reads and 8,000 writes"),
+            "{}",
+            on.said
+        );
+        // Nothing said: a new on-demand table's.
+        let plain = ReplayOn::described(&info(Billing::OnDemand, Throughput::default()));
+        assert_eq!(plain.table.billing, Sim::on_demand());
+        assert_eq!(plain.said, "on Orders as it is: on-demand");
+    }
+
+    #[test]
+    fn two_files_throttled_keys_of_one_period_add_up_most_first() {
+        use crate::source::trace::{ThrottledPeriod, TraceFile};
+        let period = |start: i64, keys: &[(&str, f64)]| ThrottledPeriod {
+            start,
+            seconds: 60,
+            keys: keys.iter().map(|(k, n)| ((*k).to_owned(), *n)).collect(),
+        };
+        let file = |periods: Vec<ThrottledPeriod>| TraceFile {
+            throttled_periods: periods,
+            ..TraceFile::default()
+        };
+        let merged = throttled_periods(&[
+            file(vec![period(120, &[("a", 5.0)]), period(60, &[("b", 3.0)])]),
+            file(vec![period(60, &[("a", 2.0), ("b", 1.0)])]),
+        ]);
+        assert_eq!(
+            merged,
+            [
+                period(60, &[("b", 4.0), ("a", 2.0)]),
+                period(120, &[("a", 5.0)])
+            ]
+        );
+    }
+
+    #[test]
+    fn a_replay_over_the_described_maximum_throttles_as_the_maximum() {
+        use crate::model::simulate::{Keys, Params, Schedule, Setup, Stream, run};
+        let facts = Throughput {
+            max_write_units: Some(25),
+            ..Throughput::default()
+        };
+        let on = ReplayOn::described(&info(Billing::OnDemand, facts));
+        let setup = Setup {
+            table: on.table,
+            traffic: vec![Stream {
+                keys: Keys::Uniform(1_000),
+                writes_per_sec: Schedule::constant(100.0),
+                ..Stream::default()
+            }],
+            duration: 120,
+            step: 1,
+            start: 1_782_172_800,
+            seed: 1,
+            params: Params::default(),
+            trace: None,
+        };
+        let out = run(&setup);
+        let served = out.series.write_served_units[60];
+        assert!((served - 25.0).abs() < 0.5, "{served}");
+        let reasons = format!("{:?}", out.minutes);
+        assert!(
+            reasons.contains("TableWriteMaxOnDemandThroughputExceeded"),
+            "{reasons}"
+        );
+    }
 }

@@ -364,22 +364,27 @@ pub(super) fn tables(args: &TablesArgs, out: &mut dyn Write) -> anyhow::Result<(
                     "{}\t{}\t{}\t{} items, {} bytes (as reported){}",
                     t.name,
                     t.describe_keys(),
-                    t.billing,
+                    t.describe_capacity(),
                     count(t.item_count),
                     count(t.size_bytes),
                     index_note(t.local_indexes.len(), t.global_indexes.len())
                 )?;
-                // Each GSI's key schema, whole: a multi-attribute key's attributes joined by `+`.
+                // Each GSI's key schema, whole (a multi-attribute key's attributes joined by `+`), and its
+                // on-demand maximum and warm throughput when DescribeTable gives them.
                 for g in &t.global_indexes {
                     writeln!(
                         out,
-                        "  GSI {}{}",
+                        "  GSI {}{}{}",
                         crate::source::dynamo::describe_index(g),
                         if g.partition_keys.len() > 1 {
                             " (a multi-attribute key, hashed together)"
                         } else {
                             ""
-                        }
+                        },
+                        t.index_throughput
+                            .get(&g.name)
+                            .map(|f| format!("	{}", f.describe()))
+                            .unwrap_or_default()
                     )?;
                 }
             }

@@ -15,6 +15,7 @@ use super::commands::cancel_on_ctrl_c;
 use super::trace::CountsAre;
 use crate::model::KeySet;
 use crate::model::capacity::ReasonMetric;
+use crate::model::fmt::plural;
 use crate::model::sim_file::parse_duration;
 use crate::model::trace::{Dim, Trace, iso};
 use crate::source::OnBad;
@@ -454,6 +455,9 @@ fn metrics_json(read: &MetricsRead, start: i64, docs: &[Value]) -> anyhow::Resul
         },
         "notes": read.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
     });
+    if let Some(mode) = &read.insights_mode {
+        doc["contributor_insights"]["mode"] = json!(mode.as_str());
+    }
     if !read.reports.is_empty() {
         doc["contributors"] = json!(docs.iter().skip(1).map(report_json).collect::<Vec<_>>());
     }
@@ -470,6 +474,27 @@ fn report_json(doc: &Value) -> Value {
             "total": c["ApproximateAggregateValue"],
         })).collect::<Vec<_>>(),
     })
+}
+
+/// Contributor Insights' line: on (with its mode and rules), off, or not available.
+fn print_insights_status(out: &mut dyn Write, read: &MetricsRead) -> anyhow::Result<()> {
+    let mode = read.insights_mode.as_ref().map_or_else(String::new, |m| {
+        format!(", {} mode: {}", m.as_str(), m.describe())
+    });
+    match &read.insights {
+        crate::source::dynamo::Insights::Enabled(rules) => writeln!(
+            out,
+            "  Contributor Insights   on{mode}; {}",
+            plural(rules.len() as u64, "rule")
+        )?,
+        crate::source::dynamo::Insights::Off(status) => {
+            writeln!(out, "  Contributor Insights   {status}{mode}")?;
+        }
+        crate::source::dynamo::Insights::NotAvailable(_) => {
+            writeln!(out, "  Contributor Insights   not available")?;
+        }
+    }
+    Ok(())
 }
 
 fn print_metrics_table(
@@ -521,13 +546,16 @@ fn print_metrics_table(
             writeln!(out, "  {label}    {:.0} units/s (last minute)", last.1)?;
         }
     }
+    print_insights_status(out, read)?;
     for doc in docs.iter().skip(1) {
-        writeln!(
-            out,
-            "\nTop keys of {} ({}):",
-            doc["RuleName"].as_str().unwrap_or("?"),
+        let rule = doc["RuleName"].as_str().unwrap_or("?");
+        let upper = rule.to_ascii_uppercase();
+        let counts = if upper.contains("-PKT-") || upper.contains("-SKT-") {
+            "most throttled keys: throttled requests"
+        } else {
             doc["CountsAre"].as_str().unwrap_or("counts")
-        )?;
+        };
+        writeln!(out, "\nTop keys of {rule} ({counts}):")?;
         for c in doc["Contributors"]
             .as_array()
             .into_iter()

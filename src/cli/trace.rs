@@ -251,6 +251,13 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
         "throttled_keys": f.throttled_keys.iter().map(|(key, n)| json!({
             "key": key, "throttled_requests": n,
         })).collect::<Vec<_>>(),
+        "throttled_by_period": f.throttled_periods.iter().map(|p| json!({
+            "start": iso(p.start),
+            "seconds": p.seconds,
+            "keys": p.keys.iter().map(|(key, n)| json!({
+                "key": key, "throttled_requests": n,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -380,6 +387,47 @@ pub fn print_what_if(
     )
 }
 
+/// Contributor Insights' most throttled keys period by period: the 10 periods with the most throttled
+/// requests, in time order, three keys each.
+fn print_throttled_periods(
+    out: &mut dyn Write,
+    periods: &[crate::source::trace::ThrottledPeriod],
+) -> std::io::Result<()> {
+    if periods.is_empty() {
+        return Ok(());
+    }
+    let total = |p: &crate::source::trace::ThrottledPeriod| p.keys.iter().map(|k| k.1).sum::<f64>();
+    let mut busiest: Vec<&crate::source::trace::ThrottledPeriod> = periods.iter().collect();
+    busiest.sort_by(|a, b| total(b).total_cmp(&total(a)).then(a.start.cmp(&b.start)));
+    busiest.truncate(10);
+    busiest.sort_by_key(|p| p.start);
+    writeln!(
+        out,
+        "    most throttled keys by period (observed{}):",
+        if periods.len() > busiest.len() {
+            format!(", the {} busiest of {}", busiest.len(), periods.len())
+        } else {
+            String::new()
+        }
+    )?;
+    for p in busiest {
+        let top: Vec<String> = p
+            .keys
+            .iter()
+            .take(3)
+            .map(|(k, n)| format!("{k} ({})", grouped(n.round() as u64)))
+            .collect();
+        writeln!(
+            out,
+            "      {} +{} s: {}",
+            iso(p.start),
+            p.seconds,
+            top.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
 /// The story's lines about the files: per file its format, records, keys, time span and assumptions.
 pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std::io::Result<()> {
     let lead = setup.start.rem_euclid(60);
@@ -440,6 +488,7 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
                 }
             )?;
         }
+        print_throttled_periods(out, &f.throttled_periods)?;
     }
     Ok(())
 }

@@ -241,7 +241,7 @@ fn decode(d: &mut Decoder<'_>) -> Option<Value> {
     })
 }
 
-fn json_to_cbor(v: &Value) -> Vec<u8> {
+pub fn json_to_cbor(v: &Value) -> Vec<u8> {
     let mut e = Encoder::new(Vec::new());
     encode(&mut e, v, false);
     e.into_writer()

@@ -44,6 +44,9 @@ pub struct Replay {
     pub recorded: Arc<Setup>,
     /// CloudWatch's minutes read with the trace.
     pub observed: Arc<[ObservedMinute]>,
+    /// Contributor Insights' most throttled keys, period by period (its throttled-keys rules' reports), oldest
+    /// first: shown beside the model's throttled partitions at the playhead.
+    pub throttled: Arc<[crate::source::trace::ThrottledPeriod]>,
     pub what_if: WhatIf,
     /// The tree's fixes on top of the what-if, in the order applied.
     pub fixes: Vec<ShardFix>,

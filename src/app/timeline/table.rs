@@ -50,6 +50,7 @@ pub(super) fn snapshot_ui(
             ),
         );
     });
+    throttled_keys_ui(ui, sim, &column.cells, layout);
     // `height` is the whole block: the plot gets what the title and legend rows leave.
     let plot_height = height - (ui.cursor().top() - top);
     let response = Plot::new("timeline-snapshot")
@@ -89,6 +90,52 @@ pub(super) fn snapshot_ui(
             out.push(TimelineCommand::Pick(layout.get(i).map(|r| r.start)));
         }
     }
+}
+
+/// A replay with Contributor Insights' throttled-keys reports: the keys it observed throttled in the period
+/// at the playhead, beside the keys of the partitions the model throttles there. Nothing for other runs.
+fn throttled_keys_ui(ui: &mut egui::Ui, sim: &Simulation, cells: &[Cell], layout: &[Range]) {
+    let Some(replay) = sim.replay().filter(|r| !r.throttled.is_empty()) else {
+        return;
+    };
+    let now = sim.setup().start + i64::from(sim.second());
+    let observed = match replay.throttled.iter().find(|p| p.holds(now)) {
+        Some(p) => {
+            let top: Vec<String> = p
+                .keys
+                .iter()
+                .take(5)
+                .map(|(k, n)| format!("{k} ({})", grouped(n.round() as u64)))
+                .collect();
+            format!(
+                "Most throttled keys observed (Contributor Insights, {} from {}): {}",
+                plural(u64::from(p.seconds), "second"),
+                crate::model::trace::iso(p.start),
+                top.join(", ")
+            )
+        }
+        None => {
+            "Most throttled keys observed (Contributor Insights): none in this period".to_owned()
+        }
+    };
+    let mut modelled: Vec<&str> = cells
+        .iter()
+        .zip(layout)
+        .filter(|(c, _)| c.throttled[0] + c.throttled[1] > 0.0)
+        .flat_map(|(_, r)| r.keys.iter().map(String::as_str))
+        .take(5)
+        .collect();
+    modelled.dedup();
+    let model = if modelled.is_empty() {
+        "The model throttles no partition here".to_owned()
+    } else {
+        format!(
+            "The model throttles partitions holding: {}",
+            modelled.join(", ")
+        )
+    };
+    ui.label(observed);
+    ui.label(model);
 }
 
 /// Each partition's served and throttled units as % of its limit, throttled stacked on served.

@@ -14,7 +14,7 @@ use super::error::{DynamoError, SentCredentials};
 use super::scan::{ScanEvent, ScanOptions, Scanned, run_scan};
 use super::sdk_error::NoteSentCredentials;
 use super::sdk_pages::SdkPages;
-use super::table::{Billing, ConnectOptions, IndexInfo, KeyAttribute, TableInfo};
+use super::table::{Billing, ConnectOptions, IndexInfo, KeyAttribute, TableInfo, Throughput};
 use crate::model::KeyType;
 use crate::source::{Hint, Message};
 use aws_config::BehaviorVersion;
@@ -23,7 +23,7 @@ use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::types::{
-    BillingMode, KeySchemaElement, KeyType as SdkKeyType, ScalarAttributeType,
+    BillingMode, KeySchemaElement, KeyType as SdkKeyType, OnDemandThroughput, ScalarAttributeType,
 };
 
 /// The attribute of `schema` in `role` (the partition key: `Hash`; the sort key: `Range`).
@@ -61,6 +61,66 @@ fn index_info(
             .map(|p| p.non_key_attributes().to_vec())
             .unwrap_or_default(),
     }
+}
+
+/// A table's or index's on-demand maximum (a missing or -1 maximum is none) and warm throughput: (reads,
+/// writes, status).
+fn throughput(
+    on_demand: Option<&OnDemandThroughput>,
+    warm: (Option<i64>, Option<i64>, Option<&str>),
+) -> Throughput {
+    Throughput {
+        max_read_units: Throughput::maximum(
+            on_demand.and_then(OnDemandThroughput::max_read_request_units),
+        ),
+        max_write_units: Throughput::maximum(
+            on_demand.and_then(OnDemandThroughput::max_write_request_units),
+        ),
+        warm_read_units: warm.0,
+        warm_write_units: warm.1,
+        warm_status: warm.2.map(str::to_owned),
+    }
+}
+
+/// The table's on-demand maximum and warm throughput.
+fn table_throughput(t: &aws_sdk_dynamodb::types::TableDescription) -> Throughput {
+    let warm = t.warm_throughput();
+    throughput(
+        t.on_demand_throughput(),
+        (
+            warm.and_then(
+                aws_sdk_dynamodb::types::TableWarmThroughputDescription::read_units_per_second,
+            ),
+            warm.and_then(
+                aws_sdk_dynamodb::types::TableWarmThroughputDescription::write_units_per_second,
+            ),
+            warm.and_then(|w| w.status())
+                .map(aws_sdk_dynamodb::types::TableStatus::as_str),
+        ),
+    )
+}
+
+/// Each global secondary index's on-demand maximum and warm throughput, by its name (those with some).
+fn index_throughput(
+    t: &aws_sdk_dynamodb::types::TableDescription,
+) -> std::collections::BTreeMap<String, Throughput> {
+    use aws_sdk_dynamodb::types::GlobalSecondaryIndexWarmThroughputDescription as Warm;
+    t.global_secondary_indexes()
+        .iter()
+        .filter_map(|i| {
+            let warm = i.warm_throughput();
+            let facts = throughput(
+                i.on_demand_throughput(),
+                (
+                    warm.and_then(Warm::read_units_per_second),
+                    warm.and_then(Warm::write_units_per_second),
+                    warm.and_then(Warm::status)
+                        .map(aws_sdk_dynamodb::types::IndexStatus::as_str),
+                ),
+            );
+            Some((i.index_name()?.to_owned(), facts)).filter(|(_, f)| !f.is_empty())
+        })
+        .collect()
 }
 
 /// The DynamoDB client, with its own small tokio runtime: every method blocks the calling thread (run it on
@@ -338,6 +398,8 @@ impl DynamoClient {
                 .map(|i| index_info(i.index_name(), i.key_schema(), i.projection()))
                 .collect(),
             stream_arn: stream_arn(t),
+            throughput: table_throughput(t),
+            index_throughput: index_throughput(t),
         })
     }
 

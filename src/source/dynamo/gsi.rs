@@ -136,6 +136,8 @@ mod tests {
                 })
                 .collect(),
             stream_arn: None,
+            throughput: Default::default(),
+            index_throughput: Default::default(),
         }
     }
 

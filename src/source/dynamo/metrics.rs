@@ -91,12 +91,66 @@ pub enum Insights {
     NotAvailable(String),
 }
 
+/// Contributor Insights' mode, from DescribeContributorInsights (DYNAMODB-TRAFFIC "Contributor Insights modes
+/// (2025)" \[AWS\]; developer guide "contributorinsights_HowItWorks").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InsightsMode {
+    /// `ACCESSED_AND_THROTTLED_KEYS`: every request is counted; the PKC/SKC (most accessed) and PKT/SKT (most
+    /// throttled) rules.
+    AccessedAndThrottledKeys,
+    /// `THROTTLED_KEYS`: only throttled requests are counted; only the PKT/SKT rules exist.
+    ThrottledKeys,
+    /// A mode this build does not know, by DynamoDB's name.
+    Other(String),
+}
+
+impl InsightsMode {
+    /// From DynamoDB's name.
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "ACCESSED_AND_THROTTLED_KEYS" => Self::AccessedAndThrottledKeys,
+            "THROTTLED_KEYS" => Self::ThrottledKeys,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// DynamoDB's name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::AccessedAndThrottledKeys => "ACCESSED_AND_THROTTLED_KEYS",
+            Self::ThrottledKeys => "THROTTLED_KEYS",
+            Self::Other(name) => name,
+        }
+    }
+
+    /// The mode in words, with what its rules give.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::AccessedAndThrottledKeys => {
+                "accessed and throttled keys (most accessed and most throttled keys)".to_owned()
+            }
+            Self::ThrottledKeys => {
+                "throttled keys only (most throttled keys; no most accessed keys)".to_owned()
+            }
+            Self::Other(name) => format!("{name} (a mode shardlens does not know)"),
+        }
+    }
+}
+
+/// What turning Contributor Insights on costs, in words (shardlens never turns it on: its owner does).
+pub const INSIGHTS_COST: &str = "CloudWatch bills Contributor Insights for DynamoDB per rule and month and per \
+    event its rules count; in THROTTLED_KEYS mode only throttled requests are counted, so it costs much less \
+    on a table that seldom throttles (https://aws.amazon.com/cloudwatch/pricing/; modes: \
+    https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/contributorinsights_HowItWorks.html)";
+
 /// What CloudWatch holds for the window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricsRead {
     /// Each metric of [`METRICS`] by its name: (Unix second of the minute, value), oldest first.
     pub series: BTreeMap<&'static str, Vec<(i64, f64)>>,
     pub insights: Insights,
+    /// Contributor Insights' mode, when DescribeContributorInsights said one.
+    pub insights_mode: Option<InsightsMode>,
     /// `get-insight-rule-report` documents, each with its `RuleName`.
     pub reports: Vec<Value>,
     /// What a reader should know (Contributor Insights off or not available, a rule that failed).
@@ -229,6 +283,27 @@ mod tests {
             assert_eq!(metric_field(FIRST_REASON_METRIC + i), m.snake_name());
         }
         assert_eq!(metric_field(3), "write_throttle_events");
+    }
+
+    #[test]
+    fn insights_modes_are_read_by_dynamodbs_names() {
+        for name in [
+            "ACCESSED_AND_THROTTLED_KEYS",
+            "THROTTLED_KEYS",
+            "SOMETHING_NEW",
+        ] {
+            assert_eq!(InsightsMode::from_name(name).as_str(), name);
+        }
+        assert_eq!(
+            InsightsMode::from_name("THROTTLED_KEYS"),
+            InsightsMode::ThrottledKeys
+        );
+        assert!(
+            InsightsMode::ThrottledKeys
+                .describe()
+                .contains("no most accessed keys")
+        );
+        assert!(INSIGHTS_COST.contains("contributorinsights_HowItWorks"));
     }
 
     /// A local server that just served the table and its stream is not asked whether it serves DynamoDB:

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use super::client::DynamoClient;
 use super::error::DynamoError;
 use super::metrics::{
-    Insights, MAX_CONTRIBUTORS, METRICS, MetricsOptions, MetricsRead, insights_unavailable,
+    INSIGHTS_COST, Insights, InsightsMode, MAX_CONTRIBUTORS, METRICS, MetricsOptions, MetricsRead,
+    insights_unavailable,
 };
 use crate::model::trace::iso;
 use crate::source::{Hint, Message};
@@ -24,10 +25,11 @@ impl DynamoClient {
     pub fn metrics(&self, opts: &MetricsOptions) -> Result<MetricsRead, DynamoError> {
         self.block_on(async {
             let series = self.metric_data(opts).await?;
-            let insights = self.insights_status(opts).await;
+            let (insights, insights_mode) = self.insights_status(opts).await;
             let mut read = MetricsRead {
                 series,
                 insights: insights.clone(),
+                insights_mode,
                 reports: Vec::new(),
                 notes: Vec::new(),
             };
@@ -49,14 +51,14 @@ impl DynamoClient {
                 Insights::Off(status) => read.notes.push(Message::hinted(
                     format!(
                         "Contributor Insights is {status} for {what}, so there are no top keys: its owner can \
-                         turn it on (billed per event it counts): "
+                         turn it on ({INSIGHTS_COST}): "
                     ),
                     Hint::EnableInsights,
                     "",
                 )),
                 Insights::NotAvailable(why) => read.notes.push(Message::new(format!(
                     "Contributor Insights is not available for {what}: {why}, so there are no top keys (on AWS \
-                     a table's owner can turn it on; it is billed per event it counts)"
+                     a table's owner can turn it on; it is billed: {INSIGHTS_COST})"
                 ))),
             }
             Ok(read)
@@ -119,7 +121,8 @@ impl DynamoClient {
         Ok(series)
     }
 
-    async fn insights_status(&self, opts: &MetricsOptions) -> Insights {
+    /// Whether Contributor Insights is on, and its mode when DynamoDB says one.
+    async fn insights_status(&self, opts: &MetricsOptions) -> (Insights, Option<InsightsMode>) {
         let out = self
             .dynamodb()
             .describe_contributor_insights()
@@ -129,23 +132,32 @@ impl DynamoClient {
             .await;
         let (timeout, sent, target) = self.err_context();
         match out {
-            Ok(o) => match o.contributor_insights_status() {
-                Some(ContributorInsightsStatus::Enabled) => {
-                    Insights::Enabled(o.contributor_insights_rule_list().to_vec())
-                }
-                Some(s) => Insights::Off(s.as_str().to_lowercase()),
-                None => Insights::Off("off".to_owned()),
-            },
-            Err(e) => Insights::NotAvailable(insights_unavailable(
-                &DynamoError::from_sdk(
-                    "DescribeContributorInsights",
-                    &e,
-                    timeout,
-                    Some(&target),
-                    None,
-                )
-                .scrubbed(&sent),
-            )),
+            Ok(o) => {
+                let mode = o
+                    .contributor_insights_mode()
+                    .map(|m| InsightsMode::from_name(m.as_str()));
+                let status = match o.contributor_insights_status() {
+                    Some(ContributorInsightsStatus::Enabled) => {
+                        Insights::Enabled(o.contributor_insights_rule_list().to_vec())
+                    }
+                    Some(s) => Insights::Off(s.as_str().to_lowercase()),
+                    None => Insights::Off("off".to_owned()),
+                };
+                (status, mode)
+            }
+            Err(e) => (
+                Insights::NotAvailable(insights_unavailable(
+                    &DynamoError::from_sdk(
+                        "DescribeContributorInsights",
+                        &e,
+                        timeout,
+                        Some(&target),
+                        None,
+                    )
+                    .scrubbed(&sent),
+                )),
+                None,
+            ),
         }
     }
 

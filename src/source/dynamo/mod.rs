@@ -90,7 +90,9 @@ pub use client::DynamoClient;
 pub use endpoint::validate_endpoint;
 pub use error::DynamoError;
 pub use gsi::{describe_index, gsi_designs};
-pub use metrics::{Insights, METRICS, MetricsOptions, MetricsRead, metric_field};
+pub use metrics::{
+    INSIGHTS_COST, Insights, InsightsMode, METRICS, MetricsOptions, MetricsRead, metric_field,
+};
 pub use scan::{
     Backoff, DEFAULT_MAX_RCU, DEFAULT_SEGMENTS, MAX_SEGMENTS, Page, PageRequest, PageSource,
     RcuLimiter, ScanEvent, ScanOptions, ScanProgress, ScanStatus, Scanned, SegmentProgress,
@@ -103,7 +105,7 @@ pub use stream::{
 };
 pub use table::{
     Billing, ConnectOptions, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, IndexInfo,
-    KeyAttribute, StaticKeys, TableInfo,
+    KeyAttribute, StaticKeys, TableInfo, Throughput,
 };
 #[cfg(target_arch = "wasm32")]
 pub use web::{DynamoClient, LIVE_READS_IN_A_PAGE};

@@ -138,6 +138,12 @@ pub struct TableInfo {
     /// The table's stream (`LatestStreamArn`), when streams are on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_arn: Option<String>,
+    /// The table's on-demand maximum and warm throughput (`OnDemandThroughput`, `WarmThroughput`).
+    #[serde(skip_serializing_if = "Throughput::is_empty")]
+    pub throughput: Throughput,
+    /// Each global secondary index's, by the index's name (only the indexes that have some).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub index_throughput: std::collections::BTreeMap<String, Throughput>,
 }
 
 impl TableInfo {
@@ -151,5 +157,136 @@ impl TableInfo {
             Some(sk) => format!("{pk}, sort key {} ({})", sk.name, sk.key_type),
             None => pk,
         }
+    }
+}
+
+/// A table's or global secondary index's throughput as DescribeTable gives it beside the billing
+/// (DYNAMODB-TRAFFIC "The table as it is" \[AWS\]): the on-demand maximum (`OnDemandThroughput`:
+/// `MaxReadRequestUnits`, `MaxWriteRequestUnits`; -1 or absent is none) and the warm throughput
+/// (`WarmThroughput`: `ReadUnitsPerSecond`, `WriteUnitsPerSecond`, `Status`), what the table serves at once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Throughput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_read_units: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_write_units: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_read_units: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_write_units: Option<i64>,
+    /// The warm throughput's status (`ACTIVE`, `UPDATING`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_status: Option<String>,
+}
+
+impl Throughput {
+    /// A maximum as DescribeTable gives it: a positive number, else none (-1 removes it, 0 is not one).
+    pub fn maximum(units: Option<i64>) -> Option<i64> {
+        units.filter(|&u| u > 0)
+    }
+
+    /// Nothing said: no maximum and no warm throughput.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+
+    /// The partitions the warm throughput implies at least, ⌈writes / 1,000⌉ and ⌈reads / 3,000⌉, the larger
+    /// (**\[ours\]**: an inference from a partition's 1,000 write and 3,000 read units a second; DynamoDB does
+    /// not say how warm throughput maps to partitions).
+    pub fn implied_partitions(&self) -> Option<u64> {
+        let per = |units: Option<i64>, limit: u64| {
+            units.filter(|&u| u > 0).map(|u| (u as u64).div_ceil(limit))
+        };
+        match (
+            per(self.warm_read_units, 3_000),
+            per(self.warm_write_units, 1_000),
+        ) {
+            (None, None) => None,
+            (r, w) => Some(r.unwrap_or(0).max(w.unwrap_or(0))),
+        }
+    }
+
+    /// "at most 100 reads and 25 writes a second; warm 12,000 reads and 4,000 writes a second (ACTIVE)";
+    /// empty when nothing is said.
+    pub fn describe(&self) -> String {
+        use crate::model::fmt::grouped;
+        let pair = |r: Option<i64>, w: Option<i64>| {
+            let r = r.map(|r| format!("{} reads", grouped(r.max(0) as u64)));
+            let w = w.map(|w| format!("{} writes", grouped(w.max(0) as u64)));
+            match (r, w) {
+                (Some(r), Some(w)) => Some(format!("{r} and {w} a second")),
+                (Some(x), None) | (None, Some(x)) => Some(format!("{x} a second")),
+                (None, None) => None,
+            }
+        };
+        let mut parts = Vec::new();
+        if let Some(max) = pair(
+            Self::maximum(self.max_read_units),
+            Self::maximum(self.max_write_units),
+        ) {
+            parts.push(format!("at most {max}"));
+        }
+        if let Some(warm) = pair(self.warm_read_units, self.warm_write_units) {
+            let status = self
+                .warm_status
+                .as_deref()
+                .map_or_else(String::new, |s| format!(" ({s})"));
+            parts.push(format!("warm {warm}{status}"));
+        }
+        parts.join("; ")
+    }
+}
+
+impl TableInfo {
+    /// The billing with the on-demand maximum and warm throughput: "on-demand; at most 25 writes a second; warm
+    /// 12,000 reads and 4,000 writes a second (ACTIVE)".
+    pub fn describe_capacity(&self) -> String {
+        let more = self.throughput.describe();
+        if more.is_empty() {
+            self.billing.to_string()
+        } else {
+            format!("{}; {more}", self.billing)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> Throughput {
+        Throughput {
+            max_read_units: None,
+            max_write_units: Some(25),
+            warm_read_units: Some(12_000),
+            warm_write_units: Some(4_500),
+            warm_status: Some("ACTIVE".into()),
+        }
+    }
+
+    #[test]
+    fn throughput_is_said_with_its_maximum_and_warm_units() {
+        assert_eq!(
+            facts().describe(),
+            "at most 25 writes a second; warm 12,000 reads and 4,500 writes a second (ACTIVE)"
+        );
+        assert_eq!(Throughput::default().describe(), "");
+        assert!(Throughput::default().is_empty());
+        // -1 (DynamoDB's "no maximum") and 0 are no maximum.
+        assert_eq!(Throughput::maximum(Some(-1)), None);
+        assert_eq!(Throughput::maximum(Some(0)), None);
+        assert_eq!(Throughput::maximum(Some(100)), Some(100));
+    }
+
+    #[test]
+    fn warm_throughput_implies_partitions_by_the_per_partition_limits() {
+        // ⌈4,500 / 1,000⌉ = 5 beats ⌈12,000 / 3,000⌉ = 4.
+        assert_eq!(facts().implied_partitions(), Some(5));
+        let reads = Throughput {
+            warm_read_units: Some(30_001),
+            ..Throughput::default()
+        };
+        assert_eq!(reads.implied_partitions(), Some(11));
+        assert_eq!(Throughput::default().implied_partitions(), None);
     }
 }

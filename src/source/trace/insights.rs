@@ -22,6 +22,24 @@ use crate::model::trace::Dim;
 use super::{ReadError, TraceCx, for_each_json_value, micros_of_json_time};
 use crate::source::{At, Hint, Message};
 
+/// One period of a throttled-keys rule's report: the keys it lists as throttled then, most first.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ThrottledPeriod {
+    /// Its start, Unix seconds.
+    pub start: i64,
+    /// Its length in seconds (the report's period).
+    pub seconds: u32,
+    /// Each key's throttled requests in the period, most first.
+    pub keys: Vec<(String, f64)>,
+}
+
+impl ThrottledPeriod {
+    /// Whether the period holds Unix second `t`.
+    pub fn holds(&self, t: i64) -> bool {
+        t >= self.start && t < self.start + i64::from(self.seconds.max(1))
+    }
+}
+
 /// What a rule counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Counts {
@@ -110,6 +128,12 @@ pub(super) fn finish(cx: &mut TraceCx<'_>, n: u64, throttled: BTreeMap<String, f
     let mut list: Vec<(String, f64)> = throttled.into_iter().collect();
     list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     cx.file.throttled_keys.extend(list);
+    let periods = &mut cx.file.throttled_periods;
+    periods.sort_by_key(|p| p.start);
+    for p in periods {
+        p.keys
+            .sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
 }
 
 /// What a report's rule counts, by its `RuleName` (accesses when the file lacks it or it says neither).
@@ -272,6 +296,24 @@ fn contributor(
             None => {
                 cx.file.saw(micros);
                 *throttled.entry(key.clone()).or_default() += count;
+                let start = from.div_euclid(i64::from(period)) * i64::from(period);
+                let periods = &mut cx.file.throttled_periods;
+                let i = match periods.iter().position(|p| p.start == start) {
+                    Some(i) => i,
+                    None => {
+                        periods.push(ThrottledPeriod {
+                            start,
+                            seconds: period,
+                            keys: Vec::new(),
+                        });
+                        periods.len() - 1
+                    }
+                };
+                let keys = &mut periods[i].keys;
+                match keys.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, n)) => *n += count,
+                    None => keys.push((key.clone(), count)),
+                }
             }
         }
     }
@@ -365,6 +407,18 @@ mod tests {
             t.files[0].throttled_keys,
             [("user#1".to_owned(), 900.0), ("user#2".to_owned(), 120.0)]
         );
+        // Period by period: 10:00 only user#1; 10:01 user#1 300 and user#2 120, most first.
+        let periods = &t.files[0].throttled_periods;
+        assert_eq!(periods.len(), 2, "{periods:?}");
+        assert_eq!(periods[0].seconds, 60);
+        assert_eq!(periods[0].keys, [("user#1".to_owned(), 600.0)]);
+        assert_eq!(periods[1].start - periods[0].start, 60);
+        assert_eq!(
+            periods[1].keys,
+            [("user#1".to_owned(), 300.0), ("user#2".to_owned(), 120.0)]
+        );
+        assert!(periods[1].holds(periods[1].start + 59));
+        assert!(!periods[1].holds(periods[1].start + 60));
         // Throttles alone need no --counts-are, and replay nothing.
         let e = load("pkt.json", &pkt, &TraceOptions::default()).unwrap_err();
         assert!(e.contains("no records with a time"), "{e}");

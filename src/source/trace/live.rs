@@ -382,6 +382,8 @@ mod tests {
             local_indexes: Vec::new(),
             global_indexes: Vec::new(),
             stream_arn: Some("arn".into()),
+            throughput: Default::default(),
+            index_throughput: Default::default(),
         }
     }
 
@@ -501,6 +503,7 @@ mod tests {
         let mut read = MetricsRead {
             series: std::collections::BTreeMap::new(),
             insights: crate::source::dynamo::Insights::Off("DISABLED".into()),
+            insights_mode: None,
             reports: Vec::new(),
             notes: Vec::new(),
         };

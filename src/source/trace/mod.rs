@@ -40,6 +40,7 @@ mod time;
 use cx::dim_index;
 pub(crate) use cx::{TraceCx, minutes_of};
 pub use feed::TraceFeed;
+pub use insights::ThrottledPeriod;
 pub use live::{
     KeyRate, LiveKeys, LiveRates, RATE_WINDOW, StreamFeed, metrics_trace, time_of_day, watch_feed,
     watch_trace,
@@ -149,6 +150,9 @@ pub struct TraceFile {
     /// Throttled requests per key over the file, most first: Contributor Insights' most throttled keys
     /// (observed throttling, not traffic).
     pub throttled_keys: Vec<(String, f64)>,
+    /// The same, period by period (a `-PKT-`/`-SKT-` rule's datapoints), oldest first: what Contributor Insights
+    /// observed as the most throttled keys of each period.
+    pub throttled_periods: Vec<ThrottledPeriod>,
 }
 
 impl TraceFile {
