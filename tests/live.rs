@@ -512,9 +512,10 @@ fn tables_reads_the_on_demand_maximum_and_warm_throughput() {
         "{text}"
     );
 
-    // The whole recorded answer: a GSI's maximum and warm throughput (its key of several attributes is the
-    // other half of issue 60's item 6, not read here).
+    // The whole recorded answer: a GSI's maximum and warm throughput, and its key of two HASH attributes read
+    // whole (moto keeps one HASH attribute a key schema, as DynamoDB did before November 2025).
     let fixed = answers::start(moto.port, vec![("DescribeTable", Answer::Fixed(recorded))]);
+    multi_attribute_gsi_read_whole(&moto, fixed);
     let mut args = ["tables", "--format", "json"].map(str::to_owned).to_vec();
     args.extend(connect(&format!("http://127.0.0.1:{fixed}")));
     let out = shardlens(&args).output().unwrap();
@@ -525,6 +526,65 @@ fn tables_reads_the_on_demand_maximum_and_warm_throughput() {
     assert_eq!(gsi["max_read_units"], 100, "{doc}");
     assert!(gsi.get("max_write_units").is_none(), "{doc}");
     assert_eq!(gsi["warm_write_units"], 4_000, "{doc}");
+}
+
+/// Issue 60 item 6, through the recorded DescribeTable at `port`: `tables` lists the GSI `byTenantRegion` by
+/// its two HASH attributes and its RANGE one, and a scan hashes `tenant` and `region` together: items of one
+/// tenant in three regions are three index keys, not one.
+fn multi_attribute_gsi_read_whole(moto: &Moto, port: u16) {
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let mut args = ["tables", "--format", "json"].map(str::to_owned).to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    let gsi = &doc[0]["global_indexes"][0];
+    assert_eq!(
+        gsi["partition_keys"],
+        serde_json::json!(["tenant", "region"]),
+        "{doc}"
+    );
+    assert_eq!(gsi["sort_keys"], serde_json::json!(["day"]), "{doc}");
+    let mut args = ["tables"].map(str::to_owned).to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("(a multi-attribute key, hashed together)"),
+        "{text}"
+    );
+    // Twelve items: tenant t1 in three regions (9 items), t2 in one (3 items); one item lacks region.
+    moto.boto(
+        "for i in range(12):
+    tenant, region = ('t1', ['eu', 'us', 'ap'][i % 3]) if i < 9 else ('t2', 'eu')
+    item = {'pk': {'S': f'o{i}'}, 'tenant': {'S': tenant}, 'day': {'S': '2026-06-23'}}
+    if i != 11:
+        item['region'] = {'S': region}
+    ddb.put_item(TableName='orders', Item=item)",
+    );
+    let mut args = [
+        "scan",
+        "--table",
+        "orders",
+        "--gsi",
+        "byTenantRegion",
+        "--format",
+        "json",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.extend(connect(&endpoint));
+    let out = shardlens(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc = json(&out);
+    let design = doc["designs"]
+        .as_array()
+        .and_then(|d| d.iter().find(|x| x["design"] == "GSI byTenantRegion"))
+        .unwrap_or_else(|| panic!("no GSI design: {doc}"));
+    // (t1, eu), (t1, us), (t1, ap), (t2, eu): four keys of the 11 items that have both attributes.
+    assert_eq!(design["distinct_keys"], 4, "{design}");
+    assert_eq!(design["writes"], 11, "{design}");
+    assert_eq!(design["absent"], 1, "{design}");
 }
 
 /// moto behind recorded Contributor Insights answers in THROTTLED_KEYS mode (moto has none): its endpoint.
