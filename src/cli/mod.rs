@@ -12,6 +12,7 @@ mod design;
 mod health;
 mod json;
 mod live;
+mod metrics;
 mod output;
 mod share;
 mod simulate;
@@ -31,7 +32,8 @@ pub use args::{
     AnalyzeArgs, BillingArg, ConnectArgs, OutputFormat, ScanArgs, ScopeArg, ShareArgs, SqlArgs,
     SqlEngine, TablesArgs, TablesFormat, ViewArgs,
 };
-pub use live::{MetricsArgs, StreamArgs};
+pub use live::StreamArgs;
+pub use metrics::MetricsArgs;
 pub use output::{Designs, print_analysis, print_loaded};
 pub use simulate::SimulateArgs;
 
@@ -105,7 +107,7 @@ pub fn run(command: Command) -> i32 {
         Command::Tables(args) => commands::tables(&args, &mut out),
         Command::Simulate(args) => simulate::simulate(&args, &mut out),
         Command::Stream(args) => live::stream(&args, &mut out),
-        Command::Metrics(args) => live::metrics(&args, &mut out),
+        Command::Metrics(args) => metrics::metrics(&args, &mut out),
         Command::Sql(args) => commands::sql(&args, &mut out),
         Command::Share(args) => share::share(&args, &mut out),
     };

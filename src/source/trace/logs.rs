@@ -34,9 +34,8 @@ use crate::model::KeyType;
 use crate::model::key::canonical_partition_key;
 use crate::model::trace::{Dim, SortValue};
 
-use super::{ObservedMinute, ReadError, TraceCx, micros_of_time};
-use crate::model::capacity::{ReasonMetric, ThrottleReason};
-use crate::model::fmt::grouped;
+use super::log_reasons::{REASON_NAMES, Throttles, reasons_text, throttled};
+use super::{ReadError, TraceCx, micros_of_time};
 use crate::source::json::item::{PK_NAMES, SK_NAMES};
 use crate::source::{At, Hint, Message};
 
@@ -48,12 +47,6 @@ const SIZE_NAMES: [&str; 2] = ["size", "item_size"];
 const REQUESTS_NAMES: [&str; 2] = ["requests", "count"];
 const SECONDS_NAMES: [&str; 1] = ["seconds"];
 const KEYS_NAMES: [&str; 1] = ["keys"];
-const REASON_NAMES: [&str; 4] = [
-    "reason",
-    "throttle_reason",
-    "throttling_reason",
-    "ThrottlingReasons",
-];
 /// The most keys one aggregated row is spread over (its `keys` may count more): a day of per-minute rows
 /// then stays within about 9 million trace entries.
 pub const MAX_ROW_KEYS: u32 = 100;
@@ -81,72 +74,6 @@ struct Columns {
     counts: [Option<usize>; 3],
     /// The request's throttling reasons, when the application logged them.
     reason: Option<usize>,
-}
-
-/// The throttles a log holds, gathered while reading it: per key, per minute and reason.
-#[derive(Default)]
-struct Throttles {
-    /// Throttled requests per key (as text).
-    keys: std::collections::BTreeMap<String, f64>,
-    /// Every minute (Unix seconds of its start) the log has a request in.
-    minutes: std::collections::BTreeSet<i64>,
-    /// Each minute's throttle events by reason ([`ReasonMetric::index`]).
-    by_minute: std::collections::BTreeMap<i64, [f64; 8]>,
-    /// The reasons the log shows.
-    seen: [bool; 8],
-    /// Reason texts that are not throttling reasons.
-    unknown: u64,
-    /// The reason column's name, once a request had one.
-    column: Option<String>,
-    /// The last minute inserted in `minutes` (most requests fall in the minute of the one before).
-    last_minute: Option<i64>,
-}
-
-impl Throttles {
-    /// After the log: its throttles as observed minutes and throttled keys (when it has a reason column).
-    fn finish(self, cx: &mut TraceCx<'_>) {
-        let Some(column) = self.column.as_deref() else {
-            return;
-        };
-        if self.unknown > 0 {
-            cx.file.assume(format!(
-                "{} reason value{} in column {} {} not a throttling reason ({{Table|Index}}{{Read|Write}}{{\
-                 ProvisionedThroughputExceeded|AccountLimitExceeded|KeyRangeThroughputExceeded|\
-                 MaxOnDemandThroughputExceeded}}): {} kept as served",
-                grouped(self.unknown),
-                if self.unknown == 1 { "" } else { "s" },
-                column,
-                if self.unknown == 1 { "is" } else { "are" },
-                if self.unknown == 1 {
-                    "its request is"
-                } else {
-                    "their requests are"
-                },
-            ));
-        }
-        let events: f64 = self.by_minute.values().flatten().sum();
-        cx.file.assume(format!(
-            "throttled requests the log gives reasons for are observed throttle events, one a request and \
-             reason ({} in all), and still replayed as demand [ours]",
-            grouped(events.round() as u64)
-        ));
-        for minute in self.minutes {
-            let row = self.by_minute.get(&minute).copied().unwrap_or([0.0; 8]);
-            let m = cx.observed.entry(minute).or_insert_with(|| ObservedMinute {
-                minute,
-                ..ObservedMinute::default()
-            });
-            m.by_log = true;
-            for (i, seen) in self.seen.iter().enumerate() {
-                if *seen {
-                    *m.reasons[i].get_or_insert(0.0) += row[i];
-                }
-            }
-        }
-        let mut list: Vec<(String, f64)> = self.keys.into_iter().collect();
-        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        cx.file.throttled_keys.extend(list);
-    }
 }
 
 /// The position of `want` in `names`: the same name, else ignoring case, else a dotted path whose last part
@@ -339,47 +266,6 @@ fn request(
     }
     cx.add(micros, &key, sort_key, dim, units)?;
     Ok(())
-}
-
-/// A request's minute, and when the log gives it reasons, its throttles: `requests` events of each reason in
-/// its minute, and as many throttled requests of its key.
-fn throttled(
-    throttles: &mut Throttles,
-    micros: i64,
-    key: &[u8],
-    reasons: Option<&str>,
-    requests: f64,
-) {
-    let minute = micros.div_euclid(60_000_000) * 60;
-    if throttles.last_minute != Some(minute) {
-        throttles.minutes.insert(minute);
-        throttles.last_minute = Some(minute);
-    }
-    let Some(text) = reasons else {
-        return;
-    };
-    let mut any = false;
-    for part in text
-        .split(['|', ';'])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-    {
-        match part.parse::<ThrottleReason>() {
-            Ok(r) => {
-                let i = ReasonMetric::from(r).index();
-                throttles.seen[i] = true;
-                throttles.by_minute.entry(minute).or_insert([0.0; 8])[i] += requests;
-                any = true;
-            }
-            Err(_) => throttles.unknown += 1,
-        }
-    }
-    if any {
-        *throttles
-            .keys
-            .entry(String::from_utf8_lossy(key).into_owned())
-            .or_default() += requests;
-    }
 }
 
 /// An aggregated row: `requests` requests of `units` each, spread over `seconds` from the row's time and
@@ -581,26 +467,6 @@ fn read_csv(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), ReadError> {
     Ok(())
 }
 
-/// A JSON field of throttling reasons as text: a list of `{reason, resource}` (or of strings), or a string.
-fn reasons_text(v: Option<&Value>) -> Option<std::borrow::Cow<'_, str>> {
-    match v? {
-        Value::Array(list) => {
-            let names: Vec<&str> = list
-                .iter()
-                .filter_map(|r| match r {
-                    Value::String(s) => Some(s.as_str()),
-                    r => r
-                        .get("reason")
-                        .or_else(|| r.get("Reason"))
-                        .and_then(Value::as_str),
-                })
-                .collect();
-            (!names.is_empty()).then(|| names.join("|").into())
-        }
-        v => text(Some(v)),
-    }
-}
-
 /// The dotted paths of an object's leaves (`request.key`), in order.
 fn leaf_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
     if let Value::Object(o) = v {
@@ -628,7 +494,7 @@ fn at_path<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// A JSON field as text (strings, numbers and booleans).
-fn text(v: Option<&Value>) -> Option<std::borrow::Cow<'_, str>> {
+pub(super) fn text(v: Option<&Value>) -> Option<std::borrow::Cow<'_, str>> {
     match v? {
         Value::String(s) if !s.trim().is_empty() => Some(s.as_str().into()),
         Value::Number(n) => Some(n.to_string().into()),

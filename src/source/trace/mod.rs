@@ -29,6 +29,7 @@ mod feed;
 mod files;
 mod insights;
 mod live;
+mod log_reasons;
 mod logs;
 mod metrics;
 mod observed;
