@@ -111,6 +111,22 @@ pub enum OpenError {
     /// Keys that cannot be loaded.
     #[error(transparent)]
     Keys(#[from] SourceError),
+    /// Keys that cannot be loaded from a file holding traffic only traces have (Streams records, CloudWatch
+    /// metrics, a Contributor Insights report), opened as keys: the error says where it opens.
+    #[error("{source}; {TRAFFIC_NOT_KEYS}")]
+    TrafficNotKeys { source: SourceError },
+}
+
+/// What the error of traffic opened as keys adds.
+const TRAFFIC_NOT_KEYS: &str = "it holds traffic, not keys (Streams records, CloudWatch metrics or a \
+     Contributor Insights report): open it with File > Open trace…, or drop it on the window";
+
+/// A keys load's error, said as traffic opened as keys when `traffic` (the input holds only traces' formats).
+fn keys_error(e: OpenError, traffic: impl FnOnce() -> bool) -> OpenError {
+    match e {
+        OpenError::Keys(source) if traffic() => OpenError::TrafficNotKeys { source },
+        e => e,
+    }
 }
 
 impl OpenError {
@@ -120,6 +136,12 @@ impl OpenError {
             Self::Scenario(e) => e.message(),
             Self::Trace(e) => e.message(),
             Self::Keys(e) => e.message(),
+            Self::TrafficNotKeys { source } => {
+                let mut m = source.message();
+                m.push_str("; ");
+                m.push_str(TRAFFIC_NOT_KEYS);
+                m
+            }
             other => Message::new(other.to_string()),
         }
     }
@@ -181,7 +203,10 @@ fn open_path(
         Expect::Any(options) if super::trace::holds_only_traffic(path) => {
             read_trace(path, options, progress)
         }
-        Expect::Keys | Expect::Folder | Expect::Any(_) => keys(progress),
+        Expect::Keys => {
+            keys(progress).map_err(|e| keys_error(e, || super::trace::holds_only_traffic(path)))
+        }
+        Expect::Folder | Expect::Any(_) => keys(progress),
     }
 }
 
@@ -218,7 +243,9 @@ fn open_bytes(
         }
         Expect::Any(options) if super::trace::bytes_hold_only_traffic(bytes) => traffic(options),
         Expect::Keys | Expect::Any(_) => {
-            let loaded = super::load_bytes(name, bytes, load, cancel, progress)?;
+            let loaded = super::load_bytes(name, bytes, load, cancel, progress).map_err(|e| {
+                keys_error(e.into(), || super::trace::bytes_hold_only_traffic(bytes))
+            })?;
             Ok(Opened::Keys(Box::new(loaded)))
         }
     }
@@ -441,6 +468,36 @@ mod tests {
             &mut |_| {},
         );
         assert!(matches!(opened, Ok(Opened::Session(_))));
+    }
+
+    // A CloudWatch file opened with Open keys (Ctrl+O) is refused with where it opens, from a path and as bytes.
+    #[test]
+    fn traffic_opened_as_keys_says_to_open_it_as_a_trace() {
+        let metrics = br#"{"MetricDataResults":[{"Id":"w","Label":"WriteThrottleEvents","Timestamps":["2026-06-23T10:00:00Z"],"Values":[5.0]}],"Messages":[]}"#;
+        let dir = std::env::temp_dir().join(format!("shardlens-open-cw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("metrics.json");
+        std::fs::write(&path, metrics).unwrap();
+        for input in [
+            Input::Path(path.clone()),
+            Input::Bytes {
+                name: path.clone(),
+                bytes: std::sync::Arc::from(&metrics[..]),
+            },
+        ] {
+            let said = read_of(open_as(&input, &Expect::Keys)).unwrap_err();
+            assert!(said.contains("MetricDataResults"), "{said}");
+            assert!(
+                said.ends_with("open it with File > Open trace…, or drop it on the window"),
+                "{said}"
+            );
+        }
+        // Keys that do not load for another reason say only that.
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, "{}").unwrap();
+        let said = read_of(open_as(&Input::Path(bad), &Expect::Keys)).unwrap_err();
+        assert!(!said.contains("Open trace"), "{said}");
+        std::fs::remove_dir_all(dir).ok();
     }
 
     #[test]
