@@ -113,18 +113,30 @@ pub enum OpenError {
     Keys(#[from] SourceError),
     /// Keys that cannot be loaded from a file holding traffic only traces have (Streams records, CloudWatch
     /// metrics, a Contributor Insights report), opened as keys: the error says where it opens.
-    #[error("{source}; {TRAFFIC_NOT_KEYS}")]
-    TrafficNotKeys { source: SourceError },
+    #[error("{}: {TRAFFIC_NOT_KEYS} (as keys: {source})", file_name(path))]
+    TrafficNotKeys { path: PathBuf, source: SourceError },
+}
+
+/// A path's last part, as a message names the file.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// What the error of traffic opened as keys adds.
-const TRAFFIC_NOT_KEYS: &str = "it holds traffic, not keys (Streams records, CloudWatch metrics or a \
-     Contributor Insights report): open it with File > Open trace…, or drop it on the window";
+const TRAFFIC_NOT_KEYS: &str = "traffic, not keys (Streams records, CloudWatch metrics or a Contributor \
+     Insights report): open it with File > Open trace…, or drop it on the window";
 
-/// A keys load's error, said as traffic opened as keys when `traffic` (the input holds only traces' formats).
-fn keys_error(e: OpenError, traffic: impl FnOnce() -> bool) -> OpenError {
+/// A keys load's error, said as traffic opened as keys when `traffic` (the input, `path`, holds only traces'
+/// formats): where it opens first, so that a status line cut short still says it.
+fn keys_error(e: OpenError, path: &Path, traffic: impl FnOnce() -> bool) -> OpenError {
     match e {
-        OpenError::Keys(source) if traffic() => OpenError::TrafficNotKeys { source },
+        OpenError::Keys(source) if traffic() => OpenError::TrafficNotKeys {
+            path: path.to_path_buf(),
+            source,
+        },
         e => e,
     }
 }
@@ -136,10 +148,13 @@ impl OpenError {
             Self::Scenario(e) => e.message(),
             Self::Trace(e) => e.message(),
             Self::Keys(e) => e.message(),
-            Self::TrafficNotKeys { source } => {
-                let mut m = source.message();
-                m.push_str("; ");
-                m.push_str(TRAFFIC_NOT_KEYS);
+            Self::TrafficNotKeys { path, source } => {
+                let mut m = Message::new(format!(
+                    "{}: {TRAFFIC_NOT_KEYS} (as keys: ",
+                    file_name(path)
+                ));
+                m.push(&source.message());
+                m.push_str(")");
                 m
             }
             other => Message::new(other.to_string()),
@@ -203,9 +218,8 @@ fn open_path(
         Expect::Any(options) if super::trace::holds_only_traffic(path) => {
             read_trace(path, options, progress)
         }
-        Expect::Keys => {
-            keys(progress).map_err(|e| keys_error(e, || super::trace::holds_only_traffic(path)))
-        }
+        Expect::Keys => keys(progress)
+            .map_err(|e| keys_error(e, path, || super::trace::holds_only_traffic(path))),
         Expect::Folder | Expect::Any(_) => keys(progress),
     }
 }
@@ -244,7 +258,9 @@ fn open_bytes(
         Expect::Any(options) if super::trace::bytes_hold_only_traffic(bytes) => traffic(options),
         Expect::Keys | Expect::Any(_) => {
             let loaded = super::load_bytes(name, bytes, load, cancel, progress).map_err(|e| {
-                keys_error(e.into(), || super::trace::bytes_hold_only_traffic(bytes))
+                keys_error(e.into(), name, || {
+                    super::trace::bytes_hold_only_traffic(bytes)
+                })
             })?;
             Ok(Opened::Keys(Box::new(loaded)))
         }
@@ -486,11 +502,15 @@ mod tests {
             },
         ] {
             let said = read_of(open_as(&input, &Expect::Keys)).unwrap_err();
-            assert!(said.contains("MetricDataResults"), "{said}");
+            // Where it opens comes first, so that a status line cut short still says it.
             assert!(
-                said.ends_with("open it with File > Open trace…, or drop it on the window"),
+                said.starts_with(
+                    "metrics.json: traffic, not keys (Streams records, CloudWatch metrics or a Contributor \
+                     Insights report): open it with File > Open trace…, or drop it on the window (as keys: "
+                ),
                 "{said}"
             );
+            assert!(said.contains("MetricDataResults"), "{said}");
         }
         // Keys that do not load for another reason say only that.
         let bad = dir.join("bad.json");
