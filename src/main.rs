@@ -60,11 +60,18 @@ fn gui(files: Vec<std::path::PathBuf>) -> i32 {
         viewport,
         ..Default::default()
     };
+    // Where eframe keeps the settings (the same path it computes): checked before it opens the file, which it
+    // would otherwise take for none and write over at exit.
+    let state_note = eframe::storage_dir(APP_ID)
+        .and_then(|dir| shardlens::source::app_state::check_state_file(&dir.join("app.ron")));
     match eframe::run_native(
         "shardlens",
         options,
         Box::new(move |cc| {
             let mut app = App::new(cc);
+            if let Some(note) = &state_note {
+                app.say_state_note(note);
+            }
             if let Some(first) = files.into_iter().next() {
                 app.open_at_start(first);
             }

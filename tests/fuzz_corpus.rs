@@ -80,4 +80,9 @@ replays!(
     keyexpr,
     session,
     ion_rs,
+    trace,
+    trace_log,
+    scenario_trace,
+    share_link,
+    app_state,
 );

@@ -30,6 +30,10 @@ cargo test --workspace --locked --all-features "$@" 2>&1 | tee "$log"
 
 echo "== smoke test of the desktop app under Xvfb"
 tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke.png"
+echo "== the app starts on a settings file cut short (moved aside and said)"
+SMOKE_STATE=tests/fixtures/bad/app-settings-cut.ron SMOKE_KEPT=app.ron.bad \
+    SMOKE_EXPECT='Your settings cannot be read \(line [0-9]+, column [0-9]+: .*started fresh; the old file is kept as app.ron.bad' \
+    tests/smoke.sh "$target_dir/debug/shardlens" "$target_dir/smoke-bad-settings.png"
 
 echo "== desktop test: clipboard and file-dialog fallback under Xvfb"
 tests/desktop.sh "$target_dir/debug/shardlens" "$target_dir/desktop"

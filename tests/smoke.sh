@@ -14,6 +14,9 @@
 #   SMOKE_MIN_COLORS  fewest distinct colours a drawn window has (default 16)
 #   SMOKE_MIN_STDDEV  smallest normalised standard deviation of its pixels (default 0.01)
 #   SMOKE_SCREEN      Xvfb screen geometry (default 1280x800x24)
+#   SMOKE_STATE       a settings file (eframe's app.ron) the app finds at start; with SMOKE_EXPECT (a regex its
+#                     output must match once the window is drawn) and SMOKE_KEPT (a file name that must then be
+#                     beside it in the app's data folder): a bad settings file must not stop the app
 #
 # Exits 0 when the window appeared and was drawn; 1 with a message (and the app's log) otherwise; 2 on bad usage.
 # Installs Xvfb, xdotool, ImageMagick and the libraries the app opens at run time when they are missing
@@ -105,6 +108,12 @@ say "Xvfb on $DISPLAY ($screen)"
 # X11 only, software OpenGL, and a throwaway home for saved settings.
 mkdir -p "$work/config" "$work/data" "$work/cache" "$work/runtime"
 chmod 700 "$work/runtime"
+state_dir=$work/data/io.github.shardlens.shardlens
+if [ -n "${SMOKE_STATE:-}" ]; then
+    mkdir -p "$state_dir"
+    cp "$SMOKE_STATE" "$state_dir/app.ron" || fail "cannot copy $SMOKE_STATE"
+    say "settings file at start: $SMOKE_STATE"
+fi
 (
     unset WAYLAND_DISPLAY WAYLAND_SOCKET WINIT_UNIX_BACKEND
     export XDG_SESSION_TYPE=x11 LIBGL_ALWAYS_SOFTWARE=1 RUST_BACKTRACE=1
@@ -166,5 +175,18 @@ if [ "$colors" -lt "$min_colors" ] \
     say "--- app output ---"
     cat "$work/app.log" >&2 || true
     fail "the window looks blank: $colors colours (need $min_colors), standard deviation $stddev (need $min_stddev)"
+fi
+if [ -n "${SMOKE_EXPECT:-}" ]; then
+    grep -Eq -- "$SMOKE_EXPECT" "$work/app.log" || {
+        cat "$work/app.log" >&2
+        fail "the app's output does not say /$SMOKE_EXPECT/"
+    }
+    say "the app said: $(grep -Eo -- "$SMOKE_EXPECT.*" "$work/app.log" | head -n 1)"
+fi
+if [ -n "${SMOKE_KEPT:-}" ]; then
+    [ -f "$state_dir/$SMOKE_KEPT" ] || fail "no $SMOKE_KEPT in the app's data folder: $(ls "$state_dir" 2>&1)"
+    cmp -s "${SMOKE_STATE:?SMOKE_KEPT needs SMOKE_STATE}" "$state_dir/$SMOKE_KEPT" \
+        || fail "$SMOKE_KEPT is not the settings file the app found"
+    say "kept as $SMOKE_KEPT, unchanged"
 fi
 say "OK: window '$name' drawn ($colors colours) -> $out"

@@ -20,7 +20,7 @@ use shardlens::source::{FormatIn, LoadOptions, Loaded, OnBad, SourceError};
 pub type Target = fn(&[u8]);
 
 /// Every target, by name (the folders under `fuzz/corpus/`).
-pub const ALL: [(&str, Target); 14] = [
+pub const ALL: [(&str, Target); 19] = [
     ("lines", lines),
     ("number", number),
     ("csv", csv),
@@ -35,6 +35,11 @@ pub const ALL: [(&str, Target); 14] = [
     ("keyexpr", keyexpr),
     ("session", session),
     ("ion_rs", ion_rs),
+    ("trace", trace),
+    ("trace_log", trace_log),
+    ("scenario_trace", scenario_trace),
+    ("share_link", share_link),
+    ("app_state", app_state),
 ];
 
 /// A folder of this process's own under the system temp folder.
@@ -517,4 +522,195 @@ pub fn ion_rs(data: &[u8]) {
         v
     };
     assert_eq!(sorted(&ours), sorted(&expected), "keys differ: {text}");
+}
+
+/// Every trace format, for the trace targets: detected (`None`) and then each `--trace-format`.
+const TRACE_FORMATS: [Option<shardlens::source::trace::TraceFormat>; 6] = {
+    use shardlens::source::trace::TraceFormat as F;
+    [
+        None,
+        Some(F::Streams),
+        Some(F::Incremental),
+        Some(F::Insights),
+        Some(F::Metrics),
+        Some(F::Log),
+    ]
+};
+
+/// Reads `data` as a trace file (from memory, as the page reads a dropped file) in each of `formats`, stopping
+/// and then skipping at bad records. A read that succeeds when stopping met no bad record, so skipping must give
+/// the same trace, files and observed minutes, and skip nothing; a detected read that succeeds reads the same
+/// with its format named. A short trace is replayed too (the model on the trace, and CloudWatch's minutes
+/// compared with it), as `simulate --trace` does.
+fn read_traces(data: &[u8], formats: &[Option<shardlens::source::trace::TraceFormat>]) {
+    use shardlens::source::trace::{TraceOptions, load_trace_bytes};
+    let name = PathBuf::from(if data.first() == Some(&b'{') {
+        "fuzz.json"
+    } else {
+        "fuzz.csv"
+    });
+    let input = [(name, data)];
+    // The input picks the options that do not change what a file is (so a saved input replays the same way).
+    let key = (data.len() % 3 == 1).then(|| "pk".to_owned());
+    let counts_are = (data.len() % 2 == 0).then_some(shardlens::model::trace::Dim::Write);
+    for &format in formats {
+        let mut opts = TraceOptions {
+            format,
+            key: key.clone(),
+            counts_are,
+            ..TraceOptions::default()
+        };
+        let stopped = load_trace_bytes(&input, &opts);
+        opts.on_bad = OnBad::Skip;
+        let skipped = load_trace_bytes(&input, &opts);
+        let Ok(stopped) = stopped else {
+            continue;
+        };
+        let Ok(skipped) = skipped else {
+            panic!("{format:?}: reads when stopping at bad records, fails when skipping them")
+        };
+        assert_eq!(
+            skipped.trace, stopped.trace,
+            "{format:?}: skipping changed the trace"
+        );
+        assert_eq!(skipped.files, stopped.files, "{format:?}");
+        assert_eq!(skipped.observed, stopped.observed, "{format:?}");
+        if format.is_none() {
+            let found = stopped.files.first().and_then(|f| f.format);
+            let named = load_trace_bytes(
+                &input,
+                &TraceOptions {
+                    format: found,
+                    key: key.clone(),
+                    counts_are,
+                    ..TraceOptions::default()
+                },
+            );
+            match named {
+                Ok(named) => assert_eq!(
+                    named.trace, stopped.trace,
+                    "detected as {found:?}, read differently when named"
+                ),
+                Err(e) => panic!("detected as {found:?} and read, fails when named: {e}"),
+            }
+        }
+        replay(&stopped);
+    }
+}
+
+/// The model replays a short trace and compares CloudWatch's minutes with it (what `simulate --trace` runs);
+/// a long one is left alone, so one input stays one quick execution.
+fn replay(load: &shardlens::source::trace::TraceLoad) {
+    use shardlens::model::simulate::{Table, agreement, run};
+    use shardlens::source::trace::ObservedMinute;
+    if load.trace.duration > 600 || load.trace.keys.len() > 200 {
+        return;
+    }
+    let setup = shardlens::model::trace::replay_setup(load.trace.clone(), Table::default());
+    let outcome = run(&setup);
+    let _ = agreement(&setup, &outcome, &ObservedMinute::events(&load.observed));
+}
+
+/// Traffic files through every trace reader: Streams records in all their shapes, incremental exports,
+/// Contributor Insights reports, CloudWatch metrics and request logs, detected and as each `--trace-format`.
+pub fn trace(data: &[u8]) {
+    read_traces(data, &TRACE_FORMATS);
+}
+
+/// Request logs alone (CSV or JSON lines, with throttling reasons), detected and named: their reader takes
+/// whatever is not another format, so it gets a target (and the campaign's time) of its own.
+pub fn trace_log(data: &[u8]) {
+    read_traces(
+        data,
+        &[None, Some(shardlens::source::trace::TraceFormat::Log)],
+    );
+}
+
+/// Scenario files whose streams replay a trace (`trace = "t.json"`): the input is the scenario's text, a line
+/// holding one NUL byte, then the trace file's bytes, written beside the scenario and read as the app and
+/// `simulate` read a scenario file.
+pub fn scenario_trace(data: &[u8]) {
+    let (text, trace) = match data.windows(3).position(|w| w == b"\n\0\n") {
+        Some(at) => (&data[..at], &data[at + 3..]),
+        None => (data, &[][..]),
+    };
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    let dir = fresh_path("d");
+    std::fs::create_dir_all(&dir).expect("a scenario folder");
+    std::fs::write(dir.join("t.json"), trace).expect("write the trace");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, text).expect("write the scenario");
+    if let Ok(s) = shardlens::source::scenario::load_scenario_file(&scenario)
+        && s.setup.duration <= 600
+        && s.setup.trace.as_ref().is_none_or(|t| t.keys.len() <= 200)
+    {
+        let _ = shardlens::model::simulate::run(&s.setup);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Share links (anyone can craft one): decoding never panics, refuses what is longer than a link may be before
+/// decoding, never inflates past its bound, and what it gives opens only as a session, which, made into a link
+/// again, opens to the same session.
+pub fn share_link(data: &[u8]) {
+    use shardlens::source::link;
+    use shardlens::source::session::Session;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = link::may_hold_link(text);
+    // An input with a `#` as it comes, any other as the data of a link (so the mutations reach the inflater).
+    let url = if text.contains('#') {
+        text.to_owned()
+    } else {
+        format!("https://example.org/index.html#{}{text}", link::TAG)
+    };
+    let Ok(json) = link::decode(&url) else {
+        return;
+    };
+    assert!(
+        json.len() as u64 <= link::MAX_SESSION_JSON_BYTES,
+        "a link inflated to {} bytes",
+        json.len()
+    );
+    let Ok(session) = Session::parse(&json) else {
+        return;
+    };
+    let _ = session.keys();
+    let shared = link::shareable(session);
+    if let Ok(again) = link::encode(&shared, link::DEFAULT_BASE) {
+        let json = link::decode(&again).expect("a link shardlens made decodes");
+        let reopened = Session::parse(&json).expect("a link shardlens made opens");
+        assert_eq!(
+            reopened, shared,
+            "a link made again opens differently: {again}"
+        );
+    }
+}
+
+/// The app's persisted state (eframe's storage file: a RON map whose `app` entry holds the settings with the
+/// last keys): whatever it holds gives settings or a reason, never a panic; settings read are written back to
+/// the same settings; the last keys parse as the app parses them at start.
+pub fn app_state(data: &[u8]) {
+    use shardlens::source::app_state::read_state;
+    use shardlens::source::session::Settings;
+    let text = String::from_utf8_lossy(data);
+    // The input as the storage file, then as the settings entry alone.
+    let read = [
+        read_state(&text).ok().flatten(),
+        Settings::from_ron(&text).ok(),
+    ];
+    for settings in read.into_iter().flatten() {
+        let ron = settings.to_ron().expect("read settings write back");
+        let again = Settings::from_ron(&ron).expect("written settings read back");
+        assert_eq!(again, settings, "settings read back differently: {ron}");
+        let _ = settings.view();
+        if let Some(keys) = &settings.last_keys
+            && keys.len() <= 1 << 16
+        {
+            let _ = shardlens::model::text::parse_text(keys.as_bytes(), settings.key_type);
+        }
+    }
 }

@@ -155,18 +155,58 @@ pub struct App {
     pub(crate) background: Background,
     pub(crate) panels: Panels,
     pub(crate) notices: Notices,
+    /// Stored settings this shardlens could not use (unreadable, or a newer one's): written back under
+    /// [`BAD_SETTINGS_KEY`] at the next save, so they are not lost.
+    bad_settings: Option<String>,
     ctx: egui::Context,
 }
+
+/// Where stored settings this shardlens could not use are kept (beside [`crate::source::app_state::SETTINGS_KEY`]).
+pub const BAD_SETTINGS_KEY: &str = "app.bad";
 
 impl App {
     /// The app as eframe creates it: settings and last keys restored, or the leaderboard example.
     pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
-        let settings: Option<Settings> = cc
+        // Read here rather than with eframe's `get_value`, which takes unreadable settings for none: they are
+        // said, and kept (`save`) under another name (source::app_state).
+        let stored = cc
             .storage
-            .and_then(|s| eframe::get_value(s, eframe::APP_KEY));
+            .and_then(|s| s.get_string(crate::source::app_state::SETTINGS_KEY));
+        let (settings, bad) = match stored.as_deref().map(Settings::from_ron) {
+            None => (None, None),
+            Some(Ok(s)) => (Some(s), None),
+            Some(Err(e)) => (None, Some(e)),
+        };
         install_fallback_fonts(&cc.egui_ctx);
         dialogs::install_log_capture();
-        Self::with_settings(cc.egui_ctx.clone(), settings)
+        let mut app = Self::with_settings(cc.egui_ctx.clone(), settings);
+        if let (Some(error), Some(text)) = (bad, stored) {
+            app.notify(
+                Activity::File,
+                Level::Warning,
+                format!(
+                    "Your settings {error}: started fresh; the old ones are kept as \"{BAD_SETTINGS_KEY}\" in the {}",
+                    if cfg!(target_arch = "wasm32") {
+                        "browser's storage for this page"
+                    } else {
+                        "app's storage file"
+                    }
+                ),
+            );
+            app.bad_settings = Some(text);
+        }
+        app
+    }
+
+    /// Says what the start found wrong with the app's storage file and did about it (main.rs checks the file
+    /// before eframe opens it: [`crate::source::app_state::check_state_file`]).
+    pub fn say_state_note(&mut self, note: &crate::source::app_state::StateNote) {
+        self.notify_detailed(
+            Activity::File,
+            Level::Warning,
+            note.words(),
+            Some(note.detail()),
+        );
     }
 
     /// The app on a bare context (tests, benchmarks).
@@ -219,6 +259,7 @@ impl App {
                 shown_title: String::new(),
             },
             notices: Notices::default(),
+            bad_settings: None,
             ctx,
         };
         if let Some(e) = worker_error {
@@ -434,6 +475,12 @@ impl eframe::App for App {
             Keys::Text(t) if t.len() <= settings::REMEMBER_KEYS_BYTES => Some(t.clone()),
             _ => None,
         };
-        eframe::set_value(storage, eframe::APP_KEY, &settings);
+        if let Some(bad) = self.bad_settings.take() {
+            storage.set_string(BAD_SETTINGS_KEY, bad);
+        }
+        match settings.to_ron() {
+            Ok(text) => storage.set_string(crate::source::app_state::SETTINGS_KEY, text),
+            Err(e) => log::warn!("cannot save the settings: {e}"),
+        }
     }
 }

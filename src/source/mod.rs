@@ -52,6 +52,7 @@
 //!   says how many sizes are estimates. In a key attribute it is a bad record whose message names Skip bad
 //!   records ([`Hint::SkipBad`]).
 
+pub mod app_state;
 pub mod csv;
 pub mod detect;
 pub mod dispatch;
