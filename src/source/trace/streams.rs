@@ -143,9 +143,7 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Resul
         return Ok(());
     };
     let ttl_delete = r.get("eventName").and_then(Value::as_str) == Some("REMOVE")
-        && r.pointer("/userIdentity/principalId")
-            .and_then(Value::as_str)
-            == Some("dynamodb.amazonaws.com");
+        && principal_of(r) == Some("dynamodb.amazonaws.com");
     let units = if ttl_delete {
         cx.file
             .assume("TTL deletes (REMOVE by dynamodb.amazonaws.com) cost no write units [AWS]");
@@ -158,6 +156,16 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Resul
     };
     cx.add(micros, &pk, sk, Dim::Write, units)?;
     Ok(())
+}
+
+/// Who made a record's change: `userIdentity.principalId` as Lambda events, Kinesis records and
+/// `shardlens stream` write it, or `userIdentity.PrincipalId`, the API's own name, as `aws dynamodbstreams
+/// get-records` prints it (the Streams API's `Identity` \[AWS\]).
+fn principal_of(r: &Value) -> Option<&str> {
+    let who = r.get("userIdentity")?;
+    who.get("principalId")
+        .or_else(|| who.get("PrincipalId"))
+        .and_then(Value::as_str)
 }
 
 /// Reads incremental export lines (see the module docs).
@@ -520,6 +528,31 @@ mod tests {
                 .iter()
                 .any(|a| a.as_str().contains("--item-size"))
         );
+    }
+
+    /// A TTL delete costs no write units however its identity is spelled: `principalId` in a Lambda event,
+    /// `PrincipalId` in `aws dynamodbstreams get-records` pages (the API's member name). Found by
+    /// tests/trace_differential.rs: get-records pages charged a TTL delete its old image's units.
+    #[test]
+    fn a_ttl_delete_costs_nothing_in_get_records_pages_and_lambda_events() {
+        let remove = |identity: &str| {
+            format!(
+                r#"{{"Records":[{{"eventName":"REMOVE","userIdentity":{identity},"dynamodb":{{"ApproximateCreationDateTime":1782208800,"Keys":{{"pk":{{"S":"A"}}}},"OldImage":{{"pk":{{"S":"A"}},"v":{{"S":"{}"}}}}}}}}]}}"#,
+                "x".repeat(3000)
+            )
+        };
+        for identity in [
+            r#"{"PrincipalId":"dynamodb.amazonaws.com","Type":"Service"}"#,
+            r#"{"type":"Service","principalId":"dynamodb.amazonaws.com"}"#,
+        ] {
+            let t = load(&remove(identity), &TraceOptions::default()).unwrap();
+            assert_eq!(t.trace.requests(), [0.0, 1.0], "{identity}");
+            assert_eq!(t.trace.units(), [0.0, 0.0], "{identity}");
+        }
+        // Anyone else's delete costs its old image's units.
+        let user = remove(r#"{"PrincipalId":"AIDAEXAMPLE","Type":"User"}"#);
+        let t = load(&user, &TraceOptions::default()).unwrap();
+        assert_eq!(t.trace.units(), [0.0, 3.0]);
     }
 
     #[test]
