@@ -52,7 +52,7 @@
 //!   record against the earliest and latest seen (**\[ours\]**, docs/traces.md), which can depend on the
 //!   order records arrive in when they are not in time order; that is the builder's, not a reader's.
 //!
-//! `PROPTEST_CASES` raises the case count (64 by default: a few seconds in a debug build).
+//! `PROPTEST_CASES` raises the case count (64 by default: 5 to 8 s in a debug build; 5,000 passed in 543 s).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed step fails the test
 
