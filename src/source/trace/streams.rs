@@ -6,7 +6,9 @@
 //! DynamoDB records, decoded (`tableName`, `dynamodb`) or base64-wrapped in a Lambda Kinesis event
 //! (`Records[].kinesis.data`). A record's time is `dynamodb.ApproximateCreationDateTime`: seconds (integer,
 //! float or E-notation), or milliseconds in Kinesis records (`ApproximateCreationDateTimePrecision`, else
-//! told by magnitude). Each record is one write of the larger of its images' write units
+//! told by magnitude), or ISO 8601 text, as AWS CLI version 2 prints every timestamp by default (its
+//! `cli_timestamp_format` setting, "iso8601" unless set to "wire") \[AWS: AWS CLI User Guide, "Common
+//! parameter types", Timestamp\]. Each record is one write of the larger of its images' write units
 //! (⌈size / 1 KB⌉, DynamoDB's size of the item); without images, of `--item-size`. A TTL delete
 //! (`REMOVE` by the service principal `dynamodb.amazonaws.com`) costs no write units \[AWS: TTL deletes do
 //! not consume write capacity\] and is counted as a record.
@@ -21,7 +23,7 @@ use crate::model::KeyType;
 use crate::model::key::canonical_partition_key;
 use crate::model::trace::{Dim, SortValue};
 
-use super::{ReadError, TraceCx, item_size, micros_of_epoch};
+use super::{ReadError, TraceCx, item_size, micros_of_epoch, micros_of_time};
 use crate::source::json::item::{PK_NAMES, SK_NAMES};
 use crate::source::{At, Hint, Message};
 
@@ -118,17 +120,27 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Resul
     let precision = d
         .get("ApproximateCreationDateTimePrecision")
         .and_then(Value::as_str);
-    let micros = d
-        .get(TIME_FIELD)
+    let raw = d.get(TIME_FIELD);
+    let micros = raw
         .and_then(number)
         .and_then(|v| match precision {
             Some("MILLISECOND") => micros_of_epoch(v).filter(|_| v >= 1e11),
             Some("MICROSECOND") => micros_of_epoch(v).filter(|_| v >= 1e14),
             _ => micros_of_epoch(v),
+        })
+        .or_else(|| {
+            // AWS CLI v2 prints every timestamp as ISO 8601 unless `cli_timestamp_format` says otherwise.
+            let (micros, zoned) = micros_of_time(raw?.as_str()?)?;
+            if !zoned {
+                cx.file.assume(format!(
+                    "dynamodb.{TIME_FIELD} times without a zone are taken as UTC [ours]"
+                ));
+            }
+            Some(micros)
         });
     let Some(micros) = micros else {
-        let what = if d.get(TIME_FIELD).is_some() {
-            "is not a time in epoch seconds or milliseconds"
+        let what = if raw.is_some() {
+            "is not a time in epoch seconds or milliseconds, nor ISO 8601"
         } else {
             "is missing"
         };
@@ -143,9 +155,7 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Resul
         return Ok(());
     };
     let ttl_delete = r.get("eventName").and_then(Value::as_str) == Some("REMOVE")
-        && r.pointer("/userIdentity/principalId")
-            .and_then(Value::as_str)
-            == Some("dynamodb.amazonaws.com");
+        && principal_of(r) == Some("dynamodb.amazonaws.com");
     let units = if ttl_delete {
         cx.file
             .assume("TTL deletes (REMOVE by dynamodb.amazonaws.com) cost no write units [AWS]");
@@ -158,6 +168,16 @@ fn record(cx: &mut TraceCx<'_>, r: &Value, n: u64, est: &mut Estimates) -> Resul
     };
     cx.add(micros, &pk, sk, Dim::Write, units)?;
     Ok(())
+}
+
+/// Who made a record's change: `userIdentity.principalId` as Lambda events, Kinesis records and
+/// `shardlens stream` write it, or `userIdentity.PrincipalId`, the API's own name, as `aws dynamodbstreams
+/// get-records` prints it (the Streams API's `Identity` \[AWS\]).
+fn principal_of(r: &Value) -> Option<&str> {
+    let who = r.get("userIdentity")?;
+    who.get("principalId")
+        .or_else(|| who.get("PrincipalId"))
+        .and_then(Value::as_str)
 }
 
 /// Reads incremental export lines (see the module docs).
@@ -520,6 +540,68 @@ mod tests {
                 .iter()
                 .any(|a| a.as_str().contains("--item-size"))
         );
+    }
+
+    /// A TTL delete costs no write units however its identity is spelled: `principalId` in a Lambda event,
+    /// `PrincipalId` in `aws dynamodbstreams get-records` pages (the API's member name). Found by
+    /// tests/trace_differential.rs: get-records pages charged a TTL delete its old image's units.
+    #[test]
+    fn a_ttl_delete_costs_nothing_in_get_records_pages_and_lambda_events() {
+        let remove = |identity: &str| {
+            format!(
+                r#"{{"Records":[{{"eventName":"REMOVE","userIdentity":{identity},"dynamodb":{{"ApproximateCreationDateTime":1782208800,"Keys":{{"pk":{{"S":"A"}}}},"OldImage":{{"pk":{{"S":"A"}},"v":{{"S":"{}"}}}}}}}}]}}"#,
+                "x".repeat(3000)
+            )
+        };
+        for identity in [
+            r#"{"PrincipalId":"dynamodb.amazonaws.com","Type":"Service"}"#,
+            r#"{"type":"Service","principalId":"dynamodb.amazonaws.com"}"#,
+        ] {
+            let t = load(&remove(identity), &TraceOptions::default()).unwrap();
+            assert_eq!(t.trace.requests(), [0.0, 1.0], "{identity}");
+            assert_eq!(t.trace.units(), [0.0, 0.0], "{identity}");
+        }
+        // Anyone else's delete costs its old image's units.
+        let user = remove(r#"{"PrincipalId":"AIDAEXAMPLE","Type":"User"}"#);
+        let t = load(&user, &TraceOptions::default()).unwrap();
+        assert_eq!(t.trace.units(), [0.0, 3.0]);
+    }
+
+    #[test]
+    fn get_records_pages_as_aws_cli_v2_prints_them_have_iso_times() {
+        // `aws dynamodbstreams get-records` with CLI v2's default cli_timestamp_format (iso8601).
+        let text = r#"{"Records":[
+ {"eventID":"1","eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":"2026-06-23T10:00:00+00:00","Keys":{"pk":{"S":"a"}},"SizeBytes":20}},
+ {"eventID":"2","eventName":"MODIFY","dynamodb":{"ApproximateCreationDateTime":"2026-06-23T12:00:01+02:00","Keys":{"pk":{"S":"b"}},"SizeBytes":20}}],
+ "NextShardIterator":"x"}"#;
+        let t = load(text, &TraceOptions::default()).unwrap();
+        assert_eq!(t.files[0].records, 2);
+        assert_eq!(t.trace.start, 1_782_208_800);
+        assert_eq!(t.trace.duration, 2);
+        assert!(
+            t.files[0]
+                .assumed
+                .iter()
+                .all(|a| !a.as_str().contains("UTC"))
+        );
+        let unzoned = text.replace("+00:00", "").replace("+02:00", "");
+        let t = load(&unzoned, &TraceOptions::default()).unwrap();
+        assert_eq!(t.trace.start, 1_782_208_800);
+        assert_eq!(t.trace.duration, 7_202);
+        assert!(
+            t.files[0]
+                .assumed
+                .iter()
+                .any(|a| a.as_str().contains("without a zone are taken as UTC")),
+            "{:?}",
+            t.files[0].assumed
+        );
+        let e = load(
+            &text.replace("2026-06-23T10:00:00+00:00", "yesterday"),
+            &TraceOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.contains("nor ISO 8601"), "{e}");
     }
 
     #[test]
