@@ -15,8 +15,9 @@
 //! Each reader is given a `TraceCx` (`cx.rs`: the file, the options, where its records go); CloudWatch's
 //! minutes are [`ObservedMinute`]s (`observed.rs`). Records that arrive a batch at a time are read by a
 //! [`TraceFeed`] (`feed.rs`), a table's stream read live by a [`StreamFeed`] (`live.rs`); `files.rs` says
-//! which files a path stands for. A saved trace cut short (killed, a full disk) reads back to its last whole
-//! record, and says how many trailing bytes it ignored (`tail.rs` has the rule).
+//! which files a path stands for. A trace saved as it is read is written by a [`TraceSaver`] (`save.rs`), a
+//! page at a time; a save cut short (killed, a full disk) reads back to its last whole record, and says how
+//! many trailing bytes it ignored (`tail.rs` has the rule).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ mod log_reasons;
 mod logs;
 mod metrics;
 mod observed;
+mod save;
 mod size;
 mod sniff;
 mod streams;
@@ -50,6 +52,7 @@ pub use live::{
 };
 pub(crate) use observed::Metric;
 pub use observed::ObservedMinute;
+pub use save::{SaveError, Saved, TraceSaver};
 pub use size::{item_size, number_size};
 pub use sniff::{bytes_hold_only_traffic, holds_only_traffic};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};

@@ -1,5 +1,5 @@
 //! A saved trace cut short: `stream --save-trace` killed while it wrote, or its disk full. A save writes one
-//! JSON value per line, a page of records at a time (`stream --save-trace`); a cut can only leave its last
+//! JSON value per line, a page of records at a time ([`super::TraceSaver`]); a cut can only leave its last
 //! line unfinished. The rule ([`whole_records`]), for the JSON formats (Streams records, incremental
 //! exports, CloudWatch metrics, Contributor Insights reports; not request logs, whose CSV rows are not JSON):
 //!
