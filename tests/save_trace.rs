@@ -343,9 +343,13 @@ fn killed_at_twenty_random_points_the_save_reads_back_and_ctrl_c_saves_every_rec
          {cut_runs} files ended in an unfinished record ({trailing} trailing bytes ignored)"
     );
 
-    // Ctrl+C: the watch stops, says how many records it saved, and the file holds them all, whole.
+    ctrl_c_saves_every_record_whole(&moto, &dir);
+}
+
+/// Ctrl+C: the watch stops, says how many records it saved, and the file holds them all, whole.
+fn ctrl_c_saves_every_record_whole(moto: &Moto, dir: &Path) {
     let saved = dir.join("ctrl-c.jsonl");
-    let mut child = shardlens(&stream_args(&moto, "flow", &saved, &[]))
+    let mut child = shardlens(&stream_args(moto, "flow", &saved, &[]))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
