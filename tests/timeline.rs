@@ -296,6 +296,42 @@ fn a_trace_replays_in_utc_and_what_if_reruns_it() {
     std::fs::remove_file(path).ok();
 }
 
+/// A save that was cut (`stream --save-trace` killed while it wrote) opens to its last whole record, and the
+/// replay's line says how many trailing bytes it ignored (issue 61).
+#[test]
+fn a_cut_saved_trace_opens_to_its_last_whole_record_and_says_what_it_ignored() {
+    use std::fmt::Write as _;
+    let path = std::env::temp_dir().join(format!("shardlens-cut-{}.jsonl", std::process::id()));
+    let mut text = String::new();
+    for s in 0..30 {
+        writeln!(
+            text,
+            r#"{{"eventName":"INSERT","dynamodb":{{"ApproximateCreationDateTime":{},"Keys":{{"pk":{{"S":"K{}"}}}}}}}}"#,
+            1_782_208_800 + s,
+            s % 3
+        )
+        .unwrap();
+    }
+    // The record in flight when the save was killed: 37 bytes of it.
+    text.push_str(&r#"{"eventName":"INSERT","dynamodb":{"ApproximateCreationDateTime":1}"#[..37]);
+    std::fs::write(&path, &text).unwrap();
+    let mut h = kittest::harness();
+    // As dropped on the window, or given on the command line (File > Open trace… reads it by the same door).
+    h.state_mut().open_any(path.clone());
+    h.wait_for("the replay to be simulated", |app| {
+        app.simulation().is_some_and(|s| s.diagnosis.is_some())
+    });
+    let notice = h.state().notices().last().unwrap().text.clone();
+    assert!(
+        notice.contains("30 writes")
+            && notice.contains(
+                "ignored 37 trailing bytes (an unfinished last record: the save was cut)"
+            ),
+        "{notice}"
+    );
+    std::fs::remove_file(path).ok();
+}
+
 #[test]
 fn a_trace_folder_with_cloudwatch_minutes_draws_them_beside_the_model() {
     // The hot key's Streams pages, and what CloudWatch said of the same two minutes (get-metric-data, newest

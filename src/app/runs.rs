@@ -324,14 +324,23 @@ impl App {
             .iter()
             .flat_map(|f| f.assumed.iter().map(super::notices::said))
             .collect();
+        // A save cut short reads to its last whole record: said in the line itself, not only its detail.
+        let cut: Vec<String> = files
+            .iter()
+            .filter_map(|f| {
+                let name = crate::source::read::display_file_name(&f.path);
+                f.tail_note().map(|note| format!("; {name}: {note}"))
+            })
+            .collect();
         let text = format!(
-            "replaying {what}: {} and {} over {} from {start} ({}; What if changes it)",
+            "replaying {what}: {} and {} over {} from {start} ({}; What if changes it){}",
             plural(requests[1].round() as u64, "write"),
             plural(requests[0].round() as u64, "read"),
             plural(keys as u64, key_noun),
             on.said,
+            cut.concat(),
         );
-        let level = if assumed.is_empty() {
+        let level = if assumed.is_empty() && cut.is_empty() {
             Level::Info
         } else {
             Level::Warning

@@ -4,6 +4,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -19,7 +21,7 @@ use crate::source::OnBad;
 use crate::source::dynamo::{
     DEFAULT_MAX_RPS, DynamoClient, StreamEvent, StreamOptions, StreamStart, StreamStatus,
 };
-use crate::source::trace::{StreamFeed, TraceLoad};
+use crate::source::trace::{SaveError, Saved, StreamFeed, TraceLoad, TraceSaver};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FromArg {
@@ -45,7 +47,8 @@ pub struct StreamArgs {
     /// Cap on GetRecords calls per second over all shards.
     #[arg(long, value_name = "CALLS", default_value_t = DEFAULT_MAX_RPS, value_parser = parse_rps)]
     pub max_rps: f64,
-    /// Also write the records to FILE (JSON lines of Streams records), a trace `simulate --trace` replays.
+    /// Also write the records to FILE (JSON lines of Streams records, a page at a time as they arrive), a trace
+    /// `simulate --trace` replays.
     #[arg(long, value_name = "FILE")]
     pub save_trace: Option<PathBuf>,
     #[command(flatten)]
@@ -72,8 +75,12 @@ fn parse_rps(text: &str) -> Result<f64, String> {
 struct Watching {
     /// The records read into a trace, a batch at a time (the records themselves are not kept).
     feed: StreamFeed,
-    saved: Option<std::io::BufWriter<std::fs::File>>,
-    write_error: Option<std::io::Error>,
+    /// The saved file: each page of records written whole as it arrives (a kill loses at most the page in
+    /// flight).
+    saved: Option<TraceSaver>,
+    /// The first write that failed: it ends the watch (through `cancel`).
+    write_error: Option<SaveError>,
+    cancel: Arc<AtomicBool>,
     /// The line said once reading has begun (after DescribeTable and the first iterator, so that an error
     /// comes first), and whether it was said.
     reading: String,
@@ -89,9 +96,10 @@ impl Watching {
             StreamEvent::Records { records, progress } => {
                 let batch = self.feed.add(records);
                 if let Some(file) = &mut self.saved
-                    && let Err(e) = file.write_all(batch)
+                    && let Err(e) = file.write_page(batch)
                 {
                     self.write_error.get_or_insert(e);
+                    self.cancel.store(true, Ordering::Relaxed);
                 }
                 progress
             }
@@ -114,16 +122,14 @@ impl Watching {
         }
     }
 
-    /// The saved file flushed; the first write error, if any.
-    fn finish_saving(&mut self) -> anyhow::Result<()> {
-        if let Some(mut file) = self.saved.take() {
-            let flushed = file.flush();
-            if let Some(e) = self.write_error.take() {
-                return Err(e).context("cannot write the saved trace");
-            }
-            flushed.context("cannot write the saved trace")?;
-        }
-        Ok(())
+    /// The saved file's end: what it holds, and the first write error (or the final flush's), if any.
+    fn finish_saving(&mut self) -> Option<(Saved, Option<SaveError>)> {
+        let file = self.saved.take()?;
+        let held = file.saved();
+        Some(match (self.write_error.take(), file.finish()) {
+            (Some(e), _) | (None, Err(e)) => (held, Some(e)),
+            (None, Ok(saved)) => (saved, None),
+        })
     }
 }
 
@@ -141,16 +147,16 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
         ..StreamOptions::new(args.table.clone())
     };
     let saved = match &args.save_trace {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
-        )),
+        Some(p) => Some(TraceSaver::create(p)?),
         None => None,
     };
     let info = client.describe_table(&args.table)?;
+    let cancel = cancel_on_ctrl_c();
     let mut watching = Watching {
         feed: StreamFeed::new(&format!("writes to {}", args.table), &info, OnBad::Stop),
         saved,
         write_error: None,
+        cancel: Arc::clone(&cancel),
         reading: format!(
             "shardlens: reading the stream of {} ({}; {}; Ctrl+C stops and prints what was read)",
             args.table,
@@ -162,14 +168,13 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
         live: std::io::stderr().is_terminal(),
         said_at: None,
     };
-    let cancel = cancel_on_ctrl_c();
     let read = client.stream_of(&info, &opts, &cancel, &mut |event| {
         watching.on_event(&event);
     })?;
     if watching.live {
         eprintln!();
     }
-    watching.finish_saving()?;
+    let saved = watching.finish_saving();
     for note in &read.notes {
         eprintln!("shardlens: {note}");
     }
@@ -192,24 +197,45 @@ pub(super) fn stream(args: &StreamArgs, out: &mut dyn Write) -> anyhow::Result<(
     print_stream(out, args, &name, &info, trace.as_ref())?;
     // How the read ended, and any error, follow the analysis they speak of.
     out.flush().context("cannot write the output")?;
-    say_the_end(args, &read)
+    say_the_end(args, &read, saved)
 }
 
-/// The lines after the analysis: how the read ended, where the records were saved; an error when it failed.
-fn say_the_end(args: &StreamArgs, read: &crate::source::dynamo::StreamRead) -> anyhow::Result<()> {
+/// The lines after the analysis: how the read ended, where the records were saved; an error when it failed
+/// (the saved file's first, which ended the read).
+fn say_the_end(
+    args: &StreamArgs,
+    read: &crate::source::dynamo::StreamRead,
+    saved: Option<(Saved, Option<SaveError>)>,
+) -> anyhow::Result<()> {
     eprintln!(
         "shardlens: {}: {} in {:.1} s",
         read.status.describe(),
         read.progress.summary(),
         read.progress.elapsed.as_secs_f64()
     );
-    if let Some(p) = &args.save_trace {
-        eprintln!(
-            "shardlens: saved {} records to {} (replay: shardlens simulate --trace {})",
-            read.progress.records,
-            p.display(),
-            p.display()
-        );
+    if let (Some(p), Some((saved, error))) = (&args.save_trace, saved) {
+        let records = crate::model::fmt::plural(saved.records, "record");
+        let replay = format!("replay: shardlens simulate --trace {}", p.display());
+        match (&error, saved.unfinished) {
+            (None, _) => eprintln!("shardlens: saved {records} to {} ({replay})", p.display()),
+            (Some(_), _) if saved.records == 0 => {
+                eprintln!("shardlens: saved no record to {}", p.display());
+            }
+            (Some(_), 0) => eprintln!(
+                "shardlens: saved {records} to {} before the error: the whole records that fit, nothing after \
+                 them ({replay})",
+                p.display()
+            ),
+            (Some(_), n) => eprintln!(
+                "shardlens: saved {records} to {} before the error, then {} of an unfinished record that a \
+                 replay ignores ({replay})",
+                p.display(),
+                crate::model::fmt::plural(n, "byte")
+            ),
+        }
+        if let Some(e) = error {
+            return Err(e.into());
+        }
     }
     if let StreamStatus::Failed(e) = &read.status {
         anyhow::bail!(

@@ -125,13 +125,17 @@ fn documents(read: &MetricsRead, counts_are: Option<CountsAre>) -> Vec<Value> {
     }))
 }
 
+/// The documents as JSON lines, written whole (a full disk leaves the whole lines that fit, and the error).
 fn save_documents(path: &Path, docs: &[Value]) -> anyhow::Result<()> {
     let mut text = Vec::new();
     for d in docs {
         serde_json::to_writer(&mut text, d)?;
         text.push(b'\n');
     }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    let mut saver = crate::source::trace::TraceSaver::create(path)?;
+    saver.write_page(&text)?;
+    saver.finish()?;
+    Ok(())
 }
 
 /// The JSON output: `start`, `minutes`, `contributors` (when read), `notes`.

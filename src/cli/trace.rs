@@ -193,6 +193,12 @@ pub struct Replay {
 pub fn trace_scenario(args: &TraceArgs) -> anyhow::Result<(Scenario, Replay)> {
     let table = args.table()?;
     let load = load_traces(&args.trace, &args.options())?;
+    // Said on standard error whatever the output's format (also in the table's sources and the JSON's).
+    for f in &load.files {
+        if let Some(note) = f.tail_note() {
+            eprintln!("shardlens: {}: {note}", f.path.display());
+        }
+    }
     let setup = replay_setup(load.trace, table);
     Ok((
         Scenario {
@@ -247,6 +253,7 @@ fn file_json(f: &TraceFile) -> serde_json::Value {
         "first": f.first.map(|m| iso(m.div_euclid(1_000_000))),
         "last": f.last.map(|m| iso(m.div_euclid(1_000_000))),
         "skipped": f.skipped,
+        "ignored_trailing_bytes": f.ignored_tail,
         "assumed": f.assumed,
         "throttled_keys": f.throttled_keys.iter().map(|(key, n)| json!({
             "key": key, "throttled_requests": n,
@@ -467,6 +474,9 @@ pub fn print_sources(out: &mut dyn Write, setup: &Setup, replay: &Replay) -> std
                 String::new()
             }
         )?;
+        if let Some(note) = f.tail_note() {
+            writeln!(out, "    {note}")?;
+        }
         for a in &f.assumed {
             writeln!(out, "    assumed: {}", a.as_str())?;
         }

@@ -15,7 +15,9 @@
 //! Each reader is given a `TraceCx` (`cx.rs`: the file, the options, where its records go); CloudWatch's
 //! minutes are [`ObservedMinute`]s (`observed.rs`). Records that arrive a batch at a time are read by a
 //! [`TraceFeed`] (`feed.rs`), a table's stream read live by a [`StreamFeed`] (`live.rs`); `files.rs` says
-//! which files a path stands for.
+//! which files a path stands for. A trace saved as it is read is written by a [`TraceSaver`] (`save.rs`), a
+//! page at a time; a save cut short (killed, a full disk) reads back to its last whole record, and says how
+//! many trailing bytes it ignored (`tail.rs` has the rule).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,9 +35,11 @@ mod log_reasons;
 mod logs;
 mod metrics;
 mod observed;
+mod save;
 mod size;
 mod sniff;
 mod streams;
+mod tail;
 mod time;
 
 use cx::dim_index;
@@ -48,6 +52,7 @@ pub use live::{
 };
 pub(crate) use observed::Metric;
 pub use observed::ObservedMinute;
+pub use save::{SaveError, Saved, TraceSaver};
 pub use size::{item_size, number_size};
 pub use sniff::{bytes_hold_only_traffic, holds_only_traffic};
 pub use time::{micros_of_epoch, micros_of_json_time, micros_of_time};
@@ -154,6 +159,8 @@ pub struct TraceFile {
     /// The same, period by period (a `-PKT-`/`-SKT-` rule's datapoints), oldest first: what Contributor Insights
     /// observed as the most throttled keys of each period.
     pub throttled_periods: Vec<ThrottledPeriod>,
+    /// Trailing bytes ignored: an unfinished last record of a save that was cut (`tail.rs` has the rule).
+    pub ignored_tail: u64,
 }
 
 impl TraceFile {
@@ -168,6 +175,12 @@ impl TraceFile {
         self.records += 1;
         self.first = Some(self.first.map_or(micros, |f| f.min(micros)));
         self.last = Some(self.last.map_or(micros, |l| l.max(micros)));
+    }
+
+    /// What the file says of its ignored trailing bytes, when it ignored some: "ignored 37 trailing bytes (an
+    /// unfinished last record: the save was cut)".
+    pub fn tail_note(&self) -> Option<String> {
+        (self.ignored_tail > 0).then(|| tail::ignored_note(self.ignored_tail))
     }
 
     fn assume(&mut self, what: impl Into<Message>) {
@@ -452,6 +465,15 @@ fn read_file(
         }
     };
     info.format = Some(format);
+    // A save cut short: its unfinished last record is ignored, and said (`tail.rs`). Not a log's CSV rows.
+    let (bytes, ignored) = match format {
+        TraceFormat::Log => (bytes, 0),
+        _ => tail::whole_records(bytes),
+    };
+    if ignored > 0 && bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(SourceError::record(file, At::File, tail::nothing_whole(ignored)).into());
+    }
+    info.ignored_tail = ignored;
     let mut cx = TraceCx {
         path: file,
         opts,
