@@ -335,6 +335,13 @@ impl TraceBuilder {
         if self.judged.len() <= k as usize {
             self.judged.push(Judged::new(from * 1_000_000, None));
         }
+        if seconds >= MAX_TRACE_SECONDS {
+            return Err(TraceError::TooLong {
+                first: from,
+                last: from + i64::from(seconds) - 1,
+                seconds: i64::from(seconds) - 1,
+            });
+        }
         let n = f64::from(seconds.max(1));
         for s in 0..i64::from(seconds.max(1)) {
             self.push(from + s, k, dim, units / n, requests / n)?;
@@ -380,6 +387,15 @@ impl TraceBuilder {
         };
         self.first = self.first.min(second);
         self.last = self.last.max(second);
+        // Said as soon as the records span more than a replay can: what `build` would say, before records
+        // spread over years (a period of them, from a time typed wrong) fill the memory.
+        if self.last - self.first >= i64::from(MAX_TRACE_SECONDS) {
+            return Err(TraceError::TooLong {
+                first: self.first,
+                last: self.last,
+                seconds: self.last - self.first,
+            });
+        }
         let d = usize::from(dim == Dim::Write);
         self.units[k as usize][d] += units;
         self.requests[k as usize][d] += requests;

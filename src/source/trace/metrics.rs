@@ -33,7 +33,7 @@ use super::{
     Loading, Metric, ObservedMinute, ReadError, TraceCx, TraceFormat, TraceOptions, dim_index,
     for_each_json_value, micros_of_json_time, minutes_of,
 };
-use crate::model::trace::{Dim, TraceError};
+use crate::model::trace::{Dim, MAX_TRACE_SECONDS, TraceError};
 use crate::source::{At, Hint, Message};
 
 /// Each metric's datapoints as read (Unix µs, value), in the order read, and the series (`Id` or `Label`)
@@ -117,6 +117,11 @@ pub(super) fn read_metrics(cx: &mut TraceCx<'_>, bytes: &[u8]) -> Result<(), Rea
         ));
     }
     once_per_time(cx, &mut series);
+    // Before anything is spread over the minutes between them: points a replay cannot span (a year typed
+    // wrong) would otherwise make a period of years, and a minute of it for every minute of those years.
+    if let Some(e) = too_long(&series) {
+        return Err(cx.fail(e.to_string()));
+    }
     let period = period_of(cx, &mut series);
     for (metric, points) in series {
         observe(cx, Metric::ALL[metric], points.points, period);
@@ -219,6 +224,22 @@ fn once_per_time(cx: &mut TraceCx<'_>, series: &mut Series) {
             ));
         }
     }
+}
+
+/// The error of series whose points span [`MAX_TRACE_SECONDS`] or more (the replay's limit, which the trace
+/// would meet when built).
+fn too_long(series: &Series) -> Option<TraceError> {
+    let times = series.values().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (first, last) = times.fold(None, |span: Option<(i64, i64)>, t| {
+        Some(span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))))
+    })?;
+    let (first, last) = (first.div_euclid(1_000_000), last.div_euclid(1_000_000));
+    let seconds = last.saturating_sub(first);
+    (seconds >= i64::from(MAX_TRACE_SECONDS)).then_some(TraceError::TooLong {
+        first,
+        last,
+        seconds,
+    })
 }
 
 /// The file's period: the greatest common divisor of the spacings of every series' timestamps (sorted here),
@@ -518,6 +539,30 @@ fn request_units(item_size: u64, per_request: [f64; 2]) -> String {
 mod tests {
     use crate::source::OnBad;
     use crate::source::trace::{TraceFormat, TraceLoad, TraceOptions, load_traces};
+
+    /// A year typed wrong (found by the `trace` fuzz target): the points' spacing made a period of a thousand
+    /// years, and a minute of it for each of its minutes (2 GB and a hang). It is the replay's limit, said at once.
+    #[test]
+    fn points_a_replay_cannot_span_are_said_before_anything_is_spread() {
+        let text = r#"{"MetricDataResults":[{"Id":"w","Label":"ConsumedWriteCapacityUnits",
+            "Timestamps":["1013-06-23T10:01:00Z","2026-06-23T10:00:00Z"],"Values":[600.0,300.0]}]}"#;
+        for on_bad in [OnBad::Stop, OnBad::Skip] {
+            let e = load(
+                &[("typo.json", text)],
+                &TraceOptions {
+                    on_bad,
+                    ..TraceOptions::default()
+                },
+            )
+            .unwrap_err();
+            assert!(
+                e.contains(
+                    "the trace spans 369,991 days (1013-06-23T10:01:00Z to 2026-06-23T10:00:00Z)"
+                ),
+                "{e}"
+            );
+        }
+    }
 
     fn load(files: &[(&str, &str)], opts: &TraceOptions) -> Result<TraceLoad, String> {
         let dir = std::env::temp_dir().join(format!(
