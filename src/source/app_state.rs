@@ -45,7 +45,34 @@ impl Settings {
         if settings.version > SETTINGS_VERSION {
             return Err(SettingsError::Newer(settings.version));
         }
-        Ok(settings)
+        Ok(settings.sane())
+    }
+
+    /// The numbers no control of the app can set, put back to their defaults: a share threshold or a rate that
+    /// is not a finite number in its range (RON reads `NaN` and `inf`; the `app_state` fuzz target found a NaN
+    /// threshold, which made no key hot and showed as "NaN %").
+    fn sane(mut self) -> Self {
+        let defaults = Self::default();
+        if let crate::model::shard::Scope::Hot { threshold } = &mut self.shard.scope
+            && !(0.0..1.0).contains(threshold)
+        {
+            *threshold = crate::model::shard::DEFAULT_HOT_SHARE;
+        }
+        for (rate, default) in [
+            (
+                &mut self.workload.reads_per_sec,
+                defaults.workload.reads_per_sec,
+            ),
+            (
+                &mut self.workload.writes_per_sec,
+                defaults.workload.writes_per_sec,
+            ),
+        ] {
+            if !(rate.is_finite() && *rate >= 0.0) {
+                *rate = default;
+            }
+        }
+        self
     }
 
     /// The settings as RON, as the app stores them (eframe's `set_value`).
@@ -182,6 +209,20 @@ mod tests {
         assert_eq!(Settings::from_ron(&text).unwrap(), s);
         assert_eq!(read_state(&storage(&text)).unwrap(), Some(s));
         assert_eq!(read_state("{}").unwrap(), None);
+    }
+
+    #[test]
+    fn numbers_no_control_can_set_are_put_back_to_their_defaults() {
+        let text = Settings::default()
+            .to_ron()
+            .unwrap()
+            .replace("threshold:0.05", "threshold:-NaN")
+            .replace("writes_per_sec:2000.0", "writes_per_sec:inf")
+            .replace("reads_per_sec:0.0", "reads_per_sec:-3.0");
+        assert!(text.contains("-NaN") && text.contains("inf"), "{text}");
+        let read = Settings::from_ron(&text).unwrap();
+        assert_eq!(read, Settings::default());
+        assert_eq!(Settings::from_ron(&read.to_ron().unwrap()).unwrap(), read);
     }
 
     #[test]
