@@ -552,7 +552,10 @@ fn read_traces(data: &[u8], formats: &[Option<shardlens::source::trace::TraceFor
     let input = [(name, data)];
     // The input picks the options that do not change what a file is (so a saved input replays the same way).
     let key = (data.len() % 3 == 1).then(|| "pk".to_owned());
-    let counts_are = (data.len() % 2 == 0).then_some(shardlens::model::trace::Dim::Write);
+    let counts_are = data
+        .len()
+        .is_multiple_of(2)
+        .then_some(shardlens::model::trace::Dim::Write);
     for &format in formats {
         let mut opts = TraceOptions {
             format,

@@ -41,7 +41,7 @@ impl Settings {
     /// The settings as the app stored them (RON). A version newer than [`SETTINGS_VERSION`] is refused, not read
     /// in part: its fields may mean something else.
     pub fn from_ron(text: &str) -> Result<Self, SettingsError> {
-        let settings: Self = ron::from_str(text).map_err(unreadable)?;
+        let settings: Self = ron::from_str(text).map_err(|e| unreadable(&e))?;
         if settings.version > SETTINGS_VERSION {
             return Err(SettingsError::Newer(settings.version));
         }
@@ -84,14 +84,14 @@ impl Settings {
 /// The settings in a storage file's text (the RON map eframe writes), or why they cannot be used. `Ok(None)`:
 /// a readable file without settings (a first run that saved only the window).
 pub fn read_state(text: &str) -> Result<Option<Settings>, SettingsError> {
-    let map: HashMap<String, String> = ron::from_str(text).map_err(unreadable)?;
+    let map: HashMap<String, String> = ron::from_str(text).map_err(|e| unreadable(&e))?;
     map.get(SETTINGS_KEY)
         .map(|s| Settings::from_ron(s))
         .transpose()
 }
 
 /// RON's error in words: "line 2, column 135: expected end of string".
-fn unreadable(e: ron::error::SpannedError) -> SettingsError {
+fn unreadable(e: &ron::error::SpannedError) -> SettingsError {
     let code = e.code.to_string();
     let mut said = code.chars();
     let code: String = said
