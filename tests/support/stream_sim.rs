@@ -692,7 +692,7 @@ pub fn soak(script: Script, on_hour: &mut dyn FnMut(&Hour)) -> Result<Soaked, St
                 let hour = Hour {
                     hour: next_hour,
                     records: feed.records(),
-                    distinct_keys: feed.keys().map_or(0, |k| k.len()),
+                    distinct_keys: feed.keys().map_or(0, shardlens::model::KeySet::len),
                     rss_mb: rss_mb(),
                     wall: started.elapsed(),
                     trace_build: t.elapsed(),
