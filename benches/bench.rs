@@ -12,6 +12,8 @@
 //! 2. `shardlens analyze` on 10,000,000 lines with 1,000,000 distinct keys against `sort | uniq -c` on the same
 //!    file in the same run (target ≥ 10× faster), with peak memory against the distinct keys' bytes
 //!    (target ≤ 3× + 64 MB). Wall time and peak RSS come from GNU time (`/usr/bin/time`).
+//! 5. `soak` and `watch`, only when named (`scripts/soak.sh`): a simulated day of a stream read by the watch's
+//!    reader and feed, RSS each hour; the app's frames while it watches that stream (`soak.rs`).
 
 // No unsafe code in shardlens: it lives in crates/ (see the root Cargo.toml's lints).
 #![forbid(unsafe_code)]
@@ -22,6 +24,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod extract;
+mod soak;
+#[path = "../tests/support/stream_sim.rs"]
+mod stream_sim;
 
 use shardlens::model::{KeySet, KeyType, Scope, ShardPlan, Strategy, ViewSettings, report};
 
@@ -583,10 +588,19 @@ fn simulate_one(setup: &shardlens::model::simulate::Setup) {
     );
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     // A filter word picks one part.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let want = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    // The soak and the frames of a watch take minutes: only when named.
+    let named = |name: &str| filter.as_deref() == Some(name);
+    if named("soak") && !soak::soak() {
+        return std::process::ExitCode::FAILURE;
+    }
+    #[cfg(feature = "gui")]
+    if named("watch") {
+        soak::watch_frames();
+    }
     if want("rebucket") {
         rebucketing();
     }
@@ -613,4 +627,5 @@ fn main() {
     {
         eprintln!("analyze benchmark failed: {e}");
     }
+    std::process::ExitCode::SUCCESS
 }

@@ -11,6 +11,7 @@
 //! Read-only: only the source layer's calls.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::Duration;
 use web_time::Instant;
@@ -19,8 +20,8 @@ use super::error::AppError;
 use super::tasks::{Reporter, Task, TaskError};
 use crate::model::KeySet;
 use crate::source::dynamo::{
-    ConnectOptions, DynamoClient, MetricsOptions, StreamEvent, StreamOptions, StreamProgress,
-    StreamRead, TableInfo,
+    ConnectOptions, DynamoClient, DynamoError, MetricsOptions, StreamEvent, StreamOptions,
+    StreamProgress, StreamRead, TableInfo,
 };
 use crate::source::trace::{StreamFeed, TraceLoad, TraceLoadError, metrics_trace};
 use crate::source::{Message, OnBad};
@@ -58,6 +59,19 @@ pub struct LiveSnapshot {
     pub progress: StreamProgress,
 }
 
+/// What reads a watch's stream (until `cancel`), giving its events to `on_event` as they come.
+pub trait StreamReader:
+    FnOnce(&AtomicBool, &mut dyn FnMut(StreamEvent)) -> Result<StreamRead, DynamoError> + Send + 'static
+{
+}
+
+impl<F> StreamReader for F where
+    F: FnOnce(&AtomicBool, &mut dyn FnMut(StreamEvent)) -> Result<StreamRead, DynamoError>
+        + Send
+        + 'static
+{
+}
+
 /// What the watch's thread sends.
 enum WatchMsg {
     Snapshot(Box<LiveSnapshot>),
@@ -92,24 +106,36 @@ pub struct WatchJob {
 
 impl WatchJob {
     pub fn start(ctx: &egui::Context, request: WatchRequest) -> Result<Self, TaskError> {
-        let table = request.info.name.clone();
-        let info = request.info.clone();
-        let from = request.stream.from;
-        let task =
-            Task::spawn(
-                "watch",
-                ctx,
-                8,
-                move |r: &Reporter<WatchMsg>| match DynamoClient::connect(&request.connect) {
-                    Ok(client) => run_watch(&client, &request, r),
-                    Err(e) => {
-                        r.send(WatchMsg::Done(Err(e.into())));
-                    }
-                },
-            )?;
+        let WatchRequest {
+            connect,
+            stream,
+            info,
+        } = request;
+        let from = stream.from;
+        Self::start_reading(ctx, info, from, move |cancel, on_event| {
+            let client = DynamoClient::connect(&connect)?;
+            client
+                .stream(&stream, cancel, on_event)
+                .map(|(_, read)| read)
+        })
+    }
+
+    /// A watch of the table `info` describes whose stream `read` reads, on a thread of its own (the table's
+    /// stream through the SDK in [`Self::start`]; a simulated stream in the soak benchmark).
+    pub fn start_reading(
+        ctx: &egui::Context,
+        info: TableInfo,
+        from: crate::source::dynamo::StreamStart,
+        read: impl StreamReader,
+    ) -> Result<Self, TaskError> {
+        let table = info.name.clone();
+        let shown = info.clone();
+        let task = Task::spawn("watch", ctx, 8, move |r: &Reporter<WatchMsg>| {
+            run_watch(read, &info, r);
+        })?;
         Ok(Self {
             table,
-            info,
+            info: shown,
             from,
             task,
             progress: None,
@@ -241,14 +267,14 @@ impl Records {
 
 /// On the watch's thread: the stream is read on a thread of its own, whose events come here; the records are
 /// shown when due, even when no event follows them.
-fn run_watch(client: &DynamoClient, request: &WatchRequest, r: &Reporter<WatchMsg>) {
+fn run_watch(read: impl StreamReader, info: &TableInfo, r: &Reporter<WatchMsg>) {
     let (tx, rx) = sync_channel::<StreamEvent>(64);
     let cancel = r.cancel_flag();
     std::thread::scope(|s| {
         let reader = std::thread::Builder::new()
             .name("shardlens-watch-stream".to_owned())
             .spawn_scoped(s, move || {
-                client.stream(&request.stream, cancel, &mut |event| {
+                read(cancel, &mut |event| {
                     // The receiver is gone only when the watch's thread is ending.
                     let _ = tx.send(event);
                 })
@@ -262,7 +288,7 @@ fn run_watch(client: &DynamoClient, request: &WatchRequest, r: &Reporter<WatchMs
                 return;
             }
         };
-        let mut records = Records::new(&request.info);
+        let mut records = Records::new(info);
         loop {
             match rx.recv_timeout(records.due_in()) {
                 Ok(StreamEvent::Records {
@@ -281,7 +307,7 @@ fn run_watch(client: &DynamoClient, request: &WatchRequest, r: &Reporter<WatchMs
         }
         records.show(r, true);
         let result = match reader.join() {
-            Ok(Ok((_, read))) => Ok(read),
+            Ok(Ok(read)) => Ok(read),
             Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(AppError::Ended("stream reader")),
         };

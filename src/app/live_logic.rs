@@ -11,8 +11,8 @@ use web_time::Instant;
 use super::App;
 use super::data::NewKeys;
 use super::live::{
-    LiveSnapshot, MetricsJob, MetricsRead, MetricsRequest, WatchJob, WatchRequest, WatchUpdate,
-    time_of_day,
+    LiveSnapshot, MetricsJob, MetricsRead, MetricsRequest, StreamReader, WatchJob, WatchRequest,
+    WatchUpdate, time_of_day,
 };
 use super::notices::{self, Activity, Level};
 use super::runs::ReplayOn;
@@ -57,6 +57,27 @@ impl App {
     /// Starts watching a table's writes (the Connect dialog's "Watch writes"); a watch or a scan under way
     /// stops first (each would replace the keys).
     pub fn start_watch(&mut self, request: WatchRequest) {
+        let info = request.info.clone();
+        self.begin_watch(&info, |ctx| WatchJob::start(ctx, request));
+    }
+
+    /// Starts watching the writes of the table `info` describes as `read` reads its stream (a simulated
+    /// stream in the soak benchmark): the same watch as [`Self::start_watch`] from there on.
+    pub fn start_watch_reading(
+        &mut self,
+        info: TableInfo,
+        from: StreamStart,
+        read: impl StreamReader,
+    ) {
+        let table = info.clone();
+        self.begin_watch(&table, |ctx| WatchJob::start_reading(ctx, info, from, read));
+    }
+
+    fn begin_watch(
+        &mut self,
+        info: &TableInfo,
+        start: impl FnOnce(&egui::Context) -> Result<WatchJob, super::tasks::TaskError>,
+    ) {
         if let Some(scan) = self.background.scan.take() {
             scan.cancel();
         }
@@ -64,11 +85,11 @@ impl App {
         self.background.live.pending = None;
         self.background.live.replayed_at = None;
         self.background.live.replays = Some((
-            ReplayOn::described(&request.info),
-            format!("writes to {}", request.info.name),
+            ReplayOn::described(info),
+            format!("writes to {}", info.name),
         ));
         self.notices.clear(Activity::Live);
-        match WatchJob::start(&self.ctx, request) {
+        match start(&self.ctx) {
             Ok(job) => self.background.live.watch = Some(job),
             Err(e) => {
                 self.notify_error(Activity::Live, None, e, None);

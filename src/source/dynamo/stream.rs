@@ -133,6 +133,12 @@ pub trait StreamApi: Send + Sync + 'static {
         &self,
         iterator: &str,
     ) -> impl Future<Output = Result<RecordsPage, DynamoError>> + Send;
+    /// Whether the stream is still enabled (DescribeStream's `StreamStatus`), asked only when every shard
+    /// listed is closed and read: while it is, a closed shard's children are still to come, even though
+    /// DescribeStream does not list them yet. By default, not: every shard closed ends the read.
+    fn enabled(&self) -> impl Future<Output = Result<bool, DynamoError>> + Send {
+        async { Ok(false) }
+    }
 }
 
 /// What a shard's task tells the reader.
@@ -323,7 +329,15 @@ impl<A: StreamApi> Reader<A> {
                     Err(e) => self.note(format!("could not look for new shards (retried): {e}")),
                 }
                 if self.phases.values().all(|p| *p == Phase::Done) {
-                    return StreamStatus::Closed;
+                    // Every shard listed is read; the stream ends only if it is disabled, not when a closed
+                    // shard's children are not listed yet (the soak's "child found late").
+                    match self.api.enabled().await {
+                        Ok(false) => return StreamStatus::Closed,
+                        Ok(true) => {}
+                        Err(e) => self.note(format!(
+                            "could not ask whether the stream is enabled (retried): {e}"
+                        )),
+                    }
                 }
             }
             let msg = match tokio::time::timeout(tick, rx.recv()).await {

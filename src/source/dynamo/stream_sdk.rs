@@ -9,7 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use aws_sdk_dynamodbstreams::Client;
-use aws_sdk_dynamodbstreams::types::{AttributeValue, OperationType, Record, ShardIteratorType};
+use aws_sdk_dynamodbstreams::types::{
+    AttributeValue, OperationType, Record, ShardIteratorType, StreamStatus,
+};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
@@ -124,6 +126,21 @@ impl StreamApi for SdkStream {
                 None => return Ok(shards),
             }
         }
+    }
+
+    async fn enabled(&self) -> Result<bool, DynamoError> {
+        let out = self
+            .client
+            .describe_stream()
+            .stream_arn(&self.arn)
+            .limit(1)
+            .send()
+            .await
+            .map_err(|e| self.err("DescribeStream", &e))?;
+        Ok(out
+            .stream_description()
+            .and_then(|d| d.stream_status())
+            .is_some_and(|s| matches!(s, StreamStatus::Enabled | StreamStatus::Enabling)))
     }
 
     async fn iterator(&self, shard: &str, at: &IteratorAt) -> Result<String, DynamoError> {

@@ -22,6 +22,8 @@ struct State {
     faults: HashMap<u64, &'static str>,
     /// Records per GetRecords page.
     page: usize,
+    /// DescribeStream's `StreamStatus` is ENABLED (children may come though none is listed).
+    enabled: bool,
 }
 
 #[derive(Default)]
@@ -122,6 +124,10 @@ impl StreamApi for Fake {
             Ok(RecordsPage { records, next })
         })
     }
+
+    async fn enabled(&self) -> Result<bool, DynamoError> {
+        Ok(self.with(|s| s.enabled))
+    }
 }
 
 fn quick(from: StreamStart) -> StreamOptions {
@@ -221,6 +227,35 @@ fn from_latest_skips_history_and_follows_a_shard_that_closes_into_a_child() {
     writer.join().unwrap();
     assert_eq!(read.status, StreamStatus::Closed, "{read:?}");
     assert_eq!(seen, (60..70).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_child_listed_late_is_waited_for_while_the_stream_is_enabled() {
+    // One shard closes; DescribeStream lists its child only a while later. The stream is still enabled:
+    // the read goes on and reads the child (before, every listed shard read ended it as "closed").
+    let fake = Arc::new(Fake::default());
+    fake.with(|s| {
+        s.page = 10;
+        s.enabled = true;
+    });
+    fake.shard("a", None, 0..5, true);
+    let writer = {
+        let fake = fake.clone();
+        std::thread::spawn(move || {
+            let deadline = web_time::Instant::now() + Duration::from_secs(10);
+            while fake.with(|s| s.calls) == 0 && web_time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            // Several of the reader's looks for new shards find none.
+            std::thread::sleep(Duration::from_millis(200));
+            fake.shard("b", Some("a"), 5..8, true);
+            fake.with(|s| s.enabled = false);
+        })
+    };
+    let (seen, read) = read(fake, &quick(StreamStart::TrimHorizon));
+    writer.join().unwrap();
+    assert_eq!(read.status, StreamStatus::Closed, "{read:?}");
+    assert_eq!(seen, (0..8).collect::<Vec<_>>());
 }
 
 #[test]
