@@ -13,7 +13,8 @@
 # the committed corpus stays small (the whole one stays in corpus-full/). A crash input worth keeping goes to
 # fuzz/regressions/<target>/ once fixed, and `cargo test --test fuzz_corpus` replays it.
 # Environment: FUZZ_TARGET_DIR (build folder, default ~/.cache/shardlens-fuzz-target), FUZZ_MAX_LEN (8192),
-# FUZZ_RUNS (10000000).
+# FUZZ_RUNS (10000000), FUZZ_TIMEOUT (seconds one input may take, 10; the `trace` target ran with 60: it reads
+# each input a dozen ways, and ten hours of CloudWatch minutes replayed on stand-in keys take 2 s a read).
 set -euo pipefail
 
 duration="${1:-900}"
@@ -51,7 +52,7 @@ for t in "${targets[@]}"; do
     if [ "$duration" -gt 0 ]; then
         echo "== $t: ${duration}s" >&2
         "$bin_dir/$t" "${dirs[@]}" -max_total_time="$duration" -runs="$runs" -print_final_stats=1 -max_len="$max_len" \
-            -timeout=10 -rss_limit_mb=2048 -artifact_prefix="artifacts/$t/" >"logs/$t.log" 2>&1 || true
+            -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -artifact_prefix="artifacts/$t/" >"logs/$t.log" 2>&1 || true
     fi
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then
         rm -rf "corpus-new/$t" "corpus-cand/$t" && mkdir -p "corpus-new/$t" "corpus-cand/$t"
