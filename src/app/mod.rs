@@ -185,11 +185,11 @@ impl App {
                 Activity::File,
                 Level::Warning,
                 format!(
-                    "Your settings {error}: started fresh; the old ones are kept as \"{BAD_SETTINGS_KEY}\" in the {}",
+                    "Your settings {error}: started fresh; the old ones are kept as \"{BAD_SETTINGS_KEY}\" in {}",
                     if cfg!(target_arch = "wasm32") {
-                        "browser's storage for this page"
+                        "this page's storage"
                     } else {
-                        "app's storage file"
+                        "the app's storage file"
                     }
                 ),
             );
