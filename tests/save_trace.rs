@@ -198,8 +198,19 @@ fn reads_back(path: &Path) -> u64 {
     let source = &doc["source"][0];
     assert_eq!(source["records"], lines, "{source}");
     assert_eq!(source["ignored_trailing_bytes"], trailing, "{source}");
+    // As the product says a count: "1 trailing byte", "37 trailing bytes", "1,234 trailing bytes".
+    let digits = trailing.to_string();
+    let grouped: String = digits
+        .chars()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let sep = i > 0 && (digits.len() - i).is_multiple_of(3);
+            sep.then_some(',').into_iter().chain([c])
+        })
+        .collect();
+    let bytes = if trailing == 1 { "byte" } else { "bytes" };
     let note =
-        format!("ignored {trailing} trailing bytes (an unfinished last record: the save was cut)");
+        format!("ignored {grouped} trailing {bytes} (an unfinished last record: the save was cut)");
     assert_eq!(stderr.contains(&note), trailing > 0, "{stderr}");
     lines
 }
